@@ -1,0 +1,109 @@
+//! Named crash points, `binlog::<stage>::<step>`.
+//!
+//! A test arms a point on a log's [`CrashPoints`]; when execution reaches
+//! it, the armed action runs (typically: freeze the simulated storage, so
+//! nothing after the point becomes durable) and the operation fails with a
+//! "crash" error. For tests that kill a real process, the environment
+//! variable `BINLOGD_CRASH_POINT=<name>` aborts the process at that point.
+//!
+//! Every point is listed in [`ALL`]; the crash tests iterate over it, so a
+//! point added here is a point tested.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+/// A group's events are about to be written to the active file.
+pub const FLUSH_BEFORE_WRITE: &str = "binlog::flush::before_write";
+/// A group's events are written, not yet synced.
+pub const FLUSH_AFTER_WRITE: &str = "binlog::flush::after_write";
+/// The group is synced; commits have not been acknowledged.
+pub const SYNC_AFTER_SYNC: &str = "binlog::sync::after_sync";
+/// The commit stage ran (the engine commit hooks); before acknowledging.
+pub const COMMIT_AFTER_HOOKS: &str = "binlog::commit::after_hooks";
+/// Rotation: the Rotate event is written and synced to the old file.
+pub const ROTATE_AFTER_ROTATE_EVENT: &str = "binlog::rotate::after_rotate_event";
+/// Rotation: the new file exists with its preamble; the index does not list it.
+pub const ROTATE_AFTER_NEW_FILE: &str = "binlog::rotate::after_new_file";
+/// Rotation: the index lists the new file; the old one is still flagged in use.
+pub const ROTATE_AFTER_INDEX: &str = "binlog::rotate::after_index";
+/// Index rewrite: the temporary index is written and synced, not renamed.
+pub const INDEX_AFTER_TEMP_SYNC: &str = "binlog::index::after_temp_sync";
+/// Index rewrite: renamed over the index, directory not yet synced.
+pub const INDEX_AFTER_RENAME: &str = "binlog::index::after_rename";
+/// Purge: the index no longer lists the purged files; they still exist.
+pub const PURGE_AFTER_INDEX: &str = "binlog::purge::after_index";
+/// Purge: some purged files are removed.
+pub const PURGE_AFTER_FIRST_REMOVE: &str = "binlog::purge::after_first_remove";
+/// A transaction cache has just spilled to its temp file.
+pub const CACHE_AFTER_SPILL: &str = "binlog::cache::after_spill";
+/// Recovery: the torn tail is truncated, the in-use flag not yet cleared.
+pub const RECOVERY_AFTER_TRUNCATE: &str = "binlog::recovery::after_truncate";
+/// Clean close: the Stop event is written, the in-use flag not yet cleared.
+pub const CLOSE_AFTER_STOP_EVENT: &str = "binlog::close::after_stop_event";
+
+pub const ALL: &[&str] = &[
+    FLUSH_BEFORE_WRITE,
+    FLUSH_AFTER_WRITE,
+    SYNC_AFTER_SYNC,
+    COMMIT_AFTER_HOOKS,
+    ROTATE_AFTER_ROTATE_EVENT,
+    ROTATE_AFTER_NEW_FILE,
+    ROTATE_AFTER_INDEX,
+    INDEX_AFTER_TEMP_SYNC,
+    INDEX_AFTER_RENAME,
+    PURGE_AFTER_INDEX,
+    PURGE_AFTER_FIRST_REMOVE,
+    CACHE_AFTER_SPILL,
+    RECOVERY_AFTER_TRUNCATE,
+    CLOSE_AFTER_STOP_EVENT,
+];
+
+type Action = Box<dyn Fn() + Send + Sync>;
+
+/// The armed points of one log (or one process).
+#[derive(Clone, Default)]
+pub struct CrashPoints {
+    armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
+    abort_at: Option<Arc<str>>,
+}
+
+impl CrashPoints {
+    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
+    pub fn from_env() -> CrashPoints {
+        CrashPoints {
+            armed: Default::default(),
+            abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from),
+        }
+    }
+
+    /// Arms `name`: its `skip`-th passage (0 = the first) runs `action`
+    /// and fails the operation.
+    pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
+        assert!(ALL.contains(&name), "unknown crash point {name}");
+        self.armed.lock().insert(name, (skip, Box::new(action)));
+    }
+
+    /// Called at each named point on the way.
+    pub fn hit(&self, name: &'static str) -> io::Result<()> {
+        debug_assert!(ALL.contains(&name), "unregistered crash point {name}");
+        if self.abort_at.as_deref() == Some(name) {
+            eprintln!("binlogd: crash point {name} reached, aborting (BINLOGD_CRASH_POINT)");
+            std::process::abort();
+        }
+        let mut armed = self.armed.lock();
+        if let Some((skip, _)) = armed.get_mut(name) {
+            if *skip > 0 {
+                *skip -= 1;
+                return Ok(());
+            }
+            let (_, action) = armed.remove(name).unwrap();
+            drop(armed);
+            action();
+            return Err(io::Error::other(format!("crash point {name}")));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+//! Sequential event reading from a binlog file through [`Storage`], with a
+//! bounded buffer: recovery and log readers never hold a whole file.
+
+use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX};
+use binlog_format::error::DecodeError;
+use binlog_format::events::FormatDescription;
+use binlog_format::frame::{peek_event_size, RawEvent};
+use binlog_format::EventType;
+
+use crate::storage::FileHandle;
+
+/// Read-ahead buffer size: one read serves many small events.
+const READ_AHEAD_BYTES: usize = 1 << 20;
+
+/// Why the next event could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file ends inside an event (a torn tail, or a writer still busy).
+    Truncated { offset: u64, needed: u64, file_length: u64 },
+    /// The bytes at `offset` are not a valid event.
+    Corrupt { offset: u64, error: DecodeError },
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Truncated { offset, needed, file_length } => {
+                write!(f, "truncated event at offset {offset}: needs {needed} bytes, file ends at {file_length}")
+            }
+            ReadError::Corrupt { offset, error } => write!(f, "at offset {offset}: {error}"),
+            ReadError::Io(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+pub struct FileEventReader {
+    file: FileHandle,
+    /// Offset of the next event.
+    offset: u64,
+    /// Events are read only below this offset.
+    limit: u64,
+    buffer: Vec<u8>,
+    /// File offset of `buffer[0]`.
+    buffer_offset: u64,
+    has_checksum: bool,
+    pub format: Option<FormatDescription>,
+}
+
+impl FileEventReader {
+    /// Checks the magic and positions at the first event.
+    pub fn open(file: FileHandle, limit: u64) -> Result<FileEventReader, ReadError> {
+        let mut magic = [0u8; BINLOG_MAGIC_LENGTH];
+        let length = file.len().map_err(ReadError::Io)?;
+        if length < BINLOG_MAGIC_LENGTH as u64 {
+            return Err(ReadError::Truncated { offset: 0, needed: 4, file_length: length });
+        }
+        file.read_exact_at(0, &mut magic).map_err(ReadError::Io)?;
+        if magic != BINLOG_MAGIC {
+            return Err(ReadError::Corrupt { offset: 0, error: DecodeError::BadMagic { found: magic.to_vec() } });
+        }
+        Ok(FileEventReader {
+            file,
+            offset: BINLOG_MAGIC_LENGTH as u64,
+            limit,
+            buffer: Vec::new(),
+            buffer_offset: BINLOG_MAGIC_LENGTH as u64,
+            has_checksum: true,
+            format: None,
+        })
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    pub fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    pub fn has_checksum(&self) -> bool {
+        self.has_checksum
+    }
+
+    /// Moves to `offset` (an event boundary the caller knows, e.g. from a
+    /// Large_transaction_header or a dump request).
+    pub fn seek(&mut self, offset: u64) {
+        self.offset = offset;
+    }
+
+    /// Makes `[offset, offset + length)` available in the buffer.
+    fn fill(&mut self, offset: u64, length: usize) -> Result<&[u8], ReadError> {
+        let buffered_end = self.buffer_offset + self.buffer.len() as u64;
+        if offset < self.buffer_offset || offset + length as u64 > buffered_end {
+            let read_length = length.max(READ_AHEAD_BYTES).min((self.limit - offset) as usize).max(length);
+            self.buffer.resize(read_length, 0);
+            let mut filled = 0;
+            while filled < read_length {
+                let n = self.file.read_at(offset + filled as u64, &mut self.buffer[filled..]).map_err(ReadError::Io)?;
+                if n == 0 {
+                    break;
+                }
+                filled += n;
+            }
+            self.buffer.truncate(filled);
+            self.buffer_offset = offset;
+            if filled < length {
+                return Err(ReadError::Truncated { offset, needed: length as u64, file_length: offset + filled as u64 });
+            }
+        }
+        let start = (offset - self.buffer_offset) as usize;
+        Ok(&self.buffer[start..start + length])
+    }
+
+    /// The next event's bytes and offset; `Ok(None)` when `limit` is reached.
+    pub fn next_event(&mut self) -> Result<Option<(u64, RawEvent<'_>)>, ReadError> {
+        if self.offset >= self.limit {
+            return Ok(None);
+        }
+        let offset = self.offset;
+        let available = self.limit - offset;
+        if available < COMMON_HEADER_LENGTH as u64 {
+            return Err(ReadError::Truncated { offset, needed: COMMON_HEADER_LENGTH as u64, file_length: self.limit });
+        }
+        let size = peek_event_size(self.fill(offset, COMMON_HEADER_LENGTH)?).unwrap() as u64;
+        if size < COMMON_HEADER_LENGTH as u64 || size > EVENT_SIZE_MAX {
+            return Err(ReadError::Corrupt {
+                offset,
+                error: DecodeError::BadLength { length: size, reason: "outside 19 bytes ..= 1 GiB" },
+            });
+        }
+        if size > available {
+            return Err(ReadError::Truncated { offset, needed: size, file_length: self.limit });
+        }
+        self.fill(offset, size as usize)?;
+        let start = (offset - self.buffer_offset) as usize;
+        let raw = RawEvent::parse(&self.buffer[start..start + size as usize], self.has_checksum)
+            .map_err(|error| ReadError::Corrupt { offset, error })?;
+        if raw.header.event_type == EventType::FormatDescription as u8 {
+            let format = FormatDescription::decode_body(raw.body).map_err(|error| ReadError::Corrupt { offset, error })?;
+            self.has_checksum = format.has_checksum();
+            self.format = Some(format);
+        }
+        self.offset = offset + size;
+        Ok(Some((offset, raw)))
+    }
+}

@@ -1,0 +1,337 @@
+//! MySQL's ordered group commit, in three stages with explicit queues.
+//!
+//! 1. **FLUSH** (under the log lock): the first thread to find the queue
+//!    empty becomes the leader; it waits `binlog_group_commit_sync_delay`
+//!    if set, takes the whole queue, and writes each transaction in queue
+//!    order: a Gtid event (GTID, logical clock, transaction_length) then
+//!    the cached events with their final `log_pos`.
+//! 2. **SYNC** (under the sync lock, the log lock released so the next
+//!    group can flush meanwhile): one fdatasync per group when
+//!    `sync_binlog` = 1, every N groups when N > 1, never when 0. Readers
+//!    see the group only after this point (after FLUSH when sync_binlog != 1).
+//! 3. **COMMIT** (under the commit lock): the transactions' commit hooks
+//!    (engine commit) run in binlog order; then every follower is woken
+//!    with its result.
+//!
+//! A write or sync error fails the whole group and poisons the log: every
+//! later commit fails until the log is reopened and recovered.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH};
+use binlog_format::events::{Event, GtidEvent};
+use binlog_format::file::{append_event, WriterIdentity};
+use binlog_format::frame::{peek_event_size, set_log_pos};
+use binlog_format::gtid_set::Gtid;
+use binlog_format::constants::SERVER_VERSION_ID;
+use parking_lot::{Condvar, Mutex};
+
+use crate::cache::{Shape, TransactionCache};
+use crate::crash_points;
+use crate::error::{BinlogError, Result};
+use crate::log::{now_micros, BinaryLog};
+
+/// Bytes the leader accumulates before one write call.
+const FLUSH_BUFFER_BYTES: usize = 4 << 20;
+
+/// Runs in the COMMIT stage, in binlog order, before the committer is
+/// released: the storage engine's commit.
+pub type CommitHook = Box<dyn FnOnce(&CommitInfo) + Send>;
+
+/// Where and how a transaction was logged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    pub gtid: Gtid,
+    pub file_name: String,
+    /// Offset of the transaction's Gtid event.
+    pub start_position: u64,
+    /// Offset just after its terminating event.
+    pub end_position: u64,
+    pub last_committed: i64,
+    pub sequence_number: i64,
+    pub transaction_length: u64,
+}
+
+struct Slot {
+    result: Mutex<Option<Result<CommitInfo>>>,
+    ready: Condvar,
+}
+
+struct Pending {
+    cache: TransactionCache,
+    committed_when_queued: u64,
+    hook: Option<CommitHook>,
+    slot: Arc<Slot>,
+}
+
+/// The FLUSH stage's queue.
+#[derive(Default)]
+pub(crate) struct CommitQueue {
+    pending: Mutex<Vec<Pending>>,
+}
+
+/// State of the SYNC stage.
+#[derive(Default)]
+pub(crate) struct SyncStage {
+    groups_since_sync: u64,
+}
+
+impl BinaryLog {
+    /// Commits a complete transaction: BEGIN … Xid/COMMIT, or one DDL
+    /// statement. Returns once it is written (and synced when
+    /// `sync_binlog` = 1 or this group reached N).
+    pub fn commit(&self, cache: TransactionCache) -> Result<CommitInfo> {
+        self.commit_with_hook(cache, None)
+    }
+
+    /// Like [`BinaryLog::commit`], with a hook run in the COMMIT stage in
+    /// binlog order.
+    pub fn commit_with_hook(&self, cache: TransactionCache, hook: Option<CommitHook>) -> Result<CommitInfo> {
+        self.check_usable()?;
+        if cache.shape() != Shape::Complete {
+            return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", cache.shape())));
+        }
+        let counters = &self.inner.counters;
+        counters.cache_use.fetch_add(1, Ordering::Relaxed);
+        if cache.is_spilled() {
+            counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
+        }
+        let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
+        let is_leader = {
+            let mut pending = self.inner.queue.pending.lock();
+            pending.push(Pending {
+                cache,
+                committed_when_queued: self.inner.max_committed.load(Ordering::Acquire),
+                hook,
+                slot: slot.clone(),
+            });
+            pending.len() == 1
+        };
+        if is_leader {
+            self.lead_group();
+        }
+        let mut result = slot.result.lock();
+        while result.is_none() {
+            slot.ready.wait(&mut result);
+        }
+        result.take().unwrap()
+    }
+
+    /// The leader's work: all three stages for the queue it takes.
+    fn lead_group(&self) {
+        let inner = &self.inner;
+        let options = &inner.options;
+        let mut writer = inner.writer.lock();
+        self.wait_for_group(options.binlog_group_commit_sync_delay, options.binlog_group_commit_sync_no_delay_count);
+        let group = std::mem::take(&mut *inner.queue.pending.lock());
+        debug_assert!(!group.is_empty());
+        if writer.closed {
+            return finish(group, |_| Err(BinlogError::Closed));
+        }
+        if let Err(error) = self.check_usable() {
+            let text = error.to_string();
+            return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
+        }
+
+        // FLUSH.
+        let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
+        let mut infos = Vec::with_capacity(group.len());
+        let flushed = (|| -> Result<u64> {
+            let active = &writer.active;
+            let (file, path, file_name) = (active.file.clone(), active.path.clone(), active.name.clone());
+            let mut position = active.position;
+            inner.crash.hit(crash_points::FLUSH_BEFORE_WRITE).map_err(|e| BinlogError::io("crash point", &path, e))?;
+            let mut buffer = Vec::with_capacity(FLUSH_BUFFER_BYTES.min(64 << 10));
+            let mut buffer_start = position;
+            let mut gno = writer.next_gno;
+            for pending in &group {
+                let cache = &pending.cache;
+                let clock = writer.dependency.assign(pending.committed_when_queued, &cache.writeset);
+                let gtid = Gtid { uuid: options.server_uuid, gno };
+                gno += 1;
+                let mut gtid_event = GtidEvent {
+                    flags: 0,
+                    gtid,
+                    last_committed: clock.last_committed,
+                    sequence_number: clock.sequence_number,
+                    immediate_commit_timestamp_us: now_micros(),
+                    original_commit_timestamp_us: None,
+                    transaction_length: 0,
+                    immediate_server_version: SERVER_VERSION_ID,
+                    original_server_version: None,
+                    commit_group_ticket: None,
+                };
+                // transaction_length counts the Gtid event itself, whose
+                // size depends on the length's encoding: settle it.
+                let fixed = COMMON_HEADER_LENGTH as u64 + if identity.checksum { 4 } else { 0 };
+                let mut length = cache.len() + fixed + gtid_event.body_length() as u64;
+                loop {
+                    gtid_event.transaction_length = length;
+                    let settled = cache.len() + fixed + gtid_event.body_length() as u64;
+                    if settled == length {
+                        break;
+                    }
+                    length = settled;
+                }
+                let start_position = position;
+                position = append_event(&mut buffer, position, &Event::Gtid(gtid_event), cache.timestamp, 0, identity);
+                // append_event computed log_pos from the file offset we gave it.
+                cache.for_each_event_chunk(FLUSH_BUFFER_BYTES, |chunk| {
+                    let mut at = 0;
+                    while at < chunk.len() {
+                        let size = peek_event_size(&chunk[at..]).expect("cached events are whole") as usize;
+                        position += size as u64;
+                        let log_pos = u32::try_from(position).unwrap_or(u32::MAX);
+                        set_log_pos(&mut chunk[at..at + size], log_pos, identity.checksum);
+                        at += size;
+                    }
+                    buffer.extend_from_slice(chunk);
+                    if buffer.len() >= FLUSH_BUFFER_BYTES {
+                        file.write_at(buffer_start, &buffer).map_err(|e| BinlogError::io("write", &path, e))?;
+                        buffer_start += buffer.len() as u64;
+                        buffer.clear();
+                    }
+                    Ok(())
+                })?;
+                debug_assert_eq!(position - start_position, length);
+                infos.push(CommitInfo {
+                    gtid,
+                    file_name: file_name.clone(),
+                    start_position,
+                    end_position: position,
+                    last_committed: clock.last_committed,
+                    sequence_number: clock.sequence_number,
+                    transaction_length: length,
+                });
+                let _ = clock.global_sequence;
+            }
+            if !buffer.is_empty() {
+                file.write_at(buffer_start, &buffer).map_err(|e| BinlogError::io("write", &path, e))?;
+            }
+            inner.crash.hit(crash_points::FLUSH_AFTER_WRITE).map_err(|e| BinlogError::io("crash point", &path, e))?;
+            Ok(position)
+        })();
+        let end_position = match flushed {
+            Ok(end) => end,
+            Err(error) => {
+                self.poison(&error);
+                let text = error.to_string();
+                return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
+            }
+        };
+        let bytes = end_position - writer.active.position;
+        writer.active.position = end_position;
+        writer.next_gno += group.len() as u64;
+        for info in &infos {
+            writer.executed.add(info.gtid);
+        }
+        let last_global = writer.dependency.last_assigned();
+        let (file_number, file, path) = (writer.active.number, writer.active.file.clone(), writer.active.path.clone());
+        let needs_rotation = end_position >= options.max_binlog_size;
+        inner.counters.bytes_written.fetch_add(bytes, Ordering::Relaxed);
+        if options.sync_binlog != 1 {
+            self.publish(file_number, end_position);
+        }
+
+        // SYNC: take the sync lock before releasing the log lock, so groups
+        // reach the disk in the order they were written.
+        let mut sync = inner.sync_stage.lock();
+        drop(writer);
+        sync.groups_since_sync += 1;
+        let synced = (|| -> Result<()> {
+            if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog {
+                file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
+                inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                sync.groups_since_sync = 0;
+            }
+            inner.crash.hit(crash_points::SYNC_AFTER_SYNC).map_err(|e| BinlogError::io("crash point", &path, e))
+        })();
+        if let Err(error) = synced {
+            drop(sync);
+            self.poison(&error);
+            let text = error.to_string();
+            return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
+        }
+        if options.sync_binlog == 1 {
+            self.publish(file_number, end_position);
+        }
+
+        // COMMIT: hooks in binlog order.
+        let commit = inner.commit_stage.lock();
+        drop(sync);
+        let mut infos = infos.into_iter();
+        let mut results = Vec::with_capacity(group.len());
+        for mut pending in group {
+            let info = infos.next().expect("one CommitInfo per transaction");
+            if let Some(hook) = pending.hook.take() {
+                hook(&info);
+            }
+            pending.cache.clear();
+            results.push((pending.slot, info));
+        }
+        inner.max_committed.fetch_max(last_global, Ordering::AcqRel);
+        let hooks_done = inner.crash.hit(crash_points::COMMIT_AFTER_HOOKS);
+        drop(commit);
+        inner.counters.groups.fetch_add(1, Ordering::Relaxed);
+        inner.counters.commits.fetch_add(results.len() as u64, Ordering::Relaxed);
+        if let Err(error) = hooks_done {
+            let error = BinlogError::io("crash point", &path, error);
+            self.poison(&error);
+            for (slot, _) in results {
+                deliver(&slot, Err(BinlogError::PreviousIo { first_error: error.to_string() }));
+            }
+            return;
+        }
+        for (slot, info) in results {
+            deliver(&slot, Ok(info));
+        }
+
+        if needs_rotation {
+            let mut writer = inner.writer.lock();
+            if !writer.closed && writer.active.number == file_number && self.check_usable().is_ok() {
+                if let Err(error) = self.rotate_locked(&mut writer) {
+                    self.poison(&error);
+                }
+            }
+            drop(writer);
+            if options.binlog_expire_logs_seconds > 0 {
+                if let Err(error) = self.purge_expired() {
+                    tracing::warn!("binlog_expire_logs_seconds purge failed: {error}");
+                }
+            }
+        }
+    }
+
+    /// `binlog_group_commit_sync_delay`: the leader lets the queue grow
+    /// for up to `delay`, or until `no_delay_count` transactions wait.
+    fn wait_for_group(&self, delay: Duration, no_delay_count: usize) {
+        if delay.is_zero() {
+            return;
+        }
+        let deadline = Instant::now() + delay;
+        while Instant::now() < deadline {
+            if no_delay_count > 0 && self.inner.queue.pending.lock().len() >= no_delay_count {
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(50).min(deadline - Instant::now()));
+        }
+    }
+}
+
+fn deliver(slot: &Slot, result: Result<CommitInfo>) {
+    *slot.result.lock() = Some(result);
+    slot.ready.notify_one();
+}
+
+fn finish(group: Vec<Pending>, make: impl Fn(&Pending) -> Result<CommitInfo>) {
+    for pending in group {
+        deliver(&pending.slot, make(&pending));
+    }
+}
+
+/// Whether a cached event type ends a transaction.
+pub fn is_transaction_end(event_type: u8) -> bool {
+    event_type == EventType::Xid as u8
+}

@@ -1,0 +1,32 @@
+//! binlogd's binary log: per-transaction caches with spill files, MySQL's
+//! ordered group commit, rotation, a crash-safe index, purge, readers that
+//! follow the tail, and recovery. All file I/O goes through [`storage`].
+//!
+//! Where to look: the commit path is [`group_commit`], rotation and close
+//! are in [`log`], recovery's decision table is at the top of [`recovery`],
+//! crash points are listed in [`crash_points`].
+
+pub mod cache;
+pub mod crash_points;
+pub mod dependency;
+pub mod error;
+pub mod file_reader;
+pub mod group_commit;
+pub mod index;
+pub mod log;
+pub mod options;
+pub mod purge;
+pub mod reader;
+pub mod recovery;
+pub mod sim_storage;
+pub mod storage;
+
+pub use cache::TransactionCache;
+pub use crash_points::CrashPoints;
+pub use error::{BinlogError, Result};
+pub use group_commit::{CommitHook, CommitInfo};
+pub use log::BinaryLog;
+pub use options::{DependencyTracking, Options};
+pub use reader::{LogEvent, LogReader};
+pub use recovery::RecoveryReport;
+pub use storage::{OsStorage, Storage};

@@ -1,0 +1,358 @@
+//! [`BinaryLog`]: the open log. Opening runs recovery and starts a new
+//! active file (as mysqld does at every start); commits go through
+//! [`crate::group_commit`]; rotation, clean close and status live here.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use binlog_format::events::{Event, RotateEvent};
+use binlog_format::file::{append_event, file_preamble, WriterIdentity};
+use binlog_format::gtid_set::GtidSet;
+use parking_lot::{Condvar, Mutex};
+
+use crate::cache::{CacheContext, TransactionCache};
+use crate::crash_points::{self, CrashPoints};
+use crate::dependency::DependencyTracker;
+use crate::error::{BinlogError, Result};
+use crate::group_commit::{CommitQueue, SyncStage};
+use crate::index;
+use crate::options::Options;
+use crate::recovery::{self, RecoveryReport};
+use crate::storage::{FileHandle, Storage};
+
+/// The file commits append to.
+pub(crate) struct ActiveFile {
+    pub number: u64,
+    pub name: String,
+    pub path: PathBuf,
+    pub file: FileHandle,
+    /// Bytes written (the next event's offset).
+    pub position: u64,
+}
+
+/// State owned by whoever holds the log lock (MySQL's LOCK_log).
+pub(crate) struct Writer {
+    pub active: ActiveFile,
+    pub index: Vec<String>,
+    pub executed: GtidSet,
+    pub next_gno: u64,
+    pub dependency: DependencyTracker,
+    pub closed: bool,
+}
+
+/// How far readers may read: the end of durable (sync_binlog=1) or
+/// written (otherwise) data in the active file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VisibleEnd {
+    pub file_number: u64,
+    pub position: u64,
+    /// Bumped on every publish, so waiters can tell something changed.
+    pub generation: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub commits: AtomicU64,
+    pub groups: AtomicU64,
+    pub fsyncs: AtomicU64,
+    pub bytes_written: AtomicU64,
+    pub rotations: AtomicU64,
+    /// `Binlog_cache_use` / `Binlog_cache_disk_use`.
+    pub cache_use: AtomicU64,
+    pub cache_disk_use: AtomicU64,
+}
+
+pub(crate) struct Inner {
+    pub options: Options,
+    pub storage: Arc<dyn Storage>,
+    pub crash: CrashPoints,
+    pub writer: Mutex<Writer>,
+    pub queue: CommitQueue,
+    pub sync_stage: Mutex<SyncStage>,
+    pub commit_stage: Mutex<()>,
+    pub visible: Mutex<VisibleEnd>,
+    pub visible_changed: Condvar,
+    /// Set after a failed write or sync: the first error's text.
+    pub poisoned: Mutex<Option<String>>,
+    pub is_poisoned: AtomicBool,
+    /// Global sequence number of the newest transaction whose commit
+    /// stage finished (COMMIT_ORDER's `last_committed` source).
+    pub max_committed: AtomicU64,
+    pub counters: Counters,
+    pub cache_context: CacheContext,
+    /// Open readers: reader id → number of the file it is reading.
+    pub readers: Mutex<std::collections::BTreeMap<u64, u64>>,
+    pub next_reader_id: AtomicU64,
+    pub purged_gtids: Mutex<GtidSet>,
+}
+
+/// An open binary log. Cheap to clone; all clones share one log.
+#[derive(Clone)]
+pub struct BinaryLog {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub fn now_seconds() -> u32 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as u32)
+}
+
+pub fn now_micros() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+impl BinaryLog {
+    /// Recovers the log in `options.dir` and opens a new active file.
+    pub fn open(options: Options, storage: Arc<dyn Storage>, crash: CrashPoints) -> Result<(BinaryLog, RecoveryReport)> {
+        let report = recovery::recover(storage.as_ref(), &options, &crash)?;
+        let next_number = report.index.last().and_then(|name| options.file_number(name)).map_or(1, |n| n + 1);
+        let mut index_names = report.index.clone();
+        let active = create_file(storage.as_ref(), &options, next_number, &report.executed_gtids)?;
+        index_names.push(active.name.clone());
+        index::store(storage.as_ref(), &options, &index_names, &crash)?;
+        let purged = report.purged_gtids.clone();
+        let next_gno = report.executed_gtids.last_gno(&options.server_uuid) + 1;
+        let visible = VisibleEnd { file_number: active.number, position: active.position, generation: 0 };
+        let cache_context = CacheContext {
+            storage: storage.clone(),
+            spill_dir: options.spill_dir(),
+            binlog_cache_size: options.binlog_cache_size,
+            max_binlog_cache_size: options.max_binlog_cache_size,
+            checksum: options.binlog_checksum,
+            server_id: options.server_id,
+            spill_counter: Arc::new(AtomicU64::new(0)),
+            crash: crash.clone(),
+            spill_count: Arc::new(AtomicU64::new(0)),
+        };
+        let writer = Writer {
+            active,
+            index: index_names,
+            executed: report.executed_gtids.clone(),
+            next_gno,
+            dependency: DependencyTracker::new(options.dependency_tracking, options.dependency_history_size),
+            closed: false,
+        };
+        let log = BinaryLog {
+            inner: Arc::new(Inner {
+                options,
+                storage,
+                crash,
+                writer: Mutex::new(writer),
+                queue: CommitQueue::default(),
+                sync_stage: Mutex::new(SyncStage::default()),
+                commit_stage: Mutex::new(()),
+                visible: Mutex::new(visible),
+                visible_changed: Condvar::new(),
+                poisoned: Mutex::new(None),
+                is_poisoned: AtomicBool::new(false),
+                max_committed: AtomicU64::new(0),
+                counters: Counters::default(),
+                cache_context,
+                readers: Default::default(),
+                next_reader_id: AtomicU64::new(1),
+                purged_gtids: Mutex::new(purged),
+            }),
+        };
+        if log.inner.options.binlog_expire_logs_seconds > 0 {
+            log.purge_expired()?;
+        }
+        Ok((log, report))
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// A new, empty transaction cache.
+    pub fn new_cache(&self) -> TransactionCache {
+        TransactionCache::new(self.inner.cache_context.clone())
+    }
+
+    /// `gtid_executed`.
+    pub fn executed_gtids(&self) -> GtidSet {
+        self.inner.writer.lock().executed.clone()
+    }
+
+    /// `gtid_purged`: GTIDs in no listed file any more.
+    pub fn purged_gtids(&self) -> GtidSet {
+        self.inner.purged_gtids.lock().clone()
+    }
+
+    /// Names of the files in the index, oldest first.
+    pub fn file_names(&self) -> Vec<String> {
+        self.inner.writer.lock().index.clone()
+    }
+
+    /// (active file name, its length): `SHOW BINARY LOG STATUS`.
+    pub fn active_position(&self) -> (String, u64) {
+        let writer = self.inner.writer.lock();
+        (writer.active.name.clone(), writer.active.position)
+    }
+
+    pub fn visible_end(&self) -> VisibleEnd {
+        *self.inner.visible.lock()
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.inner.counters
+    }
+
+    /// Spill files currently on disk.
+    pub fn spill_files_open(&self) -> u64 {
+        self.inner.cache_context.spill_count.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn check_usable(&self) -> Result<()> {
+        if self.inner.is_poisoned.load(Ordering::Acquire) {
+            let first_error = self.inner.poisoned.lock().clone().unwrap_or_default();
+            return Err(BinlogError::PreviousIo { first_error });
+        }
+        Ok(())
+    }
+
+    /// Marks the log unusable after a failed write or sync.
+    pub(crate) fn poison(&self, error: &BinlogError) {
+        let mut poisoned = self.inner.poisoned.lock();
+        if poisoned.is_none() {
+            tracing::error!("binary log: {error}; refusing further writes until restart");
+            *poisoned = Some(error.to_string());
+        }
+        self.inner.is_poisoned.store(true, Ordering::Release);
+        self.inner.visible_changed.notify_all();
+    }
+
+    pub(crate) fn publish(&self, file_number: u64, position: u64) {
+        let mut visible = self.inner.visible.lock();
+        if (file_number, position) > (visible.file_number, visible.position) {
+            visible.file_number = file_number;
+            visible.position = position;
+            visible.generation += 1;
+            self.inner.visible_changed.notify_all();
+        }
+    }
+
+    /// `FLUSH BINARY LOGS`: closes the active file and starts the next.
+    pub fn rotate(&self) -> Result<()> {
+        self.check_usable()?;
+        let mut writer = self.inner.writer.lock();
+        if writer.closed {
+            return Err(BinlogError::Closed);
+        }
+        let result = self.rotate_locked(&mut writer);
+        drop(writer);
+        if let Err(error) = &result {
+            self.poison(error);
+        }
+        result?;
+        if self.inner.options.binlog_expire_logs_seconds > 0 {
+            self.purge_expired()?;
+        }
+        Ok(())
+    }
+
+    /// Rotation, under the log lock. Durability order: the Rotate event is
+    /// synced into the old file before the new file exists; the new file's
+    /// preamble and directory entry are synced before the index names it;
+    /// the old file's in-use flag is cleared only after the index names the
+    /// new file, so recovery always finds the flag on the newest listed file.
+    pub(crate) fn rotate_locked(&self, writer: &mut Writer) -> Result<()> {
+        let options = &self.inner.options;
+        let crash = &self.inner.crash;
+        let next_number = writer.active.number + 1;
+        let next_name = options.file_name(next_number);
+        // Wait for groups still in their sync stage: a Rotate must follow
+        // every byte of the old file.
+        let sync = self.inner.sync_stage.lock();
+        let mut rotate = Vec::new();
+        let end = append_event(
+            &mut rotate,
+            writer.active.position,
+            &Event::Rotate(RotateEvent { position: 4, next_file: next_name.clone() }),
+            now_seconds(),
+            0,
+            WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
+        );
+        let old = &writer.active;
+        old.file.write_at(old.position, &rotate).map_err(|e| BinlogError::io("write", &old.path, e))?;
+        old.file.sync_data().map_err(|e| BinlogError::io("fdatasync", &old.path, e))?;
+        drop(sync);
+        self.inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+        crash.hit(crash_points::ROTATE_AFTER_ROTATE_EVENT).map_err(|e| BinlogError::io("crash point", &old.path, e))?;
+        let old_path = old.path.clone();
+        let old_number = old.number;
+        writer.active.position = end;
+        self.publish(old_number, end);
+
+        let new_file = create_file(self.inner.storage.as_ref(), options, next_number, &writer.executed)?;
+        crash.hit(crash_points::ROTATE_AFTER_NEW_FILE).map_err(|e| BinlogError::io("crash point", &new_file.path, e))?;
+        let mut names = writer.index.clone();
+        names.push(next_name);
+        index::store(self.inner.storage.as_ref(), options, &names, crash)?;
+        writer.index = names;
+        crash.hit(crash_points::ROTATE_AFTER_INDEX).map_err(|e| BinlogError::io("crash point", &new_file.path, e))?;
+        recovery::clear_in_use_flag(self.inner.storage.as_ref(), &old_path)?;
+        self.inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+        let (number, position) = (new_file.number, new_file.position);
+        writer.active = new_file;
+        writer.dependency.rotate();
+        self.inner.counters.rotations.fetch_add(1, Ordering::Relaxed);
+        self.publish(number, position);
+        Ok(())
+    }
+
+    /// Clean shutdown: a Stop event ends the active file, which is synced
+    /// and its in-use flag cleared. Commits after this fail with `Closed`.
+    pub fn close(&self) -> Result<()> {
+        let mut writer = self.inner.writer.lock();
+        if writer.closed {
+            return Ok(());
+        }
+        writer.closed = true;
+        self.check_usable()?;
+        let options = &self.inner.options;
+        let _sync = self.inner.sync_stage.lock();
+        let mut stop = Vec::new();
+        let end = append_event(
+            &mut stop,
+            writer.active.position,
+            &Event::Stop,
+            now_seconds(),
+            0,
+            WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
+        );
+        let active = &writer.active;
+        active.file.write_at(active.position, &stop).map_err(|e| BinlogError::io("write", &active.path, e))?;
+        active.file.sync_data().map_err(|e| BinlogError::io("fdatasync", &active.path, e))?;
+        self.inner.crash.hit(crash_points::CLOSE_AFTER_STOP_EVENT).map_err(|e| BinlogError::io("crash point", &active.path, e))?;
+        recovery::clear_in_use_flag(self.inner.storage.as_ref(), &active.path)?;
+        let (number, path) = (active.number, active.path.clone());
+        writer.active.position = end;
+        drop(path);
+        self.publish(number, end);
+        self.inner.visible_changed.notify_all();
+        Ok(())
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.inner.writer.lock().closed
+    }
+}
+
+/// Creates binlog file `number` with its preamble (FDE flagged in use,
+/// Previous_gtids), synced, and its directory entry synced. It is not in
+/// the log until the index lists it.
+pub(crate) fn create_file(storage: &dyn Storage, options: &Options, number: u64, executed: &GtidSet) -> Result<ActiveFile> {
+    let name = options.file_name(number);
+    let path = options.dir.join(&name);
+    let file = storage.create(&path).map_err(|e| BinlogError::io("create", &path, e))?;
+    let preamble = file_preamble(
+        now_seconds(),
+        executed,
+        WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
+    );
+    file.write_at(0, &preamble).map_err(|e| BinlogError::io("write", &path, e))?;
+    file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
+    storage.sync_dir(&options.dir).map_err(|e| BinlogError::io("fsync directory", &options.dir, e))?;
+    Ok(ActiveFile { number, name, path, file, position: preamble.len() as u64 })
+}

@@ -1,0 +1,261 @@
+//! Log readers: a cursor from (file, position) or from a GTID set that
+//! follows the live tail, waking on new commits. Readers see only what is
+//! published (synced when sync_binlog = 1), and a file an open reader
+//! still needs is never purged.
+
+use std::time::Duration;
+
+use binlog_format::constants::EventType;
+use binlog_format::events::{Event, GtidEvent};
+use binlog_format::gtid_set::GtidSet;
+use binlog_format::header::EventHeader;
+
+use crate::error::{BinlogError, Result};
+use crate::file_reader::{FileEventReader, ReadError};
+use crate::log::BinaryLog;
+use crate::recovery::read_preamble;
+
+/// One event as stored in the log.
+#[derive(Debug, Clone)]
+pub struct LogEvent {
+    pub file_name: String,
+    /// Offset of the event in its file.
+    pub position: u64,
+    pub header: EventHeader,
+    /// The whole event, header and checksum included.
+    pub bytes: Vec<u8>,
+    /// Whether events of this file carry a CRC32 footer.
+    pub has_checksum: bool,
+}
+
+impl LogEvent {
+    pub fn end_position(&self) -> u64 {
+        self.position + self.bytes.len() as u64
+    }
+}
+
+pub struct LogReader {
+    log: BinaryLog,
+    id: u64,
+    file_name: String,
+    file_number: u64,
+    reader: FileEventReader,
+    /// Transactions whose GTID is in this set are skipped.
+    skip: Option<GtidSet>,
+    /// Set after a Rotate or Stop event: the next read moves on.
+    file_finished: bool,
+}
+
+impl LogReader {
+    /// Starts at `position` of `file_name` (4 = the file's first event).
+    pub fn from_position(log: &BinaryLog, file_name: &str, position: u64) -> Result<LogReader> {
+        let names = log.file_names();
+        if !names.iter().any(|n| n == file_name) {
+            return Err(BinlogError::SourceLogUnavailable(
+                "Could not find first log file name in binary log index file".into(),
+            ));
+        }
+        let mut reader = LogReader::open_at(log, file_name)?;
+        if position > 4 {
+            // Learn the file's checksum setting from its FDE first.
+            reader.read_raw()?;
+            let length = reader.reader.limit();
+            let file_length = log.inner.storage.open(&log.inner.options.dir.join(file_name)).and_then(|f| f.len()).unwrap_or(length);
+            if position > file_length {
+                return Err(BinlogError::SourceLogUnavailable(format!(
+                    "Client requested source to start replication from position > file size; the first event '{file_name}' at {position}"
+                )));
+            }
+            reader.reader.seek(position);
+        }
+        Ok(reader)
+    }
+
+    /// Starts at the newest file whose Previous_gtids is within `executed`
+    /// and skips every transaction already in `executed`.
+    pub fn from_gtid_set(log: &BinaryLog, executed: &GtidSet) -> Result<LogReader> {
+        let purged = log.purged_gtids();
+        if !purged.is_subset_of(executed) {
+            return Err(BinlogError::SourceLogUnavailable(
+                "Cannot replicate because the source purged required binary logs. Replicate the missing transactions from elsewhere, or provision a new replica from backup.".into(),
+            ));
+        }
+        let names = log.file_names();
+        let mut start = names[0].clone();
+        for name in names.iter().rev() {
+            let (_, previous, _) = read_preamble(log.inner.storage.as_ref(), &log.inner.options.dir, name)?;
+            if previous.is_subset_of(executed) {
+                start = name.clone();
+                break;
+            }
+        }
+        let mut reader = LogReader::open_at(log, &start)?;
+        reader.skip = Some(executed.clone());
+        Ok(reader)
+    }
+
+    fn open_at(log: &BinaryLog, file_name: &str) -> Result<LogReader> {
+        let file_number = log.options().file_number(file_name).unwrap_or(0);
+        let id = log.inner.next_reader_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        log.inner.readers.lock().insert(id, file_number);
+        let reader = open_file(log, file_name)?;
+        Ok(LogReader {
+            log: log.clone(),
+            id,
+            file_name: file_name.to_string(),
+            file_number,
+            reader,
+            skip: None,
+            file_finished: false,
+        })
+    }
+
+    /// The position of the next event.
+    pub fn position(&self) -> (String, u64) {
+        (self.file_name.clone(), self.reader.offset())
+    }
+
+    /// The next event, waiting up to `timeout` for one to be committed;
+    /// `Ok(None)` when none came (time for a heartbeat).
+    pub fn next(&mut self, timeout: Duration) -> Result<Option<LogEvent>> {
+        loop {
+            let Some(event) = self.next_unfiltered(timeout)? else { return Ok(None) };
+            if let Some(skip) = &self.skip {
+                if event.header.event_type == EventType::Gtid as u8 {
+                    let raw = binlog_format::frame::RawEvent::parse(&event.bytes, event.has_checksum)
+                        .map_err(|e| self.corruption(event.position, e.to_string()))?;
+                    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| self.corruption(event.position, e.to_string()))?;
+                    if skip.contains(&gtid.gtid) {
+                        if gtid.transaction_length == 0 {
+                            return Err(self.corruption(event.position, "cannot skip a transaction without transaction_length".into()));
+                        }
+                        self.reader.seek(event.position + gtid.transaction_length);
+                        continue;
+                    }
+                }
+            }
+            return Ok(Some(event));
+        }
+    }
+
+    fn corruption(&self, offset: u64, reason: String) -> BinlogError {
+        BinlogError::Corruption { file: self.file_name.clone(), offset, reason }
+    }
+
+    fn next_unfiltered(&mut self, timeout: Duration) -> Result<Option<LogEvent>> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            if self.file_finished {
+                if !self.advance_file()? {
+                    // The file ended with Stop (clean shutdown) and nothing follows yet.
+                    if !self.wait_for_change(deadline) {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+            }
+            let visible = self.log.visible_end();
+            if let Some(event) = self.read_raw()? {
+                return Ok(Some(event));
+            }
+            // At the readable end of this file.
+            if self.file_number < visible.file_number {
+                // A closed file without Rotate or Stop (its writer crashed): move on.
+                self.file_finished = true;
+                continue;
+            }
+            if !self.wait_for_change_from(visible.generation, deadline) {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn wait_for_change(&self, deadline: std::time::Instant) -> bool {
+        let generation = self.log.visible_end().generation;
+        self.wait_for_change_from(generation, deadline)
+    }
+
+    /// Waits until something new is published; false on timeout.
+    fn wait_for_change_from(&self, generation: u64, deadline: std::time::Instant) -> bool {
+        let mut visible = self.log.inner.visible.lock();
+        while visible.generation == generation {
+            if self.log.inner.visible_changed.wait_until(&mut visible, deadline).timed_out() {
+                return visible.generation != generation;
+            }
+        }
+        true
+    }
+
+    /// Reads one event within the visible limit of the current file.
+    fn read_raw(&mut self) -> Result<Option<LogEvent>> {
+        let visible = self.log.visible_end();
+        let limit = if self.file_number == visible.file_number {
+            visible.position
+        } else {
+            let path = self.log.inner.options.dir.join(&self.file_name);
+            self.log.inner.storage.open(&path).and_then(|f| f.len()).map_err(|e| BinlogError::io("stat", &path, e))?
+        };
+        self.reader.set_limit(limit);
+        match self.reader.next_event() {
+            Ok(Some((position, raw))) => {
+                let event = LogEvent {
+                    file_name: self.file_name.clone(),
+                    position,
+                    header: raw.header,
+                    bytes: raw.bytes.to_vec(),
+                    has_checksum: raw.has_checksum,
+                };
+                if raw.header.event_type == EventType::Rotate as u8 || raw.header.event_type == EventType::Stop as u8 {
+                    self.file_finished = true;
+                }
+                Ok(Some(event))
+            }
+            Ok(None) => Ok(None),
+            Err(ReadError::Io(e)) => Err(BinlogError::io("read", &self.file_name, e)),
+            Err(error @ (ReadError::Truncated { offset, .. } | ReadError::Corrupt { offset, .. })) => {
+                Err(self.corruption(offset, error.to_string()))
+            }
+        }
+    }
+
+    /// Moves to the file after the current one; false when there is none yet.
+    fn advance_file(&mut self) -> Result<bool> {
+        let names = self.log.file_names();
+        let Some(position) = names.iter().position(|n| *n == self.file_name) else {
+            return Err(BinlogError::SourceLogUnavailable(format!("{} was purged while being read", self.file_name)));
+        };
+        let Some(next) = names.get(position + 1) else { return Ok(false) };
+        self.reader = open_file(&self.log, next)?;
+        self.file_name = next.clone();
+        self.file_number = self.log.options().file_number(next).unwrap_or(0);
+        self.log.inner.readers.lock().insert(self.id, self.file_number);
+        self.file_finished = false;
+        Ok(true)
+    }
+
+    /// Decodes a read event (convenience for tests and tools).
+    pub fn decode(event: &LogEvent) -> Result<Event> {
+        let raw = binlog_format::frame::RawEvent::parse(&event.bytes, event.has_checksum).map_err(|e| BinlogError::Corruption {
+            file: event.file_name.clone(),
+            offset: event.position,
+            reason: e.to_string(),
+        })?;
+        Event::decode(&raw, &Default::default()).map_err(|e| BinlogError::Corruption {
+            file: event.file_name.clone(),
+            offset: event.position,
+            reason: e.to_string(),
+        })
+    }
+}
+
+impl Drop for LogReader {
+    fn drop(&mut self) {
+        self.log.inner.readers.lock().remove(&self.id);
+    }
+}
+
+fn open_file(log: &BinaryLog, name: &str) -> Result<FileEventReader> {
+    let path = log.inner.options.dir.join(name);
+    let file = log.inner.storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
+    FileEventReader::open(file, 0).map_err(|e| BinlogError::Corruption { file: name.to_string(), offset: 0, reason: e.to_string() })
+}

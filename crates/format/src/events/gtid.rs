@@ -1,0 +1,143 @@
+//! Gtid event (type 33) and Anonymous_gtid (34): opens each transaction and
+//! carries the logical clock replicas schedule by.
+
+use crate::bytes::{packed_u64_len, ByteReader, ByteWriter};
+use crate::error::DecodeError;
+use crate::gtid_set::{Gtid, Uuid};
+
+/// `gtid_flags` bit: the transaction may contain statement-based events.
+pub const FLAG_MAY_HAVE_SBR: u8 = 1;
+const LOGICAL_TIMESTAMP_TYPECODE: u8 = 2;
+const ORIGINAL_COMMIT_TIMESTAMP_PRESENT: u64 = 1 << 55;
+const ORIGINAL_SERVER_VERSION_PRESENT: u32 = 1 << 31;
+
+/// | bytes | field |
+/// |-------|-------|
+/// | 1  | gtid_flags (bit 0: may have SBR) |
+/// | 16 | source UUID |
+/// | 8  | gno (i64) |
+/// | 1  | logical timestamp typecode (= 2) |
+/// | 8  | last_committed (i64) |
+/// | 8  | sequence_number (i64) |
+/// | 7  | immediate_commit_timestamp µs; bit 55 set when the original follows |
+/// | 7  | original_commit_timestamp µs (only when bit 55 set) |
+/// | 1-9| transaction_length, length-encoded integer |
+/// | 4  | immediate_server_version; bit 31 set when the original follows |
+/// | 4  | original_server_version (only when bit 31 set) |
+/// | 8  | commit_group_ticket (optional, MySQL 8.0.27+ group replication) |
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GtidEvent {
+    pub flags: u8,
+    pub gtid: Gtid,
+    pub last_committed: i64,
+    pub sequence_number: i64,
+    pub immediate_commit_timestamp_us: u64,
+    /// `None` when equal to the immediate timestamp (not written then).
+    pub original_commit_timestamp_us: Option<u64>,
+    /// Bytes of the whole transaction, this event included.
+    pub transaction_length: u64,
+    pub immediate_server_version: u32,
+    /// `None` when equal to the immediate version (not written then).
+    pub original_server_version: Option<u32>,
+    pub commit_group_ticket: Option<u64>,
+}
+
+impl GtidEvent {
+    /// Byte length of the encoded body.
+    pub fn body_length(&self) -> usize {
+        42 + 7
+            + if self.original_commit_timestamp_us.is_some() { 7 } else { 0 }
+            + packed_u64_len(self.transaction_length)
+            + 4
+            + if self.original_server_version.is_some() { 4 } else { 0 }
+            + if self.commit_group_ticket.is_some() { 8 } else { 0 }
+    }
+
+    pub fn encode_body(&self, out: &mut Vec<u8>) {
+        out.put_u8(self.flags);
+        out.put_slice(&self.gtid.uuid.0);
+        out.put_u64(self.gtid.gno);
+        out.put_u8(LOGICAL_TIMESTAMP_TYPECODE);
+        out.put_u64(self.last_committed as u64);
+        out.put_u64(self.sequence_number as u64);
+        let immediate = self.immediate_commit_timestamp_us & (ORIGINAL_COMMIT_TIMESTAMP_PRESENT - 1);
+        match self.original_commit_timestamp_us {
+            Some(original) => {
+                out.put_u56(immediate | ORIGINAL_COMMIT_TIMESTAMP_PRESENT);
+                out.put_u56(original & (ORIGINAL_COMMIT_TIMESTAMP_PRESENT - 1));
+            }
+            None => out.put_u56(immediate),
+        }
+        out.put_packed_u64(self.transaction_length);
+        let immediate_version = self.immediate_server_version & !ORIGINAL_SERVER_VERSION_PRESENT;
+        match self.original_server_version {
+            Some(original) => {
+                out.put_u32(immediate_version | ORIGINAL_SERVER_VERSION_PRESENT);
+                out.put_u32(original);
+            }
+            None => out.put_u32(immediate_version),
+        }
+        if let Some(ticket) = self.commit_group_ticket {
+            out.put_u64(ticket);
+        }
+    }
+
+    pub fn decode_body(body: &[u8]) -> Result<GtidEvent, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        let flags = reader.u8("gtid flags")?;
+        let uuid = Uuid(reader.take(16, "gtid uuid")?.try_into().unwrap());
+        let gno = reader.u64("gtid gno")?;
+        let mut event = GtidEvent {
+            flags,
+            gtid: Gtid { uuid, gno },
+            last_committed: 0,
+            sequence_number: 0,
+            immediate_commit_timestamp_us: 0,
+            original_commit_timestamp_us: None,
+            transaction_length: 0,
+            immediate_server_version: 0,
+            original_server_version: None,
+            commit_group_ticket: None,
+        };
+        // Each later part is optional in older servers' events.
+        if reader.is_empty() {
+            return Ok(event);
+        }
+        let typecode = reader.u8("gtid logical timestamp typecode")?;
+        if typecode != LOGICAL_TIMESTAMP_TYPECODE {
+            return Err(DecodeError::invalid("gtid", format!("logical timestamp typecode {typecode}, expected 2")));
+        }
+        event.last_committed = reader.i64("gtid last_committed")?;
+        event.sequence_number = reader.i64("gtid sequence_number")?;
+        if reader.is_empty() {
+            return Ok(event);
+        }
+        let immediate = reader.u56("gtid immediate_commit_timestamp")?;
+        event.immediate_commit_timestamp_us = immediate & (ORIGINAL_COMMIT_TIMESTAMP_PRESENT - 1);
+        if immediate & ORIGINAL_COMMIT_TIMESTAMP_PRESENT != 0 {
+            event.original_commit_timestamp_us = Some(reader.u56("gtid original_commit_timestamp")?);
+        }
+        if reader.is_empty() {
+            return Ok(event);
+        }
+        event.transaction_length = reader.packed_u64("gtid transaction_length")?;
+        if reader.is_empty() {
+            return Ok(event);
+        }
+        let immediate_version = reader.u32("gtid immediate_server_version")?;
+        event.immediate_server_version = immediate_version & !ORIGINAL_SERVER_VERSION_PRESENT;
+        if immediate_version & ORIGINAL_SERVER_VERSION_PRESENT != 0 {
+            event.original_server_version = Some(reader.u32("gtid original_server_version")?);
+        }
+        if !reader.is_empty() {
+            event.commit_group_ticket = Some(reader.u64("gtid commit_group_ticket")?);
+        }
+        reader.finish("gtid body")?;
+        Ok(event)
+    }
+
+    /// The commit timestamp on the originating server.
+    pub fn original_commit_timestamp(&self) -> u64 {
+        self.original_commit_timestamp_us.unwrap_or(self.immediate_commit_timestamp_us)
+    }
+}

@@ -1,0 +1,28 @@
+//! MySQL 8.4 binlog (v4) events as binlogd writes and reads them.
+//!
+//! Every event type is a struct with a symmetric codec: `decode_body` reads
+//! the bytes between the common header and the checksum, `encode_body`
+//! writes exactly those bytes back. Framing (common header, CRC32 footer)
+//! lives in [`frame`]; the file-level layout (magic, event stream) in
+//! [`file`]. Byte tables for every event are in `docs/format.md`.
+
+pub mod bytes;
+pub mod checksum;
+pub mod column_type;
+pub mod constants;
+pub mod error;
+pub mod events;
+pub mod file;
+pub mod frame;
+pub mod gtid_set;
+pub mod header;
+pub mod value;
+
+pub use column_type::ColumnType;
+pub use constants::EventType;
+pub use error::{DecodeError, EncodeError};
+pub use events::{ColumnSpec, Event, RowChange, RowsEvent, RowsKind, TableMap};
+pub use frame::{encode_event, RawEvent};
+pub use gtid_set::{Gtid, GtidSet, Uuid};
+pub use header::EventHeader;
+pub use value::Value;
