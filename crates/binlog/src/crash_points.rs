@@ -67,6 +67,7 @@ type Action = Box<dyn Fn() + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct CrashPoints {
     armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
+    fired: Arc<Mutex<Vec<&'static str>>>,
     abort_at: Option<Arc<str>>,
 }
 
@@ -75,6 +76,7 @@ impl CrashPoints {
     pub fn from_env() -> CrashPoints {
         CrashPoints {
             armed: Default::default(),
+            fired: Default::default(),
             abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from),
         }
     }
@@ -84,6 +86,11 @@ impl CrashPoints {
     pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
         assert!(ALL.contains(&name), "unknown crash point {name}");
         self.armed.lock().insert(name, (skip, Box::new(action)));
+    }
+
+    /// Whether `name` was armed and reached.
+    pub fn fired(&self, name: &str) -> bool {
+        self.fired.lock().iter().any(|fired| *fired == name)
     }
 
     /// Called at each named point on the way.
@@ -101,6 +108,7 @@ impl CrashPoints {
             }
             let (_, action) = armed.remove(name).unwrap();
             drop(armed);
+            self.fired.lock().push(name);
             action();
             return Err(io::Error::other(format!("crash point {name}")));
         }

@@ -57,13 +57,15 @@ pub struct LogContents {
 /// Decodes every listed file with binlogd's own decoder and checks the
 /// invariants: every listed file exists and decodes entirely with valid
 /// checksums and no in-use flag (after recovery or close, except `active`),
-/// transactions are whole, GTIDs are 1..n in file order, no binlog file
+/// transactions are whole, GTIDs are consecutive in file order from the
+/// first file's Previous_gtids, no binlog file
 /// lies outside the index, no spill file is left.
 pub fn check_log(storage: &dyn Storage, dir: &Path, active: Option<&str>) -> LogContents {
     let options = options(dir);
     let index_text = String::from_utf8(storage.read_all(&options.index_path()).expect("index exists")).unwrap();
     let index: Vec<String> = index_text.lines().map(|l| l.trim_start_matches("./").to_string()).collect();
     let mut contents = LogContents { index: index.clone(), transactions: Vec::new() };
+    let mut first_gno = None;
     let on_disk: BTreeSet<String> =
         storage.list(dir).unwrap().into_iter().filter(|n| options.file_number(n).is_some()).collect();
     let listed: BTreeSet<String> = index.iter().cloned().collect();
@@ -78,6 +80,9 @@ pub fn check_log(storage: &dyn Storage, dir: &Path, active: Option<&str>) -> Log
                 Event::FormatDescription(_) => {
                     let in_use = raw.header.flags & LOG_EVENT_BINLOG_IN_USE_F != 0;
                     assert_eq!(in_use, Some(name.as_str()) == active, "{name}: in-use flag");
+                }
+                Event::PreviousGtids(previous) => {
+                    first_gno.get_or_insert(previous.last_gno(&uuid()) + 1);
                 }
                 Event::Gtid(gtid) => {
                     assert!(open.is_none(), "{name}@{offset}: Gtid inside a transaction");
@@ -106,7 +111,7 @@ pub fn check_log(storage: &dyn Storage, dir: &Path, active: Option<&str>) -> Log
         assert!(open.is_none(), "{name}: file ends inside a transaction");
     }
     for (position, trx) in contents.transactions.iter().enumerate() {
-        assert_eq!(trx.gno, position as u64 + 1, "GTIDs are not 1..n in file order");
+        assert_eq!(trx.gno, position as u64 + first_gno.unwrap_or(1), "GTIDs are not consecutive in file order");
     }
     let spill_dir = options.spill_dir();
     if storage.exists(&spill_dir) {
