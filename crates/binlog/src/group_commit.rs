@@ -76,6 +76,11 @@ pub(crate) struct CommitQueue {
 #[derive(Default)]
 pub(crate) struct SyncStage {
     groups_since_sync: u64,
+    /// (file number, offset) up to which the log is known durable. A group
+    /// that finds its end already covered skips its fdatasync: the previous
+    /// leader's sync included it, as MySQL's stage queues let one sync
+    /// serve every group flushed before it started.
+    pub synced_up_to: (u64, u64),
 }
 
 impl BinaryLog {
@@ -231,6 +236,7 @@ impl BinaryLog {
         let (file_number, file, path) = (writer.active.number, writer.active.file.clone(), writer.active.path.clone());
         let needs_rotation = end_position >= options.max_binlog_size;
         inner.counters.bytes_written.fetch_add(bytes, Ordering::Relaxed);
+        *inner.flushed_up_to.lock() = (file_number, end_position);
         if options.sync_binlog != 1 {
             self.publish(file_number, end_position);
         }
@@ -241,9 +247,15 @@ impl BinaryLog {
         drop(writer);
         sync.groups_since_sync += 1;
         let synced = (|| -> Result<()> {
-            if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog {
+            let covered = sync.synced_up_to >= (file_number, end_position);
+            if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog && !covered {
+                // Everything flushed before this point is covered by the sync.
+                let flushed = *inner.flushed_up_to.lock();
                 file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
                 inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+                sync.synced_up_to = sync.synced_up_to.max(if flushed.0 == file_number { flushed } else { (file_number, end_position) });
+                sync.groups_since_sync = 0;
+            } else if covered {
                 sync.groups_since_sync = 0;
             }
             inner.crash.hit(crash_points::SYNC_AFTER_SYNC).map_err(|e| BinlogError::io("crash point", &path, e))
