@@ -35,13 +35,47 @@ pub struct CacheContext {
     pub crash: CrashPoints,
     /// Bytes of spill files created and not yet deleted (for status).
     pub spill_count: Arc<AtomicU64>,
+    pub large: Arc<LargeTransactionSettings>,
+}
+
+/// The large-transaction optimization's settings (dynamic: read once per
+/// transaction, when it first writes to its cache).
+#[derive(Debug)]
+pub struct LargeTransactionSettings {
+    /// `binlog_large_transaction_optimization_enabled`.
+    pub enabled: std::sync::atomic::AtomicBool,
+    /// `binlog_large_transaction_optimization_threshold` (bytes).
+    pub threshold: AtomicU64,
+    /// `binlogd_large_transaction_header_room` (bytes, a multiple of 64 KiB):
+    /// room reserved at the front of every spill file for the promoted
+    /// file's header.
+    pub header_room: u64,
+    /// `binlogd_spill_sync_chunk_bytes`: a spill file is fdatasynced each
+    /// time this much more of it is written, outside every lock, so commit
+    /// only syncs the last chunk.
+    pub sync_chunk_bytes: u64,
 }
 
 struct SpillFile {
     path: PathBuf,
     file: FileHandle,
-    /// Bytes of the cache held in the file (the rest is in memory).
+    /// Bytes of the cache held in the file (the rest is in memory). They
+    /// start at the cache's `header_room` offset.
     length: u64,
+    /// Of those, bytes made durable by fdatasync.
+    synced_length: u64,
+}
+
+/// A sealed spill file handed to the promotion path: its body is durable
+/// and starts at `header_room`.
+pub struct SealedSpill {
+    pub path: PathBuf,
+    pub file: FileHandle,
+    pub header_room: u64,
+    pub body_length: u64,
+    /// Size of the last event (the terminating Xid or COMMIT).
+    pub last_event_size: u64,
+    pub terminating_event_type: u8,
 }
 
 /// Shape of the cached events, checked before commit: a transaction is
@@ -67,6 +101,12 @@ pub struct TransactionCache {
     pub writeset: Vec<u64>,
     /// First statement timestamp, written in the Gtid event header.
     pub timestamp: u32,
+    /// Reserved bytes at the spill file's front (0: the transaction cannot
+    /// be promoted). Captured with the threshold at the first write.
+    header_room: u64,
+    /// Effective promotion threshold captured at the first write.
+    threshold: u64,
+    last_event_size: u64,
 }
 
 impl TransactionCache {
@@ -81,7 +121,24 @@ impl TransactionCache {
             terminating_event_type: 0,
             writeset: Vec::new(),
             timestamp: 0,
+            header_room: 0,
+            threshold: u64::MAX,
+            last_event_size: 0,
         }
+    }
+
+    /// Whether the cache is laid out for promotion and large enough.
+    pub fn is_promotion_candidate(&self) -> bool {
+        self.header_room > 0 && self.length >= self.threshold
+    }
+
+    /// Whether the transaction reached the promotion threshold (promoted or not).
+    pub fn reached_threshold(&self) -> bool {
+        self.length >= self.threshold
+    }
+
+    pub fn header_room(&self) -> u64 {
+        self.header_room
     }
 
     /// Bytes of events cached.
@@ -120,20 +177,32 @@ impl TransactionCache {
         }
         if self.is_empty() {
             self.timestamp = timestamp;
+            if self.spill.is_none() {
+                // Captured once per transaction: later SET GLOBAL changes
+                // affect the next transaction, not this one.
+                let large = &self.context.large;
+                let enabled = large.enabled.load(Ordering::Relaxed);
+                self.threshold = large.threshold.load(Ordering::Relaxed).max(self.context.binlog_cache_size);
+                self.header_room = if enabled { large.header_room } else { 0 };
+            }
         }
         let mut encoded = Vec::with_capacity(size);
+        // With reserved header room the body's offsets in a promoted file
+        // are known now: log_pos and the checksum are final when written.
+        let log_pos = if self.header_room > 0 { self.header_room + self.length + size as u64 } else { 0 };
         let header = EventHeader {
             timestamp,
             event_type: event.event_type(),
             server_id: self.context.server_id,
             event_size: 0,
-            log_pos: 0,
+            log_pos: u32::try_from(log_pos).unwrap_or(u32::MAX),
             flags: 0,
         };
         binlog_format::encode_event(header, &body, self.context.checksum, &mut encoded);
         self.shape = next_shape(self.shape, event)?;
         self.append_encoded(&encoded)?;
         self.terminating_event_type = event.event_type();
+        self.last_event_size = size as u64;
         self.event_count += 1;
         Ok(())
     }
@@ -154,14 +223,53 @@ impl TransactionCache {
             let path = self.context.spill_dir.join(format!("{SPILL_FILE_PREFIX}{number}"));
             let file = self.context.storage.create(&path).map_err(|e| BinlogError::io("create spill file", &path, e))?;
             self.context.spill_count.fetch_add(1, Ordering::Relaxed);
-            self.spill = Some(SpillFile { path, file, length: 0 });
+            self.spill = Some(SpillFile { path, file, length: 0, synced_length: 0 });
             self.context.crash.hit(crash_points::CACHE_AFTER_SPILL).map_err(|e| BinlogError::io("crash point", &self.context.spill_dir, e))?;
         }
         let spill = self.spill.as_mut().unwrap();
-        spill.file.write_at(spill.length, &self.memory).map_err(|e| BinlogError::io("write spill file", &spill.path, e))?;
+        spill.file.write_at(self.header_room + spill.length, &self.memory).map_err(|e| BinlogError::io("write spill file", &spill.path, e))?;
         spill.length += self.memory.len() as u64;
         self.memory.clear();
+        // Incremental durability, in the session's own thread and outside
+        // every lock: a promotable body is synced chunk by chunk as it grows.
+        if self.header_room > 0 && spill.length - spill.synced_length >= self.context.large.sync_chunk_bytes {
+            spill.file.sync_data().map_err(|e| BinlogError::io("fdatasync spill file", &spill.path, e))?;
+            spill.synced_length = spill.length;
+        }
         Ok(())
+    }
+
+    /// Moves the in-memory tail to the spill file and makes the whole body
+    /// durable (in the session's thread, outside every lock). Returns what
+    /// the promotion path needs; the cache still owns the file until
+    /// [`TransactionCache::forget_spill`].
+    pub fn seal_for_promotion(&mut self) -> Result<SealedSpill> {
+        assert!(self.is_promotion_candidate(), "only a promotion candidate can be sealed");
+        if !self.memory.is_empty() {
+            self.spill_memory()?;
+        }
+        let spill = self.spill.as_mut().expect("a candidate has spilled");
+        if spill.synced_length < spill.length {
+            spill.file.sync_data().map_err(|e| BinlogError::io("fdatasync spill file", &spill.path, e))?;
+            spill.synced_length = spill.length;
+        }
+        Ok(SealedSpill {
+            path: spill.path.clone(),
+            file: spill.file.clone(),
+            header_room: self.header_room,
+            body_length: spill.length,
+            last_event_size: self.last_event_size,
+            terminating_event_type: self.terminating_event_type,
+        })
+    }
+
+    /// After a promotion renamed the spill file into the log: the cache
+    /// must not delete it.
+    pub fn forget_spill(&mut self) {
+        if self.spill.take().is_some() {
+            self.context.spill_count.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.memory.clear();
     }
 
     /// Current length, to roll back to later (`SAVEPOINT`).
@@ -171,6 +279,7 @@ impl TransactionCache {
             event_count: self.event_count,
             shape: self.shape,
             terminating_event_type: self.terminating_event_type,
+            last_event_size: self.last_event_size,
             writeset_length: self.writeset.len(),
         }
     }
@@ -183,14 +292,16 @@ impl TransactionCache {
             self.memory.truncate((savepoint.length - spilled) as usize);
         } else {
             let spill = self.spill.as_mut().unwrap();
-            spill.file.truncate(savepoint.length).map_err(|e| BinlogError::io("truncate spill file", &spill.path, e))?;
+            spill.file.truncate(self.header_room + savepoint.length).map_err(|e| BinlogError::io("truncate spill file", &spill.path, e))?;
             spill.length = savepoint.length;
+            spill.synced_length = spill.synced_length.min(spill.length);
             self.memory.clear();
         }
         self.length = savepoint.length;
         self.event_count = savepoint.event_count;
         self.shape = savepoint.shape;
         self.terminating_event_type = savepoint.terminating_event_type;
+        self.last_event_size = savepoint.last_event_size;
         self.writeset.truncate(savepoint.writeset_length);
         Ok(())
     }
@@ -203,6 +314,7 @@ impl TransactionCache {
         self.event_count = 0;
         self.shape = Shape::Empty;
         self.terminating_event_type = 0;
+        self.last_event_size = 0;
         self.writeset.clear();
     }
 
@@ -228,11 +340,11 @@ impl TransactionCache {
                 chunk.clear();
                 while offset < spill.length && chunk.len() < chunk_bytes {
                     let mut header = [0u8; COMMON_HEADER_LENGTH];
-                    spill.file.read_exact_at(offset, &mut header).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
+                    spill.file.read_exact_at(self.header_room + offset, &mut header).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
                     let size = peek_event_size(&header).unwrap() as usize;
                     let start = chunk.len();
                     chunk.resize(start + size, 0);
-                    spill.file.read_exact_at(offset, &mut chunk[start..]).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
+                    spill.file.read_exact_at(self.header_room + offset, &mut chunk[start..]).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
                     offset += size as u64;
                 }
                 visit(&mut chunk)?;
@@ -272,6 +384,7 @@ pub struct CacheSavepoint {
     event_count: u64,
     shape: Shape,
     terminating_event_type: u8,
+    last_event_size: u64,
     writeset_length: usize,
 }
 

@@ -44,7 +44,34 @@ pub const RECOVERY_AFTER_TRUNCATE: &str = "binlog::recovery::after_truncate";
 /// Clean close: the Stop event is written, the in-use flag not yet cleared.
 pub const CLOSE_AFTER_STOP_EVENT: &str = "binlog::close::after_stop_event";
 
+/// Promotion steps (see `promotion.rs` for the outcome of each).
+pub const PROMOTE_AFTER_HEADER_SYNC: &str = "binlog::promote::after_header_sync";
+pub const PROMOTE_AFTER_REGISTER: &str = "binlog::promote::after_register";
+pub const PROMOTE_AFTER_RENAME: &str = "binlog::promote::after_rename";
+pub const PROMOTE_AFTER_ROTATE_EVENT: &str = "binlog::promote::after_rotate_event";
+pub const PROMOTE_AFTER_NEW_FILE: &str = "binlog::promote::after_new_file";
+pub const PROMOTE_AFTER_INDEX: &str = "binlog::promote::after_index";
+pub const PROMOTE_AFTER_COUNT: &str = "binlog::promote::after_count";
+
+/// Promotion points before which the transaction rolls back.
+pub const PROMOTE_ROLL_BACK: &[&str] = &[
+    PROMOTE_AFTER_HEADER_SYNC,
+    PROMOTE_AFTER_REGISTER,
+    PROMOTE_AFTER_RENAME,
+    PROMOTE_AFTER_ROTATE_EVENT,
+    PROMOTE_AFTER_NEW_FILE,
+];
+/// Promotion points after which the transaction rolls forward.
+pub const PROMOTE_ROLL_FORWARD: &[&str] = &[PROMOTE_AFTER_INDEX, PROMOTE_AFTER_COUNT];
+
 pub const ALL: &[&str] = &[
+    PROMOTE_AFTER_HEADER_SYNC,
+    PROMOTE_AFTER_REGISTER,
+    PROMOTE_AFTER_RENAME,
+    PROMOTE_AFTER_ROTATE_EVENT,
+    PROMOTE_AFTER_NEW_FILE,
+    PROMOTE_AFTER_INDEX,
+    PROMOTE_AFTER_COUNT,
     FLUSH_BEFORE_WRITE,
     FLUSH_AFTER_WRITE,
     SYNC_AFTER_SYNC,

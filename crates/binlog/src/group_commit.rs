@@ -28,10 +28,10 @@ use binlog_format::gtid_set::Gtid;
 use binlog_format::constants::SERVER_VERSION_ID;
 use parking_lot::{Condvar, Mutex};
 
-use crate::cache::{Shape, TransactionCache};
+use crate::cache::{SealedSpill, Shape, TransactionCache};
 use crate::crash_points;
 use crate::error::{BinlogError, Result};
-use crate::log::{now_micros, BinaryLog};
+use crate::log::{now_micros, BinaryLog, Writer};
 
 /// Bytes the leader accumulates before one write call.
 const FLUSH_BUFFER_BYTES: usize = 4 << 20;
@@ -61,6 +61,8 @@ struct Slot {
 
 struct Pending {
     cache: TransactionCache,
+    /// Set for a large transaction sealed for promotion.
+    sealed: Option<SealedSpill>,
     committed_when_queued: u64,
     hook: Option<CommitHook>,
     slot: Arc<Slot>,
@@ -103,11 +105,16 @@ impl BinaryLog {
         if cache.is_spilled() {
             counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
         }
+        // A large transaction's body is made durable here, in the session's
+        // thread and outside every lock; the leader then promotes it.
+        let mut cache = cache;
+        let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
         let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
         let is_leader = {
             let mut pending = self.inner.queue.pending.lock();
             pending.push(Pending {
                 cache,
+                sealed,
                 committed_when_queued: self.inner.max_committed.load(Ordering::Acquire),
                 hook,
                 slot: slot.clone(),
@@ -130,7 +137,7 @@ impl BinaryLog {
         let options = &inner.options;
         let mut writer = inner.writer.lock();
         self.wait_for_group(options.binlog_group_commit_sync_delay, options.binlog_group_commit_sync_no_delay_count);
-        let group = std::mem::take(&mut *inner.queue.pending.lock());
+        let mut group = std::mem::take(&mut *inner.queue.pending.lock());
         debug_assert!(!group.is_empty());
         if writer.closed {
             return finish(group, |_| Err(BinlogError::Closed));
@@ -141,101 +148,20 @@ impl BinaryLog {
         }
 
         // FLUSH.
-        let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
-        let mut infos = Vec::with_capacity(group.len());
-        let flushed = (|| -> Result<u64> {
-            let active = &writer.active;
-            let (file, path, file_name) = (active.file.clone(), active.path.clone(), active.name.clone());
-            let mut position = active.position;
-            inner.crash.hit(crash_points::FLUSH_BEFORE_WRITE).map_err(|e| BinlogError::io("crash point", &path, e))?;
-            let mut buffer = Vec::with_capacity(FLUSH_BUFFER_BYTES.min(64 << 10));
-            let mut buffer_start = position;
-            let mut gno = writer.next_gno;
-            for pending in &group {
-                let cache = &pending.cache;
-                let clock = writer.dependency.assign(pending.committed_when_queued, &cache.writeset);
-                let gtid = Gtid { uuid: options.server_uuid, gno };
-                gno += 1;
-                let mut gtid_event = GtidEvent {
-                    flags: 0,
-                    gtid,
-                    last_committed: clock.last_committed,
-                    sequence_number: clock.sequence_number,
-                    immediate_commit_timestamp_us: now_micros(),
-                    original_commit_timestamp_us: None,
-                    transaction_length: 0,
-                    immediate_server_version: SERVER_VERSION_ID,
-                    original_server_version: None,
-                    commit_group_ticket: None,
-                };
-                // transaction_length counts the Gtid event itself, whose
-                // size depends on the length's encoding: settle it.
-                let fixed = COMMON_HEADER_LENGTH as u64 + if identity.checksum { 4 } else { 0 };
-                let mut length = cache.len() + fixed + gtid_event.body_length() as u64;
-                loop {
-                    gtid_event.transaction_length = length;
-                    let settled = cache.len() + fixed + gtid_event.body_length() as u64;
-                    if settled == length {
-                        break;
-                    }
-                    length = settled;
-                }
-                let start_position = position;
-                position = append_event(&mut buffer, position, &Event::Gtid(gtid_event), cache.timestamp, 0, identity);
-                // append_event computed log_pos from the file offset we gave it.
-                cache.for_each_event_chunk(FLUSH_BUFFER_BYTES, |chunk| {
-                    let mut at = 0;
-                    while at < chunk.len() {
-                        let size = peek_event_size(&chunk[at..]).expect("cached events are whole") as usize;
-                        position += size as u64;
-                        let log_pos = u32::try_from(position).unwrap_or(u32::MAX);
-                        set_log_pos(&mut chunk[at..at + size], log_pos, identity.checksum);
-                        at += size;
-                    }
-                    buffer.extend_from_slice(chunk);
-                    if buffer.len() >= FLUSH_BUFFER_BYTES {
-                        file.write_at(buffer_start, &buffer).map_err(|e| BinlogError::io("write", &path, e))?;
-                        buffer_start += buffer.len() as u64;
-                        buffer.clear();
-                    }
-                    Ok(())
-                })?;
-                debug_assert_eq!(position - start_position, length);
-                infos.push(CommitInfo {
-                    gtid,
-                    file_name: file_name.clone(),
-                    start_position,
-                    end_position: position,
-                    last_committed: clock.last_committed,
-                    sequence_number: clock.sequence_number,
-                    transaction_length: length,
-                });
-                let _ = clock.global_sequence;
-            }
-            if !buffer.is_empty() {
-                file.write_at(buffer_start, &buffer).map_err(|e| BinlogError::io("write", &path, e))?;
-            }
-            inner.crash.hit(crash_points::FLUSH_AFTER_WRITE).map_err(|e| BinlogError::io("crash point", &path, e))?;
-            Ok(position)
-        })();
-        let end_position = match flushed {
-            Ok(end) => end,
+        let start_number = writer.active.number;
+        let flushed = self.flush_group(&mut writer, &mut group);
+        let (infos, end_position) = match flushed {
+            Ok(pair) => pair,
             Err(error) => {
                 self.poison(&error);
                 let text = error.to_string();
                 return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
             }
         };
-        let bytes = end_position - writer.active.position;
-        writer.active.position = end_position;
-        writer.next_gno += group.len() as u64;
-        for info in &infos {
-            writer.executed.add(info.gtid);
-        }
         let last_global = writer.dependency.last_assigned();
         let (file_number, file, path) = (writer.active.number, writer.active.file.clone(), writer.active.path.clone());
         let needs_rotation = end_position >= options.max_binlog_size;
-        inner.counters.bytes_written.fetch_add(bytes, Ordering::Relaxed);
+        let _ = start_number;
         *inner.flushed_up_to.lock() = (file_number, end_position);
         if options.sync_binlog != 1 {
             self.publish(file_number, end_position);
@@ -314,6 +240,132 @@ impl BinaryLog {
                 }
             }
         }
+    }
+
+    /// The FLUSH stage for one group, under the log lock: each
+    /// transaction gets its GTID and logical clock and is written in queue
+    /// order, copied into the active file or, when large, promoted into the
+    /// log by rename. Returns the transactions' places and the active
+    /// file's new end.
+    fn flush_group(&self, writer: &mut Writer, group: &mut [Pending]) -> Result<(Vec<CommitInfo>, u64)> {
+        let inner = &self.inner;
+        let options = &inner.options;
+        let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
+        inner.crash.hit(crash_points::FLUSH_BEFORE_WRITE).map_err(|e| BinlogError::io("crash point", &writer.active.path, e))?;
+        let mut infos = Vec::with_capacity(group.len());
+        let mut buffer: Vec<u8> = Vec::new();
+        // File offset of buffer[0] in the active file.
+        let mut buffer_start = writer.active.position;
+        for pending in group.iter_mut() {
+            let clock = writer.dependency.assign(pending.committed_when_queued, &pending.cache.writeset);
+            let gtid = Gtid { uuid: options.server_uuid, gno: writer.next_gno };
+            let mut gtid_event = GtidEvent {
+                flags: 0,
+                gtid,
+                last_committed: clock.last_committed,
+                sequence_number: clock.sequence_number,
+                immediate_commit_timestamp_us: now_micros(),
+                original_commit_timestamp_us: None,
+                transaction_length: 0,
+                immediate_server_version: SERVER_VERSION_ID,
+                original_server_version: None,
+                commit_group_ticket: None,
+            };
+            if let Some(sealed) = pending.sealed.take() {
+                // Everything before it must be in the file it closes.
+                self.write_buffer(writer, &mut buffer, &mut buffer_start)?;
+                writer.dependency.barrier();
+                // Alone in its file: a fresh logical clock.
+                gtid_event.last_committed = 0;
+                gtid_event.sequence_number = 1;
+                let timestamp = pending.cache.timestamp;
+                match self.promote_locked(writer, &sealed, &mut pending.cache, &mut gtid_event, timestamp)? {
+                    Some(promoted) => {
+                        writer.next_gno += 1;
+                        writer.executed.add(gtid);
+                        infos.push(CommitInfo {
+                            gtid,
+                            file_name: promoted.file_name,
+                            start_position: sealed.header_room - (promoted.transaction_length - sealed.body_length),
+                            end_position: sealed.header_room + sealed.body_length,
+                            last_committed: 0,
+                            sequence_number: 1,
+                            transaction_length: promoted.transaction_length,
+                        });
+                        buffer_start = writer.active.position;
+                        continue;
+                    }
+                    None => {
+                        inner.counters.large_transaction_missed.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!("large transaction {gtid} not promoted: header room {} too small; copying", sealed.header_room);
+                        gtid_event.last_committed = clock.last_committed;
+                        gtid_event.sequence_number = clock.sequence_number;
+                    }
+                }
+            }
+            let cache = &pending.cache;
+            // transaction_length counts the Gtid event itself, whose size
+            // depends on the length's encoding: settle it.
+            let fixed = COMMON_HEADER_LENGTH as u64 + if identity.checksum { 4 } else { 0 };
+            let mut length = cache.len() + fixed + gtid_event.body_length() as u64;
+            loop {
+                gtid_event.transaction_length = length;
+                let settled = cache.len() + fixed + gtid_event.body_length() as u64;
+                if settled == length {
+                    break;
+                }
+                length = settled;
+            }
+            let start_position = buffer_start + buffer.len() as u64;
+            let mut position = append_event(&mut buffer, start_position, &Event::Gtid(gtid_event), cache.timestamp, 0, identity);
+            let (file, path) = (writer.active.file.clone(), writer.active.path.clone());
+            cache.for_each_event_chunk(FLUSH_BUFFER_BYTES, |chunk| {
+                let mut at = 0;
+                while at < chunk.len() {
+                    let size = peek_event_size(&chunk[at..]).expect("cached events are whole") as usize;
+                    position += size as u64;
+                    let log_pos = u32::try_from(position).unwrap_or(u32::MAX);
+                    set_log_pos(&mut chunk[at..at + size], log_pos, identity.checksum);
+                    at += size;
+                }
+                buffer.extend_from_slice(chunk);
+                if buffer.len() >= FLUSH_BUFFER_BYTES {
+                    file.write_at(buffer_start, &buffer).map_err(|e| BinlogError::io("write", &path, e))?;
+                    buffer_start += buffer.len() as u64;
+                    buffer.clear();
+                }
+                Ok(())
+            })?;
+            debug_assert_eq!(position - start_position, length);
+            writer.next_gno += 1;
+            writer.executed.add(gtid);
+            infos.push(CommitInfo {
+                gtid,
+                file_name: writer.active.name.clone(),
+                start_position,
+                end_position: position,
+                last_committed: clock.last_committed,
+                sequence_number: clock.sequence_number,
+                transaction_length: length,
+            });
+        }
+        self.write_buffer(writer, &mut buffer, &mut buffer_start)?;
+        inner.crash.hit(crash_points::FLUSH_AFTER_WRITE).map_err(|e| BinlogError::io("crash point", &writer.active.path, e))?;
+        Ok((infos, writer.active.position))
+    }
+
+    /// Writes the accumulated bytes at the active file's end.
+    fn write_buffer(&self, writer: &mut Writer, buffer: &mut Vec<u8>, buffer_start: &mut u64) -> Result<()> {
+        let active = &mut writer.active;
+        if !buffer.is_empty() {
+            active.file.write_at(*buffer_start, buffer).map_err(|e| BinlogError::io("write", &active.path, e))?;
+            *buffer_start += buffer.len() as u64;
+            self.inner.counters.bytes_written.fetch_add(buffer.len() as u64, Ordering::Relaxed);
+            buffer.clear();
+        }
+        // Chunks written mid-transaction already advanced buffer_start.
+        active.position = active.position.max(*buffer_start);
+        Ok(())
     }
 
     /// `binlog_group_commit_sync_delay`: the leader lets the queue grow

@@ -15,6 +15,7 @@ pub mod group_commit;
 pub mod index;
 pub mod log;
 pub mod options;
+pub mod promotion;
 pub mod purge;
 pub mod reader;
 pub mod recovery;

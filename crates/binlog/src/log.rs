@@ -62,6 +62,10 @@ pub struct Counters {
     /// `Binlog_cache_use` / `Binlog_cache_disk_use`.
     pub cache_use: AtomicU64,
     pub cache_disk_use: AtomicU64,
+    /// `binlog_large_transaction_optimization_count`.
+    pub large_transaction_promotions: AtomicU64,
+    /// `binlog_large_transaction_optimization_missed_count`.
+    pub large_transaction_missed: AtomicU64,
 }
 
 pub(crate) struct Inner {
@@ -126,6 +130,12 @@ impl BinaryLog {
             spill_counter: Arc::new(AtomicU64::new(0)),
             crash: crash.clone(),
             spill_count: Arc::new(AtomicU64::new(0)),
+            large: Arc::new(crate::cache::LargeTransactionSettings {
+                enabled: AtomicBool::new(options.large_transaction_optimization_enabled),
+                threshold: AtomicU64::new(options.large_transaction_optimization_threshold),
+                header_room: options.large_transaction_header_room,
+                sync_chunk_bytes: options.spill_sync_chunk_bytes,
+            }),
         };
         let writer = Writer {
             active,
@@ -204,6 +214,29 @@ impl BinaryLog {
     /// Spill files currently on disk.
     pub fn spill_files_open(&self) -> u64 {
         self.inner.cache_context.spill_count.load(Ordering::Relaxed)
+    }
+
+    /// `SET GLOBAL binlog_large_transaction_optimization_enabled`.
+    pub fn set_large_transaction_optimization_enabled(&self, enabled: bool) {
+        self.inner.cache_context.large.enabled.store(enabled, Ordering::Relaxed);
+    }
+
+    /// `SET GLOBAL binlog_large_transaction_optimization_threshold`
+    /// (error when below the 10 MiB minimum).
+    pub fn set_large_transaction_optimization_threshold(&self, bytes: u64) -> Result<()> {
+        if bytes < crate::options::LARGE_TRANSACTION_THRESHOLD_MIN {
+            return Err(BinlogError::Invalid(format!(
+                "binlog_large_transaction_optimization_threshold must be at least {} (got {bytes})",
+                crate::options::LARGE_TRANSACTION_THRESHOLD_MIN
+            )));
+        }
+        self.inner.cache_context.large.threshold.store(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    pub fn large_transaction_optimization(&self) -> (bool, u64) {
+        let large = &self.inner.cache_context.large;
+        (large.enabled.load(Ordering::Relaxed), large.threshold.load(Ordering::Relaxed))
     }
 
     pub(crate) fn check_usable(&self) -> Result<()> {

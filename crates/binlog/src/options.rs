@@ -52,7 +52,24 @@ pub struct Options {
     pub dependency_tracking: DependencyTracking,
     /// `binlog_transaction_dependency_history_size`: write-set entries kept.
     pub dependency_history_size: usize,
+    /// `binlog_large_transaction_optimization_enabled` (dynamic, default ON):
+    /// promote large spilled transactions into the log by rename.
+    pub large_transaction_optimization_enabled: bool,
+    /// `binlog_large_transaction_optimization_threshold` (bytes, dynamic,
+    /// default 128 MiB, minimum 10 MiB; effective value at least
+    /// `binlog_cache_size`).
+    pub large_transaction_optimization_threshold: u64,
+    /// `binlogd_large_transaction_header_room` (bytes, multiple of 64 KiB).
+    pub large_transaction_header_room: u64,
+    /// `binlogd_spill_sync_chunk_bytes`.
+    pub spill_sync_chunk_bytes: u64,
+    /// `binlogd_verify_checksum_on_recovery`: scan promoted bodies in full
+    /// at recovery instead of seeking to the terminating event.
+    pub verify_checksum_on_recovery: bool,
 }
+
+pub const LARGE_TRANSACTION_THRESHOLD_MIN: u64 = 10 << 20;
+pub const HEADER_ROOM_UNIT: u64 = 64 << 10;
 
 /// `max_binlog_cache_size`'s MySQL default (the largest multiple of 4 KiB).
 pub const MAX_BINLOG_CACHE_SIZE_DEFAULT: u64 = 18_446_744_073_709_547_520;
@@ -74,6 +91,11 @@ impl Options {
             binlog_expire_logs_seconds: 30 * 24 * 3600,
             dependency_tracking: DependencyTracking::CommitOrder,
             dependency_history_size: 25_000,
+            large_transaction_optimization_enabled: true,
+            large_transaction_optimization_threshold: 128 << 20,
+            large_transaction_header_room: HEADER_ROOM_UNIT,
+            spill_sync_chunk_bytes: 16 << 20,
+            verify_checksum_on_recovery: false,
         }
     }
 
@@ -85,6 +107,15 @@ impl Options {
 
     pub fn index_path(&self) -> PathBuf {
         self.dir.join(format!("{}.index", self.basename))
+    }
+
+    /// Marker naming a promotion in progress (spill file → binlog name).
+    pub fn promotion_marker_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.promotion", self.basename))
+    }
+
+    pub fn promotion_marker_temp_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.promotion_crash_safe", self.basename))
     }
 
     pub fn index_temp_path(&self) -> PathBuf {

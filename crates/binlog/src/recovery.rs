@@ -29,7 +29,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use binlog_format::constants::{EventType, LOG_EVENT_BINLOG_IN_USE_F};
-use binlog_format::events::{Event, GtidEvent, QueryEvent, XidEvent};
+use binlog_format::events::{Event, GtidEvent, LargeTransactionHeaderEvent, QueryEvent, XidEvent};
 use binlog_format::file::FDE_FLAGS_FILE_OFFSET;
 use binlog_format::gtid_set::{Gtid, GtidSet};
 
@@ -57,6 +57,52 @@ pub struct FileScan {
     pub damage: Option<(u64, String)>,
     /// Largest `sequence_number` seen (for the logical clock of a reopened file).
     pub last_sequence_number: i64,
+    /// A promoted transaction was validated by seeking to its terminating
+    /// event, without reading its body.
+    pub promoted_transaction_skipped: bool,
+}
+
+/// A promoted transaction found by seeking.
+struct SkippedTransaction {
+    gtid: Gtid,
+    xid: Option<u64>,
+    end: u64,
+}
+
+/// Reads the Gtid event after a Large_transaction_header at `gtid_offset`,
+/// seeks to the terminating event the header names, and checks that it is
+/// there, of the named type, and ends the transaction exactly where the
+/// Gtid's `transaction_length` says. Constant time in the body's size.
+fn skip_promoted_body(
+    reader: &mut FileEventReader,
+    gtid_offset: u64,
+    header: &LargeTransactionHeaderEvent,
+) -> std::result::Result<SkippedTransaction, String> {
+    let (offset, raw) = reader.next_event().map_err(|e| e.to_string())?.ok_or("file ends after the header")?;
+    debug_assert_eq!(offset, gtid_offset);
+    if raw.header.event_type != EventType::Gtid as u8 {
+        return Err(format!("event type {} follows the header, not Gtid", raw.header.event_type));
+    }
+    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| e.to_string())?;
+    let body_start = offset + raw.bytes.len() as u64;
+    if header.terminating_event_offset < body_start {
+        return Err(format!("terminating offset {} precedes the body at {body_start}", header.terminating_event_offset));
+    }
+    reader.seek(header.terminating_event_offset);
+    let (_, raw) = reader.next_event().map_err(|e| e.to_string())?.ok_or("terminating offset beyond the file")?;
+    if raw.header.event_type != header.terminating_event_type {
+        return Err(format!("event type {} at the terminating offset, header says {}", raw.header.event_type, header.terminating_event_type));
+    }
+    let end = header.terminating_event_offset + raw.bytes.len() as u64;
+    if end - gtid_offset != gtid.transaction_length {
+        return Err(format!("transaction spans {} bytes, Gtid says {}", end - gtid_offset, gtid.transaction_length));
+    }
+    let xid = match Event::decode(&raw, &Default::default()).map_err(|e| e.to_string())? {
+        Event::Xid(XidEvent { xid }) => Some(xid),
+        Event::Query(q) if q.is_commit() => None,
+        other => return Err(format!("terminating event is {}, not Xid or COMMIT", other.type_name())),
+    };
+    Ok(SkippedTransaction { gtid: gtid.gtid, xid, end })
 }
 
 /// What recovery did and found.
@@ -75,6 +121,10 @@ pub struct RecoveryReport {
     pub flags_cleared: Vec<String>,
     pub removed_leftovers: Vec<String>,
     pub scanned_files: Vec<String>,
+    /// (target file, "rolled forward" | "rolled back") of a promotion a crash interrupted.
+    pub interrupted_promotion: Option<(String, String)>,
+    /// Promoted transactions validated by seeking instead of scanning.
+    pub promoted_transactions_skipped: u64,
     pub elapsed: Duration,
 }
 
@@ -93,14 +143,27 @@ enum TrxState {
 
 /// Reads one file's preamble: in-use flag and Previous_gtids.
 pub(crate) fn read_preamble(storage: &dyn Storage, dir: &Path, name: &str) -> Result<(bool, GtidSet, u64)> {
+    let (in_use, previous, length, _) = read_preamble_full(storage, dir, name)?;
+    Ok((in_use, previous, length))
+}
+
+/// Like [`read_preamble`], also telling whether a Large_transaction_header
+/// follows (a promoted file).
+pub(crate) fn read_preamble_full(storage: &dyn Storage, dir: &Path, name: &str) -> Result<(bool, GtidSet, u64, bool)> {
     let path = dir.join(name);
     let file = storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
     let length = file.len().map_err(|e| BinlogError::io("stat", &path, e))?;
     let mut reader = FileEventReader::open(file, length).map_err(|e| read_corruption(name, e))?;
     let mut in_use = false;
     let mut previous = None;
-    for _ in 0..2 {
-        match reader.next_event().map_err(|e| read_corruption(name, e))? {
+    let mut promoted = false;
+    for position in 0..3 {
+        let next = match reader.next_event() {
+            // Damage after the preamble is the scan's business, not ours.
+            Err(_) if position == 2 => break,
+            other => other.map_err(|e| read_corruption(name, e))?,
+        };
+        match next {
             Some((offset, raw)) => match raw.header.event_type {
                 t if t == EventType::FormatDescription as u8 => in_use = raw.header.flags & LOG_EVENT_BINLOG_IN_USE_F != 0,
                 t if t == EventType::PreviousGtids as u8 => {
@@ -108,13 +171,14 @@ pub(crate) fn read_preamble(storage: &dyn Storage, dir: &Path, name: &str) -> Re
                         GtidSet::decode_previous_gtids_body(raw.body).map_err(|e| corruption(name, offset, e.to_string()))?,
                     )
                 }
-                _ => {}
+                t if t == EventType::LargeTransactionHeader as u8 => promoted = true,
+                _ => break,
             },
             None => break,
         }
     }
     let previous = previous.ok_or_else(|| corruption(name, 4, "file has no Format_description + Previous_gtids preamble"))?;
-    Ok((in_use, previous, length))
+    Ok((in_use, previous, length, promoted))
 }
 
 fn read_corruption(name: &str, error: ReadError) -> BinlogError {
@@ -125,7 +189,7 @@ fn read_corruption(name: &str, error: ReadError) -> BinlogError {
 }
 
 /// Scans a whole file for complete transactions.
-pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str) -> Result<FileScan> {
+pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_bodies: bool) -> Result<FileScan> {
     let path = dir.join(name);
     let file = storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
     let length = file.len().map_err(|e| BinlogError::io("stat", &path, e))?;
@@ -141,6 +205,7 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str) -> Result<FileSc
         last_boundary: 4,
         damage: None,
         last_sequence_number: 0,
+        promoted_transaction_skipped: false,
     };
     let mut state = TrxState::Outside;
     let mut saw_preamble = false;
@@ -160,6 +225,28 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str) -> Result<FileSc
         };
         let end = offset + raw.bytes.len() as u64;
         let event_type = raw.header.event_type;
+        if event_type == EventType::LargeTransactionHeader as u8 && matches!(state, TrxState::Outside) && !verify_promoted_bodies {
+            let header = LargeTransactionHeaderEvent::decode_body(raw.body);
+            match header.map_err(|e| e.to_string()).and_then(|h| skip_promoted_body(&mut reader, end, &h)) {
+                Ok(found) => {
+                    scan.gtids.add(found.gtid);
+                    if let Some(xid) = found.xid {
+                        scan.xids.insert(xid);
+                    }
+                    scan.transaction_count += 1;
+                    scan.last_boundary = found.end;
+                    scan.promoted_transaction_skipped = true;
+                    continue;
+                }
+                Err(reason) => {
+                    // Not a failed start: fall back to scanning the body.
+                    tracing::warn!("{name}: large transaction header unusable ({reason}); scanning the body");
+                    reader.seek(end);
+                    scan.last_boundary = end;
+                    continue;
+                }
+            }
+        }
         let decoded = match EventType::from_code(event_type) {
             Some(EventType::FormatDescription | EventType::PreviousGtids | EventType::Gtid | EventType::Query | EventType::Xid) => {
                 match Event::decode(&raw, &Default::default()) {
@@ -254,6 +341,22 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
     storage.create_dir_all(&options.spill_dir()).map_err(|e| BinlogError::io("create directory", options.spill_dir(), e))?;
     let mut report = RecoveryReport { index: index::load(storage, options)?, ..RecoveryReport::default() };
 
+    // An interrupted promotion: rolled forward if the index lists its file,
+    // else rolled back (the renamed file, if any, is an orphan below).
+    let marker = options.promotion_marker_path();
+    for stale in [options.promotion_marker_temp_path(), marker.clone()] {
+        if storage.exists(&stale) {
+            if stale == marker {
+                let text = String::from_utf8_lossy(&storage.read_all(&marker).map_err(|e| BinlogError::io("read", &marker, e))?).into_owned();
+                let target = text.split_whitespace().nth(1).unwrap_or("").to_string();
+                let outcome = if report.index.contains(&target) { "rolled forward" } else { "rolled back" };
+                tracing::info!("binlog recovery: interrupted promotion to {target} {outcome}");
+                report.interrupted_promotion = Some((target, outcome.to_string()));
+            }
+            storage.remove(&stale).map_err(|e| BinlogError::io("remove", &stale, e))?;
+        }
+    }
+
     // Leftovers: spill files, and binlog files the index does not list.
     for name in storage.list(&options.spill_dir()).map_err(|e| BinlogError::io("list", options.spill_dir(), e))? {
         if name.starts_with(SPILL_FILE_PREFIX) {
@@ -275,20 +378,31 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
         storage.sync_dir(&options.spill_dir()).map_err(|e| BinlogError::io("fsync directory", options.spill_dir(), e))?;
     }
 
-    // Scan: every listed file's preamble; in-use files and the last file fully.
-    for (position, name) in report.index.clone().iter().enumerate() {
+    // Scan: every listed file's preamble; in-use files, the last file, and
+    // the promoted files right before it fully (their engine commit may
+    // not have happened: the engine needs their XIDs).
+    let mut preambles = Vec::with_capacity(report.index.len());
+    for name in &report.index {
         if !storage.exists(&dir.join(name)) {
             return Err(corruption(name, 0, "listed in the index but missing"));
         }
-        let (in_use, previous, _) = read_preamble(storage, dir, name)?;
+        preambles.push(read_preamble_full(storage, dir, name)?);
+    }
+    let mut scan_from = report.index.len().saturating_sub(1);
+    while scan_from > 0 && preambles[scan_from - 1].3 {
+        scan_from -= 1;
+    }
+    for (position, name) in report.index.clone().iter().enumerate() {
+        let (in_use, previous, _, _) = preambles[position].clone();
         if position == 0 {
             report.purged_gtids = previous.clone();
         }
         let is_last = position + 1 == report.index.len();
-        if !(in_use || is_last) {
+        if !(in_use || position >= scan_from) {
             continue;
         }
-        let scan = scan_file(storage, dir, name)?;
+        let scan = scan_file(storage, dir, name, options.verify_checksum_on_recovery)?;
+        report.promoted_transactions_skipped += scan.promoted_transaction_skipped as u64;
         report.scanned_files.push(name.clone());
         // Decide (the table above).
         if let Some((offset, reason)) = &scan.damage {

@@ -37,16 +37,21 @@ struct SimState {
     sync_count: u64,
     fail_sync_number: Option<u64>,
     sync_delay: Option<(String, Duration)>,
+    /// Syncs of files whose path contains this wait until the gate opens.
+    sync_gate: Option<String>,
+    syncs_waiting_at_gate: u64,
     frozen: bool,
 }
 
 #[derive(Clone, Default)]
 pub struct SimStorage {
     state: Arc<Mutex<SimState>>,
+    gate_opened: Arc<parking_lot::Condvar>,
 }
 
 struct SimFile {
     state: Arc<Mutex<SimState>>,
+    gate_opened: Arc<parking_lot::Condvar>,
     inode: u64,
     path: PathBuf,
 }
@@ -118,6 +123,16 @@ impl StorageFile for SimFile {
             std::thread::sleep(delay);
         }
         let mut state = self.state.lock();
+        let gated = |state: &SimState| {
+            state.sync_gate.as_ref().is_some_and(|pattern| self.path.to_string_lossy().contains(pattern.as_str()))
+        };
+        if gated(&state) {
+            state.syncs_waiting_at_gate += 1;
+            while gated(&state) {
+                self.gate_opened.wait(&mut state);
+            }
+            state.syncs_waiting_at_gate -= 1;
+        }
         state.count_sync()?;
         let inode = state.inodes.get_mut(&self.inode).unwrap();
         inode.durable = inode.live.clone();
@@ -137,7 +152,7 @@ impl Storage for SimStorage {
         state.next_inode += 1;
         state.inodes.insert(inode, Inode { live: Vec::new(), durable: Vec::new(), modified: SystemTime::now() });
         state.live_entries.insert(path.to_path_buf(), inode);
-        Ok(Arc::new(SimFile { state: self.state.clone(), inode, path: path.to_path_buf() }))
+        Ok(Arc::new(SimFile { state: self.state.clone(), gate_opened: self.gate_opened.clone(), inode, path: path.to_path_buf() }))
     }
     fn open(&self, path: &Path) -> io::Result<FileHandle> {
         let state = self.state.lock();
@@ -145,7 +160,7 @@ impl Storage for SimStorage {
             .live_entries
             .get(path)
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("open {}: no such file", path.display())))?;
-        Ok(Arc::new(SimFile { state: self.state.clone(), inode, path: path.to_path_buf() }))
+        Ok(Arc::new(SimFile { state: self.state.clone(), gate_opened: self.gate_opened.clone(), inode, path: path.to_path_buf() }))
     }
     fn exists(&self, path: &Path) -> bool {
         let state = self.state.lock();
@@ -244,6 +259,22 @@ impl SimStorage {
         self.state.lock().sync_delay = Some((pattern.to_string(), delay));
     }
 
+    /// Makes every fdatasync of a file whose path contains `pattern` wait
+    /// until [`SimStorage::open_sync_gate`].
+    pub fn close_sync_gate(&self, pattern: &str) {
+        self.state.lock().sync_gate = Some(pattern.to_string());
+    }
+
+    pub fn open_sync_gate(&self) {
+        self.state.lock().sync_gate = None;
+        self.gate_opened.notify_all();
+    }
+
+    /// Syncs currently held at the gate.
+    pub fn syncs_waiting_at_gate(&self) -> u64 {
+        self.state.lock().syncs_waiting_at_gate
+    }
+
     /// What a power cut leaves: the durable directory entries with their
     /// durable bytes. With `rng`, each file whose live bytes extend its
     /// durable bytes keeps a random-length prefix of the unsynced tail too
@@ -267,7 +298,7 @@ impl SimStorage {
             image.live_entries.insert(path.clone(), number);
             image.durable_entries.insert(path.clone(), number);
         }
-        SimStorage { state: Arc::new(Mutex::new(image)) }
+        SimStorage { state: Arc::new(Mutex::new(image)), gate_opened: Default::default() }
     }
 
     /// What a process kill (not a power cut) leaves: everything written,
@@ -283,7 +314,7 @@ impl SimStorage {
             image.live_entries.insert(path.clone(), number);
             image.durable_entries.insert(path.clone(), number);
         }
-        SimStorage { state: Arc::new(Mutex::new(image)) }
+        SimStorage { state: Arc::new(Mutex::new(image)), gate_opened: Default::default() }
     }
 
     /// Live bytes of a file (for assertions and fault injection).

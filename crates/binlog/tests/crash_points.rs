@@ -1,5 +1,5 @@
 //! Crash tests: for every named crash point, run a concurrent workload
-//! (commits, large spilled transactions, rotations, purges, close) on the
+//! (commits, large promoted transactions, rotations, purges, close) on the
 //! simulated storage, stop durability when the point is reached, take what
 //! a power cut (with a torn tail) or a process kill would leave, reopen,
 //! and check: the log holds exactly a prefix of the transactions in commit
@@ -37,6 +37,9 @@ fn run_workload(storage: &SimStorage, crash: &CrashPoints, dir: &Path, seed: u64
     options.max_binlog_size = 16 * 1024;
     options.binlog_cache_size = 4 * 1024;
     options.binlog_expire_logs_seconds = 0;
+    // The 200-row transactions (~12 KiB) are promoted.
+    options.large_transaction_optimization_threshold = 8 * 1024;
+    options.spill_sync_chunk_bytes = 4 * 1024;
     let log = match BinaryLog::open(options, Arc::new(storage.clone()), crash.clone()) {
         Ok((log, _)) => log,
         // The point fired while the first open created its file or index.
