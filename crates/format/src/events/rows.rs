@@ -1,0 +1,407 @@
+//! Write_rows (30), Update_rows (31) and Delete_rows (32), version 2: the
+//! row images of one statement on one table.
+//!
+//! The event keeps its rows as the raw bytes it carries: decoding them
+//! needs the table's Table_map ([`RowsEvent::decode_rows`]), which a reader
+//! looks up by `table_id`. The constructors encode typed rows.
+
+use crate::bytes::{ByteReader, ByteWriter};
+use crate::constants::EventType;
+use crate::error::{DecodeError, EncodeError};
+use crate::events::table_map::{TableMap, TABLE_ID_MAX};
+use crate::value::{decode_value, encode_value, Value};
+
+/// Rows event flags.
+pub mod rows_flags {
+    /// Last rows event of its statement: the applier releases the
+    /// statement's table maps after it.
+    pub const STMT_END_F: u16 = 1;
+    pub const NO_FOREIGN_KEY_CHECKS_F: u16 = 2;
+    pub const RELAXED_UNIQUE_CHECKS_F: u16 = 4;
+    /// Every column is in the row images.
+    pub const COMPLETE_ROWS_F: u16 = 8;
+}
+
+/// The extra-data length counts its own two bytes.
+const EXTRA_DATA_HEADER_LENGTH: usize = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowsKind {
+    Write,
+    Update,
+    Delete,
+}
+
+impl RowsKind {
+    pub fn event_type(self) -> u8 {
+        match self {
+            RowsKind::Write => EventType::WriteRows as u8,
+            RowsKind::Update => EventType::UpdateRows as u8,
+            RowsKind::Delete => EventType::DeleteRows as u8,
+        }
+    }
+
+    pub fn from_event_type(event_type: u8) -> Option<RowsKind> {
+        match EventType::from_code(event_type)? {
+            EventType::WriteRows => Some(RowsKind::Write),
+            EventType::UpdateRows => Some(RowsKind::Update),
+            EventType::DeleteRows => Some(RowsKind::Delete),
+            _ => None,
+        }
+    }
+
+    /// Update and Delete carry the row as it was.
+    pub fn has_before_image(self) -> bool {
+        self != RowsKind::Write
+    }
+
+    /// Write and Update carry the row as it becomes.
+    pub fn has_after_image(self) -> bool {
+        self != RowsKind::Delete
+    }
+}
+
+/// One row image: a value per column present in the image, in column order
+/// (every column, for the full images binlogd writes).
+pub type Row = Vec<Value>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowChange {
+    Write(Row),
+    Update { before: Row, after: Row },
+    Delete(Row),
+}
+
+/// | bytes | field |
+/// |-------|-------|
+/// | 6 | table_id |
+/// | 2 | flags ([`rows_flags`]) |
+/// | 2 | extra-data length, its own 2 bytes included (>= 2) |
+/// | length - 2 | extra data (NDB and partition info TLVs; binlogd writes none) |
+/// | 1-9 | column count (length-encoded) |
+/// | (count + 7) / 8 | columns in the before image (Update, Delete) |
+/// | (count + 7) / 8 | columns in the after image (Write, Update) |
+/// | rest | rows: for each row, its before and/or after image |
+///
+/// An image is a null bitmap with one bit per column present in the image
+/// ((present + 7) / 8 bytes, first column in the low bit, padding 0), then
+/// the value of each present non-NULL column ([`crate::value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowsEvent {
+    pub kind: RowsKind,
+    pub table_id: u64,
+    pub flags: u16,
+    pub extra_data: Vec<u8>,
+    pub column_count: usize,
+    /// Bitmap of the columns in the before image; empty for Write.
+    pub columns_before: Vec<u8>,
+    /// Bitmap of the columns in the after image; empty for Delete.
+    pub columns_after: Vec<u8>,
+    /// The encoded rows.
+    pub rows: Vec<u8>,
+}
+
+impl RowsEvent {
+    /// An event with no rows yet whose images hold every column. Flags are
+    /// 0: set `STMT_END_F` on the last event of the statement.
+    pub fn empty(kind: RowsKind, table_id: u64, column_count: usize) -> RowsEvent {
+        let mut all = vec![0xffu8; column_count.div_ceil(8)];
+        if !column_count.is_multiple_of(8) {
+            if let Some(last) = all.last_mut() {
+                *last = (1u8 << (column_count % 8)) - 1;
+            }
+        }
+        RowsEvent {
+            kind,
+            table_id,
+            flags: 0,
+            extra_data: Vec::new(),
+            column_count,
+            columns_before: if kind.has_before_image() { all.clone() } else { Vec::new() },
+            columns_after: if kind.has_after_image() { all } else { Vec::new() },
+            rows: Vec::new(),
+        }
+    }
+
+    /// A complete statement's inserted rows (`STMT_END_F` set).
+    pub fn write(table_id: u64, table: &TableMap, rows: &[Row]) -> Result<RowsEvent, EncodeError> {
+        let mut event = RowsEvent::empty(RowsKind::Write, table_id, table.columns.len());
+        event.flags = rows_flags::STMT_END_F;
+        rows.iter().try_for_each(|row| event.push_write(table, row))?;
+        Ok(event)
+    }
+
+    /// A complete statement's updated rows as (before, after) pairs.
+    pub fn update(table_id: u64, table: &TableMap, rows: &[(Row, Row)]) -> Result<RowsEvent, EncodeError> {
+        let mut event = RowsEvent::empty(RowsKind::Update, table_id, table.columns.len());
+        event.flags = rows_flags::STMT_END_F;
+        rows.iter().try_for_each(|(before, after)| event.push_update(table, before, after))?;
+        Ok(event)
+    }
+
+    /// A complete statement's deleted rows.
+    pub fn delete(table_id: u64, table: &TableMap, rows: &[Row]) -> Result<RowsEvent, EncodeError> {
+        let mut event = RowsEvent::empty(RowsKind::Delete, table_id, table.columns.len());
+        event.flags = rows_flags::STMT_END_F;
+        rows.iter().try_for_each(|row| event.push_delete(table, row))?;
+        Ok(event)
+    }
+
+    pub fn push_write(&mut self, table: &TableMap, row: &[Value]) -> Result<(), EncodeError> {
+        self.push(table, RowsKind::Write, &[row])
+    }
+
+    pub fn push_update(&mut self, table: &TableMap, before: &[Value], after: &[Value]) -> Result<(), EncodeError> {
+        self.push(table, RowsKind::Update, &[before, after])
+    }
+
+    pub fn push_delete(&mut self, table: &TableMap, row: &[Value]) -> Result<(), EncodeError> {
+        self.push(table, RowsKind::Delete, &[row])
+    }
+
+    /// Encodes the images of one row, then appends them: a failed row
+    /// leaves the event as it was.
+    fn push(&mut self, table: &TableMap, kind: RowsKind, images: &[&[Value]]) -> Result<(), EncodeError> {
+        if kind != self.kind {
+            return Err(EncodeError::invalid("row", format!("a {kind:?} row pushed into a {:?} event", self.kind)));
+        }
+        if table.columns.len() != self.column_count {
+            return Err(EncodeError::invalid(
+                "row",
+                format!("table map has {} columns, the event {}", table.columns.len(), self.column_count),
+            ));
+        }
+        let unsigned = table.unsigned_flags();
+        let bitmaps: Vec<&[u8]> = match kind {
+            RowsKind::Write => vec![&self.columns_after],
+            RowsKind::Update => vec![&self.columns_before, &self.columns_after],
+            RowsKind::Delete => vec![&self.columns_before],
+        };
+        let mut encoded = Vec::new();
+        for (image, bitmap) in images.iter().zip(bitmaps) {
+            encode_image(table, &unsigned, &present_columns(bitmap, self.column_count), image, &mut encoded)?;
+        }
+        self.rows.extend_from_slice(&encoded);
+        Ok(())
+    }
+
+    /// Decodes every row with the event's table map. The map must describe
+    /// the same columns (its own `table_id` is not checked: readers find it
+    /// by the event's).
+    pub fn decode_rows(&self, table: &TableMap) -> Result<Vec<RowChange>, DecodeError> {
+        if table.columns.len() != self.column_count {
+            return Err(DecodeError::invalid(
+                "rows event",
+                format!("{} columns, but its table map has {}", self.column_count, table.columns.len()),
+            ));
+        }
+        let unsigned = table.unsigned_flags();
+        let before = present_columns(&self.columns_before, self.column_count);
+        let after = present_columns(&self.columns_after, self.column_count);
+        let mut reader = ByteReader::new(&self.rows);
+        let mut changes = Vec::new();
+        while !reader.is_empty() {
+            let start = reader.position();
+            let change = match self.kind {
+                RowsKind::Write => RowChange::Write(decode_image(table, &unsigned, &after, &mut reader)?),
+                RowsKind::Delete => RowChange::Delete(decode_image(table, &unsigned, &before, &mut reader)?),
+                RowsKind::Update => RowChange::Update {
+                    before: decode_image(table, &unsigned, &before, &mut reader)?,
+                    after: decode_image(table, &unsigned, &after, &mut reader)?,
+                },
+            };
+            // Images without columns take no bytes: refuse to loop on them.
+            if reader.position() == start {
+                return Err(DecodeError::invalid("rows event", "row images with no columns"));
+            }
+            changes.push(change);
+        }
+        Ok(changes)
+    }
+
+    pub fn event_type(&self) -> u8 {
+        self.kind.event_type()
+    }
+
+    pub fn into_event(self) -> crate::events::Event {
+        use crate::events::Event;
+        match self.kind {
+            RowsKind::Write => Event::WriteRows(self),
+            RowsKind::Update => Event::UpdateRows(self),
+            RowsKind::Delete => Event::DeleteRows(self),
+        }
+    }
+
+    pub fn encode_body(&self, out: &mut Vec<u8>) {
+        assert!(self.table_id <= TABLE_ID_MAX, "table id {} does not fit 6 bytes", self.table_id);
+        let extra_length = EXTRA_DATA_HEADER_LENGTH + self.extra_data.len();
+        assert!(extra_length <= u16::MAX as usize, "rows event extra data of {} bytes", self.extra_data.len());
+        out.put_u48(self.table_id);
+        out.put_u16(self.flags);
+        out.put_u16(extra_length as u16);
+        out.put_slice(&self.extra_data);
+        out.put_packed_u64(self.column_count as u64);
+        out.put_slice(&self.columns_before);
+        out.put_slice(&self.columns_after);
+        out.put_slice(&self.rows);
+    }
+
+    pub fn decode_body(kind: RowsKind, body: &[u8]) -> Result<RowsEvent, DecodeError> {
+        let mut reader = ByteReader::new(body);
+        let table_id = reader.u48("rows table_id")?;
+        let flags = reader.u16("rows flags")?;
+        let extra_length = reader.u16("rows extra-data length")? as usize;
+        let Some(extra_data_length) = extra_length.checked_sub(EXTRA_DATA_HEADER_LENGTH) else {
+            return Err(DecodeError::invalid("rows extra-data length", format!("{extra_length} is below 2")));
+        };
+        let extra_data = reader.take(extra_data_length, "rows extra data")?.to_vec();
+        let column_count = reader.packed_u64_minimal("rows column count")?;
+        let bitmap_length = usize::try_from(column_count.div_ceil(8)).unwrap_or(usize::MAX);
+        let mut bitmap = |present: bool, what| -> Result<Vec<u8>, DecodeError> {
+            Ok(if present { reader.take(bitmap_length, what)?.to_vec() } else { Vec::new() })
+        };
+        let columns_before = bitmap(kind.has_before_image(), "rows before-image columns")?;
+        let columns_after = bitmap(kind.has_after_image(), "rows after-image columns")?;
+        Ok(RowsEvent {
+            kind,
+            table_id,
+            flags,
+            extra_data,
+            // The bitmap read above bounds the count by the body's length.
+            column_count: column_count as usize,
+            columns_before,
+            columns_after,
+            rows: reader.rest().to_vec(),
+        })
+    }
+}
+
+/// Indexes of the columns whose bit is set (bits beyond the count ignored).
+fn present_columns(bitmap: &[u8], column_count: usize) -> Vec<usize> {
+    (0..column_count).filter(|&i| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)).collect()
+}
+
+fn encode_image(
+    table: &TableMap,
+    unsigned: &[bool],
+    present: &[usize],
+    values: &[Value],
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    if values.len() != present.len() {
+        return Err(EncodeError::ColumnCount { expected: present.len(), found: values.len() });
+    }
+    let mut nulls = vec![0u8; present.len().div_ceil(8)];
+    let mut data = Vec::new();
+    for (k, (&column, value)) in present.iter().zip(values).enumerate() {
+        let definition = &table.columns[column];
+        if *value == Value::Null {
+            if !definition.nullable {
+                return Err(EncodeError::Value { column, reason: "NULL in a NOT NULL column".into() });
+            }
+            nulls[k / 8] |= 1 << (k % 8);
+            continue;
+        }
+        encode_value(&definition.column_type, unsigned[column], value, &mut data)
+            .map_err(|reason| EncodeError::Value { column, reason })?;
+    }
+    out.extend_from_slice(&nulls);
+    out.extend_from_slice(&data);
+    Ok(())
+}
+
+fn decode_image(
+    table: &TableMap,
+    unsigned: &[bool],
+    present: &[usize],
+    reader: &mut ByteReader<'_>,
+) -> Result<Row, DecodeError> {
+    let nulls = reader.take(present.len().div_ceil(8), "row null bitmap")?;
+    let mut row = Vec::with_capacity(present.len());
+    for (k, &column) in present.iter().enumerate() {
+        let definition = &table.columns[column];
+        if nulls[k / 8] & (1 << (k % 8)) != 0 {
+            if !definition.nullable {
+                return Err(DecodeError::invalid("row image", format!("NULL in NOT NULL column {column}")));
+            }
+            row.push(Value::Null);
+        } else {
+            row.push(decode_value(&definition.column_type, unsigned[column], reader)?);
+        }
+    }
+    Ok(row)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column_type::ColumnType;
+    use crate::events::table_map::ColumnSpec;
+
+    fn table() -> TableMap {
+        let column = |name: &str, column_type| ColumnSpec {
+            name: name.into(),
+            column_type,
+            nullable: true,
+            unsigned: false,
+            collation: 45,
+        };
+        let specs = [
+            column("id", ColumnType::Long),
+            column("name", ColumnType::VarChar { max_length_bytes: 40 }),
+            column("note", ColumnType::Blob { length_bytes: 2 }),
+        ];
+        TableMap::new(4, "db", "t", &specs, &[0]).unwrap()
+    }
+
+    #[test]
+    fn partial_images_carry_only_their_columns() {
+        // binlog_row_image=MINIMAL: the before image holds the key only.
+        let map = table();
+        let mut event = RowsEvent::empty(RowsKind::Update, 4, 3);
+        event.columns_before = vec![0b001];
+        event.columns_after = vec![0b110];
+        let before = [Value::Int(7)];
+        let after = [Value::Bytes(b"x".to_vec()), Value::Null];
+        event.push_update(&map, &before, &after).unwrap();
+        // null bitmap + INT | null bitmap (note NULL) + length + "x"
+        assert_eq!(event.rows, [0, 7, 0, 0, 0, 0b10, 1, b'x']);
+        assert_eq!(
+            event.decode_rows(&map).unwrap(),
+            [RowChange::Update { before: before.to_vec(), after: after.to_vec() }]
+        );
+        assert!(matches!(event.push_update(&map, &after, &before), Err(EncodeError::ColumnCount { .. })));
+    }
+
+    #[test]
+    fn rows_need_a_table_map_with_the_same_columns_and_some_column_to_read() {
+        let map = table();
+        let event = RowsEvent::write(4, &map, &[vec![Value::Int(1), Value::Null, Value::Null]]).unwrap();
+        let mut narrower = map.clone();
+        narrower.columns.pop();
+        assert!(event.decode_rows(&narrower).is_err());
+        let mut no_columns = event.clone();
+        no_columns.columns_after = vec![0];
+        assert!(no_columns.decode_rows(&map).is_err(), "an image of no columns must not loop");
+    }
+
+    #[test]
+    fn truncated_and_trailing_rows_are_errors() {
+        let map = table();
+        let event = RowsEvent::write(4, &map, &[vec![Value::Int(1), Value::Bytes(b"abc".to_vec()), Value::Null]]).unwrap();
+        for cut in 1..event.rows.len() {
+            let mut short = event.clone();
+            short.rows.truncate(cut);
+            assert!(short.decode_rows(&map).is_err(), "cut at {cut}");
+        }
+        let mut body = Vec::new();
+        event.encode_body(&mut body);
+        for cut in 0..10 {
+            assert!(RowsEvent::decode_body(RowsKind::Write, &body[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut bad_extra = body.clone();
+        bad_extra[8] = 1; // extra-data length below its own 2 bytes
+        assert!(RowsEvent::decode_body(RowsKind::Write, &bad_extra).is_err());
+    }
+}

@@ -1,0 +1,328 @@
+//! Shared by the integration tests: strategies for random tables and rows,
+//! and a builder of complete binlog files.
+#![allow(dead_code)]
+
+use binlog_format::column_type::{type_code, ColumnType};
+use binlog_format::constants::{COMMON_HEADER_LENGTH, SERVER_VERSION_ID};
+use binlog_format::events::gtid::GtidEvent;
+use binlog_format::events::{ColumnSpec, QueryEvent, XidEvent};
+use binlog_format::file::{append_event, file_preamble, WriterIdentity};
+use binlog_format::{Event, Gtid, GtidSet, Uuid, Value};
+use proptest::prelude::*;
+
+pub const IDENTITY: WriterIdentity = WriterIdentity { server_id: 1, checksum: true };
+pub const SOURCE_UUID: Uuid = Uuid([0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x63]);
+pub const TIMESTAMP: u32 = 1_700_000_000;
+
+/// Collations a table may use: utf8mb4_general_ci, binary,
+/// utf8mb4_0900_ai_ci, latin1_swedish_ci.
+pub const COLLATIONS: [u16; 4] = [45, 63, 255, 8];
+
+// ---------------------------------------------------------------- files
+
+/// A binlog file's first bytes: magic, FDE, empty Previous_gtids.
+pub fn new_file() -> Vec<u8> {
+    file_preamble(TIMESTAMP, &GtidSet::new(), IDENTITY)
+}
+
+fn framed_size(event: &Event, identity: WriterIdentity) -> u64 {
+    let mut body = Vec::new();
+    event.encode_body(&mut body);
+    (COMMON_HEADER_LENGTH + body.len() + if identity.checksum { 4 } else { 0 }) as u64
+}
+
+/// Appends Gtid + `events` (the caller's Query BEGIN ... Xid) with a
+/// correct `transaction_length` and `log_pos`s.
+pub fn append_transaction(file: &mut Vec<u8>, gno: u64, events: &[Event]) {
+    append_transaction_with(file, IDENTITY, gno, events)
+}
+
+pub fn append_transaction_with(file: &mut Vec<u8>, identity: WriterIdentity, gno: u64, events: &[Event]) {
+    let rest: u64 = events.iter().map(|e| framed_size(e, identity)).sum();
+    let mut gtid = GtidEvent {
+        flags: 0,
+        gtid: Gtid { uuid: SOURCE_UUID, gno },
+        last_committed: gno as i64 - 1,
+        sequence_number: gno as i64,
+        immediate_commit_timestamp_us: TIMESTAMP as u64 * 1_000_000,
+        original_commit_timestamp_us: None,
+        transaction_length: rest,
+        immediate_server_version: SERVER_VERSION_ID,
+        original_server_version: None,
+        commit_group_ticket: None,
+    };
+    // The length includes the Gtid event, whose size depends on the length.
+    for _ in 0..3 {
+        gtid.transaction_length = rest + framed_size(&Event::Gtid(gtid.clone()), identity);
+    }
+    let mut offset = file.len() as u64;
+    offset = append_event(file, offset, &Event::Gtid(gtid), TIMESTAMP, 0, identity);
+    for event in events {
+        offset = append_event(file, offset, event, TIMESTAMP, 0, identity);
+    }
+}
+
+pub fn begin() -> Event {
+    Event::Query(QueryEvent::new(7, "test", "BEGIN"))
+}
+
+pub fn xid(xid: u64) -> Event {
+    Event::Xid(XidEvent { xid })
+}
+
+// ----------------------------------------------------------- strategies
+
+pub fn integer_type() -> impl Strategy<Value = ColumnType> {
+    prop_oneof![
+        Just(ColumnType::Tiny),
+        Just(ColumnType::Short),
+        Just(ColumnType::Int24),
+        Just(ColumnType::Long),
+        Just(ColumnType::LongLong),
+    ]
+}
+
+/// Every typed column kind binlogd writes.
+pub fn typed_column_type() -> impl Strategy<Value = ColumnType> {
+    prop_oneof![
+        integer_type(),
+        Just(ColumnType::Float),
+        Just(ColumnType::Double),
+        (1u8..=65).prop_flat_map(|precision| (Just(precision), 0..=precision.min(30)))
+            .prop_map(|(precision, scale)| ColumnType::NewDecimal { precision, scale }),
+        prop_oneof![0u16..=40, 200u16..=300, Just(1020), Just(1023)]
+            .prop_map(|max_length_bytes| ColumnType::String { max_length_bytes }),
+        prop_oneof![0u16..=40, 250u16..=260, Just(1000), Just(65535)]
+            .prop_map(|max_length_bytes| ColumnType::VarChar { max_length_bytes }),
+        (1u8..=4).prop_map(|length_bytes| ColumnType::Blob { length_bytes }),
+        Just(ColumnType::Date),
+        (0u8..=6).prop_map(|fsp| ColumnType::DateTime2 { fsp }),
+        (0u8..=6).prop_map(|fsp| ColumnType::Timestamp2 { fsp }),
+    ]
+}
+
+/// Typed columns plus a few that stay `Raw` (YEAR, TIME2, JSON).
+pub fn any_column_type() -> impl Strategy<Value = ColumnType> {
+    prop_oneof![
+        8 => typed_column_type(),
+        1 => Just(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }),
+        1 => (0u8..=6).prop_map(|fsp| ColumnType::Raw { type_code: type_code::TIME2, metadata: vec![fsp] }),
+        1 => Just(ColumnType::Raw { type_code: type_code::JSON, metadata: vec![4] }),
+    ]
+}
+
+pub fn specs(column_type: impl Strategy<Value = ColumnType>, columns_max: usize) -> impl Strategy<Value = Vec<ColumnSpec>> {
+    prop::collection::vec(
+        (column_type, any::<bool>(), any::<bool>(), prop::sample::select(&COLLATIONS[..])),
+        1..=columns_max,
+    )
+    .prop_map(|columns| {
+        columns
+            .into_iter()
+            .enumerate()
+            .map(|(index, (column_type, nullable, unsigned, collation))| ColumnSpec {
+                name: format!("c{index}"),
+                unsigned: unsigned && column_type.is_numeric(),
+                collation: if column_type.is_character() { collation } else { 0 },
+                column_type,
+                nullable,
+            })
+            .collect()
+    })
+}
+
+fn integer_value(bits: u32, unsigned: bool) -> BoxedStrategy<Value> {
+    if unsigned {
+        let max = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        prop_oneof![Just(0), Just(1), Just(max), Just(max - 1), 0..=max].prop_map(Value::UInt).boxed()
+    } else {
+        let (min, max) = if bits == 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) };
+        prop_oneof![Just(0), Just(-1), Just(min), Just(max), Just(min + 1), min..=max].prop_map(Value::Int).boxed()
+    }
+}
+
+fn decimal_value(precision: u8, scale: u8) -> BoxedStrategy<Value> {
+    let integer_digits = (precision - scale) as usize;
+    (any::<bool>(), prop::collection::vec(0u8..10, integer_digits), prop::collection::vec(0u8..10, scale as usize))
+        .prop_map(move |(negative, integer, fraction)| {
+            let digits = |d: &[u8]| d.iter().map(|d| (b'0' + d) as char).collect::<String>();
+            let integer = digits(&integer);
+            let integer = match integer.trim_start_matches('0') {
+                "" => "0".to_string(),
+                trimmed => trimmed.to_string(),
+            };
+            let sign = if negative { "-" } else { "" };
+            let text = if scale == 0 { format!("{sign}{integer}") } else { format!("{sign}{integer}.{}", digits(&fraction)) };
+            Value::Decimal(text)
+        })
+        .boxed()
+}
+
+fn bytes_value(length_max: usize) -> BoxedStrategy<Value> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..=length_max.min(64)),
+        prop::collection::vec(any::<u8>(), length_max.min(300)..=length_max.min(1200)),
+    ]
+    .prop_map(Value::Bytes)
+    .boxed()
+}
+
+fn micros(fsp: u8) -> impl Strategy<Value = u32> {
+    let unit = 10u32.pow(6 - fsp as u32);
+    (0..1_000_000 / unit).prop_map(move |n| n * unit)
+}
+
+/// A non-NULL value that fits the column.
+pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
+    let unsigned = spec.unsigned;
+    match spec.column_type.clone() {
+        ColumnType::Tiny => integer_value(8, unsigned),
+        ColumnType::Short => integer_value(16, unsigned),
+        ColumnType::Int24 => integer_value(24, unsigned),
+        ColumnType::Long => integer_value(32, unsigned),
+        ColumnType::LongLong => integer_value(64, unsigned),
+        ColumnType::Float => prop_oneof![Just(0.0f32), Just(-1.5), Just(f32::MAX), Just(f32::MIN_POSITIVE), prop::num::f32::NORMAL]
+            .prop_map(Value::Float)
+            .boxed(),
+        ColumnType::Double => prop_oneof![Just(0.0f64), Just(-2.25), Just(f64::MAX), prop::num::f64::NORMAL]
+            .prop_map(Value::Double)
+            .boxed(),
+        ColumnType::NewDecimal { precision, scale } => decimal_value(precision, scale),
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            bytes_value(max_length_bytes as usize)
+        }
+        ColumnType::Blob { length_bytes } => bytes_value(if length_bytes == 1 { 255 } else { 1200 }),
+        ColumnType::Date => (0u16..=9999, 0u8..=12, 0u8..=31)
+            .prop_map(|(year, month, day)| Value::Date { year, month, day })
+            .boxed(),
+        ColumnType::DateTime2 { fsp } => ((0u16..=9999, 0u8..=12, 0u8..=31), (0u8..=23, 0u8..=59, 0u8..=59), micros(fsp))
+            .prop_map(|((year, month, day), (hour, minute, second), micros)| Value::DateTime {
+                year,
+                month,
+                day,
+                hour,
+                minute,
+                second,
+                micros,
+            })
+            .boxed(),
+        ColumnType::Timestamp2 { fsp } => (prop_oneof![Just(0u32), Just(1), Just(i32::MAX as u32), any::<u32>()], micros(fsp))
+            .prop_map(|(seconds, micros)| Value::Timestamp { seconds, micros })
+            .boxed(),
+        ColumnType::Raw { type_code: type_code::YEAR, .. } => any::<u8>().prop_map(|y| Value::Bytes(vec![y])).boxed(),
+        ColumnType::Raw { type_code: type_code::TIME2, metadata } => {
+            let length = 3 + (metadata[0] as usize).div_ceil(2);
+            prop::collection::vec(any::<u8>(), length).prop_map(Value::Bytes).boxed()
+        }
+        ColumnType::Raw { type_code: type_code::JSON, .. } => prop::collection::vec(any::<u8>(), 0..40)
+            .prop_map(|document| {
+                let mut stored = (document.len() as u32).to_le_bytes().to_vec();
+                stored.extend(document);
+                Value::Bytes(stored)
+            })
+            .boxed(),
+        other => panic!("no value strategy for {other:?}"),
+    }
+}
+
+pub fn value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
+    if spec.nullable {
+        prop_oneof![1 => Just(Value::Null), 4 => non_null_value(spec)].boxed()
+    } else {
+        non_null_value(spec)
+    }
+}
+
+pub fn row(specs: &[ColumnSpec]) -> BoxedStrategy<Vec<Value>> {
+    specs.iter().map(value).collect::<Vec<_>>().boxed()
+}
+
+// ------------------------------------------------- a table for the oracles
+
+fn spec(name: &str, column_type: ColumnType, unsigned: bool, collation: u16) -> ColumnSpec {
+    ColumnSpec { name: name.into(), column_type, nullable: name != "id", unsigned, collation }
+}
+
+/// One column of every typed kind, signed and unsigned integers included.
+pub fn oracle_table() -> Vec<ColumnSpec> {
+    vec![
+        spec("id", ColumnType::LongLong, false, 0),
+        spec("tiny_s", ColumnType::Tiny, false, 0),
+        spec("tiny_u", ColumnType::Tiny, true, 0),
+        spec("short_s", ColumnType::Short, false, 0),
+        spec("short_u", ColumnType::Short, true, 0),
+        spec("medium_s", ColumnType::Int24, false, 0),
+        spec("medium_u", ColumnType::Int24, true, 0),
+        spec("int_s", ColumnType::Long, false, 0),
+        spec("int_u", ColumnType::Long, true, 0),
+        spec("big_u", ColumnType::LongLong, true, 0),
+        spec("f", ColumnType::Float, false, 0),
+        spec("d", ColumnType::Double, false, 0),
+        spec("dec_a", ColumnType::NewDecimal { precision: 10, scale: 4 }, false, 0),
+        spec("dec_b", ColumnType::NewDecimal { precision: 65, scale: 30 }, false, 0),
+        spec("dec_c", ColumnType::NewDecimal { precision: 18, scale: 0 }, false, 0),
+        spec("ch", ColumnType::String { max_length_bytes: 40 }, false, 45),
+        spec("ch_long", ColumnType::String { max_length_bytes: 1020 }, false, 45),
+        spec("vc", ColumnType::VarChar { max_length_bytes: 1000 }, false, 45),
+        spec("vb", ColumnType::VarChar { max_length_bytes: 20 }, false, 63),
+        spec("tt", ColumnType::Blob { length_bytes: 1 }, false, 45),
+        spec("txt", ColumnType::Blob { length_bytes: 2 }, false, 45),
+        spec("mb", ColumnType::Blob { length_bytes: 3 }, false, 63),
+        spec("lb", ColumnType::Blob { length_bytes: 4 }, false, 63),
+        spec("dt", ColumnType::Date, false, 0),
+        spec("dtm0", ColumnType::DateTime2 { fsp: 0 }, false, 0),
+        spec("dtm3", ColumnType::DateTime2 { fsp: 3 }, false, 0),
+        spec("dtm6", ColumnType::DateTime2 { fsp: 6 }, false, 0),
+        spec("ts0", ColumnType::Timestamp2 { fsp: 0 }, false, 0),
+        spec("ts2", ColumnType::Timestamp2 { fsp: 2 }, false, 0),
+        spec("ts6", ColumnType::Timestamp2 { fsp: 6 }, false, 0),
+    ]
+}
+
+/// Rows at the edges of every column of [`oracle_table`].
+pub fn oracle_rows() -> Vec<Vec<Value>> {
+    use Value::*;
+    let row = |id: i64, low: bool| {
+        vec![
+            Int(id),
+            Int(if low { -128 } else { 127 }),
+            UInt(if low { 0 } else { 255 }),
+            Int(if low { -32768 } else { 32767 }),
+            UInt(if low { 0 } else { 65535 }),
+            Int(if low { -8_388_608 } else { 8_388_607 }),
+            UInt(if low { 0 } else { 16_777_215 }),
+            Int(if low { i32::MIN as i64 } else { i32::MAX as i64 }),
+            UInt(if low { 0 } else { u32::MAX as u64 }),
+            UInt(if low { 0 } else { u64::MAX }),
+            Float(if low { -1.5 } else { 3.25e10 }),
+            Double(if low { -2.0e-300 } else { 1.0e300 }),
+            Decimal(if low { "-123456.7890".into() } else { "0.0001".into() }),
+            Decimal(if low {
+                "-99999999999999999999999999999999999.999999999999999999999999999999".into()
+            } else {
+                "12345678901234567890.123456789012345678901234567890".into()
+            }),
+            Decimal(if low { "-999999999999999999".into() } else { "0".into() }),
+            Bytes(if low { b"".to_vec() } else { b"char value".to_vec() }),
+            Bytes(vec![b'x'; if low { 1 } else { 1020 }]),
+            Bytes(if low { vec![b'v'; 1000] } else { b"it's a \"varchar\" \\ ok".to_vec() }),
+            Bytes(if low { vec![0, 1, 2, 0xff] } else { vec![] }),
+            Bytes(vec![b't'; if low { 0 } else { 255 }]),
+            Bytes(b"text value".to_vec()),
+            Bytes(vec![0xab; 300]),
+            Bytes(vec![0xcd; 70_000]),
+            Date { year: if low { 1000 } else { 9999 }, month: if low { 1 } else { 12 }, day: if low { 1 } else { 31 } },
+            DateTime { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, micros: 0 },
+            DateTime { year: 2024, month: 2, day: 29, hour: 23, minute: 59, second: 59, micros: if low { 1_000 } else { 999_000 } },
+            DateTime { year: 9999, month: 12, day: 31, hour: 12, minute: 34, second: 56, micros: if low { 1 } else { 999_999 } },
+            Timestamp { seconds: if low { 1 } else { i32::MAX as u32 }, micros: 0 },
+            Timestamp { seconds: 1_700_000_000, micros: if low { 10_000 } else { 990_000 } },
+            Timestamp { seconds: 1_700_000_000, micros: if low { 1 } else { 0 } },
+        ]
+    };
+    let mut nulls = row(3, true);
+    for value in nulls.iter_mut().skip(1) {
+        *value = Null;
+    }
+    vec![row(1, true), row(2, false), nulls]
+}
