@@ -1,0 +1,65 @@
+//! Table maps seen so far in a file, by table id, for decoding rows events.
+//!
+//! Like a replica's applier, maps live until the end of their statement:
+//! a rows event with `STMT_END_F` releases them. A bound keeps a file of
+//! statements that never end from growing the map without limit.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use binlog_format::events::rows::rows_flags::STMT_END_F;
+use binlog_format::{Event, RowChange, RowsEvent, TableMap};
+
+use super::record::Extra;
+
+/// Table maps kept at once; MySQL needs one per table a statement touches.
+const TABLE_MAPS_MAX: usize = 4096;
+
+#[derive(Default)]
+pub struct TableMaps {
+    maps: HashMap<u64, Rc<TableMap>>,
+}
+
+/// A rows event's table and decoded rows.
+pub struct RowsContext {
+    /// `None` when no Table_map for the event's table id came before it
+    /// (reading started mid-statement, or the file is damaged).
+    pub table: Option<Rc<TableMap>>,
+    pub rows: Result<Vec<RowChange>, String>,
+}
+
+impl TableMaps {
+    /// Remembers Table_map events; decodes rows events with theirs.
+    pub fn observe(&mut self, event: &Event) -> Extra {
+        match event {
+            Event::TableMap(map) => {
+                if self.maps.len() >= TABLE_MAPS_MAX && !self.maps.contains_key(&map.table_id) {
+                    self.maps.clear();
+                }
+                self.maps.insert(map.table_id, Rc::new(map.clone()));
+                Extra::None
+            }
+            Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
+                let context = self.decode(rows);
+                if rows.flags & STMT_END_F != 0 {
+                    self.maps.clear();
+                }
+                Extra::Rows(context)
+            }
+            _ => Extra::None,
+        }
+    }
+
+    fn decode(&self, rows: &RowsEvent) -> RowsContext {
+        match self.maps.get(&rows.table_id) {
+            Some(table) => RowsContext {
+                table: Some(Rc::clone(table)),
+                rows: rows.decode_rows(table).map_err(|error| error.to_string()),
+            },
+            None => RowsContext {
+                table: None,
+                rows: Err(format!("no Table_map for table id {} before this event", rows.table_id)),
+            },
+        }
+    }
+}
