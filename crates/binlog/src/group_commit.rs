@@ -1,14 +1,17 @@
 //! MySQL's ordered group commit, in three stages with explicit queues.
 //!
 //! 1. **FLUSH** (under the log lock): the first thread to find the queue
-//!    empty becomes the leader; it waits `binlog_group_commit_sync_delay`
-//!    if set, takes the whole queue, and writes each transaction in queue
+//!    empty becomes the leader; it takes the whole queue and writes each transaction in queue
 //!    order: a Gtid event (GTID, logical clock, transaction_length) then
 //!    the cached events with their final `log_pos`.
-//! 2. **SYNC** (under the sync lock, the log lock released so the next
-//!    group can flush meanwhile): one fdatasync per group when
-//!    `sync_binlog` = 1, every N groups when N > 1, never when 0. Readers
-//!    see the group only after this point (after FLUSH when sync_binlog != 1).
+//! 2. **SYNC**: the flushed group joins the sync queue (still under the log
+//!    lock, so order is kept) and the log lock is released so the next
+//!    group can flush meanwhile. The first group in an empty sync queue
+//!    leads: under the sync lock it waits `binlog_group_commit_sync_delay`
+//!    if set, takes every queued group and issues one fdatasync for all of
+//!    them (`sync_binlog` = 1; every N groups when N > 1; never when 0).
+//!    Readers see the groups only after this point (after FLUSH when
+//!    sync_binlog != 1).
 //! 3. **COMMIT** (under the commit lock): the transactions' commit hooks
 //!    (engine commit) run in binlog order; then every follower is woken
 //!    with its result.
@@ -68,21 +71,30 @@ struct Pending {
     slot: Arc<Slot>,
 }
 
-/// The FLUSH stage's queue.
+/// The stage queues: transactions waiting for FLUSH, and flushed groups
+/// waiting for SYNC.
 #[derive(Default)]
 pub(crate) struct CommitQueue {
     pending: Mutex<Vec<Pending>>,
+    flushed: Mutex<Vec<FlushedGroup>>,
+}
+
+/// A group written to the log, waiting for the SYNC stage.
+struct FlushedGroup {
+    group: Vec<Pending>,
+    infos: Vec<CommitInfo>,
+    file_number: u64,
+    file: crate::storage::FileHandle,
+    path: std::path::PathBuf,
+    end_position: u64,
+    /// Global sequence number of its last transaction.
+    last_global: u64,
 }
 
 /// State of the SYNC stage.
 #[derive(Default)]
 pub(crate) struct SyncStage {
     groups_since_sync: u64,
-    /// (file number, offset) up to which the log is known durable. A group
-    /// that finds its end already covered skips its fdatasync: the previous
-    /// leader's sync included it, as MySQL's stage queues let one sync
-    /// serve every group flushed before it started.
-    pub synced_up_to: (u64, u64),
 }
 
 impl BinaryLog {
@@ -136,7 +148,6 @@ impl BinaryLog {
         let inner = &self.inner;
         let options = &inner.options;
         let mut writer = inner.writer.lock();
-        self.wait_for_group(options.binlog_group_commit_sync_delay, options.binlog_group_commit_sync_no_delay_count);
         let mut group = std::mem::take(&mut *inner.queue.pending.lock());
         debug_assert!(!group.is_empty());
         if writer.closed {
@@ -148,9 +159,7 @@ impl BinaryLog {
         }
 
         // FLUSH.
-        let start_number = writer.active.number;
-        let flushed = self.flush_group(&mut writer, &mut group);
-        let (infos, end_position) = match flushed {
+        let (infos, end_position) = match self.flush_group(&mut writer, &mut group) {
             Ok(pair) => pair,
             Err(error) => {
                 self.poison(&error);
@@ -158,30 +167,50 @@ impl BinaryLog {
                 return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
             }
         };
-        let last_global = writer.dependency.last_assigned();
-        let (file_number, file, path) = (writer.active.number, writer.active.file.clone(), writer.active.path.clone());
-        let needs_rotation = end_position >= options.max_binlog_size;
-        let _ = start_number;
-        *inner.flushed_up_to.lock() = (file_number, end_position);
+        let flushed = FlushedGroup {
+            group,
+            infos,
+            file_number: writer.active.number,
+            file: writer.active.file.clone(),
+            path: writer.active.path.clone(),
+            end_position,
+            last_global: writer.dependency.last_assigned(),
+        };
         if options.sync_binlog != 1 {
-            self.publish(file_number, end_position);
+            self.publish(flushed.file_number, end_position);
         }
-
-        // SYNC: take the sync lock before releasing the log lock, so groups
-        // reach the disk in the order they were written.
-        let mut sync = inner.sync_stage.lock();
+        // Enter the SYNC queue while still holding the log lock, so groups
+        // queue in the order they were written. The first group in an empty
+        // queue leads the stage; later ones are synced and committed by it.
+        let leads_sync = {
+            let mut queue = inner.queue.flushed.lock();
+            queue.push(flushed);
+            queue.len() == 1
+        };
         drop(writer);
-        sync.groups_since_sync += 1;
+        if leads_sync {
+            self.lead_sync_and_commit();
+        }
+    }
+
+    /// SYNC and COMMIT for every flushed group queued when the sync lock
+    /// is ours: one fdatasync serves them all, then their commit hooks run
+    /// in binlog order and each committer is released.
+    fn lead_sync_and_commit(&self) {
+        let inner = &self.inner;
+        let options = &inner.options;
+        let mut sync = inner.sync_stage.lock();
+        // binlog_group_commit_sync_delay: let more groups queue for this sync.
+        self.wait_for_group(options.binlog_group_commit_sync_delay, options.binlog_group_commit_sync_no_delay_count);
+        let batch = std::mem::take(&mut *inner.queue.flushed.lock());
+        let last = batch.last().expect("the sync leader's own group is queued");
+        let (file_number, end_position, file, path) = (last.file_number, last.end_position, last.file.clone(), last.path.clone());
+        // Groups in earlier files were synced by the rotation that closed them.
+        sync.groups_since_sync += batch.len() as u64;
         let synced = (|| -> Result<()> {
-            let covered = sync.synced_up_to >= (file_number, end_position);
-            if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog && !covered {
-                // Everything flushed before this point is covered by the sync.
-                let flushed = *inner.flushed_up_to.lock();
+            if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog {
                 file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
                 inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
-                sync.synced_up_to = sync.synced_up_to.max(if flushed.0 == file_number { flushed } else { (file_number, end_position) });
-                sync.groups_since_sync = 0;
-            } else if covered {
                 sync.groups_since_sync = 0;
             }
             inner.crash.hit(crash_points::SYNC_AFTER_SYNC).map_err(|e| BinlogError::io("crash point", &path, e))
@@ -190,7 +219,10 @@ impl BinaryLog {
             drop(sync);
             self.poison(&error);
             let text = error.to_string();
-            return finish(group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
+            for flushed in batch {
+                finish(flushed.group, |_| Err(BinlogError::PreviousIo { first_error: text.clone() }));
+            }
+            return;
         }
         if options.sync_binlog == 1 {
             self.publish(file_number, end_position);
@@ -199,20 +231,23 @@ impl BinaryLog {
         // COMMIT: hooks in binlog order.
         let commit = inner.commit_stage.lock();
         drop(sync);
-        let mut infos = infos.into_iter();
-        let mut results = Vec::with_capacity(group.len());
-        for mut pending in group {
-            let info = infos.next().expect("one CommitInfo per transaction");
-            if let Some(hook) = pending.hook.take() {
-                hook(&info);
+        let mut results = Vec::new();
+        let mut last_global = 0;
+        let groups = batch.len() as u64;
+        for flushed in batch {
+            last_global = last_global.max(flushed.last_global);
+            for (mut pending, info) in flushed.group.into_iter().zip(flushed.infos) {
+                if let Some(hook) = pending.hook.take() {
+                    hook(&info);
+                }
+                pending.cache.clear();
+                results.push((pending.slot, info));
             }
-            pending.cache.clear();
-            results.push((pending.slot, info));
         }
         inner.max_committed.fetch_max(last_global, Ordering::AcqRel);
         let hooks_done = inner.crash.hit(crash_points::COMMIT_AFTER_HOOKS);
         drop(commit);
-        inner.counters.groups.fetch_add(1, Ordering::Relaxed);
+        inner.counters.groups.fetch_add(groups, Ordering::Relaxed);
         inner.counters.commits.fetch_add(results.len() as u64, Ordering::Relaxed);
         if let Err(error) = hooks_done {
             let error = BinlogError::io("crash point", &path, error);
@@ -226,7 +261,7 @@ impl BinaryLog {
             deliver(&slot, Ok(info));
         }
 
-        if needs_rotation {
+        if end_position >= options.max_binlog_size {
             let mut writer = inner.writer.lock();
             if !writer.closed && writer.active.number == file_number && self.check_usable().is_ok() {
                 if let Err(error) = self.rotate_locked(&mut writer) {
@@ -376,7 +411,9 @@ impl BinaryLog {
         }
         let deadline = Instant::now() + delay;
         while Instant::now() < deadline {
-            if no_delay_count > 0 && self.inner.queue.pending.lock().len() >= no_delay_count {
+            let queued: usize = self.inner.queue.flushed.lock().iter().map(|g| g.group.len()).sum::<usize>()
+                + self.inner.queue.pending.lock().len();
+            if no_delay_count > 0 && queued >= no_delay_count {
                 return;
             }
             std::thread::sleep(Duration::from_micros(50).min(deadline - Instant::now()));

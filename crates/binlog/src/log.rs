@@ -75,8 +75,6 @@ pub(crate) struct Inner {
     pub writer: Mutex<Writer>,
     pub queue: CommitQueue,
     pub sync_stage: Mutex<SyncStage>,
-    /// (file number, offset) of the end of the last flushed group.
-    pub flushed_up_to: Mutex<(u64, u64)>,
     pub commit_stage: Mutex<()>,
     pub visible: Mutex<VisibleEnd>,
     pub visible_changed: Condvar,
@@ -153,7 +151,6 @@ impl BinaryLog {
                 writer: Mutex::new(writer),
                 queue: CommitQueue::default(),
                 sync_stage: Mutex::new(SyncStage::default()),
-                flushed_up_to: Mutex::new((0, 0)),
                 commit_stage: Mutex::new(()),
                 visible: Mutex::new(visible),
                 visible_changed: Condvar::new(),
@@ -299,7 +296,7 @@ impl BinaryLog {
         let next_name = options.file_name(next_number);
         // Wait for groups still in their sync stage: a Rotate must follow
         // every byte of the old file.
-        let mut sync = self.inner.sync_stage.lock();
+        let sync = self.inner.sync_stage.lock();
         let mut rotate = Vec::new();
         let end = append_event(
             &mut rotate,
@@ -312,7 +309,6 @@ impl BinaryLog {
         let old = &writer.active;
         old.file.write_at(old.position, &rotate).map_err(|e| BinlogError::io("write", &old.path, e))?;
         old.file.sync_data().map_err(|e| BinlogError::io("fdatasync", &old.path, e))?;
-        sync.synced_up_to = (old.number, end);
         drop(sync);
         self.inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
         crash.hit(crash_points::ROTATE_AFTER_ROTATE_EVENT).map_err(|e| BinlogError::io("crash point", &old.path, e))?;

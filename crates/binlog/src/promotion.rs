@@ -171,7 +171,7 @@ impl BinaryLog {
         crash.hit(crash_points::PROMOTE_AFTER_RENAME).map_err(fail("crash point"))?;
 
         // 4. Close the active file with a Rotate to the promoted one.
-        let mut sync = inner.sync_stage.lock();
+        let sync = inner.sync_stage.lock();
         let mut old_rotate = Vec::new();
         let old_end = append_event(
             &mut old_rotate,
@@ -184,7 +184,6 @@ impl BinaryLog {
         let old = &writer.active;
         old.file.write_at(old.position, &old_rotate).map_err(|e| BinlogError::io("write", &old.path, e))?;
         old.file.sync_data().map_err(|e| BinlogError::io("fdatasync", &old.path, e))?;
-        sync.synced_up_to = (old.number, old_end);
         drop(sync);
         inner.counters.fsyncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (old_number, old_path) = (old.number, old.path.clone());
