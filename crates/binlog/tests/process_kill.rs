@@ -39,7 +39,8 @@ fn child_workload() {
                 for n in 0..60u64 {
                     let rows = if n % 10 == 9 { 1000 } else { 2 };
                     let info = log.commit(transaction(&log, thread * 1000 + n + 1, rows)).unwrap();
-                    writeln!(acknowledged, "{}", info.gtid.gno).unwrap();
+                    // One write per line: lines from the threads must not interleave.
+                    acknowledged.write_all(format!("{}\n", info.gtid.gno).as_bytes()).unwrap();
                 }
             })
         })
