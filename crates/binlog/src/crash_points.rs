@@ -117,7 +117,7 @@ impl CrashPoints {
 
     /// Whether `name` was armed and reached.
     pub fn fired(&self, name: &str) -> bool {
-        self.fired.lock().iter().any(|fired| *fired == name)
+        self.fired.lock().contains(&name)
     }
 
     /// Called at each named point on the way.

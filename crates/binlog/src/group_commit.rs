@@ -23,7 +23,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH};
+use binlog_format::constants::EventType;
 use binlog_format::events::{Event, GtidEvent};
 use binlog_format::file::{append_event, WriterIdentity};
 use binlog_format::frame::{peek_event_size, set_log_pos};
@@ -339,18 +339,7 @@ impl BinaryLog {
                 }
             }
             let cache = &pending.cache;
-            // transaction_length counts the Gtid event itself, whose size
-            // depends on the length's encoding: settle it.
-            let fixed = COMMON_HEADER_LENGTH as u64 + if identity.checksum { 4 } else { 0 };
-            let mut length = cache.len() + fixed + gtid_event.body_length() as u64;
-            loop {
-                gtid_event.transaction_length = length;
-                let settled = cache.len() + fixed + gtid_event.body_length() as u64;
-                if settled == length {
-                    break;
-                }
-                length = settled;
-            }
+            let length = gtid_event.settle_transaction_length(cache.len(), identity.checksum);
             let start_position = buffer_start + buffer.len() as u64;
             let mut position = append_event(&mut buffer, start_position, &Event::Gtid(gtid_event), cache.timestamp, 0, identity);
             let (file, path) = (writer.active.file.clone(), writer.active.path.clone());

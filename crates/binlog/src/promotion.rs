@@ -101,23 +101,7 @@ impl BinaryLog {
         let crash = &inner.crash;
         let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
         let previous = writer.executed.clone();
-        let gtid_size = {
-            let mut body = Vec::new();
-            Event::Gtid(gtid_event.clone()).encode_body(&mut body);
-            (COMMON_HEADER_LENGTH + body.len() + if identity.checksum { 4 } else { 0 }) as u64
-        };
-        // transaction_length's own encoding can change the Gtid size: settle it.
-        let mut length = gtid_size + sealed.body_length;
-        loop {
-            gtid_event.transaction_length = length;
-            let mut body = Vec::new();
-            Event::Gtid(gtid_event.clone()).encode_body(&mut body);
-            let settled = (COMMON_HEADER_LENGTH + body.len() + if identity.checksum { 4 } else { 0 }) as u64 + sealed.body_length;
-            if settled == length {
-                break;
-            }
-            length = settled;
-        }
+        let length = gtid_event.settle_transaction_length(sealed.body_length, identity.checksum);
         let body_end = sealed.header_room + sealed.body_length;
         let terminating_offset = body_end - sealed.last_event_size;
         let Some(header) = build_header(
@@ -218,7 +202,7 @@ impl BinaryLog {
         self.publish(promoted_number, body_end + rotate.len() as u64);
         self.publish(number, position);
         inner.counters.rotations.fetch_add(2, std::sync::atomic::Ordering::Relaxed);
-        debug_assert_eq!(EventType::from_code(sealed.terminating_event_type).is_some(), true);
+        debug_assert!(EventType::from_code(sealed.terminating_event_type).is_some());
         Ok(Some(Promoted { file_name: promoted_name, transaction_length: length }))
     }
 }

@@ -145,14 +145,12 @@ impl LogReader {
     fn next_unfiltered(&mut self, timeout: Duration) -> Result<Option<LogEvent>> {
         let deadline = std::time::Instant::now() + timeout;
         loop {
-            if self.file_finished {
-                if !self.advance_file()? {
-                    // The file ended with Stop (clean shutdown) and nothing follows yet.
-                    if !self.wait_for_change(deadline) {
-                        return Ok(None);
-                    }
-                    continue;
+            if self.file_finished && !self.advance_file()? {
+                // The file ended with Stop (clean shutdown) and nothing follows yet.
+                if !self.wait_for_change(deadline) {
+                    return Ok(None);
                 }
+                continue;
             }
             let visible = self.log.visible_end();
             if let Some(event) = self.read_raw()? {

@@ -419,12 +419,11 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
         let path = dir.join(name);
         if scan.in_use {
             let file = storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
-            if scan.damage.is_some() {
+            if let Some((_, reason)) = &scan.damage {
                 tracing::warn!(
-                    "binlog recovery: truncating {name} from {} to {} bytes ({})",
+                    "binlog recovery: truncating {name} from {} to {} bytes ({reason})",
                     scan.length,
                     scan.last_boundary,
-                    scan.damage.as_ref().unwrap().1
                 );
                 file.truncate(scan.last_boundary).map_err(|e| BinlogError::io("truncate", &path, e))?;
                 file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;

@@ -17,6 +17,9 @@ pub trait StorageFile: Send + Sync {
     /// Reads up to `buffer.len()` bytes; returns how many (0 at end).
     fn read_at(&self, offset: u64, buffer: &mut [u8]) -> io::Result<usize>;
     fn len(&self) -> io::Result<u64>;
+    fn is_empty(&self) -> io::Result<bool> {
+        Ok(self.len()? == 0)
+    }
     fn truncate(&self, length: u64) -> io::Result<()>;
     /// fdatasync: the file's bytes (not its directory entry) are durable.
     fn sync_data(&self) -> io::Result<()>;

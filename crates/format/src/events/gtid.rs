@@ -136,6 +136,21 @@ impl GtidEvent {
         Ok(event)
     }
 
+    /// Sets `transaction_length` for a transaction whose events after this
+    /// Gtid event take `rest_bytes`. The length counts the Gtid event
+    /// itself, whose size depends on the length's packed encoding, so the
+    /// value is iterated until it settles. Returns the length.
+    pub fn settle_transaction_length(&mut self, rest_bytes: u64, checksum: bool) -> u64 {
+        let framing = (crate::constants::COMMON_HEADER_LENGTH + if checksum { 4 } else { 0 }) as u64;
+        loop {
+            let length = rest_bytes + framing + self.body_length() as u64;
+            if length == self.transaction_length {
+                return length;
+            }
+            self.transaction_length = length;
+        }
+    }
+
     /// The commit timestamp on the originating server.
     pub fn original_commit_timestamp(&self) -> u64 {
         self.original_commit_timestamp_us.unwrap_or(self.immediate_commit_timestamp_us)
