@@ -1,0 +1,190 @@
+//! Prepare and commit: the engine's side of two-phase commit.
+//!
+//! ```text
+//! Transaction ──prepare(xid)──► PreparedTransaction ──commit(gtid)──► visible
+//!      │         log_prepare         │      log_commit + one registry step
+//!      └─rollback                    └─rollback (log_rollback)
+//! ```
+//!
+//! Every logical check (duplicates, memory, locks) happens when a row is
+//! written, so after `prepare` nothing but a redo failure can stop the
+//! commit. Commit logs the commit record and makes the transaction visible
+//! under the registry's write lock, in one step that also adds the GTID to
+//! the executed set: a reader (or a checkpoint) sees the data and the GTID
+//! together or neither. It then stamps the versions, releases the locks
+//! and queues the keys for purge.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use binlog_format::Gtid;
+
+use crate::error::{EngineError, Result};
+use crate::purge::PurgeEntry;
+use crate::redo::{Lsn, Xid};
+use crate::registry::{TrxId, TrxState};
+use crate::change::RowChange;
+use crate::transaction::{Status, Transaction};
+
+/// Purge work a commit does per key it wrote, on top of a fixed amount.
+const PURGE_KEYS_PER_WRITTEN_KEY: usize = 2;
+const PURGE_KEYS_PER_COMMIT: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommitOutcome {
+    /// Position in the engine's commit order; `None` for a read-only
+    /// transaction committed without a GTID (nothing became visible).
+    pub commit_seq: Option<u64>,
+    /// LSN of the commit record, when one was logged. The engine does not
+    /// wait for it to be durable: a one-phase commit that must survive a
+    /// crash waits for this LSN before answering the client (with the
+    /// binlog, the prepare record and the binlog already make it durable).
+    pub commit_lsn: Option<Lsn>,
+}
+
+/// A transaction whose changes are frozen and logged, waiting for the
+/// binlog's verdict.
+#[derive(Debug)]
+pub struct PreparedTransaction {
+    trx: Transaction,
+    xid: Option<Xid>,
+    prepare_lsn: Lsn,
+}
+
+/// A commit whose redo record could not be written. The transaction is
+/// still prepared: retry, or roll back if the binlog does not have it.
+#[derive(Debug)]
+pub struct CommitError {
+    pub error: EngineError,
+    pub transaction: Box<PreparedTransaction>,
+}
+
+impl std::fmt::Display for CommitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for CommitError {}
+
+impl Transaction {
+    /// Logs the changes with `xid` and freezes them. A redo failure rolls
+    /// the transaction back.
+    pub fn prepare(mut self, xid: Option<Xid>) -> Result<PreparedTransaction> {
+        self.ensure_active()?;
+        {
+            // The LSN before log_prepare bounds the prepare record's from
+            // below; recorded under the registry lock so a checkpoint sees
+            // either this entry or an LSN no later than the record's.
+            let mut commits = self.shared.commits.write();
+            let redo_lsn_lower_bound = self.shared.redo.current_lsn();
+            commits.states.insert(self.id, TrxState::Prepared { redo_lsn_lower_bound });
+        }
+        self.status = Status::Prepared;
+        match self.shared.redo.log_prepare(self.id, xid, &self.changes) {
+            Ok(prepare_lsn) => Ok(PreparedTransaction { trx: self, xid, prepare_lsn }),
+            Err(error) => {
+                // The record may or may not be in the log: log_rollback
+                // settles it.
+                self.rollback();
+                Err(error)
+            }
+        }
+    }
+
+    /// One-phase commit: prepare (without XID) and commit. A read-only
+    /// transaction without GTID logs nothing.
+    pub fn commit(mut self, gtid: Option<Gtid>) -> Result<CommitOutcome> {
+        self.ensure_active()?;
+        if self.changes.is_empty() && gtid.is_none() {
+            self.release_resources();
+            self.status = Status::Finished;
+            return Ok(CommitOutcome { commit_seq: None, commit_lsn: None });
+        }
+        self.prepare(None)?.commit(gtid).map_err(|failed| {
+            failed.transaction.rollback();
+            failed.error
+        })
+    }
+}
+
+impl PreparedTransaction {
+    pub fn id(&self) -> TrxId {
+        self.trx.id
+    }
+
+    pub fn xid(&self) -> Option<Xid> {
+        self.xid
+    }
+
+    pub fn prepare_lsn(&self) -> Lsn {
+        self.prepare_lsn
+    }
+
+    pub fn changes(&self) -> &[RowChange] {
+        &self.trx.changes
+    }
+
+    /// Makes the transaction visible, with `gtid` added to the executed set
+    /// in the same step.
+    pub fn commit(mut self, gtid: Option<Gtid>) -> Result<CommitOutcome, CommitError> {
+        let shared = Arc::clone(&self.trx.shared);
+        let made_visible = {
+            let mut commits = shared.commits.write();
+            // Logged under the registry lock: a checkpoint reads its start
+            // LSN under the same lock, so every commit record before that
+            // LSN belongs to a commit the checkpoint's data includes.
+            shared.redo.log_commit(self.trx.id, gtid).map(|commit_lsn| {
+                commits.last_commit_seq += 1;
+                let seq = commits.last_commit_seq;
+                commits.states.insert(self.trx.id, TrxState::Committed { seq });
+                if let Some(gtid) = gtid {
+                    commits.executed_gtids.add(gtid);
+                }
+                (seq, commit_lsn)
+            })
+        };
+        match made_visible {
+            Ok((seq, commit_lsn)) => {
+                self.trx.finish_commit(seq);
+                Ok(CommitOutcome { commit_seq: Some(seq), commit_lsn: Some(commit_lsn) })
+            }
+            Err(error) => Err(CommitError { error, transaction: Box::new(self) }),
+        }
+    }
+
+    pub fn rollback(self) {
+        self.trx.rollback();
+    }
+}
+
+impl Transaction {
+    /// After the registry step: stamps the versions (so readers stop
+    /// asking the registry), queues them for purge, then drops the registry
+    /// entry and releases the locks — in that order, since a reader that
+    /// finds an unstamped version must still find the entry.
+    pub(crate) fn finish_commit(&mut self, seq: u64) {
+        let undo = std::mem::take(&mut self.undo);
+        let mut purge_entries = Vec::new();
+        let mut queued = HashSet::new();
+        let mut index = 0;
+        while index < undo.len() {
+            // One write lock per run of versions in the same table.
+            let table = &undo[index].table;
+            let mut data = table.data.write();
+            while index < undo.len() && Arc::ptr_eq(&undo[index].table, table) {
+                let key = &undo[index].key;
+                data.stamp(key, self.id, seq);
+                if queued.insert((table.id, key.clone())) {
+                    purge_entries.push(PurgeEntry { seq, table: Arc::downgrade(table), key: key.clone() });
+                }
+                index += 1;
+            }
+        }
+        let written_keys = purge_entries.len();
+        self.shared.purge.push_all(purge_entries);
+        self.release_resources();
+        self.status = Status::Finished;
+        self.shared.purge_pending(PURGE_KEYS_PER_COMMIT + PURGE_KEYS_PER_WRITTEN_KEY * written_keys);
+    }
+}

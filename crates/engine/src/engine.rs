@@ -1,0 +1,180 @@
+//! The engine handle: what every session shares.
+//!
+//! Lock order (a thread holding one may take the ones after it, never the
+//! ones before): a table's metadata lock → the catalog → a table's data →
+//! the commit registry. The view registry's mutex comes before the
+//! commit registry too. Row locks are only waited for while holding none
+//! of these.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use binlog_format::GtidSet;
+use parking_lot::RwLock;
+
+use crate::catalog::{Catalog, TableDef, TableId};
+use crate::config::{EngineConfig, Variables};
+use crate::error::{EngineError, Result};
+use crate::locks::LockManager;
+use crate::memory::MemoryAccount;
+use crate::purge::PurgeQueue;
+use crate::redo::{NoRedo, RedoSink};
+use crate::registry::{CommitState, TrxId};
+use crate::table::Table;
+use crate::transaction::{IsolationLevel, Transaction};
+use crate::views::ViewRegistry;
+
+pub(crate) struct Shared {
+    pub(crate) variables: Variables,
+    pub(crate) catalog: RwLock<Catalog>,
+    pub(crate) commits: RwLock<CommitState>,
+    pub(crate) views: Arc<ViewRegistry>,
+    pub(crate) locks: LockManager,
+    pub(crate) memory: MemoryAccount,
+    pub(crate) purge: PurgeQueue,
+    pub(crate) redo: Arc<dyn RedoSink>,
+    next_trx_id: AtomicU64,
+}
+
+impl Shared {
+    pub(crate) fn new_trx_id(&self) -> TrxId {
+        self.next_trx_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn table(&self, id: TableId) -> Result<Arc<Table>> {
+        self.catalog.read().table(id).cloned().ok_or_else(|| missing_table(id))
+    }
+}
+
+/// 1146 for a table id that no longer exists (its name is gone with it).
+pub(crate) fn missing_table(id: TableId) -> EngineError {
+    EngineError::NoSuchTable { database: String::new(), table: format!("#{id}") }
+}
+
+/// A cheap-to-clone handle on one engine instance.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("memory_used_bytes", &self.memory_used_bytes()).finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An empty engine that logs nothing (see [`NoRedo`]).
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine::with_redo(config, Arc::new(NoRedo))
+    }
+
+    /// An empty engine that logs to `redo`.
+    pub fn with_redo(config: EngineConfig, redo: Arc<dyn RedoSink>) -> Engine {
+        Engine::from_parts(config, redo, Catalog::new(), CommitState::new())
+    }
+
+    pub(crate) fn from_parts(config: EngineConfig, redo: Arc<dyn RedoSink>, catalog: Catalog, commits: CommitState) -> Engine {
+        Engine {
+            shared: Arc::new(Shared {
+                variables: Variables::new(&config),
+                catalog: RwLock::new(catalog),
+                commits: RwLock::new(commits),
+                views: Arc::new(ViewRegistry::default()),
+                locks: LockManager::default(),
+                memory: MemoryAccount::default(),
+                purge: PurgeQueue::default(),
+                redo,
+                next_trx_id: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// Starts a REPEATABLE READ transaction (MySQL's default isolation).
+    pub fn begin(&self) -> Transaction {
+        self.begin_with(IsolationLevel::RepeatableRead)
+    }
+
+    pub fn begin_with(&self, isolation: IsolationLevel) -> Transaction {
+        Transaction::new(Arc::clone(&self.shared), isolation)
+    }
+
+    /// The id of `database`.`table`, or 1146.
+    pub fn table_id(&self, database: &str, table: &str) -> Result<TableId> {
+        self.shared.catalog.read().table_id(database, table)
+    }
+
+    /// The definition of `database`.`table`, or 1146.
+    pub fn table(&self, database: &str, table: &str) -> Result<Arc<TableDef>> {
+        let catalog = self.shared.catalog.read();
+        let id = catalog.table_id(database, table)?;
+        Ok(catalog.table(id).expect("catalog names only live tables").def())
+    }
+
+    /// The definition of table `id`, while it exists. A transaction's
+    /// changes name tables by id; their tables cannot be dropped before the
+    /// transaction ends (DDL waits for it).
+    pub fn table_def(&self, id: TableId) -> Option<Arc<TableDef>> {
+        self.shared.catalog.read().table(id).map(|table| table.def())
+    }
+
+    pub fn databases(&self) -> Vec<String> {
+        self.shared.catalog.read().databases.keys().cloned().collect()
+    }
+
+    /// Table names of `database`, sorted, or 1049.
+    pub fn tables(&self, database: &str) -> Result<Vec<String>> {
+        let catalog = self.shared.catalog.read();
+        let tables = catalog.databases.get(database).ok_or_else(|| EngineError::UnknownDatabase(database.to_string()))?;
+        Ok(tables.keys().cloned().collect())
+    }
+
+    /// GTIDs of every committed transaction, updated in the same step that
+    /// makes each commit's data visible.
+    pub fn executed_gtids(&self) -> GtidSet {
+        self.shared.commits.read().executed_gtids.clone()
+    }
+
+    /// Sequence number of the last commit; commits are numbered in the
+    /// order their data became visible.
+    pub fn last_commit_seq(&self) -> u64 {
+        self.shared.commits.read().last_commit_seq
+    }
+
+    /// `innodb_lock_wait_timeout`.
+    pub fn lock_wait_timeout(&self) -> Duration {
+        self.shared.variables.lock_wait_timeout()
+    }
+
+    pub fn set_lock_wait_timeout(&self, timeout: Duration) {
+        self.shared.variables.set_lock_wait_timeout(timeout);
+    }
+
+    /// `binlogd_engine_memory_limit`.
+    pub fn memory_limit_bytes(&self) -> u64 {
+        self.shared.variables.memory_limit_bytes()
+    }
+
+    pub fn set_memory_limit_bytes(&self, bytes: u64) {
+        self.shared.variables.set_memory_limit_bytes(bytes);
+    }
+
+    /// Estimated bytes held by rows, old versions and index entries.
+    pub fn memory_used_bytes(&self) -> u64 {
+        self.shared.memory.used_bytes()
+    }
+
+    /// MySQL's `Innodb_row_lock_current_waits`: transactions waiting for a
+    /// row lock right now.
+    pub fn row_lock_current_waits(&self) -> usize {
+        self.shared.locks.waiting_count()
+    }
+
+    /// Drops every row version no open read view can see any more; returns
+    /// how many keys were examined. Commits purge a little as they go; this
+    /// is for tests and for a background thread.
+    pub fn purge(&self) -> usize {
+        self.shared.purge_pending(usize::MAX)
+    }
+}

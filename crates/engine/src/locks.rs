@@ -1,0 +1,196 @@
+//! Row locks: exclusive locks on clustered keys and on unique-index
+//! values, held until the transaction ends, with waits, a timeout
+//! (`innodb_lock_wait_timeout`, 1205) and deadlock detection (1213).
+//!
+//! Waiters queue per lock and a release hands the lock to the first of
+//! them, as InnoDB grants in order. Without the hand-off a deadlock victim
+//! that retries at once can take back the lock its survivor was about to
+//! get, and the two can make each other victims forever.
+//!
+//! Every lock is exclusive, so a waiting transaction waits for the lock's
+//! owner (and for the waiters queued ahead of it, which become owners
+//! before they can ask for anything else). A transaction about to wait
+//! follows the chain owner → the lock that owner waits for → its owner …;
+//! reaching itself means its wait closes a cycle, and it is the victim.
+//! Any cycle is closed by some transaction starting or resuming a wait,
+//! and that transaction runs the check under the same mutex, so no cycle
+//! goes unnoticed.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::catalog::{IndexId, TableId};
+use crate::error::{EngineError, Result};
+use crate::registry::TrxId;
+
+/// What a lock protects: a clustered key (`index` 0) or the value of a
+/// unique index (`key` = the encoded index values).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct LockKey {
+    pub(crate) table: TableId,
+    pub(crate) index: IndexId,
+    pub(crate) key: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct LockManager {
+    table: Mutex<LockTable>,
+    changed: Condvar,
+}
+
+#[derive(Debug)]
+struct Lock {
+    owner: TrxId,
+    /// Waiters in arrival order; the first gets the lock on release.
+    queue: VecDeque<TrxId>,
+}
+
+#[derive(Debug, Default)]
+struct LockTable {
+    locks: HashMap<LockKey, Lock>,
+    /// The lock each waiting transaction waits for.
+    waiting: HashMap<TrxId, LockKey>,
+}
+
+impl LockTable {
+    fn owner(&self, key: &LockKey) -> Option<TrxId> {
+        self.locks.get(key).map(|lock| lock.owner)
+    }
+
+    /// True when `trx` waiting for `key` closes a cycle.
+    fn closes_cycle(&self, trx: TrxId, key: &LockKey) -> bool {
+        let Some(mut owner) = self.owner(key) else { return false };
+        // A chain visits each waiter at most once unless it loops without
+        // `trx`, which the bound cuts short.
+        for _ in 0..=self.waiting.len() {
+            if owner == trx {
+                return true;
+            }
+            let Some(next_key) = self.waiting.get(&owner) else { return false };
+            let Some(next_owner) = self.owner(next_key) else { return false };
+            owner = next_owner;
+        }
+        false
+    }
+
+    fn leave_queue(&mut self, trx: TrxId, key: &LockKey) {
+        self.waiting.remove(&trx);
+        if let Some(lock) = self.locks.get_mut(key) {
+            lock.queue.retain(|&waiter| waiter != trx);
+        }
+    }
+}
+
+impl LockManager {
+    /// Takes `key` for `trx`, waiting at most `timeout` for it.
+    pub(crate) fn acquire(&self, trx: TrxId, key: &LockKey, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut table = self.table.lock();
+        match table.locks.get_mut(key) {
+            None => {
+                table.locks.insert(key.clone(), Lock { owner: trx, queue: VecDeque::new() });
+                return Ok(());
+            }
+            Some(lock) if lock.owner == trx => return Ok(()),
+            Some(lock) => lock.queue.push_back(trx),
+        }
+        table.waiting.insert(trx, key.clone());
+        loop {
+            // A release hands the lock over while we sleep.
+            if table.owner(key) == Some(trx) {
+                return Ok(());
+            }
+            if table.closes_cycle(trx, key) {
+                table.leave_queue(trx, key);
+                tracing::debug!(trx, ?key, "deadlock: rolling back the requester");
+                return Err(EngineError::Deadlock);
+            }
+            if self.changed.wait_until(&mut table, deadline).timed_out() && table.owner(key) != Some(trx) {
+                table.leave_queue(trx, key);
+                return Err(EngineError::LockWaitTimeout);
+            }
+        }
+    }
+
+    /// Releases the locks `trx` holds among `keys`, handing each to its
+    /// first waiter.
+    pub(crate) fn release_all<'k>(&self, trx: TrxId, keys: impl IntoIterator<Item = &'k LockKey>) {
+        let mut table = self.table.lock();
+        let mut handed_over = false;
+        for key in keys {
+            let Some(lock) = table.locks.get_mut(key) else { continue };
+            if lock.owner != trx {
+                continue;
+            }
+            match lock.queue.pop_front() {
+                Some(next) => {
+                    lock.owner = next;
+                    table.waiting.remove(&next);
+                    handed_over = true;
+                }
+                None => {
+                    table.locks.remove(key);
+                }
+            }
+        }
+        if handed_over {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Transactions waiting for a row lock right now.
+    pub(crate) fn waiting_count(&self) -> usize {
+        self.table.lock().waiting.len()
+    }
+
+    #[cfg(test)]
+    fn owner(&self, key: &LockKey) -> Option<TrxId> {
+        self.table.lock().owner(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::thread;
+
+    fn key(n: u8) -> LockKey {
+        LockKey { table: 1, index: 0, key: vec![n] }
+    }
+
+    #[test]
+    fn a_waiter_gets_the_lock_when_the_owner_releases() {
+        let locks = Arc::new(LockManager::default());
+        locks.acquire(1, &key(1), Duration::ZERO).unwrap();
+        assert_eq!(locks.acquire(2, &key(1), Duration::from_millis(10)), Err(EngineError::LockWaitTimeout));
+        let waiter = {
+            let locks = Arc::clone(&locks);
+            thread::spawn(move || locks.acquire(2, &key(1), Duration::from_secs(10)))
+        };
+        thread::sleep(Duration::from_millis(20));
+        locks.release_all(1, [&key(1)]);
+        waiter.join().unwrap().unwrap();
+        assert_eq!(locks.owner(&key(1)), Some(2));
+    }
+
+    #[test]
+    fn the_transaction_closing_a_cycle_is_the_victim() {
+        let locks = Arc::new(LockManager::default());
+        locks.acquire(1, &key(1), Duration::ZERO).unwrap();
+        locks.acquire(2, &key(2), Duration::ZERO).unwrap();
+        let first = {
+            let locks = Arc::clone(&locks);
+            thread::spawn(move || locks.acquire(1, &key(2), Duration::from_secs(10)))
+        };
+        // Wait until trx 1 is registered as waiting.
+        while locks.waiting_count() == 0 {
+            thread::yield_now();
+        }
+        assert_eq!(locks.acquire(2, &key(1), Duration::from_secs(10)), Err(EngineError::Deadlock));
+        locks.release_all(2, [&key(2)]);
+        first.join().unwrap().unwrap();
+    }
+}

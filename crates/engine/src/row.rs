@@ -1,0 +1,145 @@
+//! Rows: checking them against a table's columns, estimating the memory
+//! they take, and printing key values the way MySQL's 1062 message does.
+
+use std::mem::size_of;
+
+use binlog_format::value::encode_value;
+use binlog_format::{ColumnType, Value};
+
+use crate::catalog::{ColumnDef, TableDef};
+use crate::error::{EngineError, Result};
+
+/// A full row image: one value per column, in column order.
+pub type Row = Vec<Value>;
+
+/// Checks `row` against `def`: the column count, NOT NULL, and that each
+/// value is one the binlog can encode for its column (type, range, length),
+/// so a row the engine accepts always makes a valid row event.
+pub(crate) fn check_row(def: &TableDef, row: &Row) -> Result<()> {
+    if row.len() != def.columns.len() {
+        return Err(EngineError::ColumnCountMismatch);
+    }
+    let mut scratch = Vec::new();
+    for (column, value) in def.columns.iter().zip(row) {
+        check_value(column, value, &mut scratch)?;
+    }
+    Ok(())
+}
+
+fn check_value(column: &ColumnDef, value: &Value, scratch: &mut Vec<u8>) -> Result<()> {
+    if *value == Value::Null {
+        return if column.nullable { Ok(()) } else { Err(EngineError::ColumnCannotBeNull(column.name.clone())) };
+    }
+    scratch.clear();
+    encode_value(&column.column_type, column.unsigned, value, scratch).map_err(|_| EngineError::IncorrectValue {
+        kind: type_kind(&column.column_type),
+        value: display_value(value),
+        column: column.name.clone(),
+    })
+}
+
+fn type_kind(column_type: &ColumnType) -> &'static str {
+    match column_type {
+        ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong => "integer",
+        ColumnType::Float | ColumnType::Double => "double",
+        ColumnType::NewDecimal { .. } => "decimal",
+        ColumnType::Date => "date",
+        ColumnType::DateTime2 { .. } => "datetime",
+        ColumnType::Timestamp2 { .. } => "timestamp",
+        _ => "string",
+    }
+}
+
+/// Estimated heap bytes of one row version: the values, their heap parts
+/// and the version's own bookkeeping. An estimate, not an allocator count:
+/// it is what `binlogd_engine_memory_limit` is compared with.
+pub(crate) fn row_bytes(row: &Row) -> u64 {
+    const VERSION_OVERHEAD_BYTES: usize = 64;
+    let heap: usize = row
+        .iter()
+        .map(|value| match value {
+            Value::Bytes(bytes) => bytes.len(),
+            Value::Decimal(text) => text.len(),
+            _ => 0,
+        })
+        .sum();
+    (VERSION_OVERHEAD_BYTES + row.len() * size_of::<Value>() + heap) as u64
+}
+
+/// A value as MySQL prints it inside `Duplicate entry '...'`.
+pub fn display_value(value: &Value) -> String {
+    match value {
+        Value::Null => "NULL".to_string(),
+        Value::Int(v) => v.to_string(),
+        Value::UInt(v) => v.to_string(),
+        Value::Float(v) => v.to_string(),
+        Value::Double(v) => v.to_string(),
+        Value::Decimal(text) => text.clone(),
+        Value::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Value::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}"),
+        Value::DateTime { year, month, day, hour, minute, second, micros } => {
+            let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };
+            format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}")
+        }
+        Value::Timestamp { seconds, micros } => {
+            // Printed in UTC: the engine has no session time zone.
+            let days = (*seconds / 86_400) as i64;
+            let (year, month, day) = civil_from_days(days);
+            let in_day = seconds % 86_400;
+            let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };
+            format!(
+                "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}{fraction}",
+                in_day / 3600,
+                in_day / 60 % 60,
+                in_day % 60
+            )
+        }
+    }
+}
+
+/// Values of a key joined by '-', as MySQL prints a composite key.
+pub fn display_key(values: &[&Value]) -> String {
+    values.iter().map(|v| display_value(v)).collect::<Vec<_>>().join("-")
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_print_as_utc_datetimes() {
+        assert_eq!(display_value(&Value::Timestamp { seconds: 0, micros: 0 }), "1970-01-01 00:00:00");
+        assert_eq!(display_value(&Value::Timestamp { seconds: 1_709_210_096, micros: 5 }), "2024-02-29 12:34:56.000005");
+    }
+
+    #[test]
+    fn rows_are_checked_like_the_binlog_encodes_them() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("a", ColumnType::Tiny).not_null(), ColumnDef::new("b", ColumnType::Long).unsigned()],
+            ..Default::default()
+        };
+        let def = TableDef::from_spec(1, &spec).unwrap();
+        assert!(check_row(&def, &vec![Value::Int(1), Value::Null]).is_ok());
+        assert_eq!(check_row(&def, &vec![Value::Null, Value::Null]).unwrap_err().mysql_code(), 1048);
+        assert_eq!(check_row(&def, &vec![Value::Int(300), Value::Null]).unwrap_err().mysql_code(), 1366);
+        assert_eq!(check_row(&def, &vec![Value::Int(1), Value::Int(2)]).unwrap_err().mysql_code(), 1366);
+        assert_eq!(check_row(&def, &vec![Value::Int(1)]).unwrap_err().mysql_code(), 1136);
+    }
+}

@@ -1,0 +1,230 @@
+//! Ordered scans over the primary key or a secondary index, between
+//! bounds on a key prefix, forwards or backwards.
+//!
+//! A scan reads in batches: it takes the table's read lock, copies up to
+//! [`BATCH_ROWS`] visible rows (examining at most [`BATCH_ENTRIES_MAX`]
+//! entries), remembers where it stopped and lets go, so a long scan never
+//! blocks writers for long. Its read view stays registered for its whole
+//! life, so the rows it returns are one consistent snapshot even though
+//! the lock comes and goes.
+//!
+//! Rows come in key order: primary key order, or index order with ties
+//! broken by the primary key (by hidden row id for a table without one).
+//! A secondary-index scan skips entries whose row's visible version no
+//! longer has the entry's values, so each row appears once, in the place
+//! its visible version puts it.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use binlog_format::Value;
+
+use crate::catalog::{IndexId, TableId, PRIMARY_KEY_NAME};
+use crate::engine::Shared;
+use crate::error::{EngineError, Result};
+use crate::key::{lower_bound, range_is_empty, split_index_entry, upper_bound, RowKey};
+use crate::mvcc::{live_row, visible, CommitLookup, ReadView};
+use crate::row::Row;
+use crate::table::{index_prefix, Table};
+use crate::transaction::Transaction;
+use crate::views::ViewGuard;
+
+/// Rows copied per batch.
+pub const BATCH_ROWS: usize = 64;
+/// Entries examined per batch, visible or not, bounding the lock hold.
+pub const BATCH_ENTRIES_MAX: usize = 1024;
+
+/// What to scan. Bounds are on a prefix of the key's columns: `Included(
+/// vec![a])` on a key (a, b) includes every row whose a equals the value.
+/// Bound values must be of the columns' kinds (`Int`/`UInt` for integers,
+/// `Decimal` for DECIMAL, ...): see [`crate::key`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanSpec {
+    /// `None`: the clustered index (primary key order).
+    pub index: Option<String>,
+    pub lower: Bound<Vec<Value>>,
+    pub upper: Bound<Vec<Value>>,
+    pub reverse: bool,
+}
+
+impl ScanSpec {
+    /// Every row, in primary key order.
+    pub fn primary() -> ScanSpec {
+        ScanSpec { index: None, lower: Bound::Unbounded, upper: Bound::Unbounded, reverse: false }
+    }
+
+    /// Every row, in the order of index `name`.
+    pub fn index(name: impl Into<String>) -> ScanSpec {
+        ScanSpec { index: Some(name.into()), ..ScanSpec::primary() }
+    }
+
+    pub fn lower(mut self, bound: Bound<Vec<Value>>) -> ScanSpec {
+        self.lower = bound;
+        self
+    }
+
+    pub fn upper(mut self, bound: Bound<Vec<Value>>) -> ScanSpec {
+        self.upper = bound;
+        self
+    }
+
+    /// Rows whose key starts with `values`.
+    pub fn equal(self, values: Vec<Value>) -> ScanSpec {
+        self.lower(Bound::Included(values.clone())).upper(Bound::Included(values))
+    }
+
+    pub fn reversed(mut self) -> ScanSpec {
+        self.reverse = !self.reverse;
+        self
+    }
+}
+
+/// An ordered scan; yields each row with its clustered key (for
+/// [`Transaction::update`] and [`Transaction::delete`]).
+pub struct Scan<'t> {
+    shared: &'t Shared,
+    table: Arc<Table>,
+    /// `None` for the clustered index; else the index and its column count.
+    index: Option<(IndexId, usize)>,
+    view: ReadView,
+    _view_guard: Option<ViewGuard>,
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    reverse: bool,
+    buffer: VecDeque<(RowKey, Row)>,
+    exhausted: bool,
+}
+
+impl Transaction {
+    /// Scans `table` as this transaction sees it (its REPEATABLE READ
+    /// view, or a new view for this scan under READ COMMITTED).
+    pub fn scan(&self, table: TableId, spec: &ScanSpec) -> Result<Scan<'_>> {
+        self.ensure_active()?;
+        match self.repeatable_view_seq() {
+            Some(seq) => Scan::new(self, table, spec, seq, None),
+            None => {
+                let guard = self.shared.views.open(&self.shared.commits);
+                Scan::new(self, table, spec, guard.seq, Some(guard))
+            }
+        }
+    }
+
+    /// Scans as of the latest commit whatever the isolation level: what
+    /// UPDATE and DELETE look for rows with.
+    pub(crate) fn scan_latest(&self, table: TableId, spec: &ScanSpec) -> Result<Scan<'_>> {
+        let guard = self.shared.views.open(&self.shared.commits);
+        Scan::new(self, table, spec, guard.seq, Some(guard))
+    }
+}
+
+impl<'t> Scan<'t> {
+    fn new(trx: &'t Transaction, table_id: TableId, spec: &ScanSpec, seq: u64, guard: Option<ViewGuard>) -> Result<Scan<'t>> {
+        let table = trx.shared.table(table_id)?;
+        let def = table.def();
+        let index = match &spec.index {
+            None => {
+                let bounded = spec.lower != Bound::Unbounded || spec.upper != Bound::Unbounded;
+                if bounded && !def.has_primary_key() {
+                    return Err(EngineError::NoSuchIndex { key: PRIMARY_KEY_NAME.to_string(), table: def.name.clone() });
+                }
+                None
+            }
+            Some(name) => {
+                let index = def.index(name)?;
+                Some((index.id, index.columns.len()))
+            }
+        };
+        Ok(Scan {
+            shared: &trx.shared,
+            table,
+            index,
+            view: ReadView { seq, reader: trx.id },
+            _view_guard: guard,
+            lower: lower_bound(spec.lower.as_ref().map(Vec::as_slice)),
+            upper: upper_bound(spec.upper.as_ref().map(Vec::as_slice)),
+            reverse: spec.reverse,
+            buffer: VecDeque::new(),
+            exhausted: false,
+        })
+    }
+
+    fn fill(&mut self) {
+        if range_is_empty(&self.lower, &self.upper) {
+            self.exhausted = true;
+            return;
+        }
+        let data = self.table.data.read();
+        let mut lookup = CommitLookup::new(&self.shared.commits);
+        let range = (self.lower.as_ref().map(Vec::as_slice), self.upper.as_ref().map(Vec::as_slice));
+        let mut examined = 0;
+        let mut last = None;
+        let mut ended = true;
+        match self.index {
+            None => {
+                let entries = data.rows.range::<[u8], _>(range);
+                let entries: Box<dyn Iterator<Item = _>> = if self.reverse { Box::new(entries.rev()) } else { Box::new(entries) };
+                for (key, chain) in entries {
+                    if examined == BATCH_ENTRIES_MAX || self.buffer.len() == BATCH_ROWS {
+                        ended = false;
+                        break;
+                    }
+                    examined += 1;
+                    last = Some(key);
+                    if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
+                        self.buffer.push_back((RowKey(key.clone()), (**row).clone()));
+                    }
+                }
+            }
+            Some((index_id, column_count)) => {
+                // A dropped index ends the scan.
+                let Some(position) = data.def.index_position(index_id) else {
+                    self.exhausted = true;
+                    return;
+                };
+                let entries = data.indexes[position].range::<[u8], _>(range);
+                let entries: Box<dyn Iterator<Item = _>> = if self.reverse { Box::new(entries.rev()) } else { Box::new(entries) };
+                for entry in entries {
+                    if examined == BATCH_ENTRIES_MAX || self.buffer.len() == BATCH_ROWS {
+                        ended = false;
+                        break;
+                    }
+                    examined += 1;
+                    last = Some(entry);
+                    let Some((prefix, key)) = split_index_entry(entry, column_count) else { continue };
+                    let chain = data.rows.get(key).map(Vec::as_slice).unwrap_or_default();
+                    if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
+                        if index_prefix(&data.def, position, row) == prefix {
+                            self.buffer.push_back((RowKey(key.to_vec()), (**row).clone()));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(last) = last {
+            let resume = Bound::Excluded(last.clone());
+            if self.reverse {
+                self.upper = resume;
+            } else {
+                self.lower = resume;
+            }
+        }
+        self.exhausted = ended;
+    }
+}
+
+impl Iterator for Scan<'_> {
+    type Item = (RowKey, Row);
+
+    fn next(&mut self) -> Option<(RowKey, Row)> {
+        loop {
+            if let Some(item) = self.buffer.pop_front() {
+                return Some(item);
+            }
+            if self.exhausted {
+                return None;
+            }
+            self.fill();
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Checkpoint images: the catalog, the executed GTID set and each table's
+//! committed rows and counters, as bytes.
+//!
+//! ## Consistency rule: a fuzzy snapshot plus idempotent replay
+//!
+//! [`Engine::begin_checkpoint`] reads, under the catalog lock and the
+//! commit registry's lock, the redo's current LSN (the checkpoint's *start
+//! LSN*), the catalog and the executed GTID set. Since commits log their
+//! commit record and become visible under the registry lock, and DDL logs
+//! and applies under the catalog lock, every record before the start LSN
+//! is in what the checkpoint captures, and nothing after it is in the
+//! catalog image.
+//!
+//! The tables are then copied one at a time by [`Engine::snapshot_table`],
+//! while writers keep going: each image is the table's committed rows as
+//! of some moment after the start (a registered read view; the table lock
+//! is held for one chunk of [`SNAPSHOT_CHUNK_ROWS`] rows at a time). It may
+//! therefore already contain changes whose records come after the start
+//! LSN. Recovery loads the images and replays every committed transaction
+//! and DDL from the start LSN on, in log order; each replayed change sets a
+//! row by key or deletes it ([`Engine::apply_redo_transaction`]), so a
+//! change already in the image is applied again harmlessly and the last
+//! change of each key wins. Counters only move up during replay.
+//!
+//! Redo can be discarded before `redo_retain_from_lsn`: the start LSN, or
+//! earlier when a transaction was prepared but not committed at the start
+//! (its commit record comes later and needs the prepare record's changes).
+//!
+//! ## Layout
+//!
+//! Catalog image: magic `BLDCAT01`, start LSN u64, retain-from LSN u64,
+//! next table id u64, databases (count, names), table definitions (count,
+//! [`crate::codec`] table definitions), executed GTIDs (bytes: a
+//! Previous_gtids body).
+//!
+//! Table image: magic `BLDTBL01`, table id u64, AUTO_INCREMENT next u64,
+//! hidden row id next u64, row count u64, then per row its clustered key
+//! (bytes) and its values ([`crate::codec`] row).
+//!
+//! Whole-engine image ([`Engine::snapshot`]): magic `BLDENG01`, the catalog
+//! image (bytes), then table images (count, each as bytes).
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use binlog_format::GtidSet;
+
+use crate::catalog::{Catalog, TableId};
+use crate::codec::{put_bytes, put_count, put_str, put_table_def, put_u64, read_row, read_table_def, Reader};
+use crate::config::EngineConfig;
+use crate::engine::Engine;
+use crate::error::{EngineError, Result};
+use crate::key::hidden_row_id;
+use crate::mvcc::{live_row, visible, CommitLookup, ReadView, Version};
+use crate::redo::{Lsn, RedoSink};
+use crate::registry::{CommitState, RESTORED_COMMIT_SEQ, RESTORED_WRITER};
+use crate::table::{clustered_key, Table};
+
+const CATALOG_MAGIC: &[u8; 8] = b"BLDCAT01";
+const TABLE_MAGIC: &[u8; 8] = b"BLDTBL01";
+const ENGINE_MAGIC: &[u8; 8] = b"BLDENG01";
+/// Rows copied per hold of a table's read lock.
+pub const SNAPSHOT_CHUNK_ROWS: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckpointLsns {
+    /// Replay committed transactions and DDL whose records are at or after this.
+    pub start_lsn: Lsn,
+    /// Redo before this is no longer needed once the checkpoint is durable.
+    pub redo_retain_from_lsn: Lsn,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckpointBegin {
+    pub lsns: CheckpointLsns,
+    pub catalog_image: Vec<u8>,
+    /// Tables to copy with [`Engine::snapshot_table`].
+    pub tables: Vec<TableId>,
+}
+
+impl Engine {
+    /// Starts a checkpoint: the start LSN, the catalog and the executed
+    /// GTID set, consistent with each other (see the module docs).
+    pub fn begin_checkpoint(&self) -> CheckpointBegin {
+        let catalog = self.shared.catalog.read();
+        let commits = self.shared.commits.read();
+        let start_lsn = self.shared.redo.current_lsn();
+        let redo_retain_from_lsn = commits.oldest_prepare_lsn().map_or(start_lsn, |lsn| lsn.min(start_lsn));
+        let lsns = CheckpointLsns { start_lsn, redo_retain_from_lsn };
+        let mut out = CATALOG_MAGIC.to_vec();
+        put_u64(&mut out, start_lsn);
+        put_u64(&mut out, redo_retain_from_lsn);
+        put_u64(&mut out, catalog.next_table_id);
+        put_count(&mut out, catalog.databases.len());
+        for name in catalog.databases.keys() {
+            put_str(&mut out, name);
+        }
+        let mut tables: Vec<TableId> = catalog.tables.keys().copied().collect();
+        tables.sort_unstable();
+        put_count(&mut out, tables.len());
+        for id in &tables {
+            put_table_def(&mut out, &catalog.tables[id].def());
+        }
+        let mut gtids = Vec::new();
+        commits.executed_gtids.encode_previous_gtids_body(&mut gtids);
+        put_bytes(&mut out, &gtids);
+        CheckpointBegin { lsns, catalog_image: out, tables }
+    }
+
+    /// The committed rows and counters of `table`, or `None` when it has
+    /// been dropped (replay drops it again). Holds the table's read lock
+    /// for one chunk of rows at a time.
+    pub fn snapshot_table(&self, table: TableId) -> Option<Vec<u8>> {
+        let table = self.shared.table(table).ok()?;
+        let guard = self.shared.views.open(&self.shared.commits);
+        let view = ReadView { seq: guard.seq, reader: u64::MAX };
+        let mut rows = Vec::new();
+        let mut row_count = 0u64;
+        let mut resume: Bound<Vec<u8>> = Bound::Unbounded;
+        loop {
+            let data = table.data.read();
+            let mut lookup = CommitLookup::new(&self.shared.commits);
+            let mut copied = 0;
+            let mut last = None;
+            let range = (resume.as_ref().map(Vec::as_slice), Bound::Unbounded);
+            for (key, chain) in data.rows.range::<[u8], _>(range).take(SNAPSHOT_CHUNK_ROWS) {
+                copied += 1;
+                last = Some(key);
+                if let Some(row) = live_row(visible(chain, &view, &mut lookup)) {
+                    put_bytes(&mut rows, key);
+                    crate::codec::encode_row(row, &mut rows);
+                    row_count += 1;
+                }
+            }
+            if copied < SNAPSHOT_CHUNK_ROWS {
+                // Counters read last: they only grow, and replay raises them.
+                let mut out = TABLE_MAGIC.to_vec();
+                put_u64(&mut out, table.id);
+                put_u64(&mut out, data.auto_increment_next);
+                put_u64(&mut out, data.hidden_row_id_next);
+                put_u64(&mut out, row_count);
+                out.extend_from_slice(&rows);
+                return Some(out);
+            }
+            resume = Bound::Excluded(last.expect("a full chunk has a last key").clone());
+        }
+    }
+
+    /// A whole-engine image: a checkpoint taken in one call.
+    pub fn snapshot(&self) -> Vec<u8> {
+        let begin = self.begin_checkpoint();
+        let images: Vec<Vec<u8>> = begin.tables.iter().filter_map(|&id| self.snapshot_table(id)).collect();
+        let mut out = ENGINE_MAGIC.to_vec();
+        put_bytes(&mut out, &begin.catalog_image);
+        put_count(&mut out, images.len());
+        for image in &images {
+            put_bytes(&mut out, image);
+        }
+        out
+    }
+
+    /// An engine loaded from [`Engine::snapshot`]'s bytes.
+    pub fn from_snapshot(config: EngineConfig, redo: Arc<dyn RedoSink>, image: &[u8]) -> Result<(Engine, CheckpointLsns)> {
+        let mut reader = Reader::new(image);
+        expect_magic(&mut reader, ENGINE_MAGIC)?;
+        let catalog_image = reader.bytes("catalog image")?;
+        let count = reader.count(4, "table images")?;
+        let images = (0..count).map(|_| reader.bytes("table image")).collect::<Result<Vec<_>>>()?;
+        reader.finish("engine image")?;
+        Engine::restore(config, redo, catalog_image, &images)
+    }
+
+    /// An engine loaded from a checkpoint's catalog image and its table
+    /// images (any subset: a table without one starts empty). Replay redo
+    /// from the returned start LSN next, before serving transactions.
+    pub fn restore(
+        config: EngineConfig,
+        redo: Arc<dyn RedoSink>,
+        catalog_image: &[u8],
+        table_images: &[&[u8]],
+    ) -> Result<(Engine, CheckpointLsns)> {
+        let mut reader = Reader::new(catalog_image);
+        expect_magic(&mut reader, CATALOG_MAGIC)?;
+        let lsns = CheckpointLsns { start_lsn: reader.u64("start lsn")?, redo_retain_from_lsn: reader.u64("retain lsn")? };
+        let mut catalog = Catalog::new();
+        let next_table_id = reader.u64("next table id")?;
+        for _ in 0..reader.count(4, "databases")? {
+            catalog.databases.insert(reader.string("database name")?, Default::default());
+        }
+        for _ in 0..reader.count(8, "tables")? {
+            let def = read_table_def(&mut reader)?;
+            if !catalog.databases.contains_key(&def.database) || catalog.tables.contains_key(&def.id) {
+                return Err(EngineError::corrupt(format!("table {} (id {})", def.qualified_name(), def.id)));
+            }
+            catalog.insert_table(Arc::new(Table::new(def.clone())), &def);
+        }
+        catalog.next_table_id = catalog.next_table_id.max(next_table_id);
+        let gtids = GtidSet::decode_previous_gtids_body(reader.bytes("executed gtids")?)
+            .map_err(|error| EngineError::corrupt(format!("executed gtids: {error}")))?;
+        reader.finish("catalog image")?;
+        let mut commits = CommitState::new();
+        commits.executed_gtids = gtids;
+        let engine = Engine::from_parts(config, redo, catalog, commits);
+        for image in table_images {
+            engine.load_table_image(image)?;
+        }
+        Ok((engine, lsns))
+    }
+
+    fn load_table_image(&self, image: &[u8]) -> Result<()> {
+        let mut reader = Reader::new(image);
+        expect_magic(&mut reader, TABLE_MAGIC)?;
+        let id = reader.u64("table id")?;
+        let table = self.shared.table(id).map_err(|_| EngineError::corrupt(format!("image of unknown table {id}")))?;
+        let mut data = table.data.write();
+        let def = Arc::clone(&data.def);
+        data.auto_increment_next = data.auto_increment_next.max(reader.u64("auto_increment next")?);
+        data.hidden_row_id_next = data.hidden_row_id_next.max(reader.u64("hidden row id next")?);
+        let row_count = reader.u64("row count")?;
+        for _ in 0..row_count {
+            let key = reader.bytes("row key")?.to_vec();
+            let row = read_row(&mut reader)?;
+            // Check what was read before trusting it: the key must be the
+            // one the row's own values give.
+            let expected_key = if def.has_primary_key() {
+                (row.len() == def.columns.len()).then(|| clustered_key(&def, &row, None))
+            } else {
+                (row.len() == def.columns.len()).then_some(()).and(hidden_row_id(&key)).map(|_| key.clone())
+            };
+            if expected_key.as_ref() != Some(&key) || data.rows.contains_key(&key) {
+                return Err(EngineError::corrupt(format!("row of table {} does not match its key", def.qualified_name())));
+            }
+            data.raise_counters(&row, &key);
+            let version = Version { writer: RESTORED_WRITER, commit_seq: RESTORED_COMMIT_SEQ, row: Some(Arc::new(row)) };
+            data.push_version(&key, version, &self.shared.memory, None).expect("unchecked pushes cannot fail");
+        }
+        reader.finish("table image")
+    }
+}
+
+fn expect_magic(reader: &mut Reader<'_>, magic: &[u8; 8]) -> Result<()> {
+    if reader.take(8, "magic")? != magic {
+        return Err(EngineError::corrupt(format!("not a {} image", String::from_utf8_lossy(magic))));
+    }
+    Ok(())
+}

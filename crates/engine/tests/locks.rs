@@ -1,0 +1,125 @@
+//! Row lock waits, innodb_lock_wait_timeout (1205) and deadlocks (1213).
+
+mod support;
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use engine::EngineError;
+use support::*;
+
+#[test]
+fn a_lock_wait_times_out_with_1205_and_the_transaction_stays_usable() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut setup = engine.begin();
+    setup.insert(table, user(1, "a@x", 1)).unwrap();
+    setup.commit(None).unwrap();
+
+    let mut holder = engine.begin();
+    holder.update_by_pk(table, &[int(1)], user(1, "a@x", 2)).unwrap();
+    engine.set_lock_wait_timeout(Duration::from_millis(200));
+    let mut waiter = engine.begin();
+    waiter.insert(table, user(2, "b@x", 1)).unwrap();
+    let started = Instant::now();
+    let error = waiter.update_by_pk(table, &[int(1)], user(1, "a@x", 3)).unwrap_err();
+    assert!(started.elapsed() >= Duration::from_millis(200));
+    assert_eq!((error.mysql_code(), error.sqlstate()), (1205, "HY000"));
+    assert_eq!(error.to_string(), "Lock wait timeout exceeded; try restarting transaction");
+    // Only the statement failed: the earlier insert is still there.
+    assert!(waiter.is_active());
+    assert_eq!(waiter.changes().len(), 1);
+    holder.commit(None).unwrap();
+    waiter.update_by_pk(table, &[int(1)], user(1, "a@x", 3)).unwrap();
+    waiter.commit(None).unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 3), user(2, "b@x", 1)]);
+}
+
+#[test]
+fn a_waiter_proceeds_when_the_holder_commits_and_sees_its_row() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut setup = engine.begin();
+    setup.insert(table, user(1, "a@x", 10)).unwrap();
+    setup.commit(None).unwrap();
+
+    let mut holder = engine.begin();
+    holder.update_by_pk(table, &[int(1)], user(1, "a@x", 11)).unwrap();
+    let waiter = {
+        let engine = engine.clone();
+        thread::spawn(move || {
+            let mut trx = engine.begin();
+            // Acts on the latest committed row once the lock is free.
+            let counts = trx
+                .update_where(table, &engine::ScanSpec::primary(), |_| true, |row| {
+                    let engine_age = match row[2] {
+                        binlog_format::Value::Int(age) => age,
+                        _ => unreachable!(),
+                    };
+                    user(1, "a@x", engine_age + 1)
+                })
+                .unwrap();
+            trx.commit(None).unwrap();
+            counts.changed
+        })
+    };
+    wait_for_lock_waiters(&engine, 1);
+    holder.commit(None).unwrap();
+    assert_eq!(waiter.join().unwrap(), 1);
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 12)]);
+}
+
+#[test]
+fn a_two_transaction_deadlock_rolls_back_the_victim_and_the_other_proceeds() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut setup = engine.begin();
+    setup.insert(table, user(1, "a@x", 1)).unwrap();
+    setup.insert(table, user(2, "b@x", 1)).unwrap();
+    setup.commit(None).unwrap();
+
+    let mut first = engine.begin();
+    first.update_by_pk(table, &[int(1)], user(1, "a@x", 100)).unwrap();
+    let (locked_two, second_locked) = mpsc::channel();
+    let second = {
+        let engine = engine.clone();
+        thread::spawn(move || {
+            let mut trx = engine.begin();
+            trx.update_by_pk(table, &[int(2)], user(2, "b@x", 200)).unwrap();
+            locked_two.send(()).unwrap();
+            // Waits for `first`, which will then wait for us: one of the two
+            // requests closes the cycle.
+            let result = trx.update_by_pk(table, &[int(1)], user(1, "a@x", 200));
+            (result, trx)
+        })
+    };
+    second_locked.recv().unwrap();
+    wait_for_lock_waiters(&engine, 1);
+    let error = first.update_by_pk(table, &[int(2)], user(2, "b@x", 100)).unwrap_err();
+    assert_eq!(error, EngineError::Deadlock);
+    assert_eq!((error.mysql_code(), error.sqlstate()), (1213, "40001"));
+    assert_eq!(error.to_string(), "Deadlock found when trying to get lock; try restarting transaction");
+    // The victim was rolled back whole: its locks are gone and its changes undone.
+    assert!(!first.is_active());
+    assert!(first.changes().is_empty());
+    let (result, trx) = second.join().unwrap();
+    result.unwrap();
+    trx.commit(None).unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 200), user(2, "b@x", 200)]);
+    // A rolled-back transaction refuses further work.
+    assert!(first.insert(table, user(3, "c@x", 1)).is_err());
+}
+
+#[test]
+fn ddl_waits_for_writers_and_times_out_with_1205() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut writer = engine.begin();
+    writer.insert(table, user(1, "a@x", 1)).unwrap();
+    engine.set_lock_wait_timeout(Duration::from_millis(100));
+    assert_eq!(engine.truncate_table("d", "users").unwrap_err().mysql_code(), 1205);
+    writer.commit(None).unwrap();
+    engine.truncate_table("d", "users").unwrap();
+    assert!(committed_rows(&engine, table).is_empty());
+}
