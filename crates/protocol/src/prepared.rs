@@ -1,0 +1,376 @@
+//! The connection's prepared statements as the protocol sees them: ids,
+//! parameter counts, the parameter types remembered from the last execution
+//! that bound them, and long data (COM_STMT_SEND_LONG_DATA) accumulated until
+//! the next execution.
+//!
+//! COM_STMT_EXECUTE layout: statement id u32, cursor flags u8, iteration
+//! count u32, then for statements with parameters the NULL bitmap
+//! ((n + 7) / 8 bytes, column 0 = bit 0), the new-params-bound flag u8, the
+//! types (2 bytes each) when bound, and the non-NULL values.
+
+use std::collections::HashMap;
+
+use mysql_common::io::ParseBuf;
+
+use crate::binary::{decode_parameter, ParameterType};
+use crate::errors::{MysqlError, ProtocolError};
+use crate::value::Value;
+
+/// MariaDB clients execute "the statement just prepared" with this id.
+const LAST_PREPARED_STATEMENT_ID: u32 = u32::MAX;
+
+#[derive(Debug)]
+struct StatementState {
+    param_count: u16,
+    /// Types from the last execution that bound them.
+    param_types: Option<Vec<ParameterType>>,
+    /// Long data per parameter; empty until the first COM_STMT_SEND_LONG_DATA.
+    long_data: Vec<Option<Vec<u8>>>,
+    long_data_bytes: usize,
+    /// COM_STMT_SEND_LONG_DATA has no response, so its errors wait for the
+    /// next execution, as in MySQL.
+    long_data_error: Option<MysqlError>,
+}
+
+impl StatementState {
+    fn clear_long_data(&mut self) {
+        self.long_data.clear();
+        self.long_data_bytes = 0;
+        self.long_data_error = None;
+    }
+}
+
+/// What a COM_STMT_EXECUTE asks for.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Execution {
+    pub statement_id: u32,
+    pub params: Vec<Value>,
+}
+
+#[derive(Debug)]
+pub(crate) struct StatementTable {
+    statements: HashMap<u32, StatementState>,
+    next_id: u32,
+    last_prepared: Option<u32>,
+    statements_max: usize,
+    /// Bound on the long data of one statement (max_allowed_packet, as
+    /// MySQL's max_long_data_size was).
+    long_data_bytes_max: usize,
+}
+
+fn malformed(context: &'static str) -> ProtocolError {
+    ProtocolError::malformed(context, "packet truncated")
+}
+
+impl StatementTable {
+    pub fn new(statements_max: usize, long_data_bytes_max: usize) -> Self {
+        StatementTable {
+            statements: HashMap::new(),
+            next_id: 1,
+            last_prepared: None,
+            statements_max,
+            long_data_bytes_max,
+        }
+    }
+
+    /// The id the next prepared statement will get, if the limit allows one.
+    pub fn next_id(&mut self) -> Result<u32, MysqlError> {
+        if self.statements.len() >= self.statements_max {
+            return Err(MysqlError::too_many_prepared_statements(
+                self.statements_max,
+            ));
+        }
+        while self.next_id == 0
+            || self.next_id == LAST_PREPARED_STATEMENT_ID
+            || self.statements.contains_key(&self.next_id)
+        {
+            self.next_id = self.next_id.wrapping_add(1);
+        }
+        Ok(self.next_id)
+    }
+
+    /// Records a statement the session prepared under `id` (from `next_id`).
+    pub fn insert(&mut self, id: u32, param_count: u16) {
+        self.statements.insert(
+            id,
+            StatementState {
+                param_count,
+                param_types: None,
+                long_data: Vec::new(),
+                long_data_bytes: 0,
+                long_data_error: None,
+            },
+        );
+        self.next_id = id.wrapping_add(1);
+        self.last_prepared = Some(id);
+    }
+
+    pub fn remove(&mut self, id: u32) -> bool {
+        self.statements.remove(&id).is_some()
+    }
+
+    /// Every open statement id (to close them all on reset or disconnect).
+    pub fn drain_ids(&mut self) -> Vec<u32> {
+        self.last_prepared = None;
+        self.statements.drain().map(|(id, _)| id).collect()
+    }
+
+    /// COM_STMT_RESET: forget long data.
+    pub fn reset(&mut self, id: u32) -> Result<(), MysqlError> {
+        let state = self
+            .statements
+            .get_mut(&id)
+            .ok_or_else(|| MysqlError::unknown_statement(id, "mysqld_stmt_reset"))?;
+        state.clear_long_data();
+        Ok(())
+    }
+
+    /// COM_STMT_SEND_LONG_DATA (command byte included): statement id u32,
+    /// parameter index u16, data. Unknown statements are ignored (there is no
+    /// response to carry an error, and no execution to report it at).
+    pub fn append_long_data(&mut self, packet: &[u8]) -> Result<(), ProtocolError> {
+        let mut buf = ParseBuf(
+            packet
+                .get(1..)
+                .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?,
+        );
+        let id = buf
+            .checked_eat_u32_le()
+            .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
+        let index = buf
+            .checked_eat_u16_le()
+            .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
+        let data = buf.eat_all();
+        let long_data_bytes_max = self.long_data_bytes_max;
+        let Some(state) = self.statements.get_mut(&id) else {
+            return Ok(());
+        };
+        if state.long_data_error.is_some() {
+            return Ok(());
+        }
+        if index >= state.param_count {
+            state.long_data_error = Some(MysqlError::wrong_arguments("mysqld_stmt_send_long_data"));
+            return Ok(());
+        }
+        if state.long_data_bytes + data.len() > long_data_bytes_max {
+            state.long_data_error = Some(MysqlError::packet_too_large());
+            state.long_data.clear();
+            return Ok(());
+        }
+        if state.long_data.is_empty() {
+            state.long_data.resize(state.param_count.into(), None);
+        }
+        state.long_data[usize::from(index)]
+            .get_or_insert_with(Vec::new)
+            .extend_from_slice(data);
+        state.long_data_bytes += data.len();
+        Ok(())
+    }
+
+    /// Parses COM_STMT_EXECUTE (command byte included). The outer error is a
+    /// malformed packet (fatal to the connection); the inner one is an error
+    /// for the client (unknown statement, unbound types, long-data failure).
+    pub fn parse_execute(
+        &mut self,
+        packet: &[u8],
+    ) -> Result<Result<Execution, MysqlError>, ProtocolError> {
+        const CONTEXT: &str = "COM_STMT_EXECUTE";
+        let mut buf = ParseBuf(packet.get(1..).ok_or_else(|| malformed(CONTEXT))?);
+        let mut id = buf.checked_eat_u32_le().ok_or_else(|| malformed(CONTEXT))?;
+        let _cursor_flags = buf.checked_eat_u8().ok_or_else(|| malformed(CONTEXT))?;
+        let _iteration_count = buf.checked_eat_u32_le().ok_or_else(|| malformed(CONTEXT))?;
+        if id == LAST_PREPARED_STATEMENT_ID {
+            id = self.last_prepared.unwrap_or(id);
+        }
+        let Some(state) = self.statements.get_mut(&id) else {
+            return Ok(Err(MysqlError::unknown_statement(
+                id,
+                "mysqld_stmt_execute",
+            )));
+        };
+        // Long data belongs to this execution only, whatever its outcome.
+        let long_data = std::mem::take(&mut state.long_data);
+        state.long_data_bytes = 0;
+        if let Some(error) = state.long_data_error.take() {
+            return Ok(Err(error));
+        }
+        let count = usize::from(state.param_count);
+        if count == 0 {
+            return Ok(Ok(Execution {
+                statement_id: id,
+                params: Vec::new(),
+            }));
+        }
+        let null_bitmap = buf
+            .checked_eat(count.div_ceil(8))
+            .ok_or_else(|| malformed(CONTEXT))?;
+        let new_params_bound = buf.checked_eat_u8().ok_or_else(|| malformed(CONTEXT))?;
+        if new_params_bound == 1 {
+            let raw_types = buf
+                .checked_eat(2 * count)
+                .ok_or_else(|| malformed(CONTEXT))?;
+            let types = raw_types
+                .chunks_exact(2)
+                .map(|pair| ParameterType::from_wire(pair[0], pair[1]))
+                .collect::<Result<Vec<_>, _>>()?;
+            state.param_types = Some(types);
+        }
+        let Some(types) = &state.param_types else {
+            return Ok(Err(MysqlError::wrong_arguments("mysqld_stmt_execute")));
+        };
+        let mut params = Vec::with_capacity(count);
+        for (index, parameter_type) in types.iter().enumerate() {
+            // Long data replaces the value; the client sends none for it.
+            if let Some(Some(data)) = long_data.get(index) {
+                params.push(Value::Bytes(data.clone()));
+                continue;
+            }
+            if null_bitmap[index / 8] & (1 << (index % 8)) != 0 {
+                params.push(Value::Null);
+                continue;
+            }
+            params.push(decode_parameter(&mut buf, *parameter_type)?);
+        }
+        Ok(Ok(Execution {
+            statement_id: id,
+            params,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mysql_common::packets::ComStmtExecuteRequestBuilder;
+    use mysql_common::proto::MySerialize;
+    use mysql_common::Value as M;
+
+    fn execute_packet(id: u32, params: &[M]) -> Vec<u8> {
+        let (request, _) = ComStmtExecuteRequestBuilder::new(id).build(params);
+        let mut bytes = Vec::new();
+        request.serialize(&mut bytes);
+        bytes
+    }
+
+    #[test]
+    fn executes_decode_like_mysql_commons_client_encodes() {
+        let mut table = StatementTable::new(10, 1 << 20);
+        let id = table.next_id().unwrap();
+        table.insert(id, 5);
+        let params = [
+            M::Int(-3),
+            M::UInt(u64::MAX),
+            M::Bytes(b"abc".to_vec()),
+            M::NULL,
+            M::Double(2.5),
+        ];
+        let execution = table
+            .parse_execute(&execute_packet(id, &params))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            execution.params,
+            vec![
+                Value::Int(-3),
+                Value::UInt(u64::MAX),
+                Value::Bytes(b"abc".to_vec()),
+                Value::Null,
+                Value::Double(2.5)
+            ]
+        );
+
+        // Without new types, the remembered ones apply.
+        let mut packet = execute_packet(
+            id,
+            &[
+                M::Int(1),
+                M::UInt(2),
+                M::Bytes(b"x".to_vec()),
+                M::NULL,
+                M::Double(0.5),
+            ],
+        );
+        let bound_flag_at = 1 + 4 + 1 + 4 + 1;
+        packet[bound_flag_at] = 0;
+        packet.drain(bound_flag_at + 1..bound_flag_at + 1 + 10);
+        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        assert_eq!(execution.params[2], Value::Bytes(b"x".to_vec()));
+    }
+
+    #[test]
+    fn long_data_replaces_the_value_once() {
+        let mut table = StatementTable::new(10, 8);
+        let id = table.next_id().unwrap();
+        table.insert(id, 2);
+        let mut long_data = vec![0x18];
+        long_data.extend_from_slice(&id.to_le_bytes());
+        long_data.extend_from_slice(&1u16.to_le_bytes());
+        long_data.extend_from_slice(b"abcd");
+        table.append_long_data(&long_data).unwrap();
+        table.append_long_data(&long_data).unwrap();
+        let packet = execute_packet(id, &[M::Int(1), M::NULL]);
+        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        assert_eq!(
+            execution.params,
+            vec![Value::Int(1), Value::Bytes(b"abcdabcd".to_vec())]
+        );
+        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        assert_eq!(execution.params, vec![Value::Int(1), Value::Null]);
+
+        // Over the bound: the next execution fails with 1153.
+        for _ in 0..3 {
+            table.append_long_data(&long_data).unwrap();
+        }
+        assert_eq!(
+            table.parse_execute(&packet).unwrap().unwrap_err().code,
+            1153
+        );
+    }
+
+    #[test]
+    fn errors_for_the_client_and_fatal_ones() {
+        let mut table = StatementTable::new(1, 1 << 20);
+        let id = table.next_id().unwrap();
+        table.insert(id, 1);
+        assert_eq!(table.next_id().unwrap_err().code, 1461);
+        assert_eq!(
+            table
+                .parse_execute(&execute_packet(99, &[]))
+                .unwrap()
+                .unwrap_err()
+                .code,
+            1243
+        );
+        let mut unbound = execute_packet(id, &[M::Int(1)]);
+        unbound.truncate(1 + 4 + 1 + 4 + 1);
+        unbound.push(0);
+        assert_eq!(
+            table.parse_execute(&unbound).unwrap().unwrap_err().code,
+            1210
+        );
+        let truncated = &execute_packet(id, &[M::Int(1)])[..14];
+        assert!(table.parse_execute(truncated).is_err());
+        assert_eq!(table.reset(77).unwrap_err().code, 1243);
+    }
+
+    #[test]
+    fn random_execute_and_long_data_packets_never_panic() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut table = StatementTable::new(4, 1 << 16);
+        for params in [0u16, 1, 3, 9] {
+            let id = table.next_id().unwrap();
+            table.insert(id, params);
+        }
+        for _ in 0..20_000 {
+            let mut packet = vec![if rng.gen() { 0x17 } else { 0x18 }];
+            packet.extend_from_slice(&rng.gen_range(0u32..6).to_le_bytes());
+            packet.extend((0..rng.gen_range(0..40)).map(|_| rng.gen::<u8>()));
+            if packet[0] == 0x17 {
+                let _ = table.parse_execute(&packet);
+            } else {
+                let _ = table.append_long_data(&packet);
+            }
+        }
+    }
+}
