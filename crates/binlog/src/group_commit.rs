@@ -89,6 +89,8 @@ struct FlushedGroup {
     end_position: u64,
     /// Global sequence number of its last transaction.
     last_global: u64,
+    /// Files its transactions are in (counted in flight until COMMIT ends).
+    files: Vec<u64>,
 }
 
 /// State of the SYNC stage.
@@ -159,8 +161,8 @@ impl BinaryLog {
         }
 
         // FLUSH.
-        let (infos, end_position) = match self.flush_group(&mut writer, &mut group) {
-            Ok(pair) => pair,
+        let (infos, end_position, files) = match self.flush_group(&mut writer, &mut group) {
+            Ok(flushed) => flushed,
             Err(error) => {
                 self.poison(&error);
                 let text = error.to_string();
@@ -175,6 +177,7 @@ impl BinaryLog {
             path: writer.active.path.clone(),
             end_position,
             last_global: writer.dependency.last_assigned(),
+            files,
         };
         if options.sync_binlog != 1 {
             self.publish(flushed.file_number, end_position);
@@ -234,8 +237,10 @@ impl BinaryLog {
         let mut results = Vec::new();
         let mut last_global = 0;
         let groups = batch.len() as u64;
+        let mut committed_files = Vec::new();
         for flushed in batch {
             last_global = last_global.max(flushed.last_global);
+            committed_files.extend(flushed.files);
             for (mut pending, info) in flushed.group.into_iter().zip(flushed.infos) {
                 if let Some(hook) = pending.hook.take() {
                     hook(&info);
@@ -260,6 +265,13 @@ impl BinaryLog {
         for (slot, info) in results {
             deliver(&slot, Ok(info));
         }
+        // Closed files whose last transactions just committed lose their in-use flag.
+        for file_number in committed_files {
+            inner.in_flight.remove(file_number);
+        }
+        if let Err(error) = self.clear_closed_files() {
+            self.poison(&error);
+        }
 
         if end_position >= options.max_binlog_size {
             let mut writer = inner.writer.lock();
@@ -282,12 +294,14 @@ impl BinaryLog {
     /// order, copied into the active file or, when large, promoted into the
     /// log by rename. Returns the transactions' places and the active
     /// file's new end.
-    fn flush_group(&self, writer: &mut Writer, group: &mut [Pending]) -> Result<(Vec<CommitInfo>, u64)> {
+    fn flush_group(&self, writer: &mut Writer, group: &mut [Pending]) -> Result<(Vec<CommitInfo>, u64, Vec<u64>)> {
         let inner = &self.inner;
         let options = &inner.options;
         let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
         inner.crash.hit(crash_points::FLUSH_BEFORE_WRITE).map_err(|e| BinlogError::io("crash point", &writer.active.path, e))?;
         let mut infos = Vec::with_capacity(group.len());
+        // Files this group writes into, each counted in flight once.
+        let mut files: Vec<u64> = Vec::new();
         let mut buffer: Vec<u8> = Vec::new();
         // File offset of buffer[0] in the active file.
         let mut buffer_start = writer.active.position;
@@ -314,8 +328,12 @@ impl BinaryLog {
                 gtid_event.last_committed = 0;
                 gtid_event.sequence_number = 1;
                 let timestamp = pending.cache.timestamp;
+                // In flight before the promotion can close anything.
+                let promoted_number = writer.active.number + 1;
+                inner.in_flight.add(promoted_number);
                 match self.promote_locked(writer, &sealed, &mut pending.cache, &mut gtid_event, timestamp)? {
                     Some(promoted) => {
+                        files.push(promoted_number);
                         writer.next_gno += 1;
                         writer.executed.add(gtid);
                         infos.push(CommitInfo {
@@ -331,12 +349,17 @@ impl BinaryLog {
                         continue;
                     }
                     None => {
+                        inner.in_flight.remove(promoted_number);
                         inner.counters.large_transaction_missed.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!("large transaction {gtid} not promoted: header room {} too small; copying", sealed.header_room);
                         gtid_event.last_committed = clock.last_committed;
                         gtid_event.sequence_number = clock.sequence_number;
                     }
                 }
+            }
+            if !files.contains(&writer.active.number) {
+                files.push(writer.active.number);
+                inner.in_flight.add(writer.active.number);
             }
             let cache = &pending.cache;
             let length = gtid_event.settle_transaction_length(cache.len(), identity.checksum);
@@ -375,7 +398,7 @@ impl BinaryLog {
         }
         self.write_buffer(writer, &mut buffer, &mut buffer_start)?;
         inner.crash.hit(crash_points::FLUSH_AFTER_WRITE).map_err(|e| BinlogError::io("crash point", &writer.active.path, e))?;
-        Ok((infos, writer.active.position))
+        Ok((infos, writer.active.position, files))
     }
 
     /// Writes the accumulated bytes at the active file's end.

@@ -12,6 +12,7 @@ pub mod dependency;
 pub mod error;
 pub mod file_reader;
 pub mod group_commit;
+pub mod in_flight;
 pub mod index;
 pub mod log;
 pub mod options;

@@ -90,6 +90,7 @@ pub(crate) struct Inner {
     pub readers: Mutex<std::collections::BTreeMap<u64, u64>>,
     pub next_reader_id: AtomicU64,
     pub purged_gtids: Mutex<GtidSet>,
+    pub in_flight: crate::in_flight::InFlight,
 }
 
 /// An open binary log. Cheap to clone; all clones share one log.
@@ -162,6 +163,7 @@ impl BinaryLog {
                 readers: Default::default(),
                 next_reader_id: AtomicU64::new(1),
                 purged_gtids: Mutex::new(purged),
+                in_flight: Default::default(),
             }),
         };
         if log.inner.options.binlog_expire_logs_seconds > 0 {
@@ -324,8 +326,10 @@ impl BinaryLog {
         index::store(self.inner.storage.as_ref(), options, &names, crash)?;
         writer.index = names;
         crash.hit(crash_points::ROTATE_AFTER_INDEX).map_err(|e| BinlogError::io("crash point", &new_file.path, e))?;
-        recovery::clear_in_use_flag(self.inner.storage.as_ref(), &old_path)?;
-        self.inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+        // The old file keeps its in-use flag until every transaction in it
+        // is committed in the engine (see in_flight.rs).
+        self.inner.in_flight.closed(old_number, old_path);
+        self.clear_closed_files()?;
         let (number, position) = (new_file.number, new_file.position);
         writer.active = new_file;
         writer.dependency.rotate();
@@ -343,6 +347,9 @@ impl BinaryLog {
         }
         writer.closed = true;
         self.check_usable()?;
+        // Groups still in their SYNC or COMMIT stage finish first.
+        self.inner.in_flight.wait_drained();
+        self.clear_closed_files()?;
         let options = &self.inner.options;
         let _sync = self.inner.sync_stage.lock();
         let mut stop = Vec::new();

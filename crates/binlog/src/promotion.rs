@@ -33,7 +33,6 @@ use crate::crash_points;
 use crate::error::{BinlogError, Result};
 use crate::index;
 use crate::log::{create_file, now_seconds, BinaryLog, Writer};
-use crate::recovery;
 
 /// Builds the bytes that fill the reserved room exactly: magic, FDE (not
 /// in use: a promoted file is complete once listed), Previous_gtids,
@@ -50,6 +49,7 @@ pub fn build_header(
 ) -> Option<Vec<u8>> {
     let footer = if identity.checksum { 4 } else { 0 };
     let fde = Event::FormatDescription(FormatDescription::binlogd(timestamp, identity.checksum));
+    let in_use = binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
     let previous = Event::PreviousGtids(previous_gtids.clone());
     let gtid = Event::Gtid(gtid_event.clone());
     let size = |event: &Event| {
@@ -62,7 +62,8 @@ pub fn build_header(
     let fixed = BINLOG_MAGIC.len() as u64 + size(&fde) + size(&previous) + lth_minimum + size(&gtid);
     let padding = header_room.checked_sub(fixed)?;
     let mut out = BINLOG_MAGIC.to_vec();
-    let mut end = append_event(&mut out, 4, &fde, timestamp, 0, identity);
+    // In use until the transaction's engine commit: recovery then scans it.
+    let mut end = append_event(&mut out, 4, &fde, timestamp, in_use, identity);
     end = append_event(&mut out, end, &previous, timestamp, 0, identity);
     let header = Event::LargeTransactionHeader(LargeTransactionHeaderEvent {
         version: binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_VERSION,
@@ -189,7 +190,12 @@ impl BinaryLog {
         crash.hit(crash_points::PROMOTE_AFTER_INDEX).map_err(|e| BinlogError::io("crash point", &next.path, e))?;
 
         // 7. Tidy up and count.
-        recovery::clear_in_use_flag(storage, &old_path)?;
+        // Both keep their in-use flags until their transactions are
+        // committed in the engine (see in_flight.rs): the old file's last
+        // groups may still be in their COMMIT stage, and this one's is ahead.
+        inner.in_flight.closed(old_number, old_path.clone());
+        inner.in_flight.closed(promoted_number, promoted_path.clone());
+        self.clear_closed_files()?;
         storage.remove(&options.promotion_marker_path()).map_err(|e| BinlogError::io("remove", options.promotion_marker_path(), e))?;
         inner.counters.large_transaction_promotions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         crash.hit(crash_points::PROMOTE_AFTER_COUNT).map_err(|e| BinlogError::io("crash point", &next.path, e))?;

@@ -50,6 +50,8 @@ pub struct FileScan {
     /// GTIDs of the complete transactions in the file.
     pub gtids: GtidSet,
     pub xids: BTreeSet<u64>,
+    /// GTID of each XID's transaction.
+    pub xid_gtids: std::collections::BTreeMap<u64, Gtid>,
     pub transaction_count: u64,
     /// Offset just after the last complete transaction or control event.
     pub last_boundary: u64,
@@ -116,6 +118,9 @@ pub struct RecoveryReport {
     /// XIDs of complete transactions in the scanned files: the engine
     /// commits its prepared transactions with these and rolls back the rest.
     pub xids: BTreeSet<u64>,
+    /// The GTID each of those XIDs was logged with (the engine records it
+    /// with the transaction it commits at recovery).
+    pub xid_gtids: std::collections::BTreeMap<u64, Gtid>,
     /// (file, from length, to length) of each truncation.
     pub truncated: Vec<(String, u64, u64)>,
     pub flags_cleared: Vec<String>,
@@ -201,6 +206,7 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
         previous_gtids: GtidSet::new(),
         gtids: GtidSet::new(),
         xids: BTreeSet::new(),
+        xid_gtids: Default::default(),
         transaction_count: 0,
         last_boundary: 4,
         damage: None,
@@ -232,6 +238,7 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
                     scan.gtids.add(found.gtid);
                     if let Some(xid) = found.xid {
                         scan.xids.insert(xid);
+                        scan.xid_gtids.insert(xid, found.gtid);
                     }
                     scan.transaction_count += 1;
                     scan.last_boundary = found.end;
@@ -312,6 +319,9 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
             }
             if let Some(xid) = xid {
                 scan.xids.insert(xid);
+                if let Some(gtid) = gtid {
+                    scan.xid_gtids.insert(xid, gtid);
+                }
             }
             scan.transaction_count += 1;
             scan.last_boundary = end;
@@ -411,6 +421,7 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
             }
         }
         report.xids.extend(scan.xids.iter().copied());
+        report.xid_gtids.extend(scan.xid_gtids.iter().map(|(x, g)| (*x, *g)));
         if is_last {
             report.executed_gtids = scan.previous_gtids.clone();
             report.executed_gtids.union(&scan.gtids);

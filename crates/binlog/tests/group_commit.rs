@@ -108,3 +108,38 @@ fn writeset_tracking_gives_disjoint_transactions_the_same_last_committed() {
     }
     assert_eq!(contents.transactions[10].last_committed, 4);
 }
+
+#[test]
+fn a_rotated_file_stays_in_use_until_its_engine_commits_finish() {
+    use binlog::CrashPoints;
+    let storage = SimStorage::new();
+    let log = open(&sim_dir(), Arc::new(storage.clone()), |_| {});
+    let first = log.active_position().0;
+    // A commit hook (the engine commit) that blocks until released.
+    let (entered_sender, entered) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let committer_log = log.clone();
+    let committer = std::thread::spawn(move || {
+        let hook: binlog::CommitHook = Box::new(move |_| {
+            entered_sender.send(()).unwrap();
+            released.recv().unwrap();
+        });
+        committer_log.commit_with_hook(transaction(&committer_log, 42, 1), Some(hook)).unwrap()
+    });
+    entered.recv_timeout(Duration::from_secs(10)).unwrap();
+    // FLUSH BINARY LOGS while the engine commit of xid 42 is pending.
+    log.rotate().unwrap();
+    // Crash now: the engine never committed xid 42, so recovery must hand
+    // its XID over although its file is no longer the last one.
+    let image = storage.process_kill_image();
+    let (_, report) = BinaryLog::open(options(&sim_dir()), Arc::new(image), CrashPoints::default()).unwrap();
+    assert!(report.scanned_files.contains(&first), "{:?}", report.scanned_files);
+    assert!(report.xids.contains(&42));
+    assert_eq!(report.xid_gtids[&42].gno, 1);
+    // Once the engine commit finishes, the old file's flag is cleared.
+    release.send(()).unwrap();
+    committer.join().unwrap();
+    let bytes = storage.file_bytes(&sim_dir().join(&first)).unwrap();
+    let flags = u16::from_le_bytes(bytes[21..23].try_into().unwrap());
+    assert_eq!(flags & binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F, 0);
+}
