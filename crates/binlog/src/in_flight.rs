@@ -29,6 +29,8 @@ struct InFlightState {
     groups_per_file: BTreeMap<u64, u64>,
     /// Closed files whose in-use flag is still set.
     closed: BTreeMap<u64, PathBuf>,
+    /// Closed files whose flag a thread is clearing right now.
+    clearing: std::collections::BTreeSet<u64>,
 }
 
 impl InFlight {
@@ -56,12 +58,33 @@ impl InFlight {
         self.state.lock().closed.insert(file_number, path);
     }
 
+    /// Whether `file_number` still has uncommitted transactions or a set
+    /// in-use flag: purge must not remove it, recovery may need its XIDs.
+    pub fn is_pending(&self, file_number: u64) -> bool {
+        let state = self.state.lock();
+        state.groups_per_file.contains_key(&file_number)
+            || state.closed.contains_key(&file_number)
+            || state.clearing.contains(&file_number)
+    }
+
     /// Takes the closed files with nothing in flight (each is handed out once).
-    fn take_clearable(&self) -> Vec<PathBuf> {
+    /// They stay pending (not purgeable) until [`InFlight::cleared`].
+    fn take_clearable(&self) -> Vec<(u64, PathBuf)> {
         let mut state = self.state.lock();
         let clearable: Vec<u64> =
             state.closed.keys().copied().filter(|n| !state.groups_per_file.contains_key(n)).collect();
-        clearable.into_iter().filter_map(|n| state.closed.remove(&n)).collect()
+        let mut taken = Vec::new();
+        for number in clearable {
+            if let Some(path) = state.closed.remove(&number) {
+                state.clearing.insert(number);
+                taken.push((number, path));
+            }
+        }
+        taken
+    }
+
+    fn cleared(&self, file_number: u64) {
+        self.state.lock().clearing.remove(&file_number);
     }
 
     /// Waits until no group is between FLUSH and the end of COMMIT.
@@ -76,8 +99,10 @@ impl InFlight {
 impl BinaryLog {
     /// Clears the in-use flag of every closed file nothing is in flight in.
     pub(crate) fn clear_closed_files(&self) -> Result<()> {
-        for path in self.inner.in_flight.take_clearable() {
-            recovery::clear_in_use_flag(self.inner.storage.as_ref(), &path)?;
+        for (number, path) in self.inner.in_flight.take_clearable() {
+            let cleared = recovery::clear_in_use_flag(self.inner.storage.as_ref(), &path);
+            self.inner.in_flight.cleared(number);
+            cleared?;
             self.inner.counters.fsyncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(())

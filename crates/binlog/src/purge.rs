@@ -20,6 +20,9 @@ pub struct PurgeReport {
     /// Set when a reader's position stopped the purge early (MySQL warns
     /// "file ... was not purged because it is being read").
     pub stopped_by_reader: Option<String>,
+    /// Set when a file whose transactions are not all committed in the
+    /// engine yet stopped the purge.
+    pub stopped_by_in_flight: Option<String>,
 }
 
 impl BinaryLog {
@@ -70,6 +73,11 @@ impl BinaryLog {
             let number = options.file_number(name).unwrap_or(0);
             if oldest_read.is_some_and(|reading| number >= reading) {
                 report.stopped_by_reader = Some(name.clone());
+                break;
+            }
+            // Transactions in it may still be uncommitted in the engine.
+            if inner.in_flight.is_pending(number) {
+                report.stopped_by_in_flight = Some(name.clone());
                 break;
             }
             purge.push(name.clone());

@@ -89,12 +89,16 @@ fn run_workload(storage: &SimStorage, crash: &CrashPoints, dir: &Path, seed: u64
             break;
         }
         if round % 5 == 2 {
-            let _ = log.rotate();
+            if let Err(error) = log.rotate() {
+                assert!(storage.is_frozen() || error.to_string().contains("simulated"), "rotate failed without a fault: {error}");
+            }
         }
         if round % 7 == 3 {
             let names = log.file_names();
             if names.len() > 2 {
-                let _ = log.purge_to(&names[rng.gen_range(1..names.len() - 1)]);
+                if let Err(error) = log.purge_to(&names[rng.gen_range(1..names.len() - 1)]) {
+                    assert!(storage.is_frozen() || error.to_string().contains("simulated"), "purge failed without a fault: {error}");
+                }
             }
         }
     }
