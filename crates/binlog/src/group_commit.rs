@@ -245,8 +245,10 @@ impl BinaryLog {
                 if let Some(hook) = pending.hook.take() {
                     hook(&info);
                 }
-                pending.cache.clear();
-                results.push((pending.slot, info));
+                // The cache (and its spill file) is dropped after the commit
+                // lock is released: unlinking a GiB-sized spill file takes
+                // hundreds of milliseconds nobody else should wait for.
+                results.push((pending.slot, info, pending.cache));
             }
         }
         inner.max_committed.fetch_max(last_global, Ordering::AcqRel);
@@ -257,14 +259,17 @@ impl BinaryLog {
         if let Err(error) = hooks_done {
             let error = BinlogError::io("crash point", &path, error);
             self.poison(&error);
-            for (slot, _) in results {
+            for (slot, _, _) in results {
                 deliver(&slot, Err(BinlogError::PreviousIo { first_error: error.to_string() }));
             }
             return;
         }
-        for (slot, info) in results {
+        let mut caches = Vec::with_capacity(results.len());
+        for (slot, info, cache) in results {
             deliver(&slot, Ok(info));
+            caches.push(cache);
         }
+        drop(caches);
         // Closed files whose last transactions just committed lose their in-use flag.
         for file_number in committed_files {
             inner.in_flight.remove(file_number);
