@@ -1,7 +1,6 @@
 //! Command line: `binlogd <subcommand> ...`.
 //!
-//! Each subcommand lives in its own module (`inspect` today; `bench` and
-//! `serve` to come) and owns its arguments struct (`clap::Args`) and a
+//! Each subcommand lives in its own module (`inspect`, `bench`, `serve`) and owns its arguments struct (`clap::Args`) and a
 //! `run(&Args) -> ExitCode`. Adding one means: a module, a variant below,
 //! and an arm in `main.rs`'s `match`.
 
@@ -22,4 +21,6 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Run a benchmark (`bench commit`: group-commit throughput); prints a table or JSON, optionally CSV and a PNG chart.
     Bench(crate::bench::BenchArgs),
+    /// Run the MySQL-compatible server: `serve [--datadir DIR] [--port N] [--bind ADDR] [--defaults-file FILE] [--NAME=VALUE ...]`.
+    Serve(crate::serve::ServeArgs),
 }

@@ -3,6 +3,7 @@
 mod bench;
 mod cli;
 mod inspect;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -11,18 +12,23 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    init_logging();
     let cli = Cli::parse();
+    // A server logs what it does (startup, shutdown) by default; the other
+    // commands keep stderr for warnings.
+    init_logging(if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" });
     match &cli.command {
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 
-/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings), so that
-/// stdout stays clean for the output of commands like `inspect --json`.
-fn init_logging() {
+/// Logs go to stderr with timestamps, filtered by `RUST_LOG` (default:
+/// `default_level`), so that stdout stays clean for the output of commands
+/// like `inspect --json`.
+fn init_logging(default_level: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
 }

@@ -4,13 +4,27 @@
 //!
 //! - `commit` ([`commit`]): group-commit throughput, latency and commits
 //!   per fsync with N concurrent sessions.
+//! - `large-commit` ([`large_commit`]): commit latency of one large
+//!   transaction and the background commits' throughput and latency
+//!   meanwhile, promotion ON vs OFF (seed 000 figure 4).
+//! - `recovery` ([`recovery`]): binlog recovery time after a crash that
+//!   leaves a large transaction last in the log, ON vs OFF (figure 5).
+//! - `engine` ([`engine`]): small read-write transactions through the
+//!   durable database (engine, redo, binlog, two-phase commit); tps, p99
+//!   and fsyncs per second of each log.
 
 pub mod commit;
+pub mod engine;
+pub mod large_commit;
+pub mod recovery;
 pub mod report;
 
 use std::process::ExitCode;
 
 use self::commit::CommitBenchArgs;
+use self::engine::EngineBenchArgs;
+use self::large_commit::LargeCommitBenchArgs;
+use self::recovery::RecoveryBenchArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -23,12 +37,26 @@ pub enum Benchmark {
     /// Group commit: N sessions commit small transactions at once; prints
     /// commits/s, commit latency and commits per fsync.
     Commit(CommitBenchArgs),
+    /// One large transaction commits while background sessions commit
+    /// small ones; prints its commit latency, the background's worst
+    /// 100 ms window and latency, and peak disk use, promotion ON vs OFF.
+    LargeCommit(LargeCommitBenchArgs),
+    /// Crash with a large transaction last in the log, then time binlog
+    /// recovery at the next open, promotion ON vs OFF.
+    Recovery(RecoveryBenchArgs),
+    /// Sessions run small read-write transactions against the database
+    /// (engine + redo + binlog, two-phase commit); prints tps, p99 latency
+    /// and redo and binlog fsyncs per second.
+    Engine(EngineBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
 pub fn run(args: &BenchArgs) -> ExitCode {
     let (name, result) = match &args.benchmark {
         Benchmark::Commit(args) => ("commit", commit::run(args)),
+        Benchmark::LargeCommit(args) => ("large-commit", large_commit::run(args)),
+        Benchmark::Recovery(args) => ("recovery", recovery::run(args)),
+        Benchmark::Engine(args) => ("engine", engine::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

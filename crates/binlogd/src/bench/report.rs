@@ -1,5 +1,6 @@
 //! What every benchmark prints and writes: an aligned text table, a CSV
-//! file with one row per run, and a PNG bar chart.
+//! file with one row per run, and a PNG chart (bars, or lines over a
+//! linear or logarithmic axis).
 //!
 //! The PNG is drawn with `plotters` into an in-memory RGB buffer and
 //! encoded here, because the workspace builds `plotters` without a font
@@ -171,6 +172,196 @@ fn draw_bars(pixels: &mut [u8], title: &str, bars: &[Bar]) -> Result<(), String>
         .map_err(error)?;
     let title = fit_text(title, PLOT_WIDTH as i32 - 20, 2);
     draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title, 2)) / 2, 18), &title, 2, AXIS_COLOR)?;
+    root.present().map_err(error)
+}
+
+/// How an axis maps values to pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    /// Powers of ten evenly spaced. Points with a value ≤ 0 on a log axis
+    /// cannot be drawn and are left out.
+    Log,
+}
+
+/// One line of a [`LineChart`]: its legend label and its (x, y) points,
+/// joined in the order given.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart of one or more lines over a shared x axis, e.g. latency
+/// against transaction size for two settings.
+#[derive(Debug, Clone)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    /// Drawn above the y axis (the pixel font has no vertical text).
+    pub y_label: String,
+    pub x_scale: Scale,
+    pub y_scale: Scale,
+    /// Where the x axis is labelled and with what (e.g. 64 MiB as
+    /// "64MiB"); the x axis spans these and every point.
+    pub x_ticks: Vec<(f64, String)>,
+    pub series: Vec<Series>,
+}
+
+impl Scale {
+    fn can_draw(self, value: f64) -> bool {
+        value.is_finite() && (self == Scale::Linear || value > 0.0)
+    }
+}
+
+impl LineChart {
+    fn is_drawable(&self, (x, y): (f64, f64)) -> bool {
+        self.x_scale.can_draw(x) && self.y_scale.can_draw(y)
+    }
+}
+
+/// Line colours, in series order (then repeated).
+const SERIES_COLORS: [RGBColor; 4] = [BAR_COLOR, RGBColor(210, 90, 60), RGBColor(60, 150, 80), RGBColor(150, 90, 180)];
+
+/// Draws `chart` and writes it to `path` as a PNG. Labels are upper-cased
+/// (the pixel font has no lower case).
+pub fn plot_lines(path: &Path, chart: &LineChart) -> Result<(), String> {
+    let points: Vec<(f64, f64)> =
+        chart.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| chart.is_drawable(*p)).collect();
+    if points.is_empty() {
+        return Err(format!("plot {}: nothing to plot", path.display()));
+    }
+    if let Some((x, _)) = chart.x_ticks.iter().find(|(x, _)| !chart.x_scale.can_draw(*x)) {
+        return Err(format!("plot {}: x tick {x} cannot be drawn on this axis", path.display()));
+    }
+    let mut pixels = vec![255u8; (PLOT_WIDTH * PLOT_HEIGHT * 3) as usize];
+    // As in `plot_bars`: a plotting bug must not abort a finished benchmark.
+    let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| draw_lines(&mut pixels, chart, &points)));
+    match drawn {
+        Ok(Ok(())) => {}
+        Ok(Err(error)) => return Err(format!("plot {}: {error}", path.display())),
+        Err(_) => return Err(format!("plot {}: the plotting library panicked; no chart written", path.display())),
+    }
+    let png = encode_png_rgb(PLOT_WIDTH, PLOT_HEIGHT, &pixels);
+    std::fs::File::create(path)
+        .and_then(|mut file| file.write_all(&png))
+        .map_err(|e| format!("writing PNG file {}: {e}", path.display()))
+}
+
+/// An axis: the span of transformed values (log10 of the value on a log
+/// axis) that maps onto the plot area.
+struct Axis {
+    scale: Scale,
+    low: f64,
+    high: f64,
+}
+
+impl Axis {
+    fn transform(&self, value: f64) -> f64 {
+        match self.scale {
+            Scale::Linear => value,
+            Scale::Log => value.log10(),
+        }
+    }
+
+    /// 0 at the low end of the axis, 1 at the high end.
+    fn fraction(&self, value: f64) -> f64 {
+        (self.transform(value) - self.low) / (self.high - self.low)
+    }
+}
+
+fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Result<(), String> {
+    let root = BitMapBackend::with_buffer(pixels, (PLOT_WIDTH, PLOT_HEIGHT)).into_drawing_area();
+    let error = |e: DrawingAreaErrorKind<_>| e.to_string();
+    root.fill(&WHITE).map_err(error)?;
+    let (left, right) = (MARGIN_LEFT, PLOT_WIDTH as i32 - MARGIN_RIGHT);
+    let (top, bottom) = (MARGIN_TOP, PLOT_HEIGHT as i32 - MARGIN_BOTTOM);
+
+    // x: the span of the ticks and points, with a margin so that no point
+    // sits on the frame.
+    let x_values = points.iter().map(|p| p.0).chain(chart.x_ticks.iter().map(|t| t.0));
+    let mut x_axis = Axis { scale: chart.x_scale, low: f64::INFINITY, high: f64::NEG_INFINITY };
+    for value in x_values {
+        let t = x_axis.transform(value);
+        x_axis.low = x_axis.low.min(t);
+        x_axis.high = x_axis.high.max(t);
+    }
+    let pad = if x_axis.high > x_axis.low { (x_axis.high - x_axis.low) * 0.06 } else { 1.0 };
+    x_axis.low -= pad;
+    x_axis.high += pad;
+
+    // y: from 0 (linear) or the decade below the smallest value (log) to
+    // the tick above the largest; every tick labelled.
+    let y_maximum = points.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    let (y_axis, y_ticks): (Axis, Vec<f64>) = match chart.y_scale {
+        Scale::Linear => {
+            let (step, ticks) = nice_ticks(y_maximum);
+            let ticks: Vec<f64> = (0..=ticks).map(|tick| step * tick as f64).collect();
+            (Axis { scale: Scale::Linear, low: 0.0, high: *ticks.last().unwrap() }, ticks)
+        }
+        Scale::Log => {
+            let y_minimum = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+            let low = y_minimum.log10().floor() as i32;
+            let high = (y_maximum.log10().ceil() as i32).max(low + 1);
+            let ticks = (low..=high).map(|power| 10f64.powi(power)).collect();
+            (Axis { scale: Scale::Log, low: low as f64, high: high as f64 }, ticks)
+        }
+    };
+    let x_of = |value: f64| left + (x_axis.fraction(value) * (right - left) as f64).round() as i32;
+    let y_of = |value: f64| bottom - (y_axis.fraction(value) * (bottom - top) as f64).round() as i32;
+
+    for (index, &value) in y_ticks.iter().enumerate() {
+        let y = y_of(value);
+        if index > 0 {
+            root.draw(&PathElement::new(vec![(left, y), (right, y)], GRID_COLOR.stroke_width(1))).map_err(error)?;
+        }
+        let label = format_tick(value);
+        draw_text(&root, (left - 8 - text_width(&label, 2), y - 7), &label, 2, AXIS_COLOR)?;
+    }
+    let slot = (right - left) / chart.x_ticks.len().max(1) as i32;
+    for (value, label) in &chart.x_ticks {
+        let x = x_of(*value);
+        root.draw(&PathElement::new(vec![(x, top), (x, bottom)], GRID_COLOR.stroke_width(1))).map_err(error)?;
+        let label = fit_text(label, slot - 4, 2);
+        draw_text(&root, (x - text_width(&label, 2) / 2, bottom + 10), &label, 2, AXIS_COLOR)?;
+    }
+
+    for (index, series) in chart.series.iter().enumerate() {
+        let color = SERIES_COLORS[index % SERIES_COLORS.len()];
+        let pixels: Vec<(i32, i32)> =
+            series.points.iter().filter(|p| chart.is_drawable(**p)).map(|&(x, y)| (x_of(x), y_of(y))).collect();
+        if pixels.len() > 1 {
+            root.draw(&PathElement::new(pixels.clone(), color.stroke_width(2))).map_err(error)?;
+        }
+        for pixel in pixels {
+            root.draw(&Circle::new(pixel, 4, color.filled())).map_err(error)?;
+        }
+    }
+    // The legend sits above the plot area, right-aligned on the y label's
+    // row, so that no line runs through it: entries from right to left.
+    let mut legend_right = right;
+    for (index, series) in chart.series.iter().enumerate().rev() {
+        let color = SERIES_COLORS[index % SERIES_COLORS.len()];
+        let legend_y = top - 28;
+        let label = fit_text(&series.label, (right - left) / 3, 2);
+        let legend_x = legend_right - text_width(&label, 2);
+        root.draw(&PathElement::new(
+            vec![(legend_x - 34, legend_y + 7), (legend_x - 8, legend_y + 7)],
+            color.stroke_width(3),
+        ))
+        .map_err(error)?;
+        draw_text(&root, (legend_x, legend_y), &label, 2, AXIS_COLOR)?;
+        legend_right = legend_x - 34 - 20;
+    }
+
+    root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2)))
+        .map_err(error)?;
+    let y_label = fit_text(&chart.y_label, right - left, 2);
+    draw_text(&root, (left - text_width(&y_label, 2).min(left - 4), top - 28), &y_label, 2, AXIS_COLOR)?;
+    let x_label = fit_text(&chart.x_label, right - left, 2);
+    draw_text(&root, ((left + right - text_width(&x_label, 2)) / 2, bottom + 32), &x_label, 2, AXIS_COLOR)?;
+    let title = fit_text(&chart.title, PLOT_WIDTH as i32 - 20, 2);
+    draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title, 2)) / 2, 12), &title, 2, AXIS_COLOR)?;
     root.present().map_err(error)
 }
 
@@ -527,6 +718,34 @@ mod tests {
             assert!(step * ticks as f64 >= maximum, "{maximum}");
             assert!((1..=10).contains(&ticks), "{maximum}: {ticks} ticks");
         }
+    }
+
+    #[test]
+    fn line_chart_writes_a_png_on_log_axes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines.png");
+        let sizes = [64.0, 256.0, 1024.0, 4096.0];
+        let chart = LineChart {
+            title: "commit latency".into(),
+            x_label: "transaction size".into(),
+            y_label: "ms".into(),
+            x_scale: Scale::Log,
+            y_scale: Scale::Log,
+            x_ticks: sizes.iter().map(|s| (*s, format!("{s}MiB"))).collect(),
+            series: vec![
+                Series { label: "on".into(), points: sizes.iter().map(|s| (*s, 12.0)).collect() },
+                // The 0 cannot be drawn on a log axis and is left out.
+                Series {
+                    label: "off".into(),
+                    points: sizes.iter().map(|s| (*s, s * 10.0)).chain([(8192.0, 0.0)]).collect(),
+                },
+            ],
+        };
+        plot_lines(&path, &chart).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        let empty = LineChart { series: vec![Series { label: "none".into(), points: vec![(1.0, 0.0)] }], ..chart };
+        assert!(plot_lines(&path, &empty).is_err(), "nothing drawable is an error");
     }
 
     #[test]

@@ -1,0 +1,553 @@
+//! `binlogd bench engine`: N sessions run small read-write transactions
+//! against the durable database (engine + redo log + binary log, two-phase
+//! commit), to show that group commit works across both logs: with
+//! `innodb_flush_log_at_trx_commit = 1` and `sync_binlog = 1` every commit
+//! waits for a redo fdatasync (its prepare) and a binlog fdatasync, yet one
+//! fdatasync of each log serves a whole group of sessions.
+//!
+//! The transaction is sysbench's read-write mix cut down to one of each
+//! kind: two point selects, an update by primary key (`k = k + 1`), and a
+//! delete and re-insert of one key, on a table of `--table-size` rows
+//! (`id INT PRIMARY KEY, k INT, c VARCHAR(120), pad VARCHAR(60)`, index on
+//! `k`). Each session is a thread, as a client connection is in mysqld.
+//! Lock waits and deadlocks (sessions may pick the same keys) roll back
+//! and retry; they are counted. Latency is the whole transaction's.
+//!
+//! `--compare-single-session` first runs one session for the same time in
+//! `DIR/single-session`, so the speedup is measured on the same disk in the
+//! same invocation. The issue-4 targets (16 sessions, flush 1, sync_binlog
+//! 1: at most 0.25 fsyncs per transaction for both logs together, and at
+//! least 6x the single-session transactions/s) are printed with the result.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use binlog_format::column_type::ColumnType;
+use binlog_format::Value;
+use database::engine::{ColumnDef, IndexSpec, RowKey, TableId, TableSpec};
+use database::redo::FlushLogAtTrxCommit;
+use database::{Database, DatabaseConfig, DatabaseError, StatementContext};
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::report::Table;
+
+/// Most sessions (threads) one run may start.
+pub const SESSIONS_MAX: u32 = 4096;
+/// Longest run.
+pub const SECONDS_MAX: u64 = 3600;
+/// Largest table the benchmark preloads.
+pub const TABLE_SIZE_MAX: u64 = 10_000_000;
+/// Slowest transaction the histogram can hold.
+const LATENCY_US_MAX: u64 = 3_600_000_000;
+/// Rows per preload transaction.
+const PRELOAD_ROWS_PER_TRANSACTION: u64 = 1000;
+const DATABASE: &str = "sbtest";
+const TABLE: &str = "sbtest1";
+/// Subdirectories of `--dir` for each run.
+const SINGLE_SESSION_SUBDIR: &str = "single-session";
+const SESSIONS_SUBDIR: &str = "sessions";
+/// The issue-4 targets.
+const TARGET_FSYNCS_PER_TRANSACTION_MAX: f64 = 0.25;
+const TARGET_SPEEDUP_MIN: f64 = 6.0;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineBenchArgs {
+    /// Directory for the data directories of the runs (created if
+    /// missing; DIR/sessions and DIR/single-session must not exist unless
+    /// --clean is given).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Concurrent sessions, one thread each.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=SESSIONS_MAX as i64))]
+    pub sessions: u32,
+
+    /// Length of each run.
+    #[arg(long, value_name = "S", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=SECONDS_MAX))]
+    pub seconds: u64,
+
+    /// `innodb_flush_log_at_trx_commit`: 1 = fdatasync the prepare record
+    /// at every commit (group commit), 2 = write it, 0 = leave it buffered.
+    #[arg(long, value_name = "0|1|2", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(0..=2))]
+    pub flush_log_at_trx_commit: u64,
+
+    /// `sync_binlog`: 1 = fdatasync every group, N = every N groups, 0 = never.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub sync_binlog: u64,
+
+    /// `binlogd_group_commit_gather_max` (µs): how long a group's leader
+    /// waits for the previous group's sessions to come back (flush = 1).
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub group_commit_gather_max: u64,
+
+    /// `binlogd_cross_log_group_commit`: one group commit for both logs
+    /// (ON), or the two logs' own group commits chained (OFF).
+    #[arg(long, value_name = "ON|OFF", default_value = "ON", value_parser = parse_on_off, action = clap::ArgAction::Set)]
+    pub cross_log_group_commit: bool,
+
+    /// `binlog_group_commit_sync_delay` (µs).
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub binlog_group_commit_sync_delay: u64,
+
+    /// Rows preloaded into the table (sysbench's --table-size).
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(10..=TABLE_SIZE_MAX))]
+    pub table_size: u64,
+
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// First run one session for the same time (in DIR/single-session)
+    /// and report the speedup.
+    #[arg(long)]
+    pub compare_single_session: bool,
+
+    /// Delete DIR/sessions and DIR/single-session if they exist.
+    #[arg(long)]
+    pub clean: bool,
+
+    /// Keep the data directories (default: delete them at the end).
+    #[arg(long)]
+    pub keep: bool,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub sessions: u32,
+    pub innodb_flush_log_at_trx_commit: u64,
+    pub sync_binlog: u64,
+    pub cross_log_group_commit: bool,
+    pub group_commit_gather_max_us: u64,
+    pub binlog_group_commit_sync_delay_us: u64,
+    pub table_size: u64,
+    pub transactions: u64,
+    /// Lock wait timeouts and deadlocks, retried.
+    pub retries: u64,
+    pub seconds: f64,
+    pub tps: f64,
+    pub latency_us_p50: u64,
+    pub latency_us_p99: u64,
+    pub latency_us_max: u64,
+    pub redo_fsyncs: u64,
+    pub binlog_fsyncs: u64,
+    pub redo_fsyncs_per_sec: f64,
+    pub binlog_fsyncs_per_sec: f64,
+    /// Redo and binlog fdatasyncs together, per transaction.
+    pub fsyncs_per_transaction: f64,
+}
+
+/// `--json` with `--compare-single-session`: the multi-session run's keys
+/// at the top level, the single-session run and the speedup beside them.
+#[derive(Serialize)]
+struct Comparison<'a> {
+    #[serde(flatten)]
+    run: &'a RunResult,
+    single_session: &'a RunResult,
+    speedup: f64,
+    target_fsyncs_per_transaction_met: bool,
+    target_speedup_met: bool,
+}
+
+pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
+    std::fs::create_dir_all(&args.dir).map_err(|e| format!("creating {}: {e}", args.dir.display()))?;
+    let mut runs = Vec::new();
+    if args.compare_single_session {
+        runs.push((args.dir.join(SINGLE_SESSION_SUBDIR), 1));
+    }
+    runs.push((args.dir.join(SESSIONS_SUBDIR), args.sessions));
+    for (dir, _) in &runs {
+        if dir.exists() {
+            if !args.clean {
+                return Err(format!("{} exists; remove it or pass --clean", dir.display()));
+            }
+            std::fs::remove_dir_all(dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
+        }
+    }
+    let mut results = Vec::new();
+    let mut failure = None;
+    for (dir, sessions) in &runs {
+        match run_once(dir, *sessions, args) {
+            Ok(result) => results.push(result),
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
+        }
+    }
+    if !args.keep {
+        for (dir, _) in &runs {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
+            }
+        }
+    }
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    print_results(args, &results)
+}
+
+fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), String> {
+    let multi = results.last().expect("at least one run");
+    let single = args.compare_single_session.then(|| &results[0]);
+    let speedup = single.map(|s| if s.tps > 0.0 { multi.tps / s.tps } else { 0.0 });
+    if args.json {
+        let text = match (single, speedup) {
+            (Some(single), Some(speedup)) => serde_json::to_string(&Comparison {
+                run: multi,
+                single_session: single,
+                speedup,
+                target_fsyncs_per_transaction_met: multi.fsyncs_per_transaction <= TARGET_FSYNCS_PER_TRANSACTION_MAX,
+                target_speedup_met: speedup >= TARGET_SPEEDUP_MIN,
+            }),
+            _ => serde_json::to_string(multi),
+        };
+        println!("{}", text.map_err(|e| format!("encoding JSON: {e}"))?);
+        return Ok(());
+    }
+    let mut table = Table::new(&[
+        "sessions",
+        "transactions",
+        "retries",
+        "seconds",
+        "tps",
+        "p50 µs",
+        "p99 µs",
+        "redo fsyncs/s",
+        "binlog fsyncs/s",
+        "fsyncs/trx",
+    ]);
+    for result in results {
+        table.push_row(vec![
+            result.sessions.to_string(),
+            result.transactions.to_string(),
+            result.retries.to_string(),
+            format!("{:.2}", result.seconds),
+            format!("{:.0}", result.tps),
+            result.latency_us_p50.to_string(),
+            result.latency_us_p99.to_string(),
+            format!("{:.0}", result.redo_fsyncs_per_sec),
+            format!("{:.0}", result.binlog_fsyncs_per_sec),
+            format!("{:.3}", result.fsyncs_per_transaction),
+        ]);
+    }
+    println!(
+        "innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        args.flush_log_at_trx_commit,
+        args.sync_binlog,
+        if args.cross_log_group_commit { "ON" } else { "OFF" },
+        args.group_commit_gather_max,
+        args.binlog_group_commit_sync_delay,
+        args.table_size
+    );
+    print!("{}", table.render());
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    let fsyncs_met = multi.fsyncs_per_transaction <= TARGET_FSYNCS_PER_TRANSACTION_MAX;
+    println!(
+        "redo + binlog fsyncs per transaction with {} sessions: {:.3} (target <= {TARGET_FSYNCS_PER_TRANSACTION_MAX}: {})",
+        multi.sessions,
+        multi.fsyncs_per_transaction,
+        verdict(fsyncs_met)
+    );
+    if let Some(speedup) = speedup {
+        println!("speedup vs 1 session: {speedup:.1}x (target >= {TARGET_SPEEDUP_MIN}x: {})", verdict(speedup >= TARGET_SPEEDUP_MIN));
+    }
+    Ok(())
+}
+
+fn config(dir: &Path, args: &EngineBenchArgs) -> Result<DatabaseConfig, String> {
+    let mut config = DatabaseConfig::new(dir);
+    config.redo.innodb_flush_log_at_trx_commit = FlushLogAtTrxCommit::from_value(args.flush_log_at_trx_commit)
+        .ok_or_else(|| format!("--flush-log-at-trx-commit {} is not 0, 1 or 2", args.flush_log_at_trx_commit))?;
+    config.binlog.sync_binlog = args.sync_binlog;
+    config.binlog.binlog_group_commit_sync_delay = Duration::from_micros(args.binlog_group_commit_sync_delay);
+    config.group_commit_gather_max = Duration::from_micros(args.group_commit_gather_max);
+    config.cross_log_group_commit = args.cross_log_group_commit;
+    Ok(config)
+}
+
+fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text.to_ascii_uppercase().as_str() {
+        "ON" | "1" | "TRUE" => Ok(true),
+        "OFF" | "0" | "FALSE" => Ok(false),
+        _ => Err(format!("{text:?} is not ON or OFF")),
+    }
+}
+
+fn table_spec() -> TableSpec {
+    TableSpec {
+        database: DATABASE.into(),
+        name: TABLE.into(),
+        columns: vec![
+            ColumnDef::new("id", ColumnType::Long).not_null(),
+            ColumnDef::new("k", ColumnType::Long).not_null(),
+            ColumnDef::new("c", ColumnType::VarChar { max_length_bytes: 480 }).not_null(),
+            ColumnDef::new("pad", ColumnType::VarChar { max_length_bytes: 240 }).not_null(),
+        ],
+        primary_key: vec!["id".into()],
+        indexes: vec![IndexSpec { name: "k_1".into(), columns: vec!["k".into()], unique: false }],
+        ..Default::default()
+    }
+}
+
+/// A cheap per-thread random number generator (xorshift64*): the
+/// benchmark must not spend its time in a cryptographic one.
+struct FastRng(u64);
+
+impl FastRng {
+    fn new(seed: u64) -> FastRng {
+        FastRng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// 1..=n
+    fn id(&mut self, n: u64) -> i64 {
+        (self.next() % n) as i64 + 1
+    }
+}
+
+/// sysbench-like `c` and `pad` values: groups of digits and dashes.
+fn text(rng: &mut FastRng, groups: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(groups * 12);
+    for group in 0..groups {
+        if group > 0 {
+            out.push(b'-');
+        }
+        let value = rng.next();
+        out.extend_from_slice(format!("{:011}", value % 100_000_000_000).as_bytes());
+    }
+    out
+}
+
+fn row(rng: &mut FastRng, id: i64, k: i64) -> Vec<Value> {
+    vec![Value::Int(id), Value::Int(k), Value::Bytes(text(rng, 10)), Value::Bytes(text(rng, 5))]
+}
+
+fn run_once(dir: &Path, sessions: u32, args: &EngineBenchArgs) -> Result<RunResult, String> {
+    let (db, _) = Database::open(config(dir, args)?).map_err(|e| format!("opening the database in {}: {e}", dir.display()))?;
+    let measured = prepare(&db, args).and_then(|table| measure(&db, table, sessions, args));
+    let closed = db.close().map_err(|e| format!("closing the database in {}: {e}", dir.display()));
+    let result = measured?;
+    closed?;
+    Ok(result)
+}
+
+/// Creates the table and loads `table_size` rows.
+fn prepare(db: &Database, args: &EngineBenchArgs) -> Result<TableId, String> {
+    let session = StatementContext::new(0, DATABASE);
+    let failed = |e: DatabaseError| format!("preparing the table: {e}");
+    db.execute_ddl(&session, &format!("CREATE DATABASE {DATABASE}"), |e| e.create_database(DATABASE)).map_err(failed)?;
+    let spec = table_spec();
+    let create = format!(
+        "CREATE TABLE {TABLE} (id INT NOT NULL, k INT NOT NULL DEFAULT '0', c VARCHAR(120) NOT NULL DEFAULT '', pad VARCHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k))"
+    );
+    let table = db.execute_ddl(&session, &create, |e| e.create_table(&spec)).map_err(failed)?.id;
+    let mut rng = FastRng::new(7);
+    let mut id = 1;
+    while id <= args.table_size as i64 {
+        let mut trx = db.begin();
+        let end = (id + PRELOAD_ROWS_PER_TRANSACTION as i64).min(args.table_size as i64 + 1);
+        for n in id..end {
+            let k = rng.id(args.table_size);
+            trx.insert(table, row(&mut rng, n, k)).map_err(|e| failed(e.into()))?;
+        }
+        db.commit(trx, &session).map_err(failed)?;
+        id = end;
+    }
+    Ok(table)
+}
+
+/// What one session thread hands back.
+struct SessionOutcome {
+    latencies_us: Histogram<u64>,
+    transactions: u64,
+    retries: u64,
+    error: Option<String>,
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, LATENCY_US_MAX, 3).expect("static histogram bounds are valid")
+}
+
+/// One transaction: 2 point selects, an update of `k` by primary key, a
+/// delete and re-insert of one key. `Ok(false)`: lock wait or deadlock,
+/// rolled back, to retry.
+fn transaction(db: &Database, table: TableId, rng: &mut FastRng, table_size: u64, session: &StatementContext) -> Result<bool, DatabaseError> {
+    let mut trx = db.begin();
+    let outcome = (|| -> Result<(), DatabaseError> {
+        for _ in 0..2 {
+            let _ = trx.get(table, &[Value::Int(rng.id(table_size))])?;
+        }
+        let id = rng.id(table_size);
+        if let Some(mut current) = trx.get_for_update(table, &RowKey::from_values(&[Value::Int(id)]))? {
+            if let Value::Int(k) = current[1] {
+                current[1] = Value::Int(k + 1);
+            }
+            trx.update_by_pk(table, &[Value::Int(id)], current)?;
+        }
+        let id = rng.id(table_size);
+        trx.delete_by_pk(table, &[Value::Int(id)])?;
+        let k = rng.id(table_size);
+        trx.insert(table, row(rng, id, k))?;
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => {}
+        Err(error) if error.is_retryable() => return Ok(false),
+        Err(error) => return Err(error),
+    }
+    match db.commit(trx, session) {
+        Ok(_) => Ok(true),
+        Err(error) if error.is_retryable() => Ok(false),
+        Err(error) => Err(error),
+    }
+}
+
+fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs) -> Result<RunResult, String> {
+    let start = Arc::new(Barrier::new(sessions as usize + 1));
+    let stop = Arc::new(AtomicBool::new(false));
+    let failed = Arc::new(AtomicBool::new(false));
+    let completed = Arc::new(AtomicU64::new(0));
+    let mut handles = Vec::with_capacity(sessions as usize);
+    for session in 0..sessions {
+        let (db, start, session_stop, failed, completed) = (db.clone(), start.clone(), stop.clone(), failed.clone(), completed.clone());
+        let table_size = args.table_size;
+        let handle = std::thread::Builder::new()
+            .name(format!("bench-session-{session}"))
+            .spawn(move || {
+                let context = StatementContext::new(session + 1, DATABASE);
+                let mut rng = FastRng::new(session as u64 + 1);
+                let mut outcome = SessionOutcome { latencies_us: new_histogram(), transactions: 0, retries: 0, error: None };
+                start.wait();
+                while !session_stop.load(Ordering::Relaxed) {
+                    let began = Instant::now();
+                    match transaction(&db, table, &mut rng, table_size, &context) {
+                        Ok(true) => {
+                            let micros = began.elapsed().as_micros().min(LATENCY_US_MAX as u128) as u64;
+                            outcome.latencies_us.saturating_record(micros.max(1));
+                            outcome.transactions += 1;
+                            completed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(false) => outcome.retries += 1,
+                        Err(error) => {
+                            outcome.error = Some(format!("session {session}: {error}"));
+                            failed.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                outcome
+            })
+            .map_err(|e| format!("starting session thread {session}: {e}"));
+        match handle {
+            Ok(handle) => handles.push(handle),
+            // The threads already started wait at the barrier forever:
+            // exiting with the error ends them.
+            Err(error) => return Err(error),
+        }
+    }
+    start.wait();
+    let before = db.counters();
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(args.seconds);
+    while Instant::now() < deadline && !failed.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20).min(deadline.saturating_duration_since(Instant::now())));
+    }
+    // Counters at the deadline, not after the stragglers finish.
+    let after = db.counters();
+    let transactions_at_deadline = completed.load(Ordering::Relaxed);
+    let seconds = started.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies_us = new_histogram();
+    let (mut retries, mut first_error) = (0, None);
+    for handle in handles {
+        match handle.join() {
+            Ok(outcome) => {
+                latencies_us.add(&outcome.latencies_us).map_err(|e| format!("merging latency histograms: {e}"))?;
+                retries += outcome.retries;
+                if first_error.is_none() {
+                    first_error = outcome.error;
+                }
+            }
+            Err(_) => {
+                first_error.get_or_insert_with(|| "a session thread panicked".to_string());
+            }
+        }
+    }
+    if let Some(error) = first_error {
+        return Err(error);
+    }
+    let transactions = transactions_at_deadline;
+    let redo_fsyncs = after.redo_fsyncs - before.redo_fsyncs;
+    let binlog_fsyncs = after.binlog_fsyncs - before.binlog_fsyncs;
+    let per_second = |count: u64| if seconds > 0.0 { count as f64 / seconds } else { 0.0 };
+    Ok(RunResult {
+        sessions,
+        innodb_flush_log_at_trx_commit: args.flush_log_at_trx_commit,
+        sync_binlog: args.sync_binlog,
+        cross_log_group_commit: args.cross_log_group_commit,
+        group_commit_gather_max_us: args.group_commit_gather_max,
+        binlog_group_commit_sync_delay_us: args.binlog_group_commit_sync_delay,
+        table_size: args.table_size,
+        transactions,
+        retries,
+        seconds,
+        tps: per_second(transactions),
+        latency_us_p50: latencies_us.value_at_quantile(0.50),
+        latency_us_p99: latencies_us.value_at_quantile(0.99),
+        latency_us_max: latencies_us.max(),
+        redo_fsyncs,
+        binlog_fsyncs,
+        redo_fsyncs_per_sec: per_second(redo_fsyncs),
+        binlog_fsyncs_per_sec: per_second(binlog_fsyncs),
+        fsyncs_per_transaction: if transactions > 0 { (redo_fsyncs + binlog_fsyncs) as f64 / transactions as f64 } else { 0.0 },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_run_commits_and_counts_fsyncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = EngineBenchArgs {
+            dir: dir.path().to_path_buf(),
+            sessions: 2,
+            seconds: 1,
+            flush_log_at_trx_commit: 1,
+            sync_binlog: 1,
+            group_commit_gather_max: 1000,
+            cross_log_group_commit: true,
+            binlog_group_commit_sync_delay: 0,
+            table_size: 100,
+            json: true,
+            compare_single_session: false,
+            clean: false,
+            keep: false,
+        };
+        let result = run_once(&dir.path().join("run"), 2, &args).unwrap();
+        assert!(result.transactions > 0, "{result:?}");
+        assert!(result.redo_fsyncs > 0 && result.binlog_fsyncs > 0, "{result:?}");
+        let json = serde_json::to_value(&result).unwrap();
+        for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec"] {
+            assert!(json.get(key).is_some(), "--json lacks {key}");
+        }
+    }
+}

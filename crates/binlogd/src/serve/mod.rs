@@ -1,0 +1,90 @@
+//! `binlogd serve`: open the database in the data directory (created on
+//! first start), listen for MySQL clients, and shut down cleanly on SIGINT
+//! or SIGTERM (connections closed, then the binlog's Stop event written and
+//! its in-use flag cleared by `Database::close`).
+
+mod config;
+mod options;
+mod signals;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use protocol::{Authenticator, ConnectionConfig, Server, ServerConfig};
+use sql::{Accounts, GlobalVariables, SqlService};
+use tracing::{error, info};
+
+pub use options::ServeOptions;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// --datadir DIR (default ./binlogd-data), --port N (3306), --bind ADDR
+    /// (127.0.0.1), --defaults-file FILE ([binlogd] and [mysqld] sections),
+    /// and --NAME=VALUE for system variables.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub options: Vec<String>,
+}
+
+pub fn run(args: &ServeArgs) -> ExitCode {
+    match serve(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            error!("{message}");
+            eprintln!("binlogd serve: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(args: &ServeArgs) -> Result<(), String> {
+    let options = ServeOptions::parse(&args.options)?;
+    // Before any thread starts, so every thread inherits the mask.
+    signals::block().map_err(|error| format!("cannot block signals: {error}"))?;
+    std::fs::create_dir_all(&options.datadir).map_err(|error| format!("{}: {error}", options.datadir.display()))?;
+    let accounts = Arc::new(Accounts::open(&options.datadir).map_err(|error| format!("accounts: {error}"))?);
+    if !options.bind.is_loopback() {
+        let passwordless = accounts.passwordless();
+        if !passwordless.is_empty() {
+            return Err(format!(
+                "refusing to listen on {} while these accounts have no password: {} (set passwords, or bind to 127.0.0.1)",
+                options.bind,
+                passwordless.join(", ")
+            ));
+        }
+    }
+    let settings = config::Settings::from_options(&options)?;
+    let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
+    info!(datadir = %options.datadir.display(), "opening the database");
+    let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
+    info!(?report, "database open");
+    let database = Arc::new(database);
+    let service = Arc::new(SqlService::new(Arc::clone(&database), globals, Arc::clone(&accounts)));
+    let server_config = ServerConfig {
+        bind_address: SocketAddr::new(options.bind, options.port),
+        max_connections: settings.max_connections,
+        connection: ConnectionConfig {
+            server_version: sql::SERVER_VERSION.to_string(),
+            max_allowed_packet: settings.max_allowed_packet,
+            ..ConnectionConfig::default()
+        },
+        ..ServerConfig::default()
+    };
+    let authenticator: Arc<dyn Authenticator> = accounts;
+    let server = match Server::start(server_config, authenticator, service) {
+        Ok(server) => server,
+        Err(error) => {
+            let _ = database.close();
+            return Err(format!("cannot listen on {}:{}: {error}", options.bind, options.port));
+        }
+    };
+    info!(address = %server.local_address(), version = sql::SERVER_VERSION, "ready for connections");
+    let signal = signals::wait();
+    info!(signal, "shutting down");
+    server.shutdown();
+    // Every session is gone with the server's threads; the database can close.
+    database.close().map_err(|error| format!("closing the database: {error}"))?;
+    info!("shutdown complete");
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! A transaction's binlog events, built from the engine's row changes the
+//! way mysqld logs a row-based transaction:
+//!
+//! ```text
+//! Query "BEGIN"
+//! per run of consecutive changes to one table of one kind:
+//!     Table_map (full metadata, primary key)
+//!     Write_rows | Update_rows | Delete_rows, full images, each closed at
+//!     binlog_row_event_max_size; the run's last carries STMT_END_F
+//! Xid
+//! ```
+//!
+//! The cache's write set gets a hash of (table id, primary key) for every
+//! row image, and of (table id, index id, values) for every unique
+//! secondary key without NULLs, so WRITESET dependency tracking never lets
+//! two transactions that touch one row or one unique value run in parallel
+//! on a replica. A table without a primary key leaves the write set empty,
+//! which the tracker reads as "depends on everything" (MySQL does the same).
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use binlog::{BinaryLog, TransactionCache};
+use binlog_format::events::rows::rows_flags;
+use binlog_format::events::{Event, QueryEvent, RowsEvent, TableMap, XidEvent};
+use binlog_format::{RowsKind, Value};
+use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
+
+use crate::error::{DatabaseError, Result};
+
+/// `binlog_row_event_max_size` (MySQL's default): a rows event is closed
+/// once its rows reach this many bytes.
+pub const BINLOG_ROW_EVENT_MAX_SIZE: usize = 8192;
+
+/// The session context a statement runs in, for the events' headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatementContext {
+    /// The connection id (Query events' `thread_id`).
+    pub thread_id: u32,
+    /// The current database (`USE db`), written in Query events.
+    pub database: String,
+    /// Seconds since the epoch for event headers; 0 = now.
+    pub timestamp: u32,
+}
+
+impl StatementContext {
+    pub fn new(thread_id: u32, database: impl Into<String>) -> StatementContext {
+        StatementContext { thread_id, database: database.into(), timestamp: 0 }
+    }
+
+    pub(crate) fn timestamp_or_now(&self) -> u32 {
+        if self.timestamp != 0 {
+            self.timestamp
+        } else {
+            binlog::log::now_seconds()
+        }
+    }
+}
+
+fn row_event_error(error: impl std::fmt::Display) -> DatabaseError {
+    DatabaseError::RowEvent(error.to_string())
+}
+
+fn kind_of(change: &RowChange) -> RowsKind {
+    match change.kind {
+        ChangeKind::Insert => RowsKind::Write,
+        ChangeKind::Update => RowsKind::Update,
+        ChangeKind::Delete => RowsKind::Delete,
+    }
+}
+
+/// The events of a row-based transaction, ending with Xid `xid`.
+pub fn transaction_cache(
+    binlog: &BinaryLog,
+    engine: &Engine,
+    changes: &[RowChange],
+    context: &StatementContext,
+    xid: u64,
+) -> Result<TransactionCache> {
+    let timestamp = context.timestamp_or_now();
+    let mut cache = binlog.new_cache();
+    cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), timestamp)?;
+    let mut tables: HashMap<TableId, (Arc<TableDef>, TableMap)> = HashMap::new();
+    let mut writeset = Writeset::default();
+    let mut start = 0;
+    while start < changes.len() {
+        let (table_id, kind) = (changes[start].table, kind_of(&changes[start]));
+        let end = start + changes[start..].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
+        let (def, map) = match tables.entry(table_id) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                // DDL waits for open writers, so a changed table still exists.
+                let def = engine
+                    .table_def(table_id)
+                    .ok_or_else(|| row_event_error(format!("table {table_id} of a change no longer exists")))?;
+                let map = TableMap::new(table_id, &def.database, &def.name, &def.column_specs(), &def.primary_key)
+                    .map_err(row_event_error)?;
+                entry.insert((def, map))
+            }
+        };
+        let (def, map) = (&*def, &*map);
+        cache.append(&Event::TableMap(map.clone()), timestamp)?;
+        let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
+        for change in &changes[start..end] {
+            // Closed before the row that would follow a full event, so the
+            // run's last event always holds rows and carries STMT_END_F.
+            if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
+                let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
+                cache.append(&full.into_event(), timestamp)?;
+            }
+            writeset.add_change(def, change);
+            let pushed = match (kind, &change.before, &change.after) {
+                (RowsKind::Write, _, Some(after)) => event.push_write(map, after),
+                (RowsKind::Update, Some(before), Some(after)) => event.push_update(map, before, after),
+                (RowsKind::Delete, Some(before), _) => event.push_delete(map, before),
+                _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
+            };
+            pushed.map_err(row_event_error)?;
+        }
+        event.flags |= rows_flags::STMT_END_F;
+        cache.append(&event.into_event(), timestamp)?;
+        start = end;
+    }
+    cache.writeset = writeset.finish();
+    cache.append(&Event::Xid(XidEvent { xid }), timestamp)?;
+    Ok(cache)
+}
+
+/// A DDL statement as its own binlog transaction (Gtid, Query).
+pub fn ddl_cache(binlog: &BinaryLog, context: &StatementContext, query: &str) -> Result<TransactionCache> {
+    let mut cache = binlog.new_cache();
+    cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, query)), context.timestamp_or_now())?;
+    Ok(cache)
+}
+
+/// Row hashes for WRITESET tracking.
+#[derive(Default)]
+struct Writeset {
+    hashes: Vec<u64>,
+    /// A change to a table without a primary key: rows cannot be named.
+    unknown: bool,
+}
+
+impl Writeset {
+    fn add_change(&mut self, def: &TableDef, change: &RowChange) {
+        if !def.has_primary_key() {
+            self.unknown = true;
+            return;
+        }
+        for image in [&change.before, &change.after].into_iter().flatten() {
+            let primary: Vec<&Value> = def.primary_key.iter().map(|&c| &image[c]).collect();
+            self.hashes.push(row_hash(def.id, u64::MAX, &primary));
+            for index in def.indexes.iter().filter(|index| index.unique) {
+                let values: Vec<&Value> = index.columns.iter().map(|&c| &image[c]).collect();
+                // NULLs never collide in a unique index.
+                if values.iter().all(|v| !matches!(v, Value::Null)) {
+                    self.hashes.push(row_hash(def.id, index.id as u64, &values));
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> Vec<u64> {
+        if self.unknown {
+            return Vec::new();
+        }
+        self.hashes.sort_unstable();
+        self.hashes.dedup();
+        self.hashes
+    }
+}
+
+/// Hash of one key: the key encoding is the engine's memcomparable one,
+/// so equal keys (as the engine compares them) hash alike.
+fn row_hash(table: TableId, index: u64, values: &[&Value]) -> u64 {
+    let owned: Vec<Value> = values.iter().map(|v| (*v).clone()).collect();
+    let mut hasher = DefaultHasher::new();
+    table.hash(&mut hasher);
+    index.hash(&mut hasher);
+    engine::key::encode_key(&owned).hash(&mut hasher);
+    hasher.finish()
+}

@@ -1,0 +1,304 @@
+//! Two-phase commit between the engine and the binary log (MySQL's
+//! design, `binlog_storage_engine` empty), and DDL.
+//!
+//! ## A transaction that changed rows
+//!
+//! ```text
+//! 1. build the binlog cache from trx.changes()      (BEGIN, Table_map, rows…, Xid)
+//! 2. allocate the XID                                ── database::commit::before_prepare
+//! 3. engine prepare: redo prepare record with the XID,
+//!    durable per innodb_flush_log_at_trx_commit     ── database::commit::after_prepare
+//!    (flush = 1: one group for both logs, `group_commit.rs`: the leader's
+//!    one redo fdatasync covers every member's prepare)
+//! 4. binlog group commit: FLUSH (write)              ── binlog::flush::after_write
+//!                         SYNC (fdatasync)           ── binlog::sync::after_sync
+//!                         COMMIT: hooks in binlog order:
+//! 5.   engine commit: commit record (buffered), data
+//!      and GTID visible in one step                  ── binlog::commit::after_hooks
+//! ```
+//!
+//! Durability order: with flush = 1 the prepare record is durable before
+//! the binlog write, and the binlog is synced before the engine commits,
+//! so whatever the binlog holds, recovery can commit from redo; whatever
+//! it lacks, recovery rolls back. The commit record need not be synced:
+//! the binlog holds the XID.
+//!
+//! A failure after step 3 leaves the transaction *in doubt* (the binlog
+//! may hold it, or not): it is released in memory without a rollback
+//! record, the database refuses writes from then on
+//! ([`DatabaseError::Unusable`]) and the next open settles it from the
+//! binlog. mysqld does the same with `binlog_error_action = ABORT_SERVER`.
+//!
+//! ## Rotation
+//!
+//! The binlog's recovery scans only the files in use and the last file, so
+//! a transaction in an older file must have its engine commit record
+//! durable. The database therefore rotates, not the log
+//! (`max_binlog_size` is enforced here): rotation takes [`Inner::rotation`]
+//! exclusively (no commit is between its binlog write and its engine
+//! commit), syncs redo, then rotates. This is MySQL's "flush the engine's
+//! logs before rotating". A large transaction promoted into the log by
+//! rename (BOLT) closes the active file too, so it commits under the same
+//! exclusive lock after a redo sync; its body was made durable before,
+//! outside every lock, so the lock is held for a time independent of its
+//! size.
+//!
+//! ## DDL
+//!
+//! `apply` runs on the engine (its DDL record is synced to redo), then a
+//! DDL intent record is synced, then the statement is written to the
+//! binlog as its own transaction; in the COMMIT stage the GTID is added to
+//! the engine's executed set and the intent's commit record (with the
+//! GTID) appended. Recovery finding an intent without outcome looks for
+//! GTIDs the binlog has and the engine lacks: they are the DDL's.
+//! The gap: DDL is not atomic with its binlog write. A crash after `apply`
+//! and before the binlog write leaves the change in the engine and not in
+//! the binlog (MySQL 8's atomic DDL closes this with the data dictionary;
+//! binlogd does not yet). GTID sets stay equal either way.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use binlog::{BinaryLog, CommitHook, CommitInfo};
+use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction};
+use parking_lot::Mutex;
+use redo::Durability;
+
+use crate::binlog_events::{self, StatementContext};
+use crate::crash_points;
+use crate::database::Database;
+use crate::error::{DatabaseError, Result};
+use crate::redo_sink::{self, RedoTrxKey};
+
+/// DDL intent keys live above every engine transaction id.
+pub(crate) const DDL_INTENT_TRX_BASE: u64 = 1 << 63;
+
+/// What the COMMIT-stage hook did with the prepared transaction.
+enum HookState {
+    /// The hook has not run (the binlog failed before its COMMIT stage).
+    Waiting(PreparedTransaction),
+    Committed,
+    /// The engine's commit record could not be appended.
+    Failed(CommitError),
+}
+
+impl Database {
+    /// Two-phase commit of a transaction that changed rows; see the module
+    /// docs. Read-only or unchanged transactions commit in the engine only
+    /// (no binlog) and return `None`.
+    ///
+    /// On an error before the prepare (building the events), the
+    /// transaction is rolled back. On an error after it, the outcome is up
+    /// to recovery and the database refuses further writes.
+    pub fn commit(&self, trx: Transaction, context: &StatementContext) -> Result<Option<CommitInfo>> {
+        let inner = &self.inner;
+        if trx.is_read_only() {
+            trx.commit(None)?;
+            inner.read_only_commits.fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        }
+        inner.check_writable()?;
+        let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
+        // Built before the prepare, outside every lock; an error here
+        // (1197, a row the format cannot encode) just rolls back.
+        let mut cache = binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?;
+        // A large transaction is promoted into the log as a file of its own,
+        // which closes the active file: its body is made durable here,
+        // outside every lock (the binlog would do it on entry otherwise).
+        let promoted = cache.is_promotion_candidate() && cache.is_spilled();
+        if promoted {
+            cache.seal_for_promotion()?;
+        }
+        inner.crash.hit(crash_points::COMMIT_BEFORE_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
+        let prepared = trx.prepare(Some(xid))?;
+        // With flush = 1 the prepare record was only buffered: the group's
+        // leader makes it durable, for the whole group at once.
+        let member = match &inner.groups {
+            Some(groups) => match groups.join(prepared.prepare_lsn()) {
+                Ok(member) => Some(member),
+                Err(error) => {
+                    self.abandon_in_doubt(prepared, &error);
+                    return Err(error);
+                }
+            },
+            None => None,
+        };
+        if let Err(crash) = inner.crash.hit(crash_points::COMMIT_AFTER_PREPARE) {
+            let error = DatabaseError::Crash(crash.to_string());
+            self.abandon_in_doubt(prepared, &error);
+            return Err(error);
+        }
+
+        let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
+        let hook_state = state.clone();
+        let hook: CommitHook = Box::new(move |info: &CommitInfo| {
+            let mut state = hook_state.lock();
+            let HookState::Waiting(prepared) = std::mem::replace(&mut *state, HookState::Committed) else {
+                unreachable!("a commit hook runs once");
+            };
+            if let Err(failed) = prepared.commit(Some(info.gtid)) {
+                *state = HookState::Failed(failed);
+            }
+        });
+        let logged = if promoted {
+            // The promotion closes the active file, as a rotation does: the
+            // same rule (no commit in flight, redo durable first).
+            let _alone = inner.rotation.write();
+            match inner.redo.flush() {
+                Ok(_) => inner.binlog.commit_with_hook(cache, Some(hook)),
+                Err(error) => Err(binlog::BinlogError::Invalid(format!("redo flush before a promotion: {error}"))),
+            }
+        } else {
+            let _commit_in_flight = inner.rotation.read();
+            inner.binlog.commit_with_hook(cache, Some(hook))
+        };
+        drop(member);
+        let state = std::mem::replace(&mut *state.lock(), HookState::Committed);
+        match (logged, state) {
+            (Ok(info), HookState::Committed) => {
+                inner.commits.fetch_add(1, Ordering::Relaxed);
+                self.rotate_if_full(&info)?;
+                Ok(Some(info))
+            }
+            (Ok(_), HookState::Failed(failed)) => {
+                // In the binlog, not committed in the engine: recovery commits it.
+                let error = DatabaseError::Engine(failed.error);
+                self.abandon_in_doubt(*failed.transaction, &error);
+                Err(error)
+            }
+            (Ok(_), HookState::Waiting(_)) => unreachable!("the binlog acknowledged a commit without running its hook"),
+            (Err(error), HookState::Waiting(prepared)) => {
+                // The group may or may not have reached the file.
+                let error = DatabaseError::Binlog(error);
+                self.abandon_in_doubt(prepared, &error);
+                Err(error)
+            }
+            (Err(error), HookState::Failed(failed)) => {
+                let error = DatabaseError::Binlog(error);
+                self.abandon_in_doubt(*failed.transaction, &error);
+                Err(error)
+            }
+            (Err(error), HookState::Committed) => {
+                // Committed in the engine, but the binlog failed after its
+                // COMMIT stage: its state on disk is for recovery to judge.
+                let error = DatabaseError::Binlog(error);
+                inner.fail(&error.to_string());
+                Err(error)
+            }
+        }
+    }
+
+    /// Releases an in-doubt prepared transaction in memory (locks, row
+    /// versions) without a rollback record, and stops writes: see the
+    /// module docs.
+    fn abandon_in_doubt(&self, prepared: PreparedTransaction, error: &DatabaseError) {
+        self.inner.fail(&error.to_string());
+        self.inner.sink.mark_in_doubt(prepared.id());
+        prepared.rollback();
+    }
+
+    /// Rotates once the active file reached `max_binlog_size`.
+    fn rotate_if_full(&self, info: &CommitInfo) -> Result<()> {
+        if info.end_position >= self.inner.config.binlog.max_binlog_size {
+            self.rotate_binlog_when(|binlog| binlog.active_position().1 >= self.inner.config.binlog.max_binlog_size)?;
+        }
+        Ok(())
+    }
+
+    /// `FLUSH BINARY LOGS`: closes the active binlog file and starts the
+    /// next, once every transaction in it is durably committed in redo.
+    /// Use this rather than `binlog().rotate()`.
+    pub fn rotate_binlog(&self) -> Result<()> {
+        self.rotate_binlog_when(|_| true)
+    }
+
+    fn rotate_binlog_when(&self, still_needed: impl FnOnce(&BinaryLog) -> bool) -> Result<()> {
+        let inner = &self.inner;
+        let _no_commit_in_flight = inner.rotation.write();
+        inner.check_writable()?;
+        if !still_needed(&inner.binlog) {
+            return Ok(());
+        }
+        // Every transaction in the file is committed in the engine (the
+        // lock above); its commit record becomes durable before the file
+        // stops being scanned at recovery.
+        inner.redo.flush()?;
+        inner.binlog.rotate()?;
+        inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// DDL: runs `apply` on the engine, then logs `query` as a Query event
+    /// in its own binlog transaction (with its own GTID); see the module docs.
+    pub fn execute_ddl<T>(
+        &self,
+        context: &StatementContext,
+        query: &str,
+        apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
+    ) -> Result<T, DatabaseError> {
+        self.execute_ddl_logged(context, query, apply).map(|(value, _)| value)
+    }
+
+    /// [`Database::execute_ddl`], also returning where the statement was
+    /// logged (its GTID).
+    pub fn execute_ddl_logged<T>(
+        &self,
+        context: &StatementContext,
+        query: &str,
+        apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
+    ) -> Result<(T, CommitInfo), DatabaseError> {
+        let inner = &self.inner;
+        inner.check_writable()?;
+        let _one_ddl = inner.ddl_lock.lock();
+        inner.check_writable()?;
+        let value = apply(&inner.engine)?;
+        let cache = binlog_events::ddl_cache(&inner.binlog, context, query)?;
+        let key = RedoTrxKey {
+            boot: inner.sink.boot(),
+            trx: DDL_INTENT_TRX_BASE + inner.next_ddl_intent.fetch_add(1, Ordering::Relaxed),
+        };
+        // From here on a crash leaves the intent for recovery to settle.
+        if let Err(error) = inner.redo.append(&redo_sink::ddl_intent_record(key), Durability::Sync) {
+            // Applied in the engine, never to reach the binlog.
+            let error = DatabaseError::Redo(error);
+            inner.fail(&error.to_string());
+            return Err(error);
+        }
+
+        let outcome: Arc<Mutex<Option<Result<(), EngineError>>>> = Arc::new(Mutex::new(None));
+        let (hook_outcome, engine, redo) = (outcome.clone(), inner.engine.clone(), inner.redo.clone());
+        let hook: CommitHook = Box::new(move |info: &CommitInfo| {
+            // The GTID joins the engine's set first, then the record: a
+            // checkpoint in between could only see the GTID twice, never lose it.
+            let result = engine
+                .apply_redo_transaction(&[], Some(info.gtid))
+                .and_then(|()| redo.append(&redo_sink::commit_record(key, Some(info.gtid)), Durability::Buffered).map_err(redo_sink::storage_error))
+                .map(|_| ());
+            *hook_outcome.lock() = Some(result);
+        });
+        let logged = {
+            let _commit_in_flight = inner.rotation.read();
+            inner.binlog.commit_with_hook(cache, Some(hook))
+        };
+        let outcome = outcome.lock().take();
+        match (logged, outcome) {
+            (Ok(info), Some(Ok(()))) => {
+                inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
+                drop(_one_ddl);
+                self.rotate_if_full(&info)?;
+                Ok((value, info))
+            }
+            (Ok(_), Some(Err(error))) => {
+                let error = DatabaseError::Engine(error);
+                inner.fail(&error.to_string());
+                Err(error)
+            }
+            (Ok(_), None) => unreachable!("the binlog acknowledged a commit without running its hook"),
+            (Err(error), _) => {
+                let error = DatabaseError::Binlog(error);
+                inner.fail(&error.to_string());
+                Err(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! Opening a data directory: recovery as scan → decide → apply, then the
+//! check that engine and binlog agree.
+//!
+//! **Scan.** Redo recovery (torn tail cut, leftovers removed), then the
+//! checkpoint snapshot is loaded (`Engine::restore`) and redo replayed
+//! from the checkpoint: per transaction (keyed by boot and engine id) its
+//! prepare (changes, XID), commit (GTID) or rollback; committed ones are
+//! applied in commit-record order (`apply_redo_transaction`), DDL with
+//! `apply_redo_ddl`, both only from the engine's start LSN on (what is
+//! before is in the snapshot). What is left are the transactions in
+//! doubt. The binlog is recovered (its own scan → decide → apply) and
+//! reports the XIDs of its complete transactions and their GTIDs.
+//!
+//! **Decide**, in one place:
+//!
+//! | redo holds                         | binlog holds                          | decision |
+//! |------------------------------------|---------------------------------------|----------|
+//! | prepare + commit                   | —                                     | committed (replayed) |
+//! | prepare + rollback                 | —                                     | rolled back |
+//! | prepare with XID, no outcome       | the XID                               | commit with the binlog's GTID |
+//! | prepare with XID, no outcome       | not the XID                           | roll back |
+//! | prepare without XID, no outcome    | —                                     | roll back (an unfinished one-phase commit) |
+//! | DDL intent, no outcome             | GTIDs the engine lacks                | they are the DDL's: add them to the engine |
+//! | DDL intent, no outcome             | nothing the engine lacks              | the DDL missed the binlog: close the intent |
+//!
+//! **Apply.** Each decision's redo record (commit with GTID, or rollback)
+//! is appended and the redo synced *before* the binlog opens its new file:
+//! after that the old file is no longer scanned at recovery, so a
+//! decision must never have to be taken twice. When nothing is in doubt
+//! the binlog is opened directly; otherwise its recovery runs once on its
+//! own (to learn the XIDs), the decisions are made durable, and then the
+//! log is opened (which scans its last file again).
+//!
+//! **Check.** The engine's executed GTID set must equal the binlog's. With
+//! `innodb_flush_log_at_trx_commit = 1` and `sync_binlog = 1` anything
+//! else is a bug or a damaged directory, and open fails with
+//! [`DatabaseError::Inconsistent`]; with weaker settings a crash may lose
+//! either side's tail (as in MySQL), and the difference is logged.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+use std::time::Instant;
+
+use binlog::{BinaryLog, RecoveryReport};
+use binlog_format::{Gtid, GtidSet};
+use engine::{CheckpointLsns, Engine, RowChange};
+use parking_lot::{Mutex, RwLock};
+use redo::{Durability, RedoLog};
+
+use crate::checkpoint::{self, Checkpointer};
+use crate::config::DatabaseConfig;
+use crate::database::{Database, Inner, OpenReport};
+use crate::error::{DatabaseError, Result};
+use crate::group_commit::GroupCommit;
+use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
+use crate::server_uuid;
+
+/// A transaction redo left without an outcome.
+struct InDoubt {
+    key: RedoTrxKey,
+    xid: Option<u64>,
+    changes: Vec<RowChange>,
+    /// A DDL intent rather than a transaction.
+    ddl_intent: bool,
+}
+
+/// What replaying redo left.
+struct Replay {
+    in_doubt: Vec<InDoubt>,
+    max_xid: u64,
+    records: u64,
+    transactions: u64,
+}
+
+pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
+    let started = Instant::now();
+    let storage = config.storage.clone();
+    storage.create_dir_all(&config.dir).map_err(|e| DatabaseError::io("create directory", &config.dir, e))?;
+    let server_uuid = server_uuid::load_or_create(storage.as_ref(), &config.dir, config.binlog.server_uuid)?;
+    let mut config = config;
+    config.binlog.dir = config.binlog_dir();
+    config.binlog.server_uuid = server_uuid;
+
+    // Scan: redo, checkpoint, replay.
+    let (redo, recovered) = RedoLog::open(config.redo_dir(), config.redo.clone(), storage.clone(), config.redo_crash_points.clone())?;
+    // Unique per start that appends anything (see redo_sink.rs).
+    // With flush = 1 the group's leader syncs the prepares (group_commit.rs).
+    let groups = (config.cross_log_group_commit
+        && config.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit)
+        .then(|| Arc::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max)));
+    let prepare_durability = if groups.is_some() { Durability::Buffered } else { config.redo.commit_durability() };
+    let sink = Arc::new(RedoAdapter::new(redo.clone(), recovered.end_lsn, prepare_durability));
+    let (engine, lsns, snapshot_next_xid) = match recovered.snapshot() {
+        Some(mut reader) => {
+            let file = recovered.checkpoint.as_ref().map_or_else(String::new, |c| c.file_name.clone());
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).map_err(|e| DatabaseError::corruption(file.clone(), e.to_string()))?;
+            let snapshot = checkpoint::decode_snapshot(&bytes, &file)?;
+            drop(bytes);
+            let images: Vec<&[u8]> = snapshot.table_images.iter().map(Vec::as_slice).collect();
+            let (engine, lsns) = Engine::restore(config.engine.clone(), sink.clone(), &snapshot.catalog_image, &images)?;
+            if lsns.redo_retain_from_lsn != recovered.start_lsn {
+                return Err(DatabaseError::corruption(
+                    file,
+                    format!("snapshot keeps redo from LSN {}, the control file from {}", lsns.redo_retain_from_lsn, recovered.start_lsn),
+                ));
+            }
+            (engine, lsns, snapshot.next_xid)
+        }
+        None => (Engine::with_redo(config.engine.clone(), sink.clone()), CheckpointLsns { start_lsn: 0, redo_retain_from_lsn: 0 }, 1),
+    };
+    let replay = replay(&engine, &recovered, lsns)?;
+    let mut report = OpenReport {
+        redo_records_replayed: replay.records,
+        transactions_replayed: replay.transactions,
+        checkpoint: recovered.checkpoint.clone(),
+        redo_truncation: recovered.truncation.clone(),
+        server_uuid,
+        ..OpenReport::default()
+    };
+    let last_checkpoint_lsn = lsns.start_lsn;
+    drop(recovered);
+
+    // Decide and apply, then open the binlog.
+    let mut binlog_options = config.binlog.clone();
+    // Rotation is the database's (commit.rs).
+    binlog_options.max_binlog_size = u64::MAX;
+    let first_pass = if replay.in_doubt.is_empty() {
+        None
+    } else {
+        let binlog_report = binlog::recovery::recover(storage.as_ref(), &binlog_options, &config.binlog_crash_points)?;
+        settle_in_doubt(&engine, &redo, replay.in_doubt, &binlog_report, &config, &mut report)?;
+        Some(binlog_report)
+    };
+    let (binlog, second_pass) = BinaryLog::open(binlog_options, storage.clone(), config.binlog_crash_points.clone())?;
+    let max_binlog_xid = [first_pass.as_ref(), Some(&second_pass)].into_iter().flatten().filter_map(|r| r.xids.last().copied()).max().unwrap_or(0);
+    report.binlog = first_pass.unwrap_or(second_pass);
+
+    // Check.
+    let engine_executed = engine.executed_gtids();
+    let binlog_executed = binlog.executed_gtids();
+    if engine_executed != binlog_executed {
+        let reason = format!(
+            "the binlog has {} the engine lacks, the engine has {} the binlog lacks",
+            display_or_none(&difference(&binlog_executed, &engine_executed)),
+            display_or_none(&difference(&engine_executed, &binlog_executed)),
+        );
+        if config.is_fully_durable() {
+            return Err(DatabaseError::Inconsistent { reason });
+        }
+        tracing::warn!(
+            "recovery: {reason} (possible after a crash with innodb_flush_log_at_trx_commit != 1 or sync_binlog != 1)"
+        );
+    }
+
+    let next_xid = snapshot_next_xid.max(replay.max_xid + 1).max(max_binlog_xid + 1).max(1);
+    let crash = config.crash_points.clone();
+    let inner = Arc::new(Inner {
+        config,
+        engine,
+        binlog,
+        redo,
+        sink,
+        groups,
+        crash,
+        next_xid: AtomicU64::new(next_xid),
+        rotation: RwLock::new(()),
+        ddl_lock: Mutex::new(()),
+        checkpoint_lock: Mutex::new(()),
+        last_checkpoint: Mutex::new((Instant::now(), last_checkpoint_lsn)),
+        next_ddl_intent: AtomicU64::new(0),
+        failure: Mutex::new(None),
+        failed: AtomicBool::new(false),
+        closed: AtomicBool::new(false),
+        commits: AtomicU64::new(0),
+        read_only_commits: AtomicU64::new(0),
+        ddl_statements: AtomicU64::new(0),
+        checkpoints: AtomicU64::new(0),
+        binlog_rotations: AtomicU64::new(0),
+    });
+    let checkpointer = Checkpointer::start(&inner)?.map(Arc::new);
+    report.elapsed = started.elapsed();
+    tracing::info!(
+        "database open in {:?}: {} redo records, {} transactions replayed, {} committed and {} rolled back at recovery",
+        report.elapsed,
+        report.redo_records_replayed,
+        report.transactions_replayed,
+        report.committed_at_recovery.len(),
+        report.rolled_back_at_recovery.len(),
+    );
+    Ok((Database { inner, checkpointer }, report))
+}
+
+/// Replays redo from the checkpoint; returns the transactions in doubt.
+fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) -> Result<Replay> {
+    let mut pending: HashMap<RedoTrxKey, (u64, InDoubt)> = HashMap::new();
+    let mut replay = Replay { in_doubt: Vec::new(), max_xid: 0, records: 0, transactions: 0 };
+    for item in recovered.records() {
+        let logged = item?;
+        let where_ = format!("redo record at LSN {}", logged.lsn);
+        replay.records += 1;
+        // Before the engine's start LSN, a record's effect is in the snapshot.
+        let after_start = logged.lsn >= lsns.start_lsn;
+        match redo_sink::decode(&logged.record, &where_)? {
+            RedoEntry::Prepare { key, xid, changes } => {
+                replay.max_xid = replay.max_xid.max(xid.unwrap_or(0));
+                let entry = InDoubt { key, xid, changes, ddl_intent: false };
+                if pending.insert(key, (logged.lsn, entry)).is_some() {
+                    return Err(DatabaseError::corruption(where_, format!("second prepare of transaction {key:?}")));
+                }
+            }
+            RedoEntry::DdlIntent { key } => {
+                pending.insert(key, (logged.lsn, InDoubt { key, xid: None, changes: Vec::new(), ddl_intent: true }));
+            }
+            RedoEntry::Commit { key, gtid } => {
+                let prepared = pending.remove(&key);
+                if after_start {
+                    let Some((_, prepared)) = prepared else {
+                        return Err(DatabaseError::corruption(where_, format!("commit of transaction {key:?} without its prepare record")));
+                    };
+                    engine.apply_redo_transaction(&prepared.changes, gtid)?;
+                    replay.transactions += 1;
+                }
+            }
+            RedoEntry::Rollback { key } => {
+                pending.remove(&key);
+            }
+            RedoEntry::Ddl(record) => {
+                if after_start {
+                    engine.apply_redo_ddl(&record)?;
+                }
+            }
+        }
+    }
+    let mut in_doubt: Vec<(u64, InDoubt)> = pending.into_values().collect();
+    in_doubt.sort_by_key(|(lsn, _)| *lsn);
+    replay.in_doubt = in_doubt.into_iter().map(|(_, entry)| entry).collect();
+    Ok(replay)
+}
+
+/// Decides every transaction in doubt with the binlog's verdict and makes
+/// each decision durable (the table at the top).
+fn settle_in_doubt(
+    engine: &Engine,
+    redo: &RedoLog,
+    in_doubt: Vec<InDoubt>,
+    binlog: &RecoveryReport,
+    config: &DatabaseConfig,
+    report: &mut OpenReport,
+) -> Result<()> {
+    // Commits in binlog order (they touch disjoint rows: a transaction
+    // waiting on another's row prepares after that one's commit record,
+    // which is then durable too, so at most one of them is in doubt).
+    let mut commits: BTreeMap<(Option<Gtid>, u64), InDoubt> = BTreeMap::new();
+    let mut intents = Vec::new();
+    for entry in in_doubt {
+        match entry.xid {
+            _ if entry.ddl_intent => intents.push(entry),
+            Some(xid) if binlog.xids.contains(&xid) => {
+                commits.insert((binlog.xid_gtids.get(&xid).copied(), xid), entry);
+            }
+            Some(xid) => {
+                redo.append(&redo_sink::rollback_record(entry.key), Durability::Buffered)?;
+                report.rolled_back_at_recovery.push(xid);
+            }
+            None => {
+                redo.append(&redo_sink::rollback_record(entry.key), Durability::Buffered)?;
+                report.other_rolled_back += 1;
+            }
+        }
+    }
+    for ((gtid, xid), entry) in commits {
+        engine.apply_redo_transaction(&entry.changes, gtid)?;
+        redo.append(&redo_sink::commit_record(entry.key, gtid), Durability::Buffered)?;
+        report.committed_at_recovery.push(xid);
+    }
+    if !intents.is_empty() {
+        // DDL runs one at a time, so at most one intent is open.
+        let missing = difference(&binlog.executed_gtids, &engine.executed_gtids());
+        let gtids: Vec<Gtid> = gtids_of(&missing);
+        if gtids.len() > 1 && config.is_fully_durable() {
+            return Err(DatabaseError::Inconsistent {
+                reason: format!("a DDL statement was in flight, but the binlog has {missing} the engine lacks"),
+            });
+        }
+        for (index, intent) in intents.into_iter().enumerate() {
+            if index == 0 && !gtids.is_empty() {
+                for gtid in &gtids {
+                    engine.apply_redo_transaction(&[], Some(*gtid))?;
+                    redo.append(&redo_sink::commit_record(intent.key, Some(*gtid)), Durability::Buffered)?;
+                }
+                report.ddl_gtids_recovered = missing.clone();
+            } else {
+                redo.append(&redo_sink::rollback_record(intent.key), Durability::Buffered)?;
+                report.other_rolled_back += 1;
+            }
+        }
+    }
+    redo.flush()?;
+    Ok(())
+}
+
+/// `a` minus `b`.
+pub(crate) fn difference(a: &GtidSet, b: &GtidSet) -> GtidSet {
+    let theirs: BTreeMap<_, Vec<(u64, u64)>> = b.intervals().map(|(uuid, list)| (*uuid, list.to_vec())).collect();
+    let mut out = GtidSet::new();
+    for (uuid, list) in a.intervals() {
+        let other = theirs.get(uuid).map(Vec::as_slice).unwrap_or_default();
+        for &(start, end) in list {
+            let mut at = start;
+            for &(other_start, other_end) in other.iter().filter(|(s, e)| *e > start && *s < end) {
+                if other_start > at {
+                    out.add_interval(*uuid, at, other_start);
+                }
+                at = at.max(other_end);
+            }
+            if at < end {
+                out.add_interval(*uuid, at, end);
+            }
+        }
+    }
+    out
+}
+
+fn gtids_of(set: &GtidSet) -> Vec<Gtid> {
+    let mut out = Vec::new();
+    for (uuid, list) in set.intervals() {
+        for &(start, end) in list {
+            out.extend((start..end).map(|gno| Gtid { uuid: *uuid, gno }));
+        }
+    }
+    out
+}
+
+fn display_or_none(set: &GtidSet) -> String {
+    if set.is_empty() {
+        "nothing".to_string()
+    } else {
+        set.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use binlog_format::Uuid;
+
+    #[test]
+    fn difference_of_interval_sets() {
+        let (u, v) = (Uuid([1; 16]), Uuid([2; 16]));
+        let mut a = GtidSet::new();
+        a.add_interval(u, 1, 20);
+        a.add_interval(v, 1, 3);
+        let mut b = GtidSet::new();
+        b.add_interval(u, 3, 5);
+        b.add_interval(u, 10, 25);
+        let d = difference(&a, &b);
+        let mut expected = GtidSet::new();
+        expected.add_interval(u, 1, 3);
+        expected.add_interval(u, 5, 10);
+        expected.add_interval(v, 1, 3);
+        assert_eq!(d, expected);
+        assert!(difference(&b, &b).is_empty());
+        assert_eq!(gtids_of(&expected).len(), 2 + 5 + 2);
+    }
+}

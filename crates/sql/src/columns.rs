@@ -1,0 +1,295 @@
+//! Columns: SQL data types to engine column types, engine columns to
+//! result-set column definitions, and values made fit for a column before
+//! a write (MySQL's strict mode: a value that does not fit is an error).
+
+use binlog_format::ColumnType;
+use engine::{ColumnDef, TableDef};
+use protocol::{ColumnDefinition, ColumnFlags, ColumnType as WireType};
+use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
+
+use crate::error::{data_too_long, incorrect_value, not_supported, out_of_range, SqlResult};
+use crate::value::{NullCheck, text, to_number, to_text, Number, Value};
+
+/// utf8mb4_general_ci (MariaDB replicas do not know MySQL 8's 255).
+pub const UTF8MB4_GENERAL_CI: u16 = 45;
+pub const BINARY_COLLATION: u16 = 63;
+/// utf8mb4's widest character, in bytes.
+const UTF8MB4_BYTES_MAX: u64 = 4;
+
+fn char_length(length: &Option<CharacterLength>, default: u64) -> SqlResult<u64> {
+    match length {
+        None => Ok(default),
+        Some(CharacterLength::IntegerLength { length, .. }) => Ok(*length),
+        Some(CharacterLength::Max) => Err(not_supported("MAX length")),
+    }
+}
+
+fn string_bytes(characters: u64, limit_bytes: u64, name: &str) -> SqlResult<u16> {
+    let bytes = characters * UTF8MB4_BYTES_MAX;
+    if characters == 0 || bytes > limit_bytes {
+        return Err(protocol::MysqlError::new(1074, "42000", format!("Column length too big for column '{name}' (max = {})", limit_bytes / UTF8MB4_BYTES_MAX)));
+    }
+    Ok(bytes as u16)
+}
+
+/// The engine column for `name data_type`.
+pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef> {
+    use DataType as D;
+    let mut unsigned = false;
+    let mut collation = BINARY_COLLATION;
+    let column_type = match data_type {
+        D::TinyInt(_) => ColumnType::Tiny,
+        D::TinyIntUnsigned(_) => { unsigned = true; ColumnType::Tiny }
+        D::SmallInt(_) => ColumnType::Short,
+        D::SmallIntUnsigned(_) => { unsigned = true; ColumnType::Short }
+        D::MediumInt(_) => ColumnType::Int24,
+        D::MediumIntUnsigned(_) => { unsigned = true; ColumnType::Int24 }
+        D::Int(_) | D::Integer(_) => ColumnType::Long,
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) => { unsigned = true; ColumnType::Long }
+        D::BigInt(_) => ColumnType::LongLong,
+        D::BigIntUnsigned(_) => { unsigned = true; ColumnType::LongLong }
+        D::Float(ExactNumberInfo::None) => ColumnType::Float,
+        D::Double(ExactNumberInfo::None) | D::DoublePrecision | D::Real => ColumnType::Double,
+        D::Decimal(info) | D::Numeric(info) => {
+            let (precision, scale) = match info {
+                ExactNumberInfo::None => (10, 0),
+                ExactNumberInfo::Precision(p) => (*p, 0),
+                ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+            };
+            if precision == 0 || precision > 65 || scale > 30 || scale > precision {
+                return Err(not_supported(data_type.to_string()));
+            }
+            ColumnType::NewDecimal { precision: precision as u8, scale: scale as u8 }
+        }
+        D::Char(length) | D::Character(length) => {
+            collation = UTF8MB4_GENERAL_CI;
+            ColumnType::String { max_length_bytes: string_bytes(char_length(length, 1)?, 255 * UTF8MB4_BYTES_MAX, name)? }
+        }
+        D::Varchar(length) | D::CharacterVarying(length) | D::CharVarying(length) => {
+            collation = UTF8MB4_GENERAL_CI;
+            let Some(_) = length else { return Err(protocol::syntax_error_near(&data_type.to_string())) };
+            ColumnType::VarChar { max_length_bytes: string_bytes(char_length(length, 1)?, 65_532, name)? }
+        }
+        D::Binary(length) => ColumnType::String { max_length_bytes: length.unwrap_or(1).clamp(1, 255) as u16 },
+        D::Text => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 2 } }
+        D::TinyText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 1 } }
+        D::MediumText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 3 } }
+        D::LongText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 4 } }
+        D::Blob(_) => ColumnType::Blob { length_bytes: 2 },
+        D::TinyBlob => ColumnType::Blob { length_bytes: 1 },
+        D::MediumBlob => ColumnType::Blob { length_bytes: 3 },
+        D::LongBlob => ColumnType::Blob { length_bytes: 4 },
+        D::Date => ColumnType::Date,
+        D::Datetime(fsp) => ColumnType::DateTime2 { fsp: fsp.unwrap_or(0).min(6) as u8 },
+        other => return Err(not_supported(format!("column type {other}"))),
+    };
+    let mut column = ColumnDef::new(name, column_type);
+    column.unsigned = unsigned;
+    column.collation = collation;
+    Ok(column)
+}
+
+/// The type as SHOW CREATE TABLE / DESCRIBE print it.
+pub fn type_name(column: &ColumnDef) -> String {
+    let unsigned = if column.unsigned { " unsigned" } else { "" };
+    let characters = |bytes: u16| if column.collation == BINARY_COLLATION { u64::from(bytes) } else { u64::from(bytes) / UTF8MB4_BYTES_MAX };
+    match &column.column_type {
+        ColumnType::Tiny => format!("tinyint{unsigned}"),
+        ColumnType::Short => format!("smallint{unsigned}"),
+        ColumnType::Int24 => format!("mediumint{unsigned}"),
+        ColumnType::Long => format!("int{unsigned}"),
+        ColumnType::LongLong => format!("bigint{unsigned}"),
+        ColumnType::Float => "float".into(),
+        ColumnType::Double => "double".into(),
+        ColumnType::NewDecimal { precision, scale } => format!("decimal({precision},{scale})"),
+        ColumnType::String { max_length_bytes } if column.collation == BINARY_COLLATION => format!("binary({max_length_bytes})"),
+        ColumnType::String { max_length_bytes } => format!("char({})", characters(*max_length_bytes)),
+        ColumnType::VarChar { max_length_bytes } if column.collation == BINARY_COLLATION => format!("varbinary({max_length_bytes})"),
+        ColumnType::VarChar { max_length_bytes } => format!("varchar({})", characters(*max_length_bytes)),
+        ColumnType::Blob { length_bytes } => {
+            let size = ["tiny", "", "medium", "long"][usize::from(length_bytes.clamp(&1, &4) - 1)];
+            if column.collation == BINARY_COLLATION { format!("{size}blob") } else { format!("{size}text") }
+        }
+        ColumnType::Date => "date".into(),
+        ColumnType::DateTime2 { fsp: 0 } => "datetime".into(),
+        ColumnType::DateTime2 { fsp } => format!("datetime({fsp})"),
+        ColumnType::Timestamp2 { fsp: 0 } => "timestamp".into(),
+        ColumnType::Timestamp2 { fsp } => format!("timestamp({fsp})"),
+        ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
+    }
+}
+
+pub fn wire_type(column_type: &ColumnType) -> WireType {
+    match column_type {
+        ColumnType::Tiny => WireType::MYSQL_TYPE_TINY,
+        ColumnType::Short => WireType::MYSQL_TYPE_SHORT,
+        ColumnType::Int24 => WireType::MYSQL_TYPE_INT24,
+        ColumnType::Long => WireType::MYSQL_TYPE_LONG,
+        ColumnType::LongLong => WireType::MYSQL_TYPE_LONGLONG,
+        ColumnType::Float => WireType::MYSQL_TYPE_FLOAT,
+        ColumnType::Double => WireType::MYSQL_TYPE_DOUBLE,
+        ColumnType::NewDecimal { .. } => WireType::MYSQL_TYPE_NEWDECIMAL,
+        ColumnType::String { .. } => WireType::MYSQL_TYPE_STRING,
+        ColumnType::VarChar { .. } => WireType::MYSQL_TYPE_VAR_STRING,
+        ColumnType::Blob { .. } => WireType::MYSQL_TYPE_BLOB,
+        ColumnType::Date => WireType::MYSQL_TYPE_DATE,
+        ColumnType::DateTime2 { .. } => WireType::MYSQL_TYPE_DATETIME,
+        ColumnType::Timestamp2 { .. } => WireType::MYSQL_TYPE_TIMESTAMP,
+        ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
+    }
+}
+
+/// The result-set definition of table column `position`.
+pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -> ColumnDefinition {
+    let column = &def.columns[position];
+    let name = alias.unwrap_or(&column.name);
+    let mut definition = ColumnDefinition::new(name, wire_type(&column.column_type))
+        .with_table(def.database.clone(), def.name.clone())
+        .with_org_name(column.name.clone());
+    let mut flags = ColumnFlags::empty();
+    if !column.nullable {
+        flags |= ColumnFlags::NOT_NULL_FLAG;
+    }
+    if column.unsigned {
+        flags |= ColumnFlags::UNSIGNED_FLAG;
+    }
+    if column.auto_increment {
+        flags |= ColumnFlags::AUTO_INCREMENT_FLAG;
+    }
+    if def.primary_key.contains(&position) {
+        flags |= ColumnFlags::PRI_KEY_FLAG;
+    } else if def.indexes.iter().any(|index| index.columns.first() == Some(&position)) {
+        flags |= ColumnFlags::MULTIPLE_KEY_FLAG;
+    }
+    match &column.column_type {
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            definition = definition.with_length(u32::from(*max_length_bytes)).with_character_set(column.collation);
+        }
+        ColumnType::Blob { .. } if column.collation != BINARY_COLLATION => {
+            definition = definition.with_character_set(column.collation);
+            definition.flags.remove(ColumnFlags::BINARY_FLAG);
+        }
+        ColumnType::NewDecimal { precision, scale } => {
+            definition = definition.with_length(u32::from(*precision) + 2).with_decimals(*scale);
+        }
+        _ => {}
+    }
+    definition.with_flags(flags)
+}
+
+fn integer_range(column: &ColumnDef) -> (i128, i128) {
+    let bits = match column.column_type {
+        ColumnType::Tiny => 8,
+        ColumnType::Short => 16,
+        ColumnType::Int24 => 24,
+        ColumnType::Long => 32,
+        _ => 64,
+    };
+    if column.unsigned {
+        (0, (1i128 << bits) - 1)
+    } else {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    }
+}
+
+/// `value` made fit for `column`, or MySQL's strict-mode error.
+pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
+    if value.is_null() {
+        return Ok(Value::Null);
+    }
+    let shown = || text(&value);
+    match &column.column_type {
+        ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong => {
+            if let Value::Bytes(bytes) = &value {
+                if !crate::value::is_whole_number_text(bytes) {
+                    return Err(incorrect_value("integer", &shown(), &column.name));
+                }
+            }
+            let number = match to_number(&value) {
+                Some(Number::Int(v)) => v,
+                Some(Number::Float(v)) if v.is_finite() && v.abs() < 1.0e20 => v.round() as i128,
+                _ => return Err(out_of_range(&column.name)),
+            };
+            let (low, high) = integer_range(column);
+            if number < low || number > high {
+                return Err(out_of_range(&column.name));
+            }
+            Ok(if column.unsigned { Value::UInt(number as u64) } else { Value::Int(number as i64) })
+        }
+        ColumnType::Float | ColumnType::Double => {
+            if let Value::Bytes(bytes) = &value {
+                if !crate::value::is_whole_number_text(bytes) {
+                    return Err(incorrect_value("double", &shown(), &column.name));
+                }
+            }
+            let number = to_number(&value).map_or(0.0, Number::as_f64);
+            Ok(if matches!(column.column_type, ColumnType::Float) { Value::Float(number as f32) } else { Value::Double(number) })
+        }
+        ColumnType::NewDecimal { precision, scale } => {
+            if let Value::Bytes(bytes) = &value {
+                if !crate::value::is_whole_number_text(bytes) {
+                    return Err(incorrect_value("decimal", &shown(), &column.name));
+                }
+            }
+            let number = to_number(&value).map_or(0.0, Number::as_f64);
+            let formatted = format!("{:.*}", usize::from(*scale), number);
+            let formatted = if formatted.starts_with("-0") && formatted.trim_start_matches(['-', '0', '.']).is_empty() { formatted[1..].to_string() } else { formatted };
+            let digits = formatted.trim_start_matches('-').split('.').next().unwrap_or("").trim_start_matches('0').len();
+            if digits > usize::from(precision - scale) {
+                return Err(out_of_range(&column.name));
+            }
+            Ok(Value::Decimal(formatted))
+        }
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            let bytes = to_text(&value);
+            let fits = if column.collation == BINARY_COLLATION {
+                bytes.len() <= usize::from(*max_length_bytes)
+            } else {
+                match std::str::from_utf8(&bytes) {
+                    Ok(s) => s.chars().count() as u64 <= u64::from(*max_length_bytes) / UTF8MB4_BYTES_MAX,
+                    Err(_) => return Err(protocol::MysqlError::invalid_character_string("utf8mb4", &bytes)),
+                }
+            };
+            if !fits {
+                return Err(data_too_long(&column.name));
+            }
+            Ok(Value::Bytes(bytes))
+        }
+        ColumnType::Blob { length_bytes } => {
+            let bytes = to_text(&value);
+            if (bytes.len() as u64) >> (8 * u32::from(*length_bytes)).min(63) != 0 {
+                return Err(data_too_long(&column.name));
+            }
+            Ok(Value::Bytes(bytes))
+        }
+        ColumnType::Date | ColumnType::DateTime2 { .. } => {
+            let parsed = match &value {
+                Value::Date { year, month, day } => Some((*year, *month, *day, 0, 0, 0, 0)),
+                Value::DateTime { year, month, day, hour, minute, second, micros } => {
+                    Some((*year, *month, *day, *hour, *minute, *second, *micros))
+                }
+                _ => protocol::DateTime::parse(&shown())
+                    .map(|dt| (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond)),
+            };
+            let kind = if matches!(column.column_type, ColumnType::Date) { "date" } else { "datetime" };
+            let Some((year, month, day, hour, minute, second, micros)) = parsed else {
+                return Err(incorrect_value(kind, &shown(), &column.name));
+            };
+            if month > 12 || day > 31 {
+                return Err(incorrect_value(kind, &shown(), &column.name));
+            }
+            Ok(match column.column_type {
+                ColumnType::Date => Value::Date { year, month, day },
+                _ => Value::DateTime { year, month, day, hour, minute, second, micros },
+            })
+        }
+        _ => Ok(value),
+    }
+}
+
+/// The implicit value of a column an INSERT leaves out, when it has no
+/// DEFAULT: NULL when nullable, generated for AUTO_INCREMENT, else none
+/// (strict mode's 1364).
+pub fn implicit_default(column: &ColumnDef) -> Option<Value> {
+    (column.nullable || column.auto_increment).then_some(Value::Null)
+}

@@ -1,0 +1,223 @@
+//! DDL: CREATE/DROP DATABASE, CREATE TABLE (and ... LIKE), CREATE/DROP
+//! INDEX, DROP TABLE, TRUNCATE. Each runs through the database's
+//! `execute_ddl`, which writes the statement to the binlog as a Query event.
+
+use engine::{IndexSpec, TableSpec};
+use protocol::OkResponse;
+use sqlparser::ast::{
+    ColumnOption, CreateIndex, CreateTable, CreateTableLikeKind, Expr, IndexColumn, ObjectType, Statement as Ast,
+    TableConstraint,
+};
+use sqlparser::tokenizer::Token;
+
+use crate::columns::{coerce, column_from_sql};
+use crate::error::{database_error, not_supported, syntax_error, SqlResult};
+use crate::execute::table_name;
+use crate::expr::Columns;
+use crate::parse::Statement;
+use crate::session::{Context, Outcome};
+use crate::value::{NullCheck, Value};
+
+fn ok_with_warning() -> Outcome {
+    let mut ok = OkResponse::default();
+    ok.warnings = 1;
+    Outcome::new(ok)
+}
+
+pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlResult<Outcome> {
+    let db = context.db();
+    let ctx = context.statement_context();
+    match statement {
+        Statement::CreateDatabase { name, if_not_exists } => {
+            if *if_not_exists && db.engine().databases().contains(name) {
+                return Ok(ok_with_warning());
+            }
+            db.execute_ddl(&ctx, context.sql, |engine| engine.create_database(name)).map_err(database_error)?;
+            Ok(Outcome::new(OkResponse::affected(1)))
+        }
+        Statement::DropDatabase { name, if_exists } => {
+            if *if_exists && !db.engine().databases().contains(name) {
+                return Ok(ok_with_warning());
+            }
+            let dropped = db.execute_ddl(&ctx, context.sql, |engine| engine.drop_database(name)).map_err(database_error)?;
+            let mut defaults = context.shared.defaults.write();
+            for id in &dropped {
+                defaults.remove(id);
+            }
+            let mut outcome = Outcome::new(OkResponse::affected(dropped.len() as u64));
+            if context.env.database == Some(name.as_str()) {
+                outcome.use_database = Some(None);
+            }
+            Ok(outcome)
+        }
+        Statement::Truncate { database, table } => {
+            let database = context.database(database.as_deref())?;
+            db.execute_ddl(&ctx, context.sql, |engine| engine.truncate_table(&database, table)).map_err(database_error)?;
+            Ok(Outcome::ok())
+        }
+        _ => Err(protocol::MysqlError::internal("not a database statement")),
+    }
+}
+
+pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
+    match ast {
+        Ast::CreateTable(create) => create_table(create, context),
+        Ast::CreateIndex(create) => create_index(create, context),
+        Ast::Drop { object_type: ObjectType::Table, if_exists, names, temporary: false, .. } => {
+            let mut tables = Vec::with_capacity(names.len());
+            for name in names {
+                tables.push(table_name(name, context)?);
+            }
+            let engine = context.db().engine();
+            let missing: Vec<String> = tables.iter().filter(|(d, t)| engine.table(d, t).is_err()).map(|(d, t)| format!("{d}.{t}")).collect();
+            if !missing.is_empty() && !*if_exists {
+                return Err(protocol::MysqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
+            }
+            let present: Vec<(String, String)> = tables.into_iter().filter(|(d, t)| engine.table(d, t).is_ok()).collect();
+            if present.is_empty() {
+                return Ok(ok_with_warning());
+            }
+            let dropped = context
+                .db()
+                .execute_ddl(&context.statement_context(), context.sql, |engine| {
+                    present.iter().map(|(d, t)| engine.drop_table(d, t)).collect::<engine::Result<Vec<_>>>()
+                })
+                .map_err(database_error)?;
+            let mut defaults = context.shared.defaults.write();
+            for id in dropped {
+                defaults.remove(&id);
+            }
+            Ok(Outcome::ok())
+        }
+        Ast::Drop { object_type: ObjectType::Index, names, table: Some(table), .. } => {
+            let (database, table) = table_name(table, context)?;
+            let [index] = names.as_slice() else { return Err(syntax_error(&ast.to_string())) };
+            let index = index.to_string();
+            context
+                .db()
+                .execute_ddl(&context.statement_context(), context.sql, |engine| engine.drop_index(&database, &table, &index))
+                .map_err(database_error)?;
+            Ok(Outcome::ok())
+        }
+        other => Err(not_supported(crate::expr::first_words(&other.to_string()))),
+    }
+}
+
+fn index_columns(columns: &[IndexColumn]) -> SqlResult<Vec<String>> {
+    columns
+        .iter()
+        .map(|column| match &column.column.expr {
+            Expr::Identifier(ident) => Ok(ident.value.clone()),
+            other => Err(not_supported(format!("index on {other}"))),
+        })
+        .collect()
+}
+
+fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcome> {
+    if create.temporary || create.or_replace || create.query.is_some() || create.clone.is_some() {
+        return Err(not_supported("CREATE TEMPORARY TABLE, CREATE OR REPLACE or CREATE TABLE ... SELECT"));
+    }
+    let (database, table) = table_name(&create.name, context)?;
+    let engine = context.db().engine();
+    if engine.table(&database, &table).is_ok() && create.if_not_exists {
+        return Ok(ok_with_warning());
+    }
+    let mut defaults: Vec<Option<Value>> = Vec::new();
+    let spec = if let Some(like) = &create.like {
+        let source = match like {
+            CreateTableLikeKind::Parenthesized(like) | CreateTableLikeKind::Plain(like) => &like.name,
+        };
+        let (source_database, source_table) = table_name(source, context)?;
+        let def = engine.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
+        defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
+        TableSpec {
+            database: database.clone(),
+            name: table.clone(),
+            columns: def.columns.clone(),
+            primary_key: def.primary_key.iter().map(|&p| def.columns[p].name.clone()).collect(),
+            indexes: def
+                .indexes
+                .iter()
+                .map(|index| IndexSpec {
+                    name: index.name.clone(),
+                    columns: index.columns.iter().map(|&p| def.columns[p].name.clone()).collect(),
+                    unique: index.unique,
+                })
+                .collect(),
+            auto_increment_start: 0,
+        }
+    } else {
+        let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
+        let no_columns = Columns::default();
+        let constants = context.constants(&no_columns);
+        for column in &create.columns {
+            let mut def = column_from_sql(&column.name.value, &column.data_type)?;
+            let mut default = None;
+            for option in &column.options {
+                match &option.option {
+                    ColumnOption::Null => def.nullable = true,
+                    ColumnOption::NotNull => def.nullable = false,
+                    ColumnOption::Default(expr) => default = Some(constants.eval(expr)?),
+                    ColumnOption::PrimaryKey(_) => spec.primary_key.push(def.name.clone()),
+                    ColumnOption::Unique(_) => spec.indexes.push(IndexSpec { name: def.name.clone(), columns: vec![def.name.clone()], unique: true }),
+                    ColumnOption::DialectSpecific(tokens)
+                        if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) =>
+                    {
+                        def.auto_increment = true
+                    }
+                    ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
+                    other => return Err(not_supported(format!("column option {other}"))),
+                }
+            }
+            let default = match default {
+                Some(value) if !value.is_null() => Some(coerce(&def, value).map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?),
+                Some(_) if !def.nullable => return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name))),
+                other => other,
+            };
+            defaults.push(default);
+            spec.columns.push(def);
+        }
+        for constraint in &create.constraints {
+            match constraint {
+                TableConstraint::PrimaryKey(key) => {
+                    if !spec.primary_key.is_empty() {
+                        return Err(protocol::MysqlError::new(1068, "42000", "Multiple primary key defined"));
+                    }
+                    spec.primary_key = index_columns(&key.columns)?;
+                }
+                TableConstraint::Unique(key) => {
+                    let columns = index_columns(&key.columns)?;
+                    let name = key.index_name.as_ref().or(key.name.as_ref()).map(|n| n.value.clone()).unwrap_or_else(|| columns[0].clone());
+                    spec.indexes.push(IndexSpec { name, columns, unique: true });
+                }
+                TableConstraint::Index(key) => {
+                    let columns = index_columns(&key.columns)?;
+                    let name = key.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| columns[0].clone());
+                    spec.indexes.push(IndexSpec { name, columns, unique: false });
+                }
+                other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
+            }
+        }
+        spec
+    };
+    let def = context
+        .db()
+        .execute_ddl(&context.statement_context(), context.sql, |engine| engine.create_table(&spec))
+        .map_err(database_error)?;
+    context.shared.defaults.write().insert(def.id, defaults);
+    Ok(Outcome::ok())
+}
+
+fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcome> {
+    if create.concurrently || create.predicate.is_some() || !create.include.is_empty() {
+        return Err(not_supported("this form of CREATE INDEX"));
+    }
+    let (database, table) = table_name(&create.table_name, context)?;
+    let name = create.name.as_ref().map(ToString::to_string).ok_or_else(|| syntax_error("ON"))?;
+    let spec = IndexSpec { name, columns: index_columns(&create.columns)?, unique: create.unique };
+    context
+        .db()
+        .execute_ddl(&context.statement_context(), context.sql, |engine| engine.create_index(&database, &table, &spec))
+        .map_err(database_error)?;
+    Ok(Outcome::ok())
+}

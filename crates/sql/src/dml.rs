@@ -1,0 +1,201 @@
+//! INSERT (VALUES rows or a SELECT), UPDATE and DELETE on one table. Each
+//! is statement-atomic (the session undoes a failed statement) and its
+//! changes become row events when the transaction commits.
+
+use std::cell::RefCell;
+
+use engine::TableDef;
+use protocol::OkResponse;
+use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
+
+use crate::columns::{coerce, implicit_default};
+use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
+use crate::execute::{table_def, table_name};
+use crate::expr::{Columns, Scope};
+use crate::session::{Context, Outcome, Transactions};
+use crate::value::Value;
+
+fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
+    let mut table_names = vec![def.name.clone()];
+    table_names.extend(alias.map(str::to_string));
+    Columns { table_names, names: def.columns.iter().map(|c| c.name.clone()).collect() }
+}
+
+pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
+    if insert.ignore || insert.replace_into || insert.on.is_some() || insert.returning.is_some() || !insert.assignments.is_empty() {
+        return Err(not_supported("INSERT IGNORE, REPLACE, ON DUPLICATE KEY UPDATE or INSERT ... SET"));
+    }
+    let TableObject::TableName(name) = &insert.table else {
+        return Err(not_supported("INSERT INTO TABLE FUNCTION"));
+    };
+    let (database, table) = table_name(name, context)?;
+    let def = table_def(context, &database, &table)?;
+    let mut targets = Vec::with_capacity(insert.columns.len());
+    for column in &insert.columns {
+        let column_name = column.0.last().and_then(|part| part.as_ident()).map(|ident| ident.value.clone()).unwrap_or_default();
+        let position = def.column_index(&column_name).map_err(|_| unknown_column(&column_name, "field list"))?;
+        targets.push(position);
+    }
+    if insert.columns.is_empty() {
+        targets = (0..def.columns.len()).collect();
+    }
+    let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
+    let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
+    let no_columns = Columns::default();
+    let constants = context.constants(&no_columns);
+
+    let (inserted, first_id) = transaction.write(context, |trx| {
+        // Rows of values in target order.
+        let value_rows: Vec<Vec<Value>> = match source.body.as_ref() {
+            SetExpr::Values(values) => {
+                let mut rows = Vec::with_capacity(values.rows.len());
+                for exprs in &values.rows {
+                    rows.push(exprs.iter().map(|expr| constants.eval(expr)).collect::<SqlResult<Vec<_>>>()?);
+                }
+                rows
+            }
+            SetExpr::Select(_) => {
+                let result = crate::select::run(source, context, Some(trx))?;
+                result.rows.iter().map(|row| row.iter().map(crate::value::from_wire).collect()).collect()
+            }
+            _ => return Err(not_supported("INSERT from this kind of query")),
+        };
+        let mut first_id = None;
+        let count = value_rows.len() as u64;
+        for (number, values) in value_rows.into_iter().enumerate() {
+            if values.len() != targets.len() {
+                return Err(value_count(number + 1));
+            }
+            let mut row: Vec<Option<Value>> = vec![None; def.columns.len()];
+            for (position, value) in targets.iter().zip(values) {
+                row[*position] = Some(coerce(&def.columns[*position], value)?);
+            }
+            let mut full = Vec::with_capacity(row.len());
+            for (position, value) in row.into_iter().enumerate() {
+                let column = &def.columns[position];
+                let value = match value {
+                    Some(value) => value,
+                    None => match defaults.get(position).cloned().flatten().or_else(|| implicit_default(column)) {
+                        Some(value) => value,
+                        None => return Err(no_default(&column.name)),
+                    },
+                };
+                full.push(value);
+            }
+            let inserted = trx.insert(def.id, full).map_err(engine_error)?;
+            if first_id.is_none() {
+                first_id = inserted.auto_increment_value;
+            }
+        }
+        Ok((count, first_id))
+    })?;
+    let mut ok = OkResponse::affected(inserted);
+    if inserted > 1 {
+        ok.info = format!("Records: {inserted}  Duplicates: 0  Warnings: 0");
+    }
+    ok.last_insert_id = first_id.unwrap_or(0);
+    let mut outcome = Outcome::new(ok);
+    outcome.last_insert_id = first_id;
+    Ok(outcome)
+}
+
+fn single_table(relation: &TableFactor) -> SqlResult<(&sqlparser::ast::ObjectName, Option<String>)> {
+    match relation {
+        TableFactor::Table { name, alias, args: None, .. } => Ok((name, alias.as_ref().map(|a| a.name.value.clone()))),
+        _ => Err(not_supported("this kind of table reference")),
+    }
+}
+
+pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
+    if !update.table.joins.is_empty() || update.from.is_some() || update.returning.is_some() || !update.order_by.is_empty() || update.limit.is_some() {
+        return Err(not_supported("multi-table UPDATE, UPDATE ... ORDER BY or LIMIT"));
+    }
+    let (name, alias) = single_table(&update.table.relation)?;
+    let (database, table) = table_name(name, context)?;
+    let def = table_def(context, &database, &table)?;
+    let columns = columns_of(&def, alias.as_deref());
+    let mut assignments = Vec::with_capacity(update.assignments.len());
+    for assignment in &update.assignments {
+        let AssignmentTarget::ColumnName(target) = &assignment.target else {
+            return Err(not_supported("tuple assignment"));
+        };
+        let column_name = target.0.last().and_then(|part| part.as_ident()).map(|ident| ident.value.clone()).unwrap_or_default();
+        let position = def.column_index(&column_name).map_err(|_| unknown_column(&column_name, "field list"))?;
+        assignments.push((position, &assignment.value));
+    }
+    let no_columns = Columns::default();
+    let spec = crate::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
+    let failure = RefCell::new(None);
+    let counts = transaction.write(context, |trx| {
+        let result = trx.update_where(
+            def.id,
+            &spec,
+            |row| match &update.selection {
+                None => true,
+                Some(selection) => Scope::for_row(&columns, row, context.params, &context.env).is_true(selection).unwrap_or_else(|error| {
+                    failure.borrow_mut().get_or_insert(error);
+                    false
+                }),
+            },
+            |row| {
+                // MySQL assigns left to right, later assignments seeing earlier ones.
+                let mut new_row = row.clone();
+                for (position, expr) in &assignments {
+                    match Scope::for_row(&columns, &new_row, context.params, &context.env).eval(expr).and_then(|value| coerce(&def.columns[*position], value)) {
+                        Ok(value) => new_row[*position] = value,
+                        Err(error) => {
+                            failure.borrow_mut().get_or_insert(error);
+                            return row.clone();
+                        }
+                    }
+                }
+                new_row
+            },
+        );
+        if let Some(error) = failure.borrow_mut().take() {
+            return Err(error);
+        }
+        result.map_err(engine_error)
+    })?;
+    let affected = if context.env.info.found_rows() { counts.matched } else { counts.changed };
+    let mut ok = OkResponse::affected(affected as u64);
+    ok.info = format!("Rows matched: {}  Changed: {}  Warnings: 0", counts.matched, counts.changed);
+    Ok(Outcome::new(ok))
+}
+
+pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
+    let tables = match &delete.from {
+        FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables) => tables,
+    };
+    if !delete.tables.is_empty() || delete.using.is_some() || delete.returning.is_some() || !delete.order_by.is_empty() || delete.limit.is_some() {
+        return Err(not_supported("multi-table DELETE, DELETE ... ORDER BY or LIMIT"));
+    }
+    let [table] = tables.as_slice() else { return Err(not_supported("multi-table DELETE")) };
+    if !table.joins.is_empty() {
+        return Err(not_supported("multi-table DELETE"));
+    }
+    let (name, alias) = single_table(&table.relation)?;
+    let (database, table) = table_name(name, context)?;
+    let def = table_def(context, &database, &table)?;
+    let columns = columns_of(&def, alias.as_deref());
+    let no_columns = Columns::default();
+    let spec = crate::plan::scan_spec(&def, delete.selection.as_ref(), &context.constants(&no_columns));
+    let failure = RefCell::new(None);
+    let deleted = transaction.write(context, |trx| {
+        let result = trx.delete_where(def.id, &spec, |row| match &delete.selection {
+            None => true,
+            Some(selection) => {
+                let scope = Scope::for_row(&columns, row, context.params, &context.env);
+                scope.is_true(selection).unwrap_or_else(|error| {
+                    failure.borrow_mut().get_or_insert(error);
+                    false
+                })
+            }
+        });
+        if let Some(error) = failure.borrow_mut().take() {
+            return Err(error);
+        }
+        result.map_err(engine_error)
+    })?;
+    Ok(Outcome::new(OkResponse::affected(deleted as u64)))
+}

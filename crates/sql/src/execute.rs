@@ -1,0 +1,100 @@
+//! Dispatch: one parsed statement to the module that runs it.
+
+use sqlparser::ast::{ObjectName, ObjectNamePart, Statement as Ast};
+
+use crate::error::{engine_error, not_supported, syntax_error, unknown_database, SqlResult};
+use crate::expr::first_words;
+use crate::parse::Statement;
+use crate::session::{Context, Outcome, Transactions};
+
+pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
+    match statement {
+        Statement::Begin => {
+            transaction.begin(context)?;
+            Ok(Outcome::ok())
+        }
+        Statement::Commit => {
+            transaction.commit(context)?;
+            Ok(Outcome::ok())
+        }
+        Statement::Rollback => {
+            transaction.rollback();
+            Ok(Outcome::ok())
+        }
+        Statement::Nothing => Ok(Outcome::ok()),
+        Statement::Use(name) => {
+            if !context.db().engine().databases().contains(name) {
+                return Err(unknown_database(name));
+            }
+            let mut outcome = Outcome::ok();
+            outcome.use_database = Some(Some(name.clone()));
+            Ok(outcome)
+        }
+        Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => {
+            transaction.commit(context)?;
+            crate::ddl::database_statement(statement, context)
+        }
+        Statement::Show(show) => crate::show::show(show, context, &mut transaction),
+        Statement::FlushBinaryLogs => {
+            context.db().binlog().rotate().map_err(|error| protocol::MysqlError::internal(error.to_string()))?;
+            Ok(Outcome::ok())
+        }
+        Statement::PurgeBinaryLogsTo(name) => {
+            context.db().binlog().purge_to(name).map_err(|error| protocol::MysqlError::new(1373, "HY000", format!("Target log not found in binlog index ({error})")))?;
+            Ok(Outcome::ok())
+        }
+        Statement::Ast(ast) => execute_ast(ast, context, transaction),
+    }
+}
+
+fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
+    match ast {
+        Ast::Query(query) => {
+            let result = transaction.read(context, |trx| crate::select::run(query, context, Some(trx)))?;
+            Ok(Outcome::new(result))
+        }
+        Ast::Insert(insert) => crate::dml::insert(insert, context, &mut transaction),
+        Ast::Update(update) => crate::dml::update(update, context, &mut transaction),
+        Ast::Delete(delete) => crate::dml::delete(delete, context, &mut transaction),
+        Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. } => {
+            transaction.commit(context)?;
+            crate::ddl::ddl(ast, context)
+        }
+        Ast::Set(set) => crate::set::set(set, context, &mut transaction),
+        Ast::StartTransaction { .. } => {
+            transaction.begin(context)?;
+            Ok(Outcome::ok())
+        }
+        Ast::Commit { .. } => {
+            transaction.commit(context)?;
+            Ok(Outcome::ok())
+        }
+        Ast::Rollback { .. } => {
+            transaction.rollback();
+            Ok(Outcome::ok())
+        }
+        other => Err(not_supported(first_words(&other.to_string()))),
+    }
+}
+
+/// `db.table` or `table` (in the current database).
+pub fn table_name(name: &ObjectName, context: &Context<'_>) -> SqlResult<(String, String)> {
+    let parts: Vec<&str> = name
+        .0
+        .iter()
+        .map(|part| match part {
+            ObjectNamePart::Identifier(ident) => Ok(ident.value.as_str()),
+            other => Err(syntax_error(&other.to_string())),
+        })
+        .collect::<SqlResult<_>>()?;
+    match parts.as_slice() {
+        [table] => Ok((context.database(None)?, table.to_string())),
+        [database, table] => Ok((database.to_string(), table.to_string())),
+        _ => Err(syntax_error(&name.to_string())),
+    }
+}
+
+/// The table's definition, or 1146.
+pub fn table_def(context: &Context<'_>, database: &str, table: &str) -> SqlResult<std::sync::Arc<engine::TableDef>> {
+    context.db().engine().table(database, table).map_err(engine_error)
+}

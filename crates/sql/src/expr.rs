@@ -1,0 +1,457 @@
+//! Expression evaluation over one row: columns, literals, `?` parameters,
+//! `@@` system variables, operators, BETWEEN / IN / LIKE / IS NULL, and the
+//! scalar functions clients and sysbench use. Aggregates are computed by
+//! `select.rs` and looked up here by their text.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use sqlparser::ast::{
+    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, UnaryOperator,
+    Value as Literal,
+};
+
+use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, SqlResult};
+use crate::value::{NullCheck, compare, from_bool, text, to_number, to_text, truth, Number, Value};
+use crate::variables::VariableScope;
+
+/// What an expression may ask of the session it runs in.
+pub trait Environment {
+    fn database(&self) -> Option<String>;
+    fn system_variable(&self, name: &str, scope: VariableScope) -> SqlResult<Value>;
+    fn last_insert_id(&self) -> u64;
+    fn connection_id(&self) -> u32;
+    /// `user@host` as the client connected (USER()).
+    fn user(&self) -> String;
+    /// The matched account (CURRENT_USER()).
+    fn current_user(&self) -> String;
+}
+
+/// The names an expression can refer to: one table's columns.
+#[derive(Debug, Clone, Default)]
+pub struct Columns {
+    /// The table's name and alias, for `t.c` references.
+    pub table_names: Vec<String>,
+    pub names: Vec<String>,
+}
+
+impl Columns {
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|column| column.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Everything one evaluation needs.
+pub struct Scope<'a> {
+    pub columns: &'a Columns,
+    pub row: Option<&'a [Value]>,
+    pub params: &'a [Value],
+    pub environment: &'a dyn Environment,
+    /// Aggregate results of the current group, by the aggregate's text.
+    pub aggregates: Option<&'a HashMap<String, Value>>,
+}
+
+pub const AGGREGATES: [&str; 5] = ["COUNT", "SUM", "AVG", "MIN", "MAX"];
+
+pub fn function_name(function: &Function) -> String {
+    function.name.to_string().to_ascii_uppercase()
+}
+
+pub fn is_aggregate(function: &Function) -> bool {
+    AGGREGATES.contains(&function_name(function).as_str())
+}
+
+/// The plain arguments of a call; `*` comes back as `None`.
+pub fn function_args(function: &Function) -> SqlResult<Vec<Option<&Expr>>> {
+    match &function.args {
+        FunctionArguments::None => Ok(Vec::new()),
+        FunctionArguments::List(list) => list
+            .args
+            .iter()
+            .map(|arg| match arg {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(expr)) => Ok(Some(expr)),
+                FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => Ok(None),
+                other => Err(not_supported(other.to_string())),
+            })
+            .collect(),
+        FunctionArguments::Subquery(_) => Err(not_supported("subqueries")),
+    }
+}
+
+/// A literal as a value. `?` placeholders are numbered `$1`, `$2`, ... by
+/// `parse.rs` and read from the parameters.
+pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
+    Ok(match value {
+        Literal::Number(text, _) => number_literal(text),
+        Literal::SingleQuotedString(s) | Literal::DoubleQuotedString(s) => Value::Bytes(s.clone().into_bytes()),
+        Literal::Boolean(b) => Value::Int(i64::from(*b)),
+        Literal::Null => Value::Null,
+        Literal::HexStringLiteral(hex) => Value::Bytes(decode_hex(hex).ok_or_else(|| syntax_error(hex))?),
+        Literal::Placeholder(name) => {
+            let index: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).ok_or_else(|| syntax_error(name))?;
+            params.get(index - 1).cloned().ok_or_else(|| syntax_error(name))?
+        }
+        other => return Err(not_supported(other.to_string())),
+    })
+}
+
+fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+    let hex = if hex.len() % 2 == 1 { format!("0{hex}") } else { hex.to_string() };
+    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok()).collect()
+}
+
+fn number_literal(text: &str) -> Value {
+    if let Ok(value) = text.parse::<i64>() {
+        return Value::Int(value);
+    }
+    if let Ok(value) = text.parse::<u64>() {
+        return Value::UInt(value);
+    }
+    if text.contains(['e', 'E']) {
+        return Value::Double(text.parse().unwrap_or(0.0));
+    }
+    Value::Decimal(text.to_string())
+}
+
+/// A `@@[scope.]name` reference, if `parts` is one.
+pub fn system_variable_reference(parts: &[Ident]) -> Option<(String, VariableScope)> {
+    let first = parts.first()?.value.as_str();
+    let name = first.strip_prefix("@@")?;
+    match (parts.len(), name.to_ascii_lowercase().as_str()) {
+        (1, _) => Some((name.to_ascii_lowercase(), VariableScope::Default)),
+        (2, "session") | (2, "local") => Some((parts[1].value.to_ascii_lowercase(), VariableScope::Session)),
+        (2, "global") => Some((parts[1].value.to_ascii_lowercase(), VariableScope::Global)),
+        _ => None,
+    }
+}
+
+impl<'a> Scope<'a> {
+    /// A scope over one row of `columns`.
+    pub fn for_row(columns: &'a Columns, row: &'a [Value], params: &'a [Value], environment: &'a dyn Environment) -> Scope<'a> {
+        Scope { columns, row: Some(row), params, environment, aggregates: None }
+    }
+
+    pub fn eval(&self, expr: &Expr) -> SqlResult<Value> {
+        match expr {
+            Expr::Identifier(ident) => self.identifier(std::slice::from_ref(ident)),
+            Expr::CompoundIdentifier(parts) => self.identifier(parts),
+            Expr::Value(value) => literal(&value.value, self.params),
+            Expr::Nested(inner) => self.eval(inner),
+            Expr::UnaryOp { op, expr: inner } => {
+                let value = self.eval(inner)?;
+                match op {
+                    UnaryOperator::Minus => negate(&value, expr),
+                    UnaryOperator::Plus => Ok(value),
+                    UnaryOperator::Not => Ok(from_bool(truth(&value).map(|b| !b))),
+                    other => Err(not_supported(other.to_string())),
+                }
+            }
+            Expr::BinaryOp { left, op, right } => self.binary(expr, left, op, right),
+            Expr::IsNull(inner) => Ok(Value::Int(i64::from(self.eval(inner)?.is_null()))),
+            Expr::IsNotNull(inner) => Ok(Value::Int(i64::from(!self.eval(inner)?.is_null()))),
+            Expr::Between { expr: inner, negated, low, high } => {
+                let value = self.eval(inner)?;
+                let (low, high) = (self.eval(low)?, self.eval(high)?);
+                let inside = match (compare(&value, &low), compare(&value, &high)) {
+                    (Some(a), Some(b)) => Some(a != Ordering::Less && b != Ordering::Greater),
+                    _ => None,
+                };
+                Ok(from_bool(inside.map(|b| b != *negated)))
+            }
+            Expr::In { expr: inner, target: sqlparser::ast::InTarget::List(list), negated, global: false } => {
+                let value = self.eval(inner)?;
+                let mut result = Some(false);
+                for item in list {
+                    match compare(&value, &self.eval(item)?) {
+                        Some(Ordering::Equal) => {
+                            result = Some(true);
+                            break;
+                        }
+                        None => result = None,
+                        Some(_) => {}
+                    }
+                }
+                Ok(from_bool(result.map(|b| b != *negated)))
+            }
+            Expr::Like { negated, any: false, expr: inner, pattern, escape_char: None } => {
+                let (value, pattern) = (self.eval(inner)?, self.eval(pattern)?);
+                if value.is_null() || pattern.is_null() {
+                    return Ok(Value::Null);
+                }
+                let matched = like(&text(&value), &text(&pattern));
+                Ok(Value::Int(i64::from(matched != *negated)))
+            }
+            Expr::Function(function) => self.function(function),
+            other => Err(not_supported(first_words(&other.to_string()))),
+        }
+    }
+
+    pub fn is_true(&self, expr: &Expr) -> SqlResult<bool> {
+        Ok(truth(&self.eval(expr)?) == Some(true))
+    }
+
+    fn identifier(&self, parts: &[Ident]) -> SqlResult<Value> {
+        if let Some((name, scope)) = system_variable_reference(parts) {
+            return self.environment.system_variable(&name, scope);
+        }
+        if parts.len() == 1 && parts[0].value.starts_with('@') {
+            // User variables are never set (SET @v is not supported).
+            return Ok(Value::Null);
+        }
+        let column = &parts[parts.len() - 1].value;
+        let qualifier_matches = parts.len() < 2
+            || self.columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[parts.len() - 2].value));
+        let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
+        let position = self.columns.position(column).filter(|_| qualifier_matches);
+        match (position, self.row) {
+            (Some(position), Some(row)) => Ok(row[position].clone()),
+            _ => Err(unknown_column(&full_name, "field list")),
+        }
+    }
+
+    fn binary(&self, whole: &Expr, left: &Expr, op: &BinaryOperator, right: &Expr) -> SqlResult<Value> {
+        use BinaryOperator::*;
+        match op {
+            And => {
+                let a = truth(&self.eval(left)?);
+                if a == Some(false) {
+                    return Ok(Value::Int(0));
+                }
+                let b = truth(&self.eval(right)?);
+                Ok(from_bool(match (a, b) {
+                    (_, Some(false)) => Some(false),
+                    (Some(true), Some(true)) => Some(true),
+                    _ => None,
+                }))
+            }
+            Or => {
+                let a = truth(&self.eval(left)?);
+                if a == Some(true) {
+                    return Ok(Value::Int(1));
+                }
+                let b = truth(&self.eval(right)?);
+                Ok(from_bool(match (a, b) {
+                    (_, Some(true)) => Some(true),
+                    (Some(false), Some(false)) => Some(false),
+                    _ => None,
+                }))
+            }
+            Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
+                let (a, b) = (self.eval(left)?, self.eval(right)?);
+                if matches!(op, Spaceship) {
+                    return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
+                        (true, true) => true,
+                        (false, false) => compare(&a, &b) == Some(Ordering::Equal),
+                        _ => false,
+                    })));
+                }
+                Ok(from_bool(compare(&a, &b).map(|ordering| match op {
+                    Eq => ordering == Ordering::Equal,
+                    NotEq => ordering != Ordering::Equal,
+                    Lt => ordering == Ordering::Less,
+                    LtEq => ordering != Ordering::Greater,
+                    Gt => ordering == Ordering::Greater,
+                    _ => ordering != Ordering::Less,
+                })))
+            }
+            Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
+                let (a, b) = (self.eval(left)?, self.eval(right)?);
+                arithmetic(whole, op, &a, &b)
+            }
+            other => Err(not_supported(other.to_string())),
+        }
+    }
+
+    fn function(&self, function: &Function) -> SqlResult<Value> {
+        let name = function_name(function);
+        if AGGREGATES.contains(&name.as_str()) {
+            let key = function.to_string();
+            return self
+                .aggregates
+                .and_then(|aggregates| aggregates.get(&key).cloned())
+                .ok_or_else(|| MysqlInvalidGroup::error());
+        }
+        let args = function_args(function)?;
+        let mut values = Vec::with_capacity(args.len());
+        for arg in &args {
+            match arg {
+                Some(expr) => values.push(self.eval(expr)?),
+                None => return Err(syntax_error("*")),
+            }
+        }
+        let environment = self.environment;
+        Ok(match (name.as_str(), values.as_slice()) {
+            ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
+            ("VERSION", []) => environment.system_variable("version", VariableScope::Default)?,
+            ("CONNECTION_ID", []) => Value::UInt(u64::from(environment.connection_id())),
+            ("LAST_INSERT_ID", []) => Value::UInt(environment.last_insert_id()),
+            ("USER" | "SESSION_USER" | "SYSTEM_USER", []) => Value::Bytes(environment.user().into_bytes()),
+            ("CURRENT_USER", []) => Value::Bytes(environment.current_user().into_bytes()),
+            ("REPEAT", [value, count]) => {
+                if value.is_null() || count.is_null() {
+                    Value::Null
+                } else {
+                    let count = to_number(count).map_or(0.0, Number::as_f64).max(0.0) as usize;
+                    let piece = to_text(value);
+                    if piece.len().saturating_mul(count) > 1 << 30 {
+                        return Err(not_supported("REPEAT() results over 1 GiB"));
+                    }
+                    Value::Bytes(piece.repeat(count))
+                }
+            }
+            ("CONCAT", values) => {
+                if values.iter().any(|v| v.is_null()) {
+                    Value::Null
+                } else {
+                    Value::Bytes(values.iter().flat_map(to_text).collect())
+                }
+            }
+            ("LENGTH" | "OCTET_LENGTH", [value]) => {
+                if value.is_null() { Value::Null } else { Value::Int(to_text(value).len() as i64) }
+            }
+            ("CHAR_LENGTH" | "CHARACTER_LENGTH", [value]) => {
+                if value.is_null() { Value::Null } else { Value::Int(text(value).chars().count() as i64) }
+            }
+            ("UPPER" | "UCASE", [value]) => map_text(value, |s| s.to_uppercase()),
+            ("LOWER" | "LCASE", [value]) => map_text(value, |s| s.to_lowercase()),
+            ("COALESCE" | "IFNULL", values) if !values.is_empty() => {
+                values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null)
+            }
+            ("ABS", [value]) => match to_number(value) {
+                None => Value::Null,
+                Some(Number::Int(v)) => int_value(v.abs()),
+                Some(Number::Float(v)) => Value::Double(v.abs()),
+            },
+            _ => return Err(MysqlInvalidGroup::unknown_function(&name)),
+        })
+    }
+}
+
+fn map_text(value: &Value, f: impl Fn(&str) -> String) -> Value {
+    if value.is_null() {
+        Value::Null
+    } else {
+        Value::Bytes(f(&text(value)).into_bytes())
+    }
+}
+
+/// MySQL's errors for misplaced aggregates and unknown functions.
+struct MysqlInvalidGroup;
+
+impl MysqlInvalidGroup {
+    /// 1111 ER_INVALID_GROUP_FUNC_USE.
+    fn error() -> protocol::MysqlError {
+        protocol::MysqlError::new(1111, "HY000", "Invalid use of group function")
+    }
+
+    /// 1305 ER_SP_DOES_NOT_EXIST, what MySQL says of an unknown function.
+    fn unknown_function(name: &str) -> protocol::MysqlError {
+        protocol::MysqlError::new(1305, "42000", format!("FUNCTION {} does not exist", name.to_ascii_lowercase()))
+    }
+}
+
+/// The first few words of an expression or statement, for 1235 messages.
+pub fn first_words(text: &str) -> String {
+    text.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+pub fn int_value(value: i128) -> Value {
+    if let Ok(v) = i64::try_from(value) {
+        Value::Int(v)
+    } else if let Ok(v) = u64::try_from(value) {
+        Value::UInt(v)
+    } else {
+        Value::Double(value as f64)
+    }
+}
+
+fn negate(value: &Value, expr: &Expr) -> SqlResult<Value> {
+    match to_number(value) {
+        None => Ok(Value::Null),
+        Some(Number::Int(v)) => {
+            let negated = -v;
+            if negated < i128::from(i64::MIN) {
+                return Err(arithmetic_out_of_range(&expr.to_string()));
+            }
+            Ok(int_value(negated))
+        }
+        Some(Number::Float(v)) => Ok(Value::Double(-v)),
+    }
+}
+
+fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResult<Value> {
+    use BinaryOperator::*;
+    let (Some(x), Some(y)) = (to_number(a), to_number(b)) else {
+        return Ok(Value::Null);
+    };
+    let exact = matches!(a, Value::Decimal(_)) || matches!(b, Value::Decimal(_));
+    match (x, y, op) {
+        (_, _, Divide) => {
+            let divisor = y.as_f64();
+            if divisor == 0.0 {
+                return Ok(Value::Null);
+            }
+            Ok(Value::Double(x.as_f64() / divisor))
+        }
+        (Number::Int(x), Number::Int(y), _) if !exact => {
+            let result = match op {
+                Plus => x.checked_add(y),
+                Minus => x.checked_sub(y),
+                Multiply => x.checked_mul(y),
+                Modulo | MyIntegerDivide if y == 0 => return Ok(Value::Null),
+                Modulo => x.checked_rem(y),
+                _ => x.checked_div(y),
+            };
+            match result {
+                Some(value) if value >= i128::from(i64::MIN) && value <= i128::from(u64::MAX) => Ok(int_value(value)),
+                _ => Err(arithmetic_out_of_range(&expr.to_string())),
+            }
+        }
+        _ => {
+            let (x, y) = (x.as_f64(), y.as_f64());
+            Ok(Value::Double(match op {
+                Plus => x + y,
+                Minus => x - y,
+                Multiply => x * y,
+                Modulo if y == 0.0 => return Ok(Value::Null),
+                Modulo => x % y,
+                _ if y == 0.0 => return Ok(Value::Null),
+                _ => (x / y).trunc(),
+            }))
+        }
+    }
+}
+
+/// SQL LIKE with `%` and `_` and `\` escapes, case-insensitive as
+/// utf8mb4_general_ci compares.
+pub fn like(value: &str, pattern: &str) -> bool {
+    let value: Vec<char> = value.to_lowercase().chars().collect();
+    let pattern: Vec<char> = pattern.to_lowercase().chars().collect();
+    like_at(&value, &pattern)
+}
+
+fn like_at(value: &[char], pattern: &[char]) -> bool {
+    match pattern.first() {
+        None => value.is_empty(),
+        Some('%') => (0..=value.len()).any(|skip| like_at(&value[skip..], &pattern[1..])),
+        Some('_') => !value.is_empty() && like_at(&value[1..], &pattern[1..]),
+        Some('\\') if pattern.len() > 1 => {
+            value.first() == Some(&pattern[1]) && like_at(&value[1..], &pattern[2..])
+        }
+        Some(c) => value.first() == Some(c) && like_at(&value[1..], &pattern[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_matches_mysql() {
+        assert!(like("binlog_format", "binlog%"));
+        assert!(like("Binlog_Format", "binlog\\_format"));
+        assert!(!like("binlogXformat", "binlog\\_format"));
+        assert!(like("abc", "a_c"));
+        assert!(!like("abcd", "a_c"));
+    }
+}

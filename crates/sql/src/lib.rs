@@ -1,0 +1,32 @@
+//! binlogd's SQL layer: each connection's [`SqlSession`] parses statements
+//! (`parse.rs`: sqlparser's MySQL dialect plus a small hand parser) and runs
+//! them against the database (engine + binlog through two-phase commit).
+//!
+//! Where to look: `session.rs` (transactions, autocommit, prepared
+//! statements), `execute.rs` (dispatch), `select.rs`, `dml.rs`, `ddl.rs`,
+//! `show.rs`, `set.rs`; `expr.rs` (expressions), `plan.rs` (index ranges
+//! from WHERE), `columns.rs` (types and value coercion), `variables.rs`
+//! (system variables), `accounts.rs` (users), `error.rs` (MySQL errors).
+//!
+//! What is not supported gets MySQL's 1235 ("This version of MySQL doesn't
+//! yet support ..."), never a guess.
+
+pub mod accounts;
+mod columns;
+mod ddl;
+mod dml;
+pub mod error;
+mod execute;
+mod expr;
+pub mod parse;
+mod plan;
+mod select;
+mod session;
+mod set;
+mod show;
+pub mod value;
+pub mod variables;
+
+pub use accounts::Accounts;
+pub use session::{Shared, SqlService, SqlSession};
+pub use variables::{GlobalVariables, SERVER_VERSION};

@@ -1,0 +1,421 @@
+//! Statement text to [`Statement`]: a small hand parser for the
+//! administrative statements sqlparser lacks or parses loosely (SHOW, USE,
+//! BEGIN/COMMIT/ROLLBACK, CREATE/DROP DATABASE, TRUNCATE, FLUSH/PURGE
+//! BINARY LOGS, DESCRIBE), sqlparser's MySQL dialect for the rest.
+//!
+//! `?` placeholders are numbered `$1`, `$2`, ... in text order, so one
+//! prepared statement can be executed many times with different parameters.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{visit_expressions_mut, Expr, Statement as Ast, Value as Literal};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+use crate::error::{not_supported, syntax_error, SqlResult};
+
+#[derive(Debug, Clone)]
+pub enum Statement {
+    /// Parsed by sqlparser (SELECT, INSERT, UPDATE, DELETE, CREATE TABLE,
+    /// CREATE INDEX, DROP TABLE / INDEX, SET).
+    Ast(Box<Ast>),
+    Begin,
+    Commit,
+    Rollback,
+    Use(String),
+    CreateDatabase { name: String, if_not_exists: bool },
+    DropDatabase { name: String, if_exists: bool },
+    Truncate { database: Option<String>, table: String },
+    Show(Show),
+    FlushBinaryLogs,
+    PurgeBinaryLogsTo(String),
+    /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
+    Nothing,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Filter {
+    None,
+    Like(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Show {
+    Variables { global: bool, filter: Filter },
+    Status { global: bool, filter: Filter },
+    Databases { filter: Filter },
+    Tables { database: Option<String>, full: bool, filter: Filter },
+    CreateTable { database: Option<String>, table: String },
+    Columns { database: Option<String>, table: String, full: bool, filter: Filter },
+    Processlist { full: bool },
+    BinaryLogs,
+    BinaryLogStatus,
+    Warnings,
+    Errors,
+    Engines,
+}
+
+/// A parsed statement and how many parameters it takes.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub statement: Statement,
+    pub param_count: usize,
+}
+
+pub fn parse(sql: &str) -> SqlResult<Parsed> {
+    let words = Words::new(sql)?;
+    if let Some(statement) = hand_parse(words, sql)? {
+        return Ok(Parsed { statement, param_count: 0 });
+    }
+    let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(|error| parse_error(sql, &error.to_string()))?;
+    if statements.len() != 1 {
+        return Err(syntax_error(sql));
+    }
+    let mut statement = statements.remove(0);
+    let mut param_count = 0usize;
+    let _ = visit_expressions_mut(&mut statement, |expr| {
+        if let Expr::Value(value) = expr {
+            if let Literal::Placeholder(name) = &mut value.value {
+                if name == "?" {
+                    param_count += 1;
+                    *name = format!("${param_count}");
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(Parsed { statement: Statement::Ast(Box::new(statement)), param_count })
+}
+
+/// 1064 quoting the text from where sqlparser stopped ("... at Line: 1,
+/// Column: 8").
+fn parse_error(sql: &str, message: &str) -> protocol::MysqlError {
+    let location = message.rsplit_once("Line: ").and_then(|(_, rest)| {
+        let (line, rest) = rest.split_once(", Column: ")?;
+        let column: usize = rest.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().ok()?;
+        Some((line.parse::<usize>().ok()?, column))
+    });
+    let near = match location {
+        Some((line, column)) => {
+            let offset: usize = sql.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+            let start = sql[offset..].char_indices().nth(column.saturating_sub(1)).map_or(sql.len(), |(i, _)| offset + i);
+            &sql[start..]
+        }
+        None => sql,
+    };
+    syntax_error(near)
+}
+
+/// The statement's tokens without whitespace and comments.
+struct Words {
+    tokens: Vec<Token>,
+    position: usize,
+}
+
+impl Words {
+    fn new(sql: &str) -> SqlResult<Words> {
+        let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().map_err(|_| syntax_error(sql))?;
+        let tokens = tokens
+            .into_iter()
+            .filter(|token| !matches!(token, Token::Whitespace(_) | Token::SemiColon))
+            .collect();
+        Ok(Words { tokens, position: 0 })
+    }
+
+    fn peek_keyword(&self, offset: usize) -> Option<String> {
+        match self.tokens.get(self.position + offset) {
+            Some(Token::Word(word)) if word.quote_style.is_none() => Some(word.value.to_ascii_uppercase()),
+            _ => None,
+        }
+    }
+
+    /// Consumes `keyword` if it is next.
+    fn keyword(&mut self, keyword: &str) -> bool {
+        if self.peek_keyword(0).as_deref() == Some(keyword) {
+            self.position += 1;
+            return true;
+        }
+        false
+    }
+
+    fn keywords(&mut self, keywords: &[&str]) -> bool {
+        let start = self.position;
+        for keyword in keywords {
+            if !self.keyword(keyword) {
+                self.position = start;
+                return false;
+            }
+        }
+        true
+    }
+
+    fn at_end(&self) -> bool {
+        self.position >= self.tokens.len()
+    }
+
+    fn identifier(&mut self) -> Option<String> {
+        match self.tokens.get(self.position) {
+            Some(Token::Word(word)) => {
+                self.position += 1;
+                Some(word.value.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn string(&mut self) -> Option<String> {
+        match self.tokens.get(self.position) {
+            Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
+                self.position += 1;
+                Some(s.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn token(&mut self, token: &Token) -> bool {
+        if self.tokens.get(self.position) == Some(token) {
+            self.position += 1;
+            return true;
+        }
+        false
+    }
+
+    /// `name` or `db.name`.
+    fn qualified_name(&mut self) -> Option<(Option<String>, String)> {
+        let first = self.identifier()?;
+        if self.token(&Token::Period) {
+            let second = self.identifier()?;
+            return Some((Some(first), second));
+        }
+        Some((None, first))
+    }
+
+    fn rest(&self) -> String {
+        self.tokens[self.position.min(self.tokens.len())..].iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+    }
+
+    fn end(&self, statement: Statement) -> SqlResult<Option<Statement>> {
+        if self.at_end() {
+            Ok(Some(statement))
+        } else {
+            Err(syntax_error(&self.rest()))
+        }
+    }
+}
+
+fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
+    if words.at_end() {
+        return Err(protocol::MysqlError::empty_query());
+    }
+    let Some(first) = words.peek_keyword(0) else { return Ok(None) };
+    match first.as_str() {
+        "BEGIN" => {
+            words.keyword("BEGIN");
+            words.keyword("WORK");
+            words.end(Statement::Begin)
+        }
+        "START" => {
+            if !words.keywords(&["START", "TRANSACTION"]) {
+                return Err(syntax_error(sql));
+            }
+            loop {
+                if words.keywords(&["READ", "WRITE"]) || words.keywords(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
+                    words.token(&Token::Comma);
+                    continue;
+                }
+                if words.keywords(&["READ", "ONLY"]) {
+                    return Err(not_supported("START TRANSACTION READ ONLY"));
+                }
+                break;
+            }
+            words.end(Statement::Begin)
+        }
+        "COMMIT" | "ROLLBACK" => {
+            words.keyword(&first);
+            words.keyword("WORK");
+            if words.keyword("TO") || words.keyword("AND") || words.keyword("RELEASE") {
+                return Err(not_supported(format!("{first} {}", words.rest())));
+            }
+            words.end(if first == "COMMIT" { Statement::Commit } else { Statement::Rollback })
+        }
+        "USE" => {
+            words.keyword("USE");
+            let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Use(name))
+        }
+        "CREATE" | "DROP" if matches!(words.peek_keyword(1).as_deref(), Some("DATABASE" | "SCHEMA")) => {
+            words.position += 2;
+            if first == "CREATE" {
+                let if_not_exists = words.keywords(&["IF", "NOT", "EXISTS"]);
+                let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+                // CHARACTER SET / COLLATE options: utf8mb4 is the only one.
+                while !words.at_end() {
+                    words.position += 1;
+                }
+                words.end(Statement::CreateDatabase { name, if_not_exists })
+            } else {
+                let if_exists = words.keywords(&["IF", "EXISTS"]);
+                let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+                words.end(Statement::DropDatabase { name, if_exists })
+            }
+        }
+        "TRUNCATE" => {
+            words.keyword("TRUNCATE");
+            words.keyword("TABLE");
+            let (database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Truncate { database, table })
+        }
+        "FLUSH" => {
+            words.keyword("FLUSH");
+            words.keyword("LOCAL");
+            words.keyword("NO_WRITE_TO_BINLOG");
+            if words.keywords(&["BINARY", "LOGS"]) {
+                return words.end(Statement::FlushBinaryLogs);
+            }
+            if words.keyword("PRIVILEGES") || words.keyword("TABLES") || words.keyword("STATUS") {
+                return words.end(Statement::Nothing);
+            }
+            Err(not_supported(format!("FLUSH {}", words.rest())))
+        }
+        "PURGE" => {
+            words.keyword("PURGE");
+            if !(words.keywords(&["BINARY", "LOGS"]) || words.keywords(&["MASTER", "LOGS"])) {
+                return Err(syntax_error(&words.rest()));
+            }
+            if words.keyword("TO") {
+                let name = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
+                return words.end(Statement::PurgeBinaryLogsTo(name));
+            }
+            Err(not_supported("PURGE BINARY LOGS BEFORE"))
+        }
+        "DESCRIBE" | "DESC" | "EXPLAIN" if words.tokens.len() <= 4 => {
+            words.position += 1;
+            let (database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Show(Show::Columns { database, table, full: false, filter: Filter::None }))
+        }
+        "SHOW" => {
+            words.keyword("SHOW");
+            parse_show(words).map(|show| Some(Statement::Show(show)))
+        }
+        "SET" => {
+            let second = words.peek_keyword(1);
+            if matches!(second.as_deref(), Some("NAMES" | "CHARACTER" | "CHARSET")) {
+                return Ok(Some(Statement::Nothing));
+            }
+            if matches!(second.as_deref(), Some("TRANSACTION" | "PASSWORD" | "ROLE" | "DEFAULT")) {
+                return Err(not_supported(format!("SET {}", second.unwrap_or_default())));
+            }
+            Ok(None)
+        }
+        "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL"
+        | "XA" | "GRANT" | "REVOKE" | "KILL" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+            let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
+            Err(not_supported(what.join(" ")))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn filter(words: &mut Words) -> SqlResult<Filter> {
+    if words.keyword("LIKE") {
+        let pattern = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
+        return Ok(Filter::Like(pattern));
+    }
+    if words.keyword("WHERE") {
+        return Err(not_supported("SHOW ... WHERE"));
+    }
+    Ok(Filter::None)
+}
+
+fn from_database(words: &mut Words) -> Option<String> {
+    if words.keyword("FROM") || words.keyword("IN") {
+        return words.identifier();
+    }
+    None
+}
+
+fn parse_show(mut words: Words) -> SqlResult<Show> {
+    let global = words.keyword("GLOBAL");
+    let session = !global && (words.keyword("SESSION") || words.keyword("LOCAL"));
+    let full = words.keyword("FULL");
+    let show = if words.keyword("VARIABLES") {
+        Show::Variables { global, filter: filter(&mut words)? }
+    } else if words.keyword("STATUS") {
+        Show::Status { global, filter: filter(&mut words)? }
+    } else if global || session {
+        return Err(syntax_error(&words.rest()));
+    } else if words.keyword("DATABASES") || words.keyword("SCHEMAS") {
+        Show::Databases { filter: filter(&mut words)? }
+    } else if words.keyword("TABLES") {
+        let database = from_database(&mut words);
+        Show::Tables { database, full, filter: filter(&mut words)? }
+    } else if words.keywords(&["CREATE", "TABLE"]) {
+        let (database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+        Show::CreateTable { database, table }
+    } else if words.keyword("COLUMNS") || words.keyword("FIELDS") {
+        if !(words.keyword("FROM") || words.keyword("IN")) {
+            return Err(syntax_error(&words.rest()));
+        }
+        let (mut database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+        if let Some(named) = from_database(&mut words) {
+            database = Some(named);
+        }
+        Show::Columns { database, table, full, filter: filter(&mut words)? }
+    } else if words.keyword("PROCESSLIST") {
+        Show::Processlist { full }
+    } else if words.keywords(&["BINARY", "LOGS"]) || words.keywords(&["MASTER", "LOGS"]) {
+        Show::BinaryLogs
+    } else if words.keywords(&["BINARY", "LOG", "STATUS"]) || words.keywords(&["MASTER", "STATUS"]) {
+        Show::BinaryLogStatus
+    } else if words.keyword("WARNINGS") {
+        Show::Warnings
+    } else if words.keyword("ERRORS") {
+        Show::Errors
+    } else if words.keyword("ENGINES") || words.keywords(&["STORAGE", "ENGINES"]) {
+        Show::Engines
+    } else {
+        let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
+        return Err(not_supported(format!("SHOW {}", what.join(" "))));
+    };
+    if words.keyword("LIMIT") {
+        // SHOW WARNINGS LIMIT n: nothing to limit, there are never any.
+        words.position = words.tokens.len();
+    }
+    if !words.at_end() {
+        return Err(syntax_error(&words.rest()));
+    }
+    Ok(show)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_placeholders_in_text_order() {
+        let parsed = parse("UPDATE sbtest1 SET c=? WHERE id=?").unwrap();
+        assert_eq!(parsed.param_count, 2);
+        let Statement::Ast(ast) = parsed.statement else { panic!() };
+        assert_eq!(ast.to_string(), "UPDATE sbtest1 SET c = $1 WHERE id = $2");
+    }
+
+    #[test]
+    fn hand_parses_administrative_statements() {
+        assert!(matches!(parse("begin").unwrap().statement, Statement::Begin));
+        assert!(matches!(parse("START TRANSACTION").unwrap().statement, Statement::Begin));
+        assert!(matches!(parse("use `sb test`").unwrap().statement, Statement::Use(name) if name == "sb test"));
+        assert!(matches!(
+            parse("SHOW GLOBAL VARIABLES LIKE 'binlog%'").unwrap().statement,
+            Statement::Show(Show::Variables { global: true, filter: Filter::Like(_) })
+        ));
+        assert!(matches!(
+            parse("DROP DATABASE IF EXISTS sbtest").unwrap().statement,
+            Statement::DropDatabase { if_exists: true, .. }
+        ));
+        assert_eq!(parse("SELEC 1").unwrap_err().code, 1064);
+        assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
+        assert_eq!(parse("").unwrap_err().code, 1065);
+    }
+}

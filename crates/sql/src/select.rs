@@ -1,0 +1,452 @@
+//! SELECT: one table or none; WHERE through an index range (`plan.rs`);
+//! aggregates (COUNT/SUM/AVG/MIN/MAX) with a simple GROUP BY; DISTINCT;
+//! ORDER BY (expressions, aliases, positions); LIMIT / OFFSET.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use engine::{Engine, TableDef, Transaction};
+use protocol::{ColumnDefinition, ColumnType as WireType, ResultSet};
+use sqlparser::ast::{
+    visit_expressions, Distinct, Expr, Function, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
+    SetExpr, TableFactor, Value as Literal,
+};
+
+use crate::columns::column_definition;
+use crate::error::{not_supported, syntax_error, SqlResult};
+use crate::expr::{function_args, function_name, is_aggregate, int_value, Columns, Scope};
+use crate::session::Context;
+use crate::value::{NullCheck, sort_order, to_number, to_text, to_wire, Number, Value};
+use crate::variables::{definition, Type};
+
+/// One output column: how to compute it and how to describe it.
+struct Output {
+    expr: Expr,
+    name: String,
+    definition: ColumnDefinition,
+}
+
+/// The single table a SELECT reads, if any.
+struct Source {
+    def: Arc<TableDef>,
+    columns: Columns,
+}
+
+fn the_select(query: &Query) -> SqlResult<&Select> {
+    if query.with.is_some() || !query.locks.is_empty() || query.fetch.is_some() {
+        return Err(not_supported("WITH, FOR UPDATE or FETCH in SELECT"));
+    }
+    match query.body.as_ref() {
+        SetExpr::Select(select) => Ok(select),
+        SetExpr::Query(_) => Err(not_supported("parenthesized SELECT")),
+        _ => Err(not_supported("UNION and set operations")),
+    }
+}
+
+fn source(select: &Select, engine: &Engine, database: Option<&str>) -> SqlResult<Option<Source>> {
+    match select.from.as_slice() {
+        [] => Ok(None),
+        [table] if table.joins.is_empty() => {
+            let TableFactor::Table { name, alias, args: None, .. } = &table.relation else {
+                return Err(not_supported("subqueries and table functions in FROM"));
+            };
+            let parts: Vec<String> = name.0.iter().map(|part| part.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
+            let (database, table_name) = match parts.as_slice() {
+                [table] => (database.ok_or_else(crate::error::no_database)?.to_string(), table.clone()),
+                [database, table] => (database.clone(), table.clone()),
+                _ => return Err(syntax_error(&name.to_string())),
+            };
+            let def = engine.table(&database, &table_name).map_err(crate::error::engine_error)?;
+            let mut table_names = vec![def.name.clone()];
+            if let Some(alias) = alias {
+                table_names.push(alias.name.value.clone());
+            }
+            let columns = Columns { table_names, names: def.columns.iter().map(|c| c.name.clone()).collect() };
+            Ok(Some(Source { def, columns }))
+        }
+        _ => Err(not_supported("joins")),
+    }
+}
+
+/// The column name MySQL shows for an unaliased expression.
+fn display_name(expr: &Expr) -> String {
+    match expr {
+        Expr::Identifier(ident) => ident.value.clone(),
+        Expr::CompoundIdentifier(parts) if !parts[0].value.starts_with("@@") => parts.last().map(|p| p.value.clone()).unwrap_or_default(),
+        Expr::Value(value) => match &value.value {
+            Literal::SingleQuotedString(s) | Literal::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
+    use WireType::*;
+    match expr {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => {
+            let parts: Vec<sqlparser::ast::Ident> = match expr {
+                Expr::Identifier(ident) => vec![ident.clone()],
+                Expr::CompoundIdentifier(parts) => parts.clone(),
+                _ => unreachable!(),
+            };
+            if let Some((name, _)) = crate::expr::system_variable_reference(&parts) {
+                return match definition(&name).map(|d| d.value_type) {
+                    Some(Type::Integer | Type::Boolean) => MYSQL_TYPE_LONGLONG,
+                    _ => MYSQL_TYPE_VAR_STRING,
+                };
+            }
+            let name = &parts[parts.len() - 1].value;
+            match source.and_then(|s| s.def.column_index(name).ok().map(|p| (s, p))) {
+                Some((source, position)) => crate::columns::wire_type(&source.def.columns[position].column_type),
+                None => MYSQL_TYPE_VAR_STRING,
+            }
+        }
+        Expr::Value(value) => match &value.value {
+            Literal::Number(text, _) if text.contains(['.', 'e', 'E']) => MYSQL_TYPE_NEWDECIMAL,
+            Literal::Number(..) | Literal::Boolean(_) => MYSQL_TYPE_LONGLONG,
+            Literal::Null => MYSQL_TYPE_NULL,
+            _ => MYSQL_TYPE_VAR_STRING,
+        },
+        Expr::Nested(inner) => static_type(inner, source),
+        Expr::BinaryOp { left, op, right } => {
+            use sqlparser::ast::BinaryOperator::*;
+            match op {
+                Plus | Minus | Multiply | Modulo | MyIntegerDivide => {
+                    let integer = |t: WireType| matches!(t, MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG);
+                    if integer(static_type(left, source)) && integer(static_type(right, source)) {
+                        MYSQL_TYPE_LONGLONG
+                    } else {
+                        MYSQL_TYPE_DOUBLE
+                    }
+                }
+                Divide => MYSQL_TYPE_DOUBLE,
+                _ => MYSQL_TYPE_LONGLONG,
+            }
+        }
+        Expr::UnaryOp { expr, .. } => static_type(expr, source),
+        Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::Between { .. } | Expr::In { .. } | Expr::Like { .. } => MYSQL_TYPE_LONGLONG,
+        Expr::Function(function) => match function_name(function).as_str() {
+            "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => MYSQL_TYPE_LONGLONG,
+            "SUM" | "AVG" => match first_arg(function).map(|arg| static_type(arg, source)) {
+                Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
+                _ => MYSQL_TYPE_NEWDECIMAL,
+            },
+            "MIN" | "MAX" | "ABS" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
+            _ => MYSQL_TYPE_VAR_STRING,
+        },
+        _ => MYSQL_TYPE_VAR_STRING,
+    }
+}
+
+fn first_arg(function: &Function) -> Option<&Expr> {
+    function_args(function).ok()?.into_iter().next().flatten()
+}
+
+fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
+    let mut outputs = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                let source = source.ok_or_else(|| protocol::MysqlError::new(1096, "HY000", "No tables used"))?;
+                for (position, column) in source.def.columns.iter().enumerate() {
+                    outputs.push(Output {
+                        expr: Expr::Identifier(sqlparser::ast::Ident::new(column.name.clone())),
+                        name: column.name.clone(),
+                        definition: column_definition(&source.def, position, None),
+                    });
+                }
+            }
+            SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => {
+                let alias = match item {
+                    SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.clone()),
+                    _ => None,
+                };
+                let name = alias.clone().unwrap_or_else(|| display_name(expr));
+                let column = match (expr, source) {
+                    (Expr::Identifier(ident), Some(source)) if !ident.value.starts_with('@') => source.def.column_index(&ident.value).ok(),
+                    (Expr::CompoundIdentifier(parts), Some(source)) if parts.len() == 2 && !parts[0].value.starts_with('@') => {
+                        source.def.column_index(&parts[1].value).ok()
+                    }
+                    _ => None,
+                };
+                let definition = match (column, source) {
+                    (Some(position), Some(source)) => column_definition(&source.def, position, Some(&name)),
+                    _ => {
+                        let column_type = static_type(expr, source);
+                        let mut definition = ColumnDefinition::new(name.clone(), column_type);
+                        if column_type == WireType::MYSQL_TYPE_VAR_STRING {
+                            definition = ColumnDefinition::varchar(name.clone());
+                        }
+                        if column_type == WireType::MYSQL_TYPE_NEWDECIMAL {
+                            definition = definition.with_decimals(4).with_length(66);
+                        }
+                        definition
+                    }
+                };
+                outputs.push(Output { expr: expr.clone(), name, definition });
+            }
+            other => return Err(not_supported(other.to_string())),
+        }
+    }
+    Ok(outputs)
+}
+
+/// The columns a SELECT will return, without running it (COM_STMT_PREPARE).
+pub fn describe(query: &Query, engine: &Engine, database: Option<&str>) -> SqlResult<Vec<ColumnDefinition>> {
+    let select = the_select(query)?;
+    let source = source(select, engine, database)?;
+    Ok(outputs(select, source.as_ref())?.into_iter().map(|output| output.definition).collect())
+}
+
+/// `value` in the form the column's declared type promises the protocol.
+fn conform(value: Value, column_type: WireType) -> Value {
+    use WireType::*;
+    match (column_type, &value) {
+        (_, Value::Null) => value,
+        (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, Value::Int(_) | Value::UInt(_)) => value,
+        (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, _) => match to_number(&value) {
+            Some(Number::Int(v)) => int_value(v),
+            _ => Value::Bytes(to_text(&value)),
+        },
+        (MYSQL_TYPE_DOUBLE | MYSQL_TYPE_FLOAT, Value::Double(_) | Value::Float(_)) => value,
+        (MYSQL_TYPE_DOUBLE | MYSQL_TYPE_FLOAT, _) => Value::Double(to_number(&value).map_or(0.0, Number::as_f64)),
+        (MYSQL_TYPE_DATE | MYSQL_TYPE_DATETIME | MYSQL_TYPE_TIMESTAMP, Value::Date { .. } | Value::DateTime { .. }) => value,
+        _ => Value::Bytes(to_text(&value)),
+    }
+}
+
+fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
+    let mut found: Vec<Function> = Vec::new();
+    for expr in exprs {
+        let _ = visit_expressions(*expr, |e| {
+            if let Expr::Function(function) = e {
+                if is_aggregate(function) && !found.iter().any(|f: &Function| f.to_string() == function.to_string()) {
+                    found.push(function.clone());
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    found
+}
+
+fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
+    let name = function_name(function);
+    let distinct = matches!(&function.args, sqlparser::ast::FunctionArguments::List(list) if list.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct));
+    let args = function_args(function)?;
+    let arg = match args.as_slice() {
+        [None] if name == "COUNT" => None,
+        [Some(expr)] => Some(*expr),
+        _ => return Err(syntax_error(&function.to_string())),
+    };
+    let mut values = Vec::with_capacity(rows.len());
+    for row in rows {
+        match arg {
+            None => values.push(Value::Int(1)),
+            Some(expr) => {
+                let value = Scope::for_row(columns, row, context.params, &context.env).eval(expr)?;
+                if !value.is_null() {
+                    values.push(value);
+                }
+            }
+        }
+    }
+    if distinct {
+        let mut seen = HashSet::new();
+        values.retain(|value| seen.insert(to_text(value)));
+    }
+    Ok(match name.as_str() {
+        "COUNT" => Value::Int(values.len() as i64),
+        "MIN" => values.into_iter().min_by(sort_order).unwrap_or(Value::Null),
+        "MAX" => values.into_iter().max_by(sort_order).unwrap_or(Value::Null),
+        _ if values.is_empty() => Value::Null,
+        _ => {
+            let numbers: Vec<Number> = values.iter().filter_map(to_number).collect();
+            let all_integers = numbers.iter().all(|n| matches!(n, Number::Int(_)));
+            let count = numbers.len() as f64;
+            match (name.as_str(), all_integers) {
+                ("SUM", true) => Value::Decimal(numbers.iter().map(|n| if let Number::Int(v) = n { *v } else { 0 }).sum::<i128>().to_string()),
+                ("SUM", false) => Value::Double(numbers.iter().map(|n| n.as_f64()).sum()),
+                (_, true) => {
+                    let sum: i128 = numbers.iter().map(|n| if let Number::Int(v) = n { *v } else { 0 }).sum();
+                    Value::Decimal(format!("{:.4}", sum as f64 / count))
+                }
+                _ => Value::Double(numbers.iter().map(|n| n.as_f64()).sum::<f64>() / count),
+            }
+        }
+    })
+}
+
+fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResult<(Option<u64>, u64)> {
+    let number = |expr: &Expr| -> SqlResult<u64> {
+        match to_number(&constants.eval(expr)?) {
+            Some(Number::Int(v)) if v >= 0 => Ok(v as u64),
+            _ => Err(syntax_error(&expr.to_string())),
+        }
+    };
+    match &query.limit_clause {
+        None => Ok((None, 0)),
+        Some(LimitClause::LimitOffset { limit, offset, limit_by }) if limit_by.is_empty() => {
+            let limit = limit.as_ref().map(number).transpose()?;
+            let offset = offset.as_ref().map(|offset| number(&offset.value)).transpose()?.unwrap_or(0);
+            Ok((limit, offset))
+        }
+        Some(LimitClause::OffsetCommaLimit { offset, limit }) => Ok((Some(number(limit)?), number(offset)?)),
+        Some(other) => Err(not_supported(other.to_string())),
+    }
+}
+
+pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> SqlResult<ResultSet> {
+    let select = the_select(query)?;
+    if select.having.is_some() || select.into.is_some() || !select.lateral_views.is_empty() {
+        return Err(not_supported("HAVING or SELECT INTO"));
+    }
+    let engine = context.db().engine();
+    let source = source(select, engine, context.env.database)?;
+    let outputs = outputs(select, source.as_ref())?;
+    let no_columns = Columns::default();
+    let columns = source.as_ref().map_or(&no_columns, |s| &s.columns);
+    let constants = context.constants(&no_columns);
+    let (limit, offset) = limit_and_offset(query, &constants)?;
+
+    // Rows of the source that pass WHERE.
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    match (&source, trx) {
+        (None, _) => {
+            let empty: Vec<Value> = Vec::new();
+            if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {
+                rows.push(empty);
+            }
+        }
+        (Some(source), Some(trx)) => {
+            let spec = crate::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
+            let scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
+            for (_, row) in scan {
+                let keep = match &select.selection {
+                    None => true,
+                    Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
+                };
+                if keep {
+                    rows.push(row);
+                }
+            }
+        }
+        (Some(_), None) => return Err(protocol::MysqlError::internal("SELECT from a table without a transaction")),
+    }
+
+    let order_by: Vec<&sqlparser::ast::OrderByExpr> = match query.order_by.as_ref().map(|o| &o.kind) {
+        None => Vec::new(),
+        Some(OrderByKind::Expressions(exprs)) => exprs.iter().collect(),
+        Some(OrderByKind::All(_)) => return Err(not_supported("ORDER BY ALL")),
+    };
+    let group_by: Vec<&Expr> = match &select.group_by {
+        GroupByExpr::Expressions(exprs, modifiers) if modifiers.is_empty() => exprs.iter().collect(),
+        _ => return Err(not_supported("GROUP BY ALL or WITH ROLLUP")),
+    };
+    let mut all_exprs: Vec<&Expr> = outputs.iter().map(|o| &o.expr).collect();
+    all_exprs.extend(order_by.iter().map(|o| &o.expr));
+    let aggregates = collect_aggregates(&all_exprs);
+
+    // Groups: each is (representative row, aggregate values).
+    let width = source.as_ref().map_or(0, |s| s.def.columns.len());
+    let groups: Vec<(Vec<Value>, Option<HashMap<String, Value>>)> = if aggregates.is_empty() && group_by.is_empty() {
+        rows.into_iter().map(|row| (row, None)).collect()
+    } else {
+        let mut order: Vec<Vec<u8>> = Vec::new();
+        let mut members: HashMap<Vec<u8>, Vec<Vec<Value>>> = HashMap::new();
+        for row in rows {
+            let mut key = Vec::new();
+            for expr in &group_by {
+                let value = Scope::for_row(columns, &row, context.params, &context.env).eval(expr)?;
+                key.push(u8::from(value.is_null()));
+                key.extend(to_text(&value));
+                key.push(0);
+            }
+            if !members.contains_key(&key) {
+                order.push(key.clone());
+            }
+            members.entry(key).or_default().push(row);
+        }
+        if order.is_empty() && group_by.is_empty() {
+            order.push(Vec::new());
+            members.insert(Vec::new(), Vec::new());
+        }
+        let mut groups = Vec::with_capacity(order.len());
+        for key in order {
+            let group = members.remove(&key).unwrap_or_default();
+            let mut values = HashMap::new();
+            for function in &aggregates {
+                values.insert(function.to_string(), aggregate(function, &group, columns, context)?);
+            }
+            let representative = group.into_iter().next().unwrap_or_else(|| vec![Value::Null; width]);
+            groups.push((representative, Some(values)));
+        }
+        groups
+    };
+
+    // Output rows with their sort keys.
+    let mut produced: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(groups.len());
+    for (row, aggregate_values) in &groups {
+        let scope = Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
+        let output: Vec<Value> = outputs.iter().map(|o| scope.eval(&o.expr)).collect::<SqlResult<_>>()?;
+        let mut keys = Vec::with_capacity(order_by.len());
+        for order in &order_by {
+            keys.push(sort_key(&order.expr, &outputs, &output, &scope)?);
+        }
+        produced.push((output, keys));
+    }
+    if !order_by.is_empty() {
+        produced.sort_by(|(_, a), (_, b)| {
+            for (index, order) in order_by.iter().enumerate() {
+                let mut ordering = sort_order(&a[index], &b[index]);
+                if matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
+                    ordering = ordering.reverse();
+                }
+                if ordering != Ordering::Equal {
+                    return ordering;
+                }
+            }
+            Ordering::Equal
+        });
+    }
+    if matches!(select.distinct, Some(Distinct::Distinct)) {
+        let mut seen = HashSet::new();
+        produced.retain(|(output, _)| {
+            let key: Vec<(bool, Vec<u8>)> = output.iter().map(|v| (v.is_null(), to_text(v))).collect();
+            seen.insert(key)
+        });
+    } else if matches!(select.distinct, Some(Distinct::On(_))) {
+        return Err(not_supported("DISTINCT ON"));
+    }
+    let mut result = ResultSet::new(outputs.iter().map(|o| o.definition.clone()).collect());
+    let limit = limit.unwrap_or(u64::MAX);
+    for (output, _) in produced.into_iter().skip(offset as usize).take(limit.min(usize::MAX as u64) as usize) {
+        let row = output.into_iter().zip(&outputs).map(|(value, o)| to_wire(&conform(value, o.definition.column_type))).collect();
+        result.push_row(row);
+    }
+    Ok(result)
+}
+
+/// ORDER BY's value: an output alias, a position (`ORDER BY 1`), or an
+/// expression over the row.
+fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<Value> {
+    if let Expr::Value(value) = expr {
+        if let Literal::Number(text, _) = &value.value {
+            let position: usize = text.parse().map_err(|_| syntax_error(text))?;
+            return output
+                .get(position.wrapping_sub(1))
+                .cloned()
+                .ok_or_else(|| protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'")));
+        }
+    }
+    if let Expr::Identifier(ident) = expr {
+        if let Some(index) = outputs.iter().position(|o| o.name.eq_ignore_ascii_case(&ident.value)) {
+            return Ok(output[index].clone());
+        }
+    }
+    scope.eval(expr)
+}
+

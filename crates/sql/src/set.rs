@@ -1,0 +1,103 @@
+//! SET [GLOBAL | SESSION] name = value, ... for system variables.
+//! SET GLOBAL of the large-transaction variables reaches the binlog at once.
+
+use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
+
+use crate::error::{not_supported, unknown_variable, wrong_value_for_variable, SqlResult};
+use crate::expr::{system_variable_reference, Columns};
+use crate::session::{Context, Outcome, Transactions};
+use crate::value::{text, Value};
+use crate::variables::{definition, normalize, Kind, VariableScope};
+
+pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
+    let assignments: Vec<(Option<ContextModifier>, &ObjectName, &Expr)> = match set {
+        Set::SingleAssignment { scope, hivevar: false, variable, values } if values.len() == 1 => {
+            vec![(*scope, variable, &values[0])]
+        }
+        Set::MultipleAssignments { assignments } => assignments.iter().map(|a| (a.scope, &a.name, &a.value)).collect(),
+        other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
+    };
+    let mut outcome = Outcome::ok();
+    for (modifier, name, value) in assignments {
+        let parts: Vec<Ident> = name.0.iter().filter_map(|part| part.as_ident().cloned()).collect();
+        let (name, scope) = match system_variable_reference(&parts) {
+            Some(reference) => reference,
+            None if parts.len() == 1 && parts[0].value.starts_with('@') => return Err(not_supported("user variables")),
+            None if parts.len() == 1 => {
+                let scope = match modifier {
+                    Some(ContextModifier::Global) => VariableScope::Global,
+                    _ => VariableScope::Session,
+                };
+                (parts[0].value.to_ascii_lowercase(), scope)
+            }
+            None => return Err(unknown_variable(&name.to_string())),
+        };
+        let scope = if scope == VariableScope::Default { VariableScope::Session } else { scope };
+        let definition = definition(&name).ok_or_else(|| unknown_variable(&name))?;
+        // `SET x = ON`: a bare word is the value's text, not a column.
+        let value = match value {
+            Expr::Identifier(ident) if !ident.value.starts_with('@') => Value::Bytes(ident.value.clone().into_bytes()),
+            other => {
+                let no_columns = Columns::default();
+                context.constants(&no_columns).eval(other)?
+            }
+        };
+        let value = normalize(definition, &value)?;
+        match (definition.kind, scope) {
+            (Kind::ReadOnly, _) => {
+                return Err(protocol::MysqlError::new(1238, "HY000", format!("Variable '{}' is a read only variable", definition.name)))
+            }
+            (Kind::Global, VariableScope::Session) => {
+                return Err(protocol::MysqlError::new(
+                    1229,
+                    "HY000",
+                    format!("Variable '{}' is a GLOBAL variable and should be set with SET GLOBAL", definition.name),
+                ))
+            }
+            _ => {}
+        }
+        let shown = text(&value);
+        match (definition.name, scope) {
+            ("autocommit", VariableScope::Session) => {
+                let on = value == Value::Int(1);
+                if on {
+                    transaction.commit(context)?;
+                }
+                outcome.autocommit_change = Some(on);
+                continue;
+            }
+            ("transaction_isolation" | "tx_isolation", _) if !shown.eq_ignore_ascii_case("REPEATABLE-READ") => {
+                return Err(not_supported(format!("transaction isolation {shown}")));
+            }
+            ("binlog_large_transaction_optimization_enabled", _) => {
+                context.db().binlog().set_large_transaction_optimization_enabled(value == Value::Int(1));
+            }
+            ("binlog_large_transaction_optimization_threshold", _) => {
+                let bytes = match value {
+                    Value::Int(v) => v as u64,
+                    Value::UInt(v) => v,
+                    _ => 0,
+                };
+                context
+                    .db()
+                    .binlog()
+                    .set_large_transaction_optimization_threshold(bytes)
+                    .map_err(|_| wrong_value_for_variable(definition.name, &shown))?;
+            }
+            ("innodb_lock_wait_timeout", VariableScope::Global) => {
+                let seconds = match value {
+                    Value::Int(v) => v as u64,
+                    Value::UInt(v) => v,
+                    _ => 50,
+                };
+                context.db().engine().set_lock_wait_timeout(std::time::Duration::from_secs(seconds));
+            }
+            _ => {}
+        }
+        match scope {
+            VariableScope::Global => context.shared.globals.set(definition, value),
+            _ => outcome.set_variables.push((definition.name, value)),
+        }
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,229 @@
+//! SHOW statements and DESCRIBE.
+
+use std::sync::atomic::Ordering;
+
+use protocol::{ColumnDefinition, ResultSet, Value as Wire};
+
+use crate::columns::{type_name, BINARY_COLLATION};
+use crate::error::{engine_error, unknown_database, SqlResult};
+use crate::expr::like;
+use crate::parse::{Filter, Show};
+use crate::session::{Context, Outcome, Transactions};
+use crate::value::text;
+use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
+use crate::expr::Environment;
+
+fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
+    let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
+    for row in rows {
+        result.push_row(row.into_iter().map(|v| v.map_or(Wire::Null, Wire::from)).collect());
+    }
+    result
+}
+
+fn passes(filter: &Filter, name: &str) -> bool {
+    match filter {
+        Filter::None => true,
+        Filter::Like(pattern) => like(name, pattern),
+    }
+}
+
+pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
+    let engine = context.db().engine();
+    let result = match show {
+        Show::Variables { global, filter } => {
+            let scope = if *global { VariableScope::Global } else { VariableScope::Default };
+            let mut rows = Vec::new();
+            for definition in DEFINITIONS {
+                if passes(filter, definition.name) {
+                    let value = context.env.system_variable(definition.name, scope)?;
+                    rows.push(vec![Some(definition.name.to_string()), Some(shown(definition, &value))]);
+                }
+            }
+            text_result(&["Variable_name", "Value"], rows)
+        }
+        Show::Status { filter, .. } => {
+            let counters = context.db().binlog().counters();
+            let registry = context.env.info.handle.registry();
+            let status = [
+                ("Binlog_cache_disk_use", counters.cache_disk_use.load(Ordering::Relaxed).to_string()),
+                ("Binlog_cache_use", counters.cache_use.load(Ordering::Relaxed).to_string()),
+                ("binlog_large_transaction_optimization_count", counters.large_transaction_promotions.load(Ordering::Relaxed).to_string()),
+                ("binlog_large_transaction_optimization_missed_count", counters.large_transaction_missed.load(Ordering::Relaxed).to_string()),
+                ("Questions", registry.questions().to_string()),
+                ("Threads_connected", registry.len().to_string()),
+                ("Uptime", registry.uptime_secs().to_string()),
+            ];
+            let rows = status
+                .into_iter()
+                .filter(|(name, _)| passes(filter, name))
+                .map(|(name, value)| vec![Some(name.to_string()), Some(value)])
+                .collect();
+            text_result(&["Variable_name", "Value"], rows)
+        }
+        Show::Databases { filter } => {
+            let mut names = engine.databases();
+            names.push("information_schema".into());
+            names.sort();
+            let rows = names.into_iter().filter(|n| passes(filter, n)).map(|n| vec![Some(n)]).collect();
+            text_result(&["Database"], rows)
+        }
+        Show::Tables { database, full, filter } => {
+            let database = context.database(database.as_deref())?;
+            let tables = engine.tables(&database).map_err(|_| unknown_database(&database))?;
+            let column = format!("Tables_in_{database}");
+            let rows = tables
+                .into_iter()
+                .filter(|t| passes(filter, t))
+                .map(|t| if *full { vec![Some(t), Some("BASE TABLE".into())] } else { vec![Some(t)] })
+                .collect();
+            if *full {
+                text_result(&[&column, "Table_type"], rows)
+            } else {
+                text_result(&[&column], rows)
+            }
+        }
+        Show::CreateTable { database, table } => {
+            let database = context.database(database.as_deref())?;
+            let def = engine.table(&database, table).map_err(engine_error)?;
+            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
+            let mut lines = Vec::new();
+            for (position, column) in def.columns.iter().enumerate() {
+                let mut line = format!("  `{}` {}", column.name, type_name(column));
+                if !column.nullable {
+                    line.push_str(" NOT NULL");
+                }
+                if column.auto_increment {
+                    line.push_str(" AUTO_INCREMENT");
+                } else if let Some(Some(default)) = defaults.get(position) {
+                    line.push_str(&format!(" DEFAULT '{}'", text(default).replace('\'', "''")));
+                } else if column.nullable {
+                    line.push_str(" DEFAULT NULL");
+                }
+                lines.push(line);
+            }
+            let names = |positions: &[usize]| positions.iter().map(|&p| format!("`{}`", def.columns[p].name)).collect::<Vec<_>>().join(",");
+            if def.has_primary_key() {
+                lines.push(format!("  PRIMARY KEY ({})", names(&def.primary_key)));
+            }
+            for index in &def.indexes {
+                let kind = if index.unique { "UNIQUE KEY" } else { "KEY" };
+                lines.push(format!("  {kind} `{}` ({})", index.name, names(&index.columns)));
+            }
+            let text = format!(
+                "CREATE TABLE `{}` (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+                def.name,
+                lines.join(",\n")
+            );
+            text_result(&["Table", "Create Table"], vec![vec![Some(def.name.clone()), Some(text)]])
+        }
+        Show::Columns { database, table, full, filter } => {
+            let database = context.database(database.as_deref())?;
+            let def = engine.table(&database, table).map_err(engine_error)?;
+            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
+            let mut rows = Vec::new();
+            for (position, column) in def.columns.iter().enumerate() {
+                if !passes(filter, &column.name) {
+                    continue;
+                }
+                let key = if def.primary_key.contains(&position) {
+                    "PRI"
+                } else if def.indexes.iter().any(|i| i.columns.first() == Some(&position) && i.unique) {
+                    "UNI"
+                } else if def.indexes.iter().any(|i| i.columns.first() == Some(&position)) {
+                    "MUL"
+                } else {
+                    ""
+                };
+                let default = defaults.get(position).cloned().flatten().map(|v| text(&v));
+                let extra = if column.auto_increment { "auto_increment" } else { "" };
+                let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
+                if *full {
+                    let collation = if column.collation == BINARY_COLLATION { None } else { Some("utf8mb4_general_ci".to_string()) };
+                    row.push(collation);
+                }
+                row.extend([Some(if column.nullable { "YES" } else { "NO" }.to_string()), Some(key.to_string()), default, Some(extra.to_string())]);
+                if *full {
+                    row.extend([Some("select,insert,update,references".to_string()), Some(String::new())]);
+                }
+                rows.push(row);
+            }
+            if *full {
+                text_result(&["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"], rows)
+            } else {
+                text_result(&["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
+            }
+        }
+        Show::Processlist { full } => {
+            let registry = context.env.info.handle.registry();
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::bigint("Id"),
+                ColumnDefinition::varchar("User"),
+                ColumnDefinition::varchar("Host"),
+                ColumnDefinition::varchar("db"),
+                ColumnDefinition::varchar("Command"),
+                ColumnDefinition::bigint("Time"),
+                ColumnDefinition::varchar("State"),
+                ColumnDefinition::varchar("Info"),
+            ]);
+            for process in registry.processes() {
+                let info = process.info.map(|info| if *full { info } else { info.chars().take(100).collect() });
+                result.push_row(vec![
+                    Wire::UInt(u64::from(process.id)),
+                    Wire::from(process.user),
+                    Wire::from(process.host),
+                    process.db.map_or(Wire::Null, Wire::from),
+                    Wire::from(process.command),
+                    Wire::UInt(process.time_secs),
+                    Wire::from(process.state),
+                    info.map_or(Wire::Null, Wire::from),
+                ]);
+            }
+            result
+        }
+        Show::BinaryLogs => {
+            let binlog = context.db().binlog();
+            let dir = binlog.options().dir.clone();
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::varchar("Log_name"),
+                ColumnDefinition::bigint("File_size"),
+                ColumnDefinition::varchar("Encrypted"),
+            ]);
+            for name in binlog.file_names() {
+                let size = std::fs::metadata(dir.join(&name)).map(|m| m.len()).unwrap_or(0);
+                result.push_row(vec![Wire::from(name), Wire::UInt(size), Wire::from("No")]);
+            }
+            result
+        }
+        Show::BinaryLogStatus => {
+            let binlog = context.db().binlog();
+            let (file, position) = binlog.active_position();
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::varchar("File"),
+                ColumnDefinition::bigint("Position"),
+                ColumnDefinition::varchar("Binlog_Do_DB"),
+                ColumnDefinition::varchar("Binlog_Ignore_DB"),
+                ColumnDefinition::varchar("Executed_Gtid_Set"),
+            ]);
+            result.push_row(vec![
+                Wire::from(file),
+                Wire::UInt(position),
+                Wire::from(""),
+                Wire::from(""),
+                Wire::from(binlog.executed_gtids().to_string()),
+            ]);
+            result
+        }
+        Show::Warnings | Show::Errors => {
+            let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
+            result.rows.clear();
+            result
+        }
+        Show::Engines => text_result(
+            &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
+            vec![["InnoDB", "DEFAULT", "binlogd's in-memory MVCC engine with a redo log", "YES", "YES", "YES"].iter().map(|s| Some(s.to_string())).collect()],
+        ),
+    };
+    let _ = definition;
+    Ok(Outcome::new(result))
+}

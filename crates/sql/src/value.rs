@@ -1,0 +1,229 @@
+//! Values as the SQL layer computes with them (the engine's
+//! `binlog_format::Value`): MySQL's comparison and truth rules, numbers
+//! from text, the text form, and the conversion to and from the wire.
+
+use std::cmp::Ordering;
+
+pub use binlog_format::Value;
+
+/// `IS NULL` for the engine's value type.
+pub trait NullCheck {
+    fn is_null(&self) -> bool;
+}
+
+impl NullCheck for Value {
+    fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+}
+
+/// A number taken out of a value, for arithmetic and comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(value) => value as f64,
+            Number::Float(value) => value,
+        }
+    }
+}
+
+/// The number MySQL reads from `value`: integers as they are, text by its
+/// longest numeric prefix (`'12abc'` is 12, `'abc'` is 0), NULL as none.
+pub fn to_number(value: &Value) -> Option<Number> {
+    Some(match value {
+        Value::Null => return None,
+        Value::Int(v) => Number::Int(i128::from(*v)),
+        Value::UInt(v) => Number::Int(i128::from(*v)),
+        Value::Float(v) => Number::Float(f64::from(*v)),
+        Value::Double(v) => Number::Float(*v),
+        Value::Decimal(text) => text_number(text.as_bytes()),
+        Value::Bytes(bytes) => text_number(bytes),
+        other => text_number(&to_text(other)),
+    })
+}
+
+/// The numeric prefix of `bytes`, as MySQL's string-to-number conversion.
+pub fn text_number(bytes: &[u8]) -> Number {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    let end = numeric_prefix_length(text);
+    let prefix = &text[..end];
+    if let Ok(value) = prefix.parse::<i128>() {
+        return Number::Int(value);
+    }
+    Number::Float(prefix.parse::<f64>().unwrap_or(0.0))
+}
+
+fn numeric_prefix_length(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = 0;
+    if end < bytes.len() && (bytes[end] == b'-' || bytes[end] == b'+') {
+        end += 1;
+    }
+    let digits_start = end;
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    if end < bytes.len() && bytes[end] == b'.' {
+        end += 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+    }
+    if end == digits_start {
+        return 0;
+    }
+    if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
+        let mut exponent_end = end + 1;
+        if exponent_end < bytes.len() && (bytes[exponent_end] == b'-' || bytes[exponent_end] == b'+') {
+            exponent_end += 1;
+        }
+        let exponent_digits = exponent_end;
+        while exponent_end < bytes.len() && bytes[exponent_end].is_ascii_digit() {
+            exponent_end += 1;
+        }
+        if exponent_end > exponent_digits {
+            end = exponent_end;
+        }
+    }
+    end
+}
+
+/// True when `bytes` is entirely a number (what an exact key lookup needs).
+pub fn is_whole_number_text(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    !text.is_empty() && numeric_prefix_length(text) == text.len()
+}
+
+fn is_numeric(value: &Value) -> bool {
+    matches!(value, Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) | Value::Decimal(_))
+}
+
+/// MySQL's comparison: NULL compares as unknown (`None`); two strings compare
+/// as bytes; anything with a number on one side compares as numbers.
+pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
+    if left.is_null() || right.is_null() {
+        return None;
+    }
+    if is_numeric(left) || is_numeric(right) {
+        let (a, b) = (to_number(left)?, to_number(right)?);
+        return match (a, b) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
+            _ => a.as_f64().partial_cmp(&b.as_f64()),
+        };
+    }
+    Some(to_text(left).cmp(&to_text(right)))
+}
+
+/// An ordering for ORDER BY and DISTINCT: NULL first, then [`compare`].
+pub fn sort_order(left: &Value, right: &Value) -> Ordering {
+    match (left.is_null(), right.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => compare(left, right).unwrap_or(Ordering::Equal),
+    }
+}
+
+/// The truth of a value in WHERE: NULL is unknown, numbers are true when
+/// not zero, text by its number.
+pub fn truth(value: &Value) -> Option<bool> {
+    to_number(value).map(|number| number.as_f64() != 0.0)
+}
+
+pub fn from_bool(value: Option<bool>) -> Value {
+    match value {
+        None => Value::Null,
+        Some(value) => Value::Int(i64::from(value)),
+    }
+}
+
+/// The text form MySQL prints.
+pub fn to_text(value: &Value) -> Vec<u8> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::Int(v) => v.to_string().into_bytes(),
+        Value::UInt(v) => v.to_string().into_bytes(),
+        Value::Decimal(text) => text.clone().into_bytes(),
+        Value::Bytes(bytes) => bytes.clone(),
+        other => to_wire(other).to_text(31).unwrap_or_default(),
+    }
+}
+
+pub fn text(value: &Value) -> String {
+    String::from_utf8_lossy(&to_text(value)).into_owned()
+}
+
+/// The protocol's value for a result row.
+pub fn to_wire(value: &Value) -> protocol::Value {
+    use protocol::{DateTime, Value as Wire};
+    match value {
+        Value::Null => Wire::Null,
+        Value::Int(v) => Wire::Int(*v),
+        Value::UInt(v) => Wire::UInt(*v),
+        Value::Float(v) => Wire::Float(*v),
+        Value::Double(v) => Wire::Double(*v),
+        Value::Decimal(text) => Wire::Bytes(text.clone().into_bytes()),
+        Value::Bytes(bytes) => Wire::Bytes(bytes.clone()),
+        Value::Date { year, month, day } => Wire::DateTime(DateTime::date(*year, *month, *day)),
+        Value::DateTime { year, month, day, hour, minute, second, micros } => Wire::DateTime(DateTime {
+            year: *year,
+            month: *month,
+            day: *day,
+            hour: *hour,
+            minute: *minute,
+            second: *second,
+            microsecond: *micros,
+        }),
+        Value::Timestamp { seconds, micros } => {
+            Wire::Bytes(format!("{seconds}.{micros:06}").into_bytes())
+        }
+    }
+}
+
+/// A prepared statement parameter as a value.
+pub fn from_wire(value: &protocol::Value) -> Value {
+    use protocol::Value as Wire;
+    match value {
+        Wire::Null => Value::Null,
+        Wire::Int(v) => Value::Int(*v),
+        Wire::UInt(v) => Value::UInt(*v),
+        Wire::Float(v) => Value::Float(*v),
+        Wire::Double(v) => Value::Double(*v),
+        Wire::Bytes(bytes) => Value::Bytes(bytes.clone()),
+        Wire::DateTime(dt) => Value::DateTime {
+            year: dt.year,
+            month: dt.month,
+            day: dt.day,
+            hour: dt.hour,
+            minute: dt.minute,
+            second: dt.second,
+            micros: dt.microsecond,
+        },
+        Wire::Time(time) => Value::Bytes(time.to_text(31).into_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_follow_mysql() {
+        assert_eq!(compare(&Value::Int(2), &Value::Bytes(b"10".to_vec())), Some(Ordering::Less));
+        assert_eq!(compare(&Value::Bytes(b"2".to_vec()), &Value::Bytes(b"10".to_vec())), Some(Ordering::Greater));
+        assert_eq!(compare(&Value::Null, &Value::Int(1)), None);
+        assert_eq!(compare(&Value::UInt(3), &Value::Double(3.0)), Some(Ordering::Equal));
+        assert_eq!(to_number(&Value::Bytes(b" 12abc".to_vec())), Some(Number::Int(12)));
+        assert_eq!(to_number(&Value::Bytes(b"abc".to_vec())), Some(Number::Float(0.0)));
+        assert!(is_whole_number_text(b"42"));
+        assert!(!is_whole_number_text(b"42x"));
+    }
+}
