@@ -140,17 +140,14 @@ impl Database {
                 *state = HookState::Failed(failed);
             }
         });
-        let logged = if promoted {
+        let logged: Result<CommitInfo> = if promoted {
             // The promotion closes the active file, as a rotation does: the
             // same rule (no commit in flight, redo durable first).
             let _alone = inner.rotation.write();
-            match inner.redo.flush() {
-                Ok(_) => inner.binlog.commit_with_hook(cache, Some(hook)),
-                Err(error) => Err(binlog::BinlogError::Invalid(format!("redo flush before a promotion: {error}"))),
-            }
+            inner.redo.flush().map_err(DatabaseError::Redo).and_then(|_| Ok(inner.binlog.commit_with_hook(cache, Some(hook))?))
         } else {
             let _commit_in_flight = inner.rotation.read();
-            inner.binlog.commit_with_hook(cache, Some(hook))
+            inner.binlog.commit_with_hook(cache, Some(hook)).map_err(DatabaseError::Binlog)
         };
         drop(member);
         let state = std::mem::replace(&mut *state.lock(), HookState::Committed);
@@ -169,19 +166,16 @@ impl Database {
             (Ok(_), HookState::Waiting(_)) => unreachable!("the binlog acknowledged a commit without running its hook"),
             (Err(error), HookState::Waiting(prepared)) => {
                 // The group may or may not have reached the file.
-                let error = DatabaseError::Binlog(error);
                 self.abandon_in_doubt(prepared, &error);
                 Err(error)
             }
             (Err(error), HookState::Failed(failed)) => {
-                let error = DatabaseError::Binlog(error);
                 self.abandon_in_doubt(*failed.transaction, &error);
                 Err(error)
             }
             (Err(error), HookState::Committed) => {
                 // Committed in the engine, but the binlog failed after its
                 // COMMIT stage: its state on disk is for recovery to judge.
-                let error = DatabaseError::Binlog(error);
                 inner.fail(&error.to_string());
                 Err(error)
             }

@@ -61,6 +61,10 @@ pub struct DatabaseCounters {
     pub binlog_fsyncs: u64,
 }
 
+/// Lock order (a thread holding one may take those after it, never those
+/// before): `checkpoint_lock` → `ddl_lock` → a group membership
+/// (`group_commit.rs`) → `rotation` → the binlog's and the engine's own
+/// locks. A commit in the binlog never waits for a row lock or for a group.
 pub(crate) struct Inner {
     /// As opened: `binlog.dir`, `binlog.server_uuid` and
     /// `binlog.max_binlog_size` as configured (the log itself runs with an
@@ -199,9 +203,11 @@ impl Database {
         if let Some(checkpointer) = &self.checkpointer {
             checkpointer.stop();
         }
-        // Waits for every commit between its binlog write and engine commit.
-        let _no_commits = inner.rotation.write();
+        // Lock order: DDL before rotation (a DDL holds its lock while it
+        // commits to the binlog). Waits for every commit between its
+        // binlog write and engine commit.
         let _no_ddl = inner.ddl_lock.lock();
+        let _no_commits = inner.rotation.write();
         let flushed = inner.redo.flush();
         let binlog_closed = inner.binlog.close();
         let redo_closed = inner.redo.close();

@@ -27,45 +27,46 @@
 //! The gather step waits for as many sessions as the previous group had
 //! (a lone session never waits), at most `group_commit_gather_max`.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use engine::Lsn;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 use redo::{RedoError, RedoLog};
 
 use crate::error::{DatabaseError, Result};
 
+/// `failed_from` when no redo sync failed.
+const NO_FAILURE: u64 = u64::MAX;
+
 #[derive(Default)]
 struct State {
-    /// Prepare end LSNs of the sessions waiting for the next group.
-    waiting: Vec<Lsn>,
-    /// Tickets are handed out in arrival order; the members of every group
-    /// taken so far hold tickets below `released_before`.
+    /// The sessions waiting for the next group: prepare end LSN, thread.
+    waiting: Vec<(Lsn, Thread)>,
+    /// Tickets are handed out in arrival order.
     next_ticket: u64,
-    released_before: u64,
-    /// Number of the group the waiting sessions will form.
-    forming: u64,
     /// A group is between its redo sync and its last member's binlog commit.
     busy: bool,
-    /// The leader is gathering until this many sessions wait.
-    gather_target: Option<usize>,
+    /// The leader gathering until this many sessions wait.
+    gathering: Option<(usize, Thread)>,
     members_in_binlog: usize,
     last_group_size: usize,
-    /// A failed redo sync: every member of that group and later gets it
-    /// (the redo log refuses further appends anyway).
-    failure: Option<(u64, String)>,
 }
 
 pub(crate) struct GroupCommit {
     redo: RedoLog,
     gather_max: Duration,
     state: Mutex<State>,
-    /// Per group parity: at most two groups are live (one in its commit,
-    /// one forming), so a release wakes its own members and nobody else.
-    released: [Condvar; 2],
-    /// The gathering leader's target was reached.
-    gathered: Condvar,
+    /// The members of every group released so far hold tickets below this.
+    /// Read without the lock: a released member wakes (unpark) and goes
+    /// straight to the binlog, so the group reaches it close together.
+    released_before: AtomicU64,
+    /// Tickets from here on failed (a redo sync error); `NO_FAILURE` if none.
+    failed_from: AtomicU64,
+    /// The first failed redo sync's error.
+    failure: Mutex<Option<String>>,
 }
 
 /// A member of a released group; dropping it leaves the group.
@@ -75,14 +76,13 @@ pub(crate) struct Member {
 
 impl Drop for Member {
     fn drop(&mut self) {
-        let groups = &self.groups;
-        let mut state = groups.state.lock();
+        let mut state = self.groups.state.lock();
         state.members_in_binlog -= 1;
         if state.members_in_binlog == 0 {
             state.busy = false;
-            // One session of the forming group becomes its leader.
-            if !state.waiting.is_empty() {
-                groups.released[(state.forming % 2) as usize].notify_one();
+            // The first session of the forming group becomes its leader.
+            if let Some((_, thread)) = state.waiting.first() {
+                thread.unpark();
             }
         }
     }
@@ -94,9 +94,25 @@ impl GroupCommit {
             redo,
             gather_max,
             state: Mutex::new(State::default()),
-            released: [Condvar::new(), Condvar::new()],
-            gathered: Condvar::new(),
+            released_before: AtomicU64::new(0),
+            failed_from: AtomicU64::new(NO_FAILURE),
+            failure: Mutex::new(None),
         }
+    }
+
+    /// Whether `ticket`'s group was released; its outcome if so.
+    fn released(self: &Arc<Self>, ticket: u64) -> Option<Result<Member>> {
+        if ticket >= self.released_before.load(Ordering::Acquire) {
+            return None;
+        }
+        let member = Member { groups: self.clone() };
+        if ticket >= self.failed_from.load(Ordering::Acquire) {
+            let first_error = self.failure.lock().clone().unwrap_or_default();
+            // Still a member: leaving lets the group end.
+            drop(member);
+            return Some(Err(DatabaseError::Redo(RedoError::PreviousIo { first_error })));
+        }
+        Some(Ok(member))
     }
 
     /// Returns once the redo is durable up to `prepare_lsn`, as a member of
@@ -105,58 +121,113 @@ impl GroupCommit {
         let mut state = self.state.lock();
         let ticket = state.next_ticket;
         state.next_ticket += 1;
-        state.waiting.push(prepare_lsn);
-        let group = state.forming;
-        if state.gather_target.is_some_and(|target| state.waiting.len() >= target) {
-            self.gathered.notify_one();
+        state.waiting.push((prepare_lsn, std::thread::current()));
+        if let Some((target, leader)) = &state.gathering {
+            if state.waiting.len() >= *target {
+                leader.unpark();
+            }
         }
         loop {
-            if ticket < state.released_before {
-                if let Some((failed_from, error)) = &state.failure {
-                    if ticket >= *failed_from {
-                        let error = error.clone();
-                        drop(state);
-                        // Still a member: leave so the group can end.
-                        drop(Member { groups: self.clone() });
-                        return Err(DatabaseError::Redo(RedoError::PreviousIo { first_error: error }));
-                    }
-                }
-                return Ok(Member { groups: self.clone() });
+            if ticket < self.released_before.load(Ordering::Acquire) {
+                drop(state);
+                return self.released(ticket).expect("released");
             }
             if state.busy {
-                self.released[(group % 2) as usize].wait(&mut state);
+                drop(state);
+                std::thread::park();
+                if let Some(outcome) = self.released(ticket) {
+                    return outcome;
+                }
+                state = self.state.lock();
                 continue;
             }
             // Lead the group being formed.
-            debug_assert_eq!(group, state.forming);
             state.busy = true;
             let target = state.last_group_size.max(1);
             if state.waiting.len() < target && !self.gather_max.is_zero() {
-                state.gather_target = Some(target);
+                state.gathering = Some((target, std::thread::current()));
                 let deadline = Instant::now() + self.gather_max;
                 while state.waiting.len() < target {
-                    if self.gathered.wait_until(&mut state, deadline).timed_out() {
+                    let now = Instant::now();
+                    if now >= deadline {
                         break;
                     }
+                    drop(state);
+                    std::thread::park_timeout(deadline - now);
+                    state = self.state.lock();
                 }
-                state.gather_target = None;
+                state.gathering = None;
             }
             let members = std::mem::take(&mut state.waiting);
-            let first = state.released_before;
             let end = state.next_ticket;
-            state.forming += 1;
             state.last_group_size = members.len();
             state.members_in_binlog = members.len();
-            let target_lsn = members.iter().copied().max().expect("the leader is in its group");
             drop(state);
+            let target_lsn = members.iter().map(|(lsn, _)| *lsn).max().expect("the leader is in its group");
             // One fdatasync for the whole group (and anything before it).
-            let synced = self.redo.wait_durable(target_lsn);
-            state = self.state.lock();
-            if let Err(error) = synced {
-                state.failure.get_or_insert((first, error.to_string()));
+            if let Err(error) = self.redo.wait_durable(target_lsn) {
+                self.failure.lock().get_or_insert(error.to_string());
+                let first = self.released_before.load(Ordering::Acquire);
+                self.failed_from.fetch_min(first, Ordering::AcqRel);
             }
-            state.released_before = end;
-            self.released[(group % 2) as usize].notify_all();
+            self.released_before.store(end, Ordering::Release);
+            let me = std::thread::current().id();
+            for (_, thread) in &members {
+                if thread.id() != me {
+                    thread.unpark();
+                }
+            }
+            state = self.state.lock();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use binlog::sim_storage::SimStorage;
+    use redo::{Durability, Record};
+    use std::path::Path;
+
+    fn redo(storage: &SimStorage) -> RedoLog {
+        RedoLog::open(Path::new("/redo"), redo::Options::default(), Arc::new(storage.clone()), Default::default()).unwrap().0
+    }
+
+    #[test]
+    fn every_member_is_durable_and_groups_form() {
+        let storage = SimStorage::new();
+        let log = redo(&storage);
+        let groups = Arc::new(GroupCommit::new(log.clone(), Duration::from_millis(1)));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let (log, groups) = (log.clone(), groups.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..200 {
+                        let lsn = log.append(&Record::opaque(1, vec![7u8; 40]), Durability::Buffered).unwrap();
+                        let member = groups.join(lsn).unwrap();
+                        assert!(log.durable_lsn() >= lsn, "released before its prepare was durable");
+                        drop(member);
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let syncs = log.counters().fsyncs;
+        assert!(syncs < 8 * 200, "{syncs} syncs for 1600 members: no grouping");
+    }
+
+    #[test]
+    fn a_failed_sync_fails_its_group_and_every_later_one() {
+        let storage = SimStorage::new();
+        let log = redo(&storage);
+        let groups = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO));
+        let lsn = log.append(&Record::opaque(1, vec![1]), Durability::Buffered).unwrap();
+        drop(groups.join(lsn).unwrap());
+        storage.fail_sync_number(storage.sync_count() + 1);
+        let lsn = log.append(&Record::opaque(1, vec![2]), Durability::Buffered).unwrap();
+        assert!(groups.join(lsn).is_err());
+        assert!(groups.join(lsn).is_err(), "later members fail too");
     }
 }

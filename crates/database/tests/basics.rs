@@ -260,3 +260,11 @@ fn a_rotation_right_before_a_power_cut_keeps_the_closed_files_transactions() {
         db.close().unwrap();
     }
 }
+
+#[test]
+fn a_database_is_shared_between_threads() {
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    shared::<Database>();
+    fn sendable<T: Send + 'static>() {}
+    sendable::<DatabaseError>();
+}
