@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -90,28 +91,57 @@ pub const ALL: &[&str] = &[
 
 type Action = Box<dyn Fn() + Send + Sync>;
 
-/// The armed points of one log (or one process).
-#[derive(Clone, Default)]
-pub struct CrashPoints {
+/// The points a crate knows: each crate that reaches crash points lists
+/// them once (its `ALL`) and names its registry
+/// `CrashPoints<ItsPoints>`, so arming a point of another crate's list is
+/// caught at once.
+pub trait KnownPoints: Send + Sync + 'static {
+    const ALL: &'static [&'static str];
+}
+
+/// The binary log's points.
+pub struct BinlogPoints;
+
+impl KnownPoints for BinlogPoints {
+    const ALL: &'static [&'static str] = ALL;
+}
+
+/// The armed points of one log (or one process), for the points `K` lists.
+pub struct CrashPoints<K: KnownPoints = BinlogPoints> {
     armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
     fired: Arc<Mutex<Vec<&'static str>>>,
     abort_at: Option<Arc<str>>,
+    known: PhantomData<K>,
 }
 
-impl CrashPoints {
-    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
-    pub fn from_env() -> CrashPoints {
+impl<K: KnownPoints> Default for CrashPoints<K> {
+    fn default() -> Self {
+        CrashPoints { armed: Default::default(), fired: Default::default(), abort_at: None, known: PhantomData }
+    }
+}
+
+// Clones share the armed set: the log and its tests hold the same points.
+impl<K: KnownPoints> Clone for CrashPoints<K> {
+    fn clone(&self) -> Self {
         CrashPoints {
-            armed: Default::default(),
-            fired: Default::default(),
-            abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from),
+            armed: Arc::clone(&self.armed),
+            fired: Arc::clone(&self.fired),
+            abort_at: self.abort_at.clone(),
+            known: PhantomData,
         }
+    }
+}
+
+impl<K: KnownPoints> CrashPoints<K> {
+    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
+    pub fn from_env() -> Self {
+        CrashPoints { abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from), ..Self::default() }
     }
 
     /// Arms `name`: its `skip`-th passage (0 = the first) runs `action`
     /// and fails the operation.
     pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
-        assert!(ALL.contains(&name), "unknown crash point {name}");
+        assert!(K::ALL.contains(&name), "unknown crash point {name}");
         self.armed.lock().insert(name, (skip, Box::new(action)));
     }
 
@@ -122,7 +152,7 @@ impl CrashPoints {
 
     /// Called at each named point on the way.
     pub fn hit(&self, name: &'static str) -> io::Result<()> {
-        debug_assert!(ALL.contains(&name), "unregistered crash point {name}");
+        debug_assert!(K::ALL.contains(&name), "unregistered crash point {name}");
         if self.abort_at.as_deref() == Some(name) {
             eprintln!("binlogd: crash point {name} reached, aborting (BINLOGD_CRASH_POINT)");
             std::process::abort();

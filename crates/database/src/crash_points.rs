@@ -1,7 +1,6 @@
 //! Named crash points of the database layer, `database::<stage>::<step>`,
-//! in the same pattern as `binlog::crash_points` and `redo::crash_points`
-//! (one registry per crate, because a point is registered where it is
-//! reached).
+//! listed in the crate that reaches them and armed through
+//! `binlog::crash_points::CrashPoints`, typed by this crate's list.
 //!
 //! A test arms a point on the database's [`CrashPoints`]; when execution
 //! reaches it the armed action runs (typically: freeze the simulated
@@ -23,12 +22,6 @@
 //!
 //! Every point is listed in [`ALL`]; the crash tests iterate over it.
 
-use std::collections::HashMap;
-use std::io;
-use std::sync::Arc;
-
-use parking_lot::Mutex;
-
 /// The transaction's binlog events are built, its XID allocated; nothing is
 /// logged yet.
 pub const COMMIT_BEFORE_PREPARE: &str = "database::commit::before_prepare";
@@ -38,57 +31,13 @@ pub const COMMIT_AFTER_PREPARE: &str = "database::commit::after_prepare";
 
 pub const ALL: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
 
-type Action = Box<dyn Fn() + Send + Sync>;
+/// The database layer's points.
+pub struct DatabasePoints;
 
-/// The armed points of one database (or one process).
-#[derive(Clone, Default)]
-pub struct CrashPoints {
-    armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
-    fired: Arc<Mutex<Vec<&'static str>>>,
-    abort_at: Option<Arc<str>>,
+impl binlog::crash_points::KnownPoints for DatabasePoints {
+    const ALL: &'static [&'static str] = ALL;
 }
 
-impl CrashPoints {
-    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
-    pub fn from_env() -> CrashPoints {
-        CrashPoints {
-            armed: Default::default(),
-            fired: Default::default(),
-            abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from),
-        }
-    }
-
-    /// Arms `name`: its `skip`-th passage (0 = the first) runs `action`
-    /// and fails the operation.
-    pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
-        assert!(ALL.contains(&name), "unknown crash point {name}");
-        self.armed.lock().insert(name, (skip, Box::new(action)));
-    }
-
-    /// Whether `name` was armed and reached.
-    pub fn fired(&self, name: &str) -> bool {
-        self.fired.lock().contains(&name)
-    }
-
-    /// Called at each named point on the way.
-    pub fn hit(&self, name: &'static str) -> io::Result<()> {
-        debug_assert!(ALL.contains(&name), "unregistered crash point {name}");
-        if self.abort_at.as_deref() == Some(name) {
-            eprintln!("binlogd: crash point {name} reached, aborting (BINLOGD_CRASH_POINT)");
-            std::process::abort();
-        }
-        let mut armed = self.armed.lock();
-        if let Some((skip, _)) = armed.get_mut(name) {
-            if *skip > 0 {
-                *skip -= 1;
-                return Ok(());
-            }
-            let (_, action) = armed.remove(name).unwrap();
-            drop(armed);
-            self.fired.lock().push(name);
-            action();
-            return Err(io::Error::other(format!("crash point {name}")));
-        }
-        Ok(())
-    }
-}
+/// The armed points of one database layer (or one process); the registry itself is
+/// `binlog::crash_points::CrashPoints`.
+pub type CrashPoints = binlog::crash_points::CrashPoints<DatabasePoints>;

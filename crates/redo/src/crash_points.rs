@@ -1,6 +1,6 @@
-//! Named crash points of the redo log, `redo::<stage>::<step>`, in the
-//! same pattern as `binlog::crash_points` (a separate registry because a
-//! point must be registered in the crate that reaches it).
+//! Named crash points of the redo log, `redo::<stage>::<step>`: the names
+//! live here, in the crate that reaches them; the registry that arms them
+//! is `binlog::crash_points::CrashPoints`, typed by this crate's list.
 //!
 //! A test arms a point on the log's [`CrashPoints`]; when execution
 //! reaches it the armed action runs (typically: freeze the simulated
@@ -11,12 +11,6 @@
 //!
 //! Every point is listed in [`ALL`]; the crash tests iterate over it, so a
 //! point added here is a point tested.
-
-use std::collections::HashMap;
-use std::io;
-use std::sync::Arc;
-
-use parking_lot::Mutex;
 
 /// A group's records are written to the segment, not yet synced.
 pub const WRITE_AFTER_WRITE: &str = "redo::write::after_write";
@@ -47,57 +41,13 @@ pub const ALL: &[&str] = &[
     CHECKPOINT_AFTER_TRUNCATE,
 ];
 
-type Action = Box<dyn Fn() + Send + Sync>;
+/// The redo log's points.
+pub struct RedoPoints;
 
-/// The armed points of one log (or one process).
-#[derive(Clone, Default)]
-pub struct CrashPoints {
-    armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
-    fired: Arc<Mutex<Vec<&'static str>>>,
-    abort_at: Option<Arc<str>>,
+impl binlog::crash_points::KnownPoints for RedoPoints {
+    const ALL: &'static [&'static str] = ALL;
 }
 
-impl CrashPoints {
-    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
-    pub fn from_env() -> CrashPoints {
-        CrashPoints {
-            armed: Default::default(),
-            fired: Default::default(),
-            abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from),
-        }
-    }
-
-    /// Arms `name`: its `skip`-th passage (0 = the first) runs `action`
-    /// and fails the operation.
-    pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
-        assert!(ALL.contains(&name), "unknown crash point {name}");
-        self.armed.lock().insert(name, (skip, Box::new(action)));
-    }
-
-    /// Whether `name` was armed and reached.
-    pub fn fired(&self, name: &str) -> bool {
-        self.fired.lock().contains(&name)
-    }
-
-    /// Called at each named point on the way.
-    pub fn hit(&self, name: &'static str) -> io::Result<()> {
-        debug_assert!(ALL.contains(&name), "unregistered crash point {name}");
-        if self.abort_at.as_deref() == Some(name) {
-            eprintln!("binlogd: crash point {name} reached, aborting (BINLOGD_CRASH_POINT)");
-            std::process::abort();
-        }
-        let mut armed = self.armed.lock();
-        if let Some((skip, _)) = armed.get_mut(name) {
-            if *skip > 0 {
-                *skip -= 1;
-                return Ok(());
-            }
-            let (_, action) = armed.remove(name).unwrap();
-            drop(armed);
-            self.fired.lock().push(name);
-            action();
-            return Err(io::Error::other(format!("crash point {name}")));
-        }
-        Ok(())
-    }
-}
+/// The armed points of one redo log (or one process); the registry itself is
+/// `binlog::crash_points::CrashPoints`.
+pub type CrashPoints = binlog::crash_points::CrashPoints<RedoPoints>;
