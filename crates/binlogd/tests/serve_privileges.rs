@@ -120,6 +120,10 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
     assert_eq!((denied.code, denied.sql_state.as_str()), (1142, "42000"));
     assert_eq!(denied.message, "SELECT command denied to user 'live'@'localhost' for table 'items'");
     live.query("INSERT INTO items VALUES (3, 'cap')").expect("the table-level INSERT grant remains");
+    // COM_STMT_PREPARE is checked too: its answer would describe the columns.
+    live.send_command(b"\x16SELECT id, c FROM items WHERE id = ?").unwrap();
+    let prepare_denied = support::raw_client::parse_err(&live.read_packet().unwrap());
+    assert_eq!((prepare_denied.code, prepare_denied.message.as_str()), (1142, "SELECT command denied to user 'live'@'localhost' for table 'items'"));
 
     server.query(None, "REVOKE INSERT ON shop.items FROM 'live'@'localhost'");
     assert_eq!(live.query("INSERT INTO items VALUES (4, 'nib')").unwrap_err().code, 1142);

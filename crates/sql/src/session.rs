@@ -388,6 +388,23 @@ impl Session for SqlSession {
 
     fn prepare(&mut self, statement_id: u32, sql: &str) -> Result<PreparedStatement, MysqlError> {
         let parsed = parse(sql)?;
+        // Checked at prepare too, as MySQL does: the column definitions sent
+        // back would otherwise describe tables the account may not read.
+        // (Checked again at every execute, where grants may have changed.)
+        let context = Context {
+            shared: &self.shared,
+            env: Env {
+                shared: &self.shared,
+                info: &self.info,
+                database: self.state.database.as_deref(),
+                variables: &self.state.variables,
+                last_insert_id: self.state.last_insert_id,
+                autocommit: !self.state.autocommit_off,
+            },
+            sql,
+            params: &[],
+        };
+        crate::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {
             Statement::Ast(ast) => match ast.as_ref() {
                 sqlparser::ast::Statement::Query(query) => {
