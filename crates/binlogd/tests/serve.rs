@@ -3,82 +3,12 @@
 //! both prepared-statement modes, cleanup, zero failures), then `binlogd
 //! inspect` of the binlog shows the row events. `.ci/run` installs both.
 
-use std::net::{TcpListener, TcpStream};
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-const BINLOGD: &str = env!("CARGO_BIN_EXE_binlogd");
-
-/// A running server; stopped with SIGTERM (by its PID) when dropped.
-struct ServerProcess {
-    child: Child,
-    port: u16,
-    _datadir: tempfile::TempDir,
-    datadir: PathBuf,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-impl ServerProcess {
-    fn start() -> ServerProcess {
-        let datadir = tempfile::tempdir().unwrap();
-        let path = datadir.path().join("data");
-        let port = free_port();
-        let child = Command::new(BINLOGD)
-            .args(["serve", "--datadir", path.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start binlogd serve");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "binlogd serve did not start listening");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        ServerProcess { child, port, _datadir: datadir, datadir: path }
-    }
-
-    /// SIGTERM, then wait for a clean exit.
-    fn stop(&mut self) -> std::process::ExitStatus {
-        // SAFETY: kill(2) on our own child's PID.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
-        self.child.wait().unwrap()
-    }
-
-    fn mariadb(&self, database: Option<&str>, sql: &str) -> Output {
-        let mut command = Command::new("mariadb");
-        command.args(["-h127.0.0.1", &format!("-P{}", self.port), "-uroot", "-B", "-N", "-e", sql]);
-        if let Some(database) = database {
-            command.arg(database);
-        }
-        command.output().expect("run the mariadb client (apt-get install mariadb-client)")
-    }
-
-    fn query(&self, database: Option<&str>, sql: &str) -> String {
-        let output = self.mariadb(database, sql);
-        assert!(output.status.success(), "{sql}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn error(&self, database: Option<&str>, sql: &str) -> String {
-        let output = self.mariadb(database, sql);
-        assert!(!output.status.success(), "{sql} should fail");
-        String::from_utf8(output.stderr).unwrap()
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.stop();
-        }
-    }
-}
+use support::{ServerProcess, BINLOGD};
 
 fn binlog_files(datadir: &Path) -> Vec<PathBuf> {
     let index = std::fs::read_to_string(datadir.join("binlog/binlog.index")).unwrap();

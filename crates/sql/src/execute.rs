@@ -8,6 +8,8 @@ use crate::parse::Statement;
 use crate::session::{Context, Outcome, Transactions};
 
 pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
+    // Before anything runs, so a refused statement changes nothing.
+    crate::authorize::authorize(statement, context)?;
     match statement {
         Statement::Begin => {
             transaction.begin(context)?;
@@ -43,6 +45,7 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             context.db().binlog().purge_to(name).map_err(|error| protocol::MysqlError::new(1373, "HY000", format!("Target log not found in binlog index ({error})")))?;
             Ok(Outcome::ok())
         }
+        Statement::Account(account) => crate::users::execute(account, context),
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }
 }

@@ -6,27 +6,39 @@
 //! statements), `execute.rs` (dispatch), `select.rs`, `dml.rs`, `ddl.rs`,
 //! `show.rs`, `set.rs`; `expr.rs` (expressions), `plan.rs` (index ranges
 //! from WHERE), `columns.rs` (types and value coercion), `variables.rs`
-//! (system variables), `accounts.rs` (users), `error.rs` (MySQL errors).
+//! (system variables), `error.rs` (MySQL errors).
+//!
+//! Users and privileges: `accounts.rs` (the account table and users.json),
+//! `hosts.rs` (host patterns), `privileges.rs` (privileges, levels,
+//! grants), `authorize.rs` (what each statement needs, MySQL's 1142 /
+//! 1044 / 1227), `parse_users.rs` and `users.rs` (CREATE / ALTER / DROP
+//! USER, GRANT, REVOKE, SHOW GRANTS).
 //!
 //! What is not supported gets MySQL's 1235 ("This version of MySQL doesn't
 //! yet support ..."), never a guess.
 
 pub mod accounts;
+pub mod authorize;
 mod columns;
 mod ddl;
 mod dml;
 pub mod error;
 mod execute;
 mod expr;
+pub mod hosts;
 pub mod parse;
 mod plan;
+pub mod privileges;
 mod select;
 mod session;
 mod set;
 mod show;
+mod users;
 pub mod value;
 pub mod variables;
 
 pub use accounts::Accounts;
+pub use authorize::Principal;
+pub use privileges::Privilege;
 pub use session::{Shared, SqlService, SqlSession};
 pub use variables::{GlobalVariables, SERVER_VERSION};

@@ -1,7 +1,8 @@
 //! Statement text to [`Statement`]: a small hand parser for the
 //! administrative statements sqlparser lacks or parses loosely (SHOW, USE,
 //! BEGIN/COMMIT/ROLLBACK, CREATE/DROP DATABASE, TRUNCATE, FLUSH/PURGE
-//! BINARY LOGS, DESCRIBE), sqlparser's MySQL dialect for the rest.
+//! BINARY LOGS, DESCRIBE; the account statements in `parse_users.rs`),
+//! sqlparser's MySQL dialect for the rest.
 //!
 //! `?` placeholders are numbered `$1`, `$2`, ... in text order, so one
 //! prepared statement can be executed many times with different parameters.
@@ -14,6 +15,10 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::error::{not_supported, syntax_error, SqlResult};
+
+#[path = "parse_users.rs"]
+mod users;
+pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
 
 #[derive(Debug, Clone)]
 pub enum Statement {
@@ -30,6 +35,8 @@ pub enum Statement {
     Show(Show),
     FlushBinaryLogs,
     PurgeBinaryLogsTo(String),
+    /// CREATE / ALTER / DROP USER, GRANT, REVOKE, SHOW GRANTS.
+    Account(AccountStatement),
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
 }
@@ -209,6 +216,9 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
     if words.at_end() {
         return Err(protocol::MysqlError::empty_query());
     }
+    if let Some(statement) = users::parse_account_statement(&mut words)? {
+        return Ok(Some(statement));
+    }
     let Some(first) = words.peek_keyword(0) else { return Ok(None) };
     match first.as_str() {
         "BEGIN" => {
@@ -310,7 +320,7 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             Ok(None)
         }
         "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL"
-        | "XA" | "GRANT" | "REVOKE" | "KILL" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        | "XA" | "KILL" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }

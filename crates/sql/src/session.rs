@@ -21,6 +21,8 @@ use protocol::{
 use parking_lot::RwLock;
 
 use crate::accounts::Accounts;
+use crate::authorize::Principal;
+use crate::privileges::Privilege;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
 use crate::expr::{Columns, Environment, Scope};
 use crate::parse::{parse, Parsed, Statement};
@@ -56,6 +58,9 @@ impl SessionFactory for SqlService {
 
     fn open_session(&self, info: &ConnectionInfo) -> Result<SqlSession, MysqlError> {
         if let Some(database) = &info.database {
+            // The privilege first, as MySQL does: 1044 does not reveal
+            // whether the database exists.
+            Principal::new(&self.shared, info).require_database_access(database)?;
             if !self.shared.db.engine().databases().contains(database) {
                 return Err(unknown_database(database));
             }
@@ -155,6 +160,22 @@ impl Context<'_> {
         &self.shared.db
     }
 
+    /// The session's account and its grants as of now.
+    pub fn principal(&self) -> Principal<'_> {
+        Principal::new(self.shared, self.env.info)
+    }
+
+    /// `privilege` on `*.*`, or 1227 ("Access denied; you need (at least
+    /// one of) the ... privilege(s) for this operation").
+    pub fn require(&self, privilege: Privilege) -> SqlResult<()> {
+        self.principal().require(privilege)
+    }
+
+    /// At least one of `privileges` on `*.*`, or 1227 naming them.
+    pub fn require_any(&self, privileges: &[Privilege]) -> SqlResult<()> {
+        self.principal().require_any(privileges)
+    }
+
     /// A scope for constants (no row).
     pub fn constants<'s>(&'s self, columns: &'s Columns) -> Scope<'s> {
         Scope { columns, row: None, params: self.params, environment: &self.env, aggregates: None }
@@ -177,6 +198,29 @@ impl Context<'_> {
 }
 
 impl SqlSession {
+    /// The session's account and its grants as of now (re-read at each
+    /// call, so a REVOKE applies to the next command).
+    pub fn principal(&self) -> Principal<'_> {
+        Principal::new(&self.shared, &self.info)
+    }
+
+    /// `privilege` on `*.*`, or 1227.
+    pub fn require(&self, privilege: Privilege) -> Result<(), MysqlError> {
+        self.principal().require(privilege)
+    }
+
+    /// At least one of `privileges` on `*.*`, or 1227 naming them.
+    pub fn require_any(&self, privileges: &[Privilege]) -> Result<(), MysqlError> {
+        self.principal().require_any(privileges)
+    }
+
+    /// For COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID and COM_REGISTER_SLAVE:
+    /// REPLICATION SLAVE, or MySQL's 1227 "Access denied; you need (at
+    /// least one of) the REPLICATION SLAVE privilege(s) for this operation".
+    pub fn require_replication_slave(&self) -> Result<(), MysqlError> {
+        self.require(Privilege::ReplicationSlave)
+    }
+
     fn run(&mut self, parsed: &Parsed, sql: &str, params: &[Value]) -> SqlResult<QueryResponse<'static>> {
         if params.len() != parsed.param_count {
             return Err(MysqlError::wrong_arguments("mysqld_stmt_execute"));
@@ -334,6 +378,7 @@ impl Session for SqlSession {
     }
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
+        self.principal().require_database_access(database)?;
         if !self.shared.db.engine().databases().iter().any(|name| name == database) {
             return Err(unknown_database(database));
         }
@@ -343,6 +388,23 @@ impl Session for SqlSession {
 
     fn prepare(&mut self, statement_id: u32, sql: &str) -> Result<PreparedStatement, MysqlError> {
         let parsed = parse(sql)?;
+        // Checked at prepare too, as MySQL does: the column definitions sent
+        // back would otherwise describe tables the account may not read.
+        // (Checked again at every execute, where grants may have changed.)
+        let context = Context {
+            shared: &self.shared,
+            env: Env {
+                shared: &self.shared,
+                info: &self.info,
+                database: self.state.database.as_deref(),
+                variables: &self.state.variables,
+                last_insert_id: self.state.last_insert_id,
+                autocommit: !self.state.autocommit_off,
+            },
+            sql,
+            params: &[],
+        };
+        crate::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {
             Statement::Ast(ast) => match ast.as_ref() {
                 sqlparser::ast::Statement::Query(query) => {

@@ -3,6 +3,7 @@
 
 use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
 
+use crate::privileges::Privilege;
 use crate::error::{not_supported, unknown_variable, wrong_value_for_variable, SqlResult};
 use crate::expr::{system_variable_reference, Columns};
 use crate::session::{Context, Outcome, Transactions};
@@ -17,6 +18,11 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         Set::MultipleAssignments { assignments } => assignments.iter().map(|a| (a.scope, &a.name, &a.value)).collect(),
         other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
     };
+    // SET GLOBAL needs SUPER or SYSTEM_VARIABLES_ADMIN (MySQL 8.4); checked
+    // before any assignment applies, so a refused statement changes nothing.
+    if assignments.iter().any(|(modifier, name, _)| sets_global(*modifier, name)) {
+        context.require_any(&[Privilege::Super, Privilege::SystemVariablesAdmin])?;
+    }
     let mut outcome = Outcome::ok();
     for (modifier, name, value) in assignments {
         let parts: Vec<Ident> = name.0.iter().filter_map(|part| part.as_ident().cloned()).collect();
@@ -100,4 +106,14 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         }
     }
     Ok(outcome)
+}
+
+/// Whether an assignment is to a global variable (`SET GLOBAL x`,
+/// `SET @@global.x`).
+fn sets_global(modifier: Option<ContextModifier>, name: &ObjectName) -> bool {
+    let parts: Vec<Ident> = name.0.iter().filter_map(|part| part.as_ident().cloned()).collect();
+    match system_variable_reference(&parts) {
+        Some((_, scope)) => scope == VariableScope::Global,
+        None => modifier == Some(ContextModifier::Global),
+    }
 }

@@ -65,16 +65,18 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let mut names = engine.databases();
             names.push("information_schema".into());
             names.sort();
-            let rows = names.into_iter().filter(|n| passes(filter, n)).map(|n| vec![Some(n)]).collect();
+            let principal = context.principal();
+            let rows = names.into_iter().filter(|n| passes(filter, n) && principal.can_see_database(n)).map(|n| vec![Some(n)]).collect();
             text_result(&["Database"], rows)
         }
         Show::Tables { database, full, filter } => {
             let database = context.database(database.as_deref())?;
             let tables = engine.tables(&database).map_err(|_| unknown_database(&database))?;
             let column = format!("Tables_in_{database}");
+            let principal = context.principal();
             let rows = tables
                 .into_iter()
-                .filter(|t| passes(filter, t))
+                .filter(|t| passes(filter, t) && principal.can_see_table(&database, t))
                 .map(|t| if *full { vec![Some(t), Some("BASE TABLE".into())] } else { vec![Some(t)] })
                 .collect();
             if *full {
@@ -166,7 +168,12 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ColumnDefinition::varchar("State"),
                 ColumnDefinition::varchar("Info"),
             ]);
+            // Without PROCESS an account sees only its own user's threads.
+            let everyone = context.principal().has(crate::privileges::Privilege::Process);
             for process in registry.processes() {
+                if !everyone && process.user != context.env.info.user {
+                    continue;
+                }
                 let info = process.info.map(|info| if *full { info } else { info.chars().take(100).collect() });
                 result.push_row(vec![
                     Wire::UInt(u64::from(process.id)),

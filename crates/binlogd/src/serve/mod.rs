@@ -43,8 +43,10 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     // Before any thread starts, so every thread inherits the mask.
     signals::block().map_err(|error| format!("cannot block signals: {error}"))?;
     std::fs::create_dir_all(&options.datadir).map_err(|error| format!("{}: {error}", options.datadir.display()))?;
-    let accounts = Arc::new(Accounts::open(&options.datadir).map_err(|error| format!("accounts: {error}"))?);
+    let accounts = Arc::new(Accounts::open(&options.datadir).map_err(|error| format!("cannot load the accounts: {error}"))?);
     if !options.bind.is_loopback() {
+        // From now on CREATE USER / ALTER USER refuse empty passwords too.
+        accounts.require_passwords();
         let passwordless = accounts.passwordless();
         if !passwordless.is_empty() {
             return Err(format!(
