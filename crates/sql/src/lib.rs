@@ -12,6 +12,8 @@
 //! yet support ..."), never a guess.
 
 pub mod accounts;
+mod admin;
+mod binlog_events;
 mod columns;
 mod ddl;
 mod dml;
