@@ -13,7 +13,6 @@ use std::sync::atomic::Ordering;
 
 use binlog_format::gtid_set::GtidSet;
 
-use crate::dependency::DependencyTracker;
 use crate::error::{BinlogError, Result};
 use crate::index;
 use crate::log::{create_file, BinaryLog, VisibleEnd};
@@ -43,6 +42,9 @@ impl BinaryLog {
         // Groups between FLUSH and COMMIT finish first (none with the
         // caller's lock, but a reset must not race a sync).
         inner.in_flight.wait_drained();
+        // Closed files lose their in-use flag now: nothing may touch a
+        // file after it is removed.
+        self.clear_closed_files()?;
         let _sync = inner.sync_stage.lock();
         let result = (|| -> Result<()> {
             remove_all_files(inner.storage.as_ref(), &inner.options, &inner.crash)?;
@@ -54,7 +56,9 @@ impl BinaryLog {
             writer.active = active;
             writer.executed = executed;
             writer.next_gno = 1;
-            writer.dependency = DependencyTracker::new(inner.options.dependency_tracking, inner.options.dependency_history_size);
+            // As at a rotation: sequence numbers restart in the new file,
+            // the global sequence (behind `max_committed`) goes on.
+            writer.dependency.rotate();
             *inner.purged_gtids.lock() = GtidSet::new();
             // Readers compare positions: the sequence starts over.
             let mut visible = inner.visible.lock();

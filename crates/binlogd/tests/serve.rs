@@ -57,6 +57,10 @@ fn mariadb_client_scripted_session() {
     administrative_statements(&server);
     server.query(None, "DROP DATABASE shop");
     assert!(server.stop().success());
+    // What RESET, PURGE and FLUSH left is a well-formed log.
+    for file in server.binlog_files() {
+        support::inspect(&["--verify"], &file);
+    }
 }
 
 /// SHOW BINLOG EVENTS, FLUSH / PURGE / RESET of the binary logs, KILL and
