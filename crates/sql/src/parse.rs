@@ -476,4 +476,29 @@ mod tests {
         assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
         assert_eq!(parse("").unwrap_err().code, 1065);
     }
+
+    #[test]
+    fn hand_parses_binlog_and_kill_statements() {
+        let statement = |sql: &str| parse(sql).unwrap().statement;
+        assert!(matches!(
+            statement("SHOW BINLOG EVENTS IN 'binlog.000002' FROM 199 LIMIT 2, 3"),
+            Statement::Show(Show::BinlogEvents { file: Some(f), from: Some(199), offset: 2, limit: Some(3) }) if f == "binlog.000002"
+        ));
+        assert!(matches!(
+            statement("show binlog events limit 5"),
+            Statement::Show(Show::BinlogEvents { file: None, from: None, offset: 0, limit: Some(5) })
+        ));
+        assert!(matches!(statement("RESET MASTER"), Statement::ResetBinaryLogsAndGtids));
+        assert!(matches!(statement("reset binary logs and gtids"), Statement::ResetBinaryLogsAndGtids));
+        assert!(matches!(statement("PURGE BINARY LOGS BEFORE '2026-01-01 00:00:00'"), Statement::PurgeBinaryLogsBefore(t) if t == "2026-01-01 00:00:00"));
+        assert!(matches!(statement("KILL 7"), Statement::Kill { id: 7, query_only: false }));
+        assert!(matches!(statement("KILL CONNECTION 7"), Statement::Kill { id: 7, query_only: false }));
+        assert!(matches!(statement("KILL QUERY 8"), Statement::Kill { id: 8, query_only: true }));
+        assert_eq!(parse("KILL 'x'").unwrap_err().code, 1064);
+        assert_eq!(parse("RESET MASTER TO 5").unwrap_err().code, 1235);
+        assert_eq!(parse("RESET REPLICA").unwrap_err().code, 1235);
+        assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
+        assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
+        assert_eq!(parse("SHOW BINLOG EVENTS LIMIT x").unwrap_err().code, 1064);
+    }
 }
