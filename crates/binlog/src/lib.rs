@@ -20,6 +20,7 @@ pub mod promotion;
 pub mod purge;
 pub mod reader;
 pub mod recovery;
+pub mod reset;
 pub mod sim_storage;
 pub mod storage;
 

@@ -50,6 +50,13 @@ impl BinaryLog {
         self.purge_first(count)
     }
 
+    /// Open readers that still need file `name` (reading it or an older
+    /// one): the count in MySQL's "being read by N thread(s)" warning.
+    pub fn readers_needing(&self, name: &str) -> usize {
+        let number = self.inner.options.file_number(name).unwrap_or(0);
+        self.inner.readers.lock().values().filter(|reading| **reading <= number).count()
+    }
+
     /// `binlog_expire_logs_seconds`.
     pub fn purge_expired(&self) -> Result<PurgeReport> {
         let seconds = self.inner.options.binlog_expire_logs_seconds;
@@ -62,6 +69,9 @@ impl BinaryLog {
     /// Purges the first `count` files of the index (never the active one).
     fn purge_first(&self, count: usize) -> Result<PurgeReport> {
         self.check_usable()?;
+        // Closed files whose transactions all committed lose their in-use
+        // flag now rather than at the next commit, so they can go.
+        self.clear_closed_files()?;
         let inner = &self.inner;
         let options = &inner.options;
         let mut writer = inner.writer.lock();

@@ -257,3 +257,23 @@ fn open_file(log: &BinaryLog, name: &str) -> Result<FileEventReader> {
     let file = log.inner.storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
     FileEventReader::open(file, 0).map_err(|e| BinlogError::Corruption { file: name.to_string(), offset: 0, reason: e.to_string() })
 }
+
+impl BinaryLog {
+    /// The events of listed file `name` for `SHOW BINLOG EVENTS`: up to
+    /// its end, or for the active file up to what readers may see (a group
+    /// being written is not shown half). `LogNotFound` when the index does
+    /// not list it.
+    pub fn file_events(&self, name: &str) -> Result<FileEventReader> {
+        if !self.file_names().iter().any(|listed| listed == name) {
+            return Err(BinlogError::LogNotFound);
+        }
+        let mut reader = open_file(self, name)?;
+        let path = self.inner.options.dir.join(name);
+        let length = self.inner.storage.open(&path).and_then(|f| f.len()).map_err(|e| BinlogError::io("stat", &path, e))?;
+        let visible = self.visible_end();
+        let number = self.inner.options.file_number(name).unwrap_or(0);
+        let limit = if number == visible.file_number { visible.position.min(length) } else { length };
+        reader.set_limit(limit);
+        Ok(reader)
+    }
+}

@@ -5,15 +5,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{ServerProcess, BINLOGD};
-
-fn binlog_files(datadir: &Path) -> Vec<PathBuf> {
-    let index = std::fs::read_to_string(datadir.join("binlog/binlog.index")).unwrap();
-    index.lines().map(|line| datadir.join("binlog").join(Path::new(line.trim()).file_name().unwrap())).collect()
-}
+use support::{sysbench, ServerProcess, BINLOGD};
 
 #[test]
 fn mariadb_client_scripted_session() {
@@ -60,53 +54,146 @@ fn mariadb_client_scripted_session() {
     // A failed statement in autocommit changes nothing.
     assert!(server.error(Some("shop"), "INSERT INTO items (k, c) VALUES (1, 'a'), (2, 'this is far too long for c')").contains("ERROR 1406"));
     assert_eq!(server.query(Some("shop"), "SELECT COUNT(*) FROM items"), "3\n");
+    administrative_statements(&server);
     server.query(None, "DROP DATABASE shop");
     assert!(server.stop().success());
+    // What RESET, PURGE and FLUSH left is a well-formed log.
+    for file in server.binlog_files() {
+        support::inspect(&["--verify"], &file);
+    }
 }
 
-fn sysbench(port: u16, args: &[&str]) -> String {
-    let output = Command::new("sysbench")
-        .arg("oltp_read_write")
-        .args([
-            "--mysql-host=127.0.0.1",
-            &format!("--mysql-port={port}"),
-            "--mysql-user=root",
-            "--tables=2",
-            "--table-size=1000",
-            "--threads=4",
-            "--time=10",
-        ])
-        .args(args)
-        .output()
-        .expect("run sysbench (apt-get install sysbench)");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "sysbench {args:?} failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    assert!(!stdout.contains("FATAL"), "sysbench {args:?}:\n{stdout}");
-    stdout
+/// SHOW BINLOG EVENTS, FLUSH / PURGE / RESET of the binary logs, KILL and
+/// SHOW PROCESSLIST, with their errors and warnings.
+fn administrative_statements(server: &ServerProcess) {
+    let uuid = server.query(None, "SELECT @@server_uuid").trim().to_string();
+    assert_eq!(uuid.len(), 36);
+    assert!(server.query(None, "SELECT @@gtid_executed").starts_with(&uuid));
+    server.query(None, "RESET MASTER");
+    assert_eq!(server.query(None, "SELECT @@gtid_executed, @@gtid_purged; SHOW BINARY LOGS"), "\t\nbinlog.000001\t159\tNo\n");
+    server.query(Some("shop"), "INSERT INTO items (k, c) VALUES (1, 'ruler'); UPDATE items SET k = 2 WHERE c = 'ruler'");
+    let events = server.query(None, "SHOW BINLOG EVENTS").replace(&uuid, "UUID");
+    assert_eq!(
+        events,
+        "binlog.000001\t4\tFormat_desc\t1\t128\tServer ver: 8.4.0-binlogd, Binlog ver: 4\n\
+         binlog.000001\t128\tPrevious_gtids\t1\t159\t\n\
+         binlog.000001\t159\tGtid\t1\t238\tSET @@SESSION.GTID_NEXT= 'UUID:1'\n\
+         binlog.000001\t238\tQuery\t1\t310\tBEGIN\n\
+         binlog.000001\t310\tTable_map\t1\t380\ttable_id: 1 (shop.items)\n\
+         binlog.000001\t380\tWrite_rows\t1\t430\ttable_id: 1 flags: STMT_END_F\n\
+         binlog.000001\t430\tXid\t1\t461\tCOMMIT /* xid=4 */\n\
+         binlog.000001\t461\tGtid\t1\t540\tSET @@SESSION.GTID_NEXT= 'UUID:2'\n\
+         binlog.000001\t540\tQuery\t1\t612\tBEGIN\n\
+         binlog.000001\t612\tTable_map\t1\t682\ttable_id: 1 (shop.items)\n\
+         binlog.000001\t682\tUpdate_rows\t1\t748\ttable_id: 1 flags: STMT_END_F\n\
+         binlog.000001\t748\tXid\t1\t779\tCOMMIT /* xid=5 */\n"
+    );
+    server.query(None, "FLUSH BINARY LOGS");
+    server.query(Some("shop"), "CREATE TABLE more (id INT PRIMARY KEY)");
+    server.query(None, "FLUSH BINARY LOGS");
+    let listed = server.query(None, "SHOW BINARY LOGS");
+    let names: Vec<&str> = listed.lines().map(|line| line.split('\t').next().unwrap()).collect();
+    assert_eq!(names, ["binlog.000001", "binlog.000002", "binlog.000003"]);
+    assert_eq!(
+        server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 748").replace(&uuid, "UUID"),
+        "binlog.000001\t748\tXid\t1\t779\tCOMMIT /* xid=5 */\nbinlog.000001\t779\tRotate\t1\t823\tbinlog.000002;pos=4\n"
+    );
+    assert_eq!(
+        server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000002' LIMIT 2, 2").replace(&uuid, "UUID"),
+        "binlog.000002\t199\tGtid\t1\t276\tSET @@SESSION.GTID_NEXT= 'UUID:3'\n\
+         binlog.000002\t276\tQuery\t1\t381\tuse `shop`; CREATE TABLE more (id INT PRIMARY KEY)\n"
+    );
+    assert_eq!(
+        server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000002' LIMIT 1, 1").replace(&uuid, "UUID"),
+        "binlog.000002\t128\tPrevious_gtids\t1\t199\tUUID:1-2\n"
+    );
+    let error = server.error(None, "SHOW BINLOG EVENTS IN 'binlog.000009'");
+    assert!(error.contains("ERROR 1220 (HY000)") && error.contains("Error when executing command SHOW BINLOG EVENTS: Could not find target log"), "{error}");
+    let error = server.error(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 5");
+    assert!(error.contains("ERROR 1220 (HY000)") && error.contains("Wrong offset or I/O error"), "{error}");
+    assert_eq!(server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 100000"), "");
+    assert!(server.error(None, "SHOW RELAYLOG EVENTS").contains("ERROR 1235"));
+
+    server.query(None, "PURGE BINARY LOGS TO 'binlog.000002'");
+    let listed = server.query(None, "SHOW BINARY LOGS");
+    assert!(listed.starts_with("binlog.000002\t") && listed.lines().count() == 2, "{listed}");
+    let error = server.error(None, "PURGE BINARY LOGS TO 'binlog.000009'");
+    assert!(error.contains("ERROR 1373 (HY000)") && error.contains("Target log not found in binlog index"), "{error}");
+    assert!(server.error(None, "PURGE BINARY LOGS BEFORE 'yesterday'").contains("ERROR 1210"));
+    assert_eq!(server.query(None, "PURGE BINARY LOGS BEFORE '2000-01-01 00:00:00'; SHOW WARNINGS"), "");
+    assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().count(), 2);
+    assert_eq!(
+        server.query(None, "PURGE BINARY LOGS BEFORE '2999-01-01 00:00:00'; SHOW WARNINGS"),
+        "Warning\t1868\tfile binlog.000003 was not purged because it is the active log file.\n"
+    );
+    assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(), ["binlog.000003"]);
+    assert_eq!(server.query(None, "SELECT @@gtid_purged").replace(&uuid, "UUID"), "UUID:1-3\n");
+
+    let error = server.error(Some("shop"), "BEGIN; INSERT INTO more VALUES (1); RESET MASTER");
+    assert!(error.contains("ERROR 1192 (HY000)") && error.contains("active transaction"), "{error}");
+    assert!(server.error(None, "RESET SLAVE").contains("ERROR 1235"));
+    server.query(None, "RESET BINARY LOGS AND GTIDS");
+    server.query(Some("shop"), "INSERT INTO more VALUES (2)");
+    assert_eq!(server.query(None, "SHOW BINARY LOGS; SELECT @@gtid_executed").replace(&uuid, "UUID"), "binlog.000001\t439\tNo\nUUID:1\n");
+    assert_eq!(server.query(Some("shop"), "SELECT id FROM more"), "2\n");
+
+    let error = server.error(None, "KILL 999999");
+    assert!(error.contains("ERROR 1094 (HY000)") && error.contains("Unknown thread id: 999999"), "{error}");
+    assert!(server.error(None, "KILL QUERY 999999").contains("ERROR 1094"));
+    // SHOW PROCESSLIST: Id, User, Host, db, Command, Time, State, Info.
+    let own = server.query(Some("shop"), "SELECT CONNECTION_ID(); SHOW FULL PROCESSLIST");
+    let mut lines = own.lines();
+    let id = lines.next().unwrap().to_string();
+    let row: Vec<&str> = lines.find(|line| line.starts_with(&format!("{id}\t"))).unwrap().split('\t').collect();
+    assert_eq!(row.len(), 8, "{row:?}");
+    assert_eq!((row[1], row[3], row[4], row[7]), ("root", "shop", "Query", "SHOW FULL PROCESSLIST"));
+    assert!(row[2].starts_with("localhost:"), "{row:?}");
+    // KILL QUERY interrupts a statement, KILL CONNECTION ends the session.
+    for (statement, kill, expected) in [
+        ("SELECT SLEEP(60) FROM items", "KILL QUERY", "ERROR 1317 (70100) at line 1: Query execution was interrupted"),
+        ("SELECT SLEEP(61)", "KILL CONNECTION", "ERROR 2013"),
+    ] {
+        let sleeper = Command::new("mariadb")
+            .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", "-e", statement, "shop"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let id = loop {
+            let list = server.query(None, "SHOW PROCESSLIST");
+            if let Some(line) = list.lines().find(|line| line.ends_with(statement)) {
+                break line.split('\t').next().unwrap().to_string();
+            }
+            assert!(std::time::Instant::now() < deadline, "{statement} never showed up:\n{list}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        server.query(None, &format!("{kill} {id}"));
+        let output = sleeper.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && stderr.contains(expected), "{statement} after {kill}: {stderr}");
+    }
+    assert_eq!(server.query(None, "SELECT 1"), "1\n");
 }
 
-/// `transactions: N` from sysbench's report.
-fn transactions(report: &str) -> u64 {
-    let line = report.lines().find(|line| line.trim_start().starts_with("transactions:")).expect("a transactions line");
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
+const SMALL: [&str; 4] = ["--tables=2", "--table-size=1000", "--threads=4", "--time=10"];
 
 #[test]
 fn sysbench_oltp_read_write_both_ps_modes_then_inspect() {
     let mut server = ServerProcess::start();
     server.query(None, "CREATE DATABASE sbtest");
-    sysbench(server.port, &["prepare"]);
+    sysbench("oltp_read_write", server.port, &[&SMALL[..], &["prepare"]].concat());
     for mode in ["--db-ps-mode=auto", "--db-ps-mode=disable"] {
-        let report = sysbench(server.port, &[mode, "run"]);
-        assert!(transactions(&report) > 0, "{mode}: no transactions\n{report}");
+        let report = sysbench("oltp_read_write", server.port, &[&SMALL[..], &[mode, "run"]].concat());
+        assert!(report.transactions() > 0, "{mode}: no transactions\n{}", report.stdout);
     }
     assert_eq!(server.query(Some("sbtest"), "SELECT COUNT(*) FROM sbtest1"), "1000\n");
-    sysbench(server.port, &["cleanup"]);
+    sysbench("oltp_read_write", server.port, &[&SMALL[..], &["cleanup"]].concat());
     assert_eq!(server.query(Some("sbtest"), "SHOW TABLES"), "");
     assert!(server.stop().success());
 
     let mut kinds = std::collections::BTreeMap::<&str, usize>::new();
-    for file in binlog_files(&server.datadir) {
+    for file in server.binlog_files() {
         let output = Command::new(BINLOGD).arg("inspect").arg(&file).output().unwrap();
         assert!(output.status.success(), "inspect {}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
         let text = String::from_utf8_lossy(&output.stdout);

@@ -206,6 +206,14 @@ impl Database {
         self.rotate_binlog_when(|_| true)
     }
 
+    /// `PURGE BINARY LOGS TO` / `BEFORE` with no commit between its binlog
+    /// write and its engine commit, so only readers stop a purge.
+    pub fn purge_binary_logs(&self, purge: impl FnOnce(&BinaryLog) -> binlog::Result<binlog::purge::PurgeReport>) -> Result<binlog::purge::PurgeReport> {
+        let _no_commit_in_flight = self.inner.rotation.write();
+        self.inner.check_writable()?;
+        Ok(purge(&self.inner.binlog)?)
+    }
+
     fn rotate_binlog_when(&self, still_needed: impl FnOnce(&BinaryLog) -> bool) -> Result<()> {
         let inner = &self.inner;
         let _no_commit_in_flight = inner.rotation.write();

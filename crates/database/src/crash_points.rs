@@ -29,7 +29,14 @@ pub const COMMIT_BEFORE_PREPARE: &str = "database::commit::before_prepare";
 /// asks); the binlog has not seen the transaction.
 pub const COMMIT_AFTER_PREPARE: &str = "database::commit::after_prepare";
 
-pub const ALL: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
+/// RESET BINARY LOGS AND GTIDS: the marker is durable, nothing else done.
+pub const RESET_AFTER_MARKER: &str = "database::reset::after_marker";
+/// RESET: the redo GTID reset record is durable; the old binlog files remain.
+pub const RESET_AFTER_REDO_RECORD: &str = "database::reset::after_redo_record";
+/// RESET: the binlog starts again at file 1; the marker is still there.
+pub const RESET_AFTER_BINLOG_RESET: &str = "database::reset::after_binlog_reset";
+
+pub const ALL: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE, RESET_AFTER_MARKER, RESET_AFTER_REDO_RECORD, RESET_AFTER_BINLOG_RESET];
 
 /// The database layer's points.
 pub struct DatabasePoints;

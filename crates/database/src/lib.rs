@@ -53,6 +53,7 @@ pub mod error;
 mod group_commit;
 pub mod recovery;
 pub mod redo_sink;
+pub mod reset;
 pub mod server_uuid;
 
 // The crates the API speaks in, for users that need only this one.

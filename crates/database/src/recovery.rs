@@ -127,6 +127,9 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
     let mut binlog_options = config.binlog.clone();
     // Rotation is the database's (commit.rs).
     binlog_options.max_binlog_size = u64::MAX;
+    // An interrupted RESET BINARY LOGS AND GTIDS is finished before the
+    // binlog opens (reset.rs).
+    crate::reset::finish_interrupted(&engine, &redo, &binlog_options, &config)?;
     let first_pass = if replay.in_doubt.is_empty() {
         None
     } else {
@@ -230,6 +233,11 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
             RedoEntry::Ddl(record) => {
                 if after_start {
                     engine.apply_redo_ddl(&record)?;
+                }
+            }
+            RedoEntry::GtidReset => {
+                if after_start {
+                    engine.reset_executed_gtids();
                 }
             }
         }

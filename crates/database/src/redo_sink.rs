@@ -12,6 +12,7 @@
 //! | 3 | rollback | `TRANSACTION` |
 //! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
+//! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
 //!
 //! `TRANSACTION` (tag 0x80, the first engine tag): boot u64, engine
 //! transaction id u64, XID presence u8, XID u64 (all LE; 25 bytes). The
@@ -29,6 +30,7 @@
 //! | rollback | nothing | recovery rolls back a prepared transaction the binlog lacks anyway |
 //! | DDL | fdatasync | DDL is applied right after; the binlog write follows |
 //! | DDL intent | fdatasync | before the binlog write: recovery then knows to look in the binlog for the DDL's GTID |
+//! | GTID reset | fdatasync | before the old binlog files go: replay must not rebuild the old GTIDs |
 
 use std::collections::HashSet;
 
@@ -44,6 +46,7 @@ pub const KIND_COMMIT: u8 = 2;
 pub const KIND_ROLLBACK: u8 = 3;
 pub const KIND_DDL: u8 = 4;
 pub const KIND_DDL_INTENT: u8 = 5;
+pub const KIND_GTID_RESET: u8 = 6;
 /// The (boot, transaction id, XID) section.
 pub const SECTION_TRANSACTION: u8 = section::ENGINE_FIRST;
 const TRANSACTION_SECTION_BYTES: usize = 8 + 8 + 1 + 8;
@@ -63,6 +66,7 @@ pub enum RedoEntry {
     Rollback { key: RedoTrxKey },
     Ddl(DdlRecord),
     DdlIntent { key: RedoTrxKey },
+    GtidReset,
 }
 
 fn transaction_section(key: RedoTrxKey, xid: Option<Xid>) -> Vec<u8> {
@@ -94,6 +98,10 @@ pub fn ddl_intent_record(key: RedoTrxKey) -> Record {
     Record::new(KIND_DDL_INTENT).with_section(SECTION_TRANSACTION, transaction_section(key, None))
 }
 
+pub fn gtid_reset_record() -> Record {
+    Record::new(KIND_GTID_RESET)
+}
+
 pub fn ddl_record(ddl: &DdlRecord) -> Record {
     Record::opaque(KIND_DDL, codec::encode_ddl(ddl))
 }
@@ -104,6 +112,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
     let sections_expected = match record.kind {
         KIND_PREPARE | KIND_COMMIT => 2,
         KIND_ROLLBACK | KIND_DDL | KIND_DDL_INTENT => 1,
+        KIND_GTID_RESET => 0,
         other => return Err(bad(format!("unknown record kind {other}"))),
     };
     if record.sections.len() != sections_expected {
@@ -131,6 +140,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         }
         KIND_ROLLBACK => RedoEntry::Rollback { key: transaction()?.0 },
         KIND_DDL_INTENT => RedoEntry::DdlIntent { key: transaction()?.0 },
+        KIND_GTID_RESET => RedoEntry::GtidReset,
         _ => RedoEntry::Ddl(codec::decode_ddl(payload()?).map_err(engine_error)?),
     })
 }

@@ -136,6 +136,13 @@ impl Engine {
         self.shared.commits.read().executed_gtids.clone()
     }
 
+    /// `RESET BINARY LOGS AND GTIDS`: forgets every executed GTID. The
+    /// caller logs it to redo first (the database's GTID reset record) and
+    /// holds off commits while it runs.
+    pub fn reset_executed_gtids(&self) {
+        self.shared.commits.write().executed_gtids = GtidSet::new();
+    }
+
     /// Sequence number of the last commit; commits are numbered in the
     /// order their data became visible.
     pub fn last_commit_seq(&self) -> u64 {

@@ -186,6 +186,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         }
         Statement::Show(show) => match show {
             Show::BinaryLogs | Show::BinaryLogStatus => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
+            Show::BinlogEvents { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationSlave]),
             Show::Tables { database, .. } => principal.require_database_access(&context.database(database.as_deref())?),
             Show::CreateTable { database, table } => principal.require_table_access("SHOW", &context.database(database.as_deref())?, table),
             Show::Columns { database, table, .. } => principal.require_table_access("SELECT", &context.database(database.as_deref())?, table),
@@ -196,7 +197,11 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         // MySQL 8.4 wants RELOAD for FLUSH BINARY LOGS; BINLOG_ADMIN and
         // SUPER also administer the binlog, so they are accepted too.
         Statement::FlushBinaryLogs => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
-        Statement::PurgeBinaryLogsTo(_) => principal.require_any(&[Privilege::Super, Privilege::BinlogAdmin]),
+        Statement::PurgeBinaryLogsTo(_) | Statement::PurgeBinaryLogsBefore(_) => principal.require_any(&[Privilege::Super, Privilege::BinlogAdmin]),
+        // MySQL 8.4 wants RELOAD for RESET BINARY LOGS AND GTIDS.
+        Statement::ResetBinaryLogsAndGtids => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
+        // Whose connection it is decides: checked in admin::kill_as.
+        Statement::Kill { .. } => Ok(()),
         // Depends on the accounts and levels named: checked in users.rs.
         Statement::Account(_) => Ok(()),
     }

@@ -8,6 +8,7 @@ use engine::TableDef;
 use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
+use crate::expr::Environment as _;
 use crate::columns::{coerce, implicit_default};
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
 use crate::execute::{table_def, table_name};
@@ -131,6 +132,10 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
             def.id,
             &spec,
             |row| match &update.selection {
+                _ if context.env.is_query_killed() => {
+                    failure.borrow_mut().get_or_insert(protocol::MysqlError::query_interrupted());
+                    false
+                }
                 None => true,
                 Some(selection) => Scope::for_row(&columns, row, context.params, &context.env).is_true(selection).unwrap_or_else(|error| {
                     failure.borrow_mut().get_or_insert(error);
@@ -183,6 +188,10 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let failure = RefCell::new(None);
     let deleted = transaction.write(context, |trx| {
         let result = trx.delete_where(def.id, &spec, |row| match &delete.selection {
+            _ if context.env.is_query_killed() => {
+                failure.borrow_mut().get_or_insert(protocol::MysqlError::query_interrupted());
+                false
+            }
             None => true,
             Some(selection) => {
                 let scope = Scope::for_row(&columns, row, context.params, &context.env);

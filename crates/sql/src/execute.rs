@@ -37,14 +37,11 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             crate::ddl::database_statement(statement, context)
         }
         Statement::Show(show) => crate::show::show(show, context, &mut transaction),
-        Statement::FlushBinaryLogs => {
-            context.db().binlog().rotate().map_err(|error| protocol::MysqlError::internal(error.to_string()))?;
-            Ok(Outcome::ok())
-        }
-        Statement::PurgeBinaryLogsTo(name) => {
-            context.db().binlog().purge_to(name).map_err(|error| protocol::MysqlError::new(1373, "HY000", format!("Target log not found in binlog index ({error})")))?;
-            Ok(Outcome::ok())
-        }
+        Statement::FlushBinaryLogs => crate::admin::flush_binary_logs(context),
+        Statement::PurgeBinaryLogsTo(name) => crate::admin::purge_to(name, context),
+        Statement::PurgeBinaryLogsBefore(time) => crate::admin::purge_before(time, context),
+        Statement::ResetBinaryLogsAndGtids => crate::admin::reset(context, &transaction),
+        Statement::Kill { id, query_only } => crate::admin::kill(*id, *query_only, context),
         Statement::Account(account) => crate::users::execute(account, context),
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }

@@ -25,6 +25,30 @@ pub trait Environment {
     fn user(&self) -> String;
     /// The matched account (CURRENT_USER()).
     fn current_user(&self) -> String;
+    /// KILL QUERY (or KILL) reached this connection: the statement stops
+    /// with 1317.
+    fn is_query_killed(&self) -> bool {
+        false
+    }
+}
+
+/// SLEEP() polls for KILL this often.
+const SLEEP_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// SLEEP(seconds): 0, or 1 when KILL QUERY interrupted it (then a query
+/// reading rows fails with 1317 at its next row, as in mysqld).
+fn sleep(environment: &dyn Environment, seconds: f64) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds.clamp(0.0, 365.0 * 86400.0));
+    loop {
+        if environment.is_query_killed() {
+            return Value::Int(1);
+        }
+        let now = std::time::Instant::now();
+        if now >= deadline {
+            return Value::Int(0);
+        }
+        std::thread::sleep(SLEEP_POLL.min(deadline - now));
+    }
 }
 
 /// The names an expression can refer to: one table's columns.
@@ -283,6 +307,7 @@ impl<'a> Scope<'a> {
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
             ("VERSION", []) => environment.system_variable("version", VariableScope::Default)?,
+            ("SLEEP", [seconds]) => sleep(environment, to_number(seconds).map_or(0.0, Number::as_f64)),
             ("CONNECTION_ID", []) => Value::UInt(u64::from(environment.connection_id())),
             ("LAST_INSERT_ID", []) => Value::UInt(environment.last_insert_id()),
             ("USER" | "SESSION_USER" | "SYSTEM_USER", []) => Value::Bytes(environment.user().into_bytes()),

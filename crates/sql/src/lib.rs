@@ -18,7 +18,9 @@
 //! yet support ..."), never a guess.
 
 pub mod accounts;
+mod admin;
 pub mod authorize;
+mod binlog_events;
 mod columns;
 mod ddl;
 mod dml;

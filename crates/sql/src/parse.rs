@@ -37,6 +37,12 @@ pub enum Statement {
     PurgeBinaryLogsTo(String),
     /// CREATE / ALTER / DROP USER, GRANT, REVOKE, SHOW GRANTS.
     Account(AccountStatement),
+    /// `PURGE BINARY LOGS BEFORE 'datetime'` (the text as given).
+    PurgeBinaryLogsBefore(String),
+    /// `RESET MASTER` / `RESET BINARY LOGS AND GTIDS`.
+    ResetBinaryLogsAndGtids,
+    /// `KILL [CONNECTION | QUERY] id`.
+    Kill { id: u64, query_only: bool },
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
 }
@@ -58,6 +64,8 @@ pub enum Show {
     Processlist { full: bool },
     BinaryLogs,
     BinaryLogStatus,
+    /// `SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]`.
+    BinlogEvents { file: Option<String>, from: Option<u64>, offset: u64, limit: Option<u64> },
     Warnings,
     Errors,
     Engines,
@@ -181,6 +189,18 @@ impl Words {
         }
     }
 
+    /// An unsigned integer literal.
+    fn number(&mut self) -> Option<u64> {
+        match self.tokens.get(self.position) {
+            Some(Token::Number(text, _)) => {
+                let value = text.parse().ok()?;
+                self.position += 1;
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+
     fn token(&mut self, token: &Token) -> bool {
         if self.tokens.get(self.position) == Some(token) {
             self.position += 1;
@@ -298,7 +318,31 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
                 let name = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
                 return words.end(Statement::PurgeBinaryLogsTo(name));
             }
-            Err(not_supported("PURGE BINARY LOGS BEFORE"))
+            if words.keyword("BEFORE") {
+                let time = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
+                return words.end(Statement::PurgeBinaryLogsBefore(time));
+            }
+            Err(syntax_error(&words.rest()))
+        }
+        "RESET" => {
+            words.keyword("RESET");
+            if words.keyword("MASTER") || words.keywords(&["BINARY", "LOGS", "AND", "GTIDS"]) {
+                if words.keyword("TO") {
+                    return Err(not_supported("RESET BINARY LOGS AND GTIDS TO"));
+                }
+                return words.end(Statement::ResetBinaryLogsAndGtids);
+            }
+            let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
+            Err(not_supported(format!("RESET {}", what.join(" "))))
+        }
+        "KILL" => {
+            words.keyword("KILL");
+            let query_only = words.keyword("QUERY");
+            if !query_only {
+                words.keyword("CONNECTION");
+            }
+            let id = words.number().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Kill { id, query_only })
         }
         "DESCRIBE" | "DESC" | "EXPLAIN" if words.tokens.len() <= 4 => {
             words.position += 1;
@@ -320,7 +364,7 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             Ok(None)
         }
         "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL"
-        | "XA" | "KILL" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        | "XA" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }
@@ -379,6 +423,20 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
         Show::BinaryLogs
     } else if words.keywords(&["BINARY", "LOG", "STATUS"]) || words.keywords(&["MASTER", "STATUS"]) {
         Show::BinaryLogStatus
+    } else if words.keywords(&["BINLOG", "EVENTS"]) {
+        let file = if words.keyword("IN") { Some(words.string().ok_or_else(|| syntax_error(&words.rest()))?) } else { None };
+        let from = if words.keyword("FROM") { Some(words.number().ok_or_else(|| syntax_error(&words.rest()))?) } else { None };
+        let (mut offset, mut limit) = (0, None);
+        if words.keyword("LIMIT") {
+            let first = words.number().ok_or_else(|| syntax_error(&words.rest()))?;
+            if words.token(&Token::Comma) {
+                offset = first;
+                limit = Some(words.number().ok_or_else(|| syntax_error(&words.rest()))?);
+            } else {
+                limit = Some(first);
+            }
+        }
+        Show::BinlogEvents { file, from, offset, limit }
     } else if words.keyword("WARNINGS") {
         Show::Warnings
     } else if words.keyword("ERRORS") {
@@ -427,5 +485,30 @@ mod tests {
         assert_eq!(parse("SELEC 1").unwrap_err().code, 1064);
         assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
         assert_eq!(parse("").unwrap_err().code, 1065);
+    }
+
+    #[test]
+    fn hand_parses_binlog_and_kill_statements() {
+        let statement = |sql: &str| parse(sql).unwrap().statement;
+        assert!(matches!(
+            statement("SHOW BINLOG EVENTS IN 'binlog.000002' FROM 199 LIMIT 2, 3"),
+            Statement::Show(Show::BinlogEvents { file: Some(f), from: Some(199), offset: 2, limit: Some(3) }) if f == "binlog.000002"
+        ));
+        assert!(matches!(
+            statement("show binlog events limit 5"),
+            Statement::Show(Show::BinlogEvents { file: None, from: None, offset: 0, limit: Some(5) })
+        ));
+        assert!(matches!(statement("RESET MASTER"), Statement::ResetBinaryLogsAndGtids));
+        assert!(matches!(statement("reset binary logs and gtids"), Statement::ResetBinaryLogsAndGtids));
+        assert!(matches!(statement("PURGE BINARY LOGS BEFORE '2026-01-01 00:00:00'"), Statement::PurgeBinaryLogsBefore(t) if t == "2026-01-01 00:00:00"));
+        assert!(matches!(statement("KILL 7"), Statement::Kill { id: 7, query_only: false }));
+        assert!(matches!(statement("KILL CONNECTION 7"), Statement::Kill { id: 7, query_only: false }));
+        assert!(matches!(statement("KILL QUERY 8"), Statement::Kill { id: 8, query_only: true }));
+        assert_eq!(parse("KILL 'x'").unwrap_err().code, 1064);
+        assert_eq!(parse("RESET MASTER TO 5").unwrap_err().code, 1235);
+        assert_eq!(parse("RESET REPLICA").unwrap_err().code, 1235);
+        assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
+        assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
+        assert_eq!(parse("SHOW BINLOG EVENTS LIMIT x").unwrap_err().code, 1064);
     }
 }

@@ -14,6 +14,7 @@ use sqlparser::ast::{
     SetExpr, TableFactor, Value as Literal,
 };
 
+use crate::expr::Environment as _;
 use crate::columns::column_definition;
 use crate::error::{not_supported, syntax_error, SqlResult};
 use crate::expr::{function_args, function_name, is_aggregate, int_value, Columns, Scope};
@@ -325,6 +326,9 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             let spec = crate::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
             let scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
             for (_, row) in scan {
+                if context.env.is_query_killed() {
+                    return Err(protocol::MysqlError::query_interrupted());
+                }
                 let keep = match &select.selection {
                     None => true,
                     Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
@@ -392,6 +396,11 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     for (row, aggregate_values) in &groups {
         let scope = Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
         let output: Vec<Value> = outputs.iter().map(|o| scope.eval(&o.expr)).collect::<SqlResult<_>>()?;
+        // A SLEEP() that KILL QUERY cut short returns 1; a query over rows
+        // then fails, as in mysqld (a lone `SELECT SLEEP(n)` does not).
+        if source.is_some() && context.env.is_query_killed() {
+            return Err(protocol::MysqlError::query_interrupted());
+        }
         let mut keys = Vec::with_capacity(order_by.len());
         for order in &order_by {
             keys.push(sort_key(&order.expr, &outputs, &output, &scope)?);

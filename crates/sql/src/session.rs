@@ -84,7 +84,19 @@ pub struct State {
     pub autocommit_off: bool,
     pub last_insert_id: u64,
     pub variables: HashMap<&'static str, Value>,
+    /// The last statement's warnings, for SHOW WARNINGS.
+    pub warnings: Vec<Warning>,
 }
+
+/// A note or warning a statement raised (SHOW WARNINGS).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub code: u16,
+    pub message: String,
+}
+
+/// Warnings kept per statement; MySQL's `max_error_count` default.
+pub const WARNINGS_MAX: usize = 1024;
 
 pub struct SqlSession {
     shared: Arc<Shared>,
@@ -125,6 +137,9 @@ impl Environment for Env<'_> {
         Ok(match definition.name {
             "binlog_large_transaction_optimization_enabled" => Value::Int(i64::from(enabled)),
             "binlog_large_transaction_optimization_threshold" => Value::UInt(threshold),
+            "server_uuid" => Value::Bytes(self.shared.db.server_uuid().to_string().into_bytes()),
+            "gtid_executed" => Value::Bytes(self.shared.db.binlog().executed_gtids().to_string().into_bytes()),
+            "gtid_purged" => Value::Bytes(self.shared.db.binlog().purged_gtids().to_string().into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })
     }
@@ -144,6 +159,10 @@ impl Environment for Env<'_> {
     fn current_user(&self) -> String {
         format!("{}@{}", self.info.account.user, self.info.account.host)
     }
+
+    fn is_query_killed(&self) -> bool {
+        self.info.handle.is_query_killed()
+    }
 }
 
 /// Everything a statement needs, borrowed apart so the transaction can be
@@ -153,6 +172,8 @@ pub struct Context<'a> {
     pub env: Env<'a>,
     pub sql: &'a str,
     pub params: &'a [Value],
+    /// The previous statement's warnings.
+    pub warnings: &'a [Warning],
 }
 
 impl Context<'_> {
@@ -239,10 +260,26 @@ impl SqlSession {
             },
             sql,
             params,
+            warnings: &state.warnings,
         };
         let transaction = Transactions { trx: &mut state.trx, explicit: &mut state.explicit, autocommit };
-        let outcome = crate::execute::execute(&parsed.statement, &context, transaction)?;
-        let Outcome { response, use_database, last_insert_id, set_variables, autocommit_change } = outcome;
+        let result = crate::execute::execute(&parsed.statement, &context, transaction);
+        let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
+        let outcome = match result {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                state.warnings.clear();
+                return Err(error);
+            }
+        };
+        let Outcome { mut response, use_database, last_insert_id, set_variables, autocommit_change, mut warnings } = outcome;
+        if !keeps_warnings {
+            warnings.truncate(WARNINGS_MAX);
+            if let QueryResponse::Ok(ok) = &mut response {
+                ok.warnings = u16::try_from(warnings.len()).unwrap_or(u16::MAX);
+            }
+            state.warnings = warnings;
+        }
         if let Some(database) = use_database {
             state.database = database;
         }
@@ -359,11 +396,12 @@ pub struct Outcome {
     pub last_insert_id: Option<u64>,
     pub set_variables: Vec<(&'static str, Value)>,
     pub autocommit_change: Option<bool>,
+    pub warnings: Vec<Warning>,
 }
 
 impl Outcome {
     pub fn new(response: impl Into<QueryResponse<'static>>) -> Outcome {
-        Outcome { response: response.into(), use_database: None, last_insert_id: None, set_variables: Vec::new(), autocommit_change: None }
+        Outcome { response: response.into(), use_database: None, last_insert_id: None, set_variables: Vec::new(), autocommit_change: None, warnings: Vec::new() }
     }
 
     pub fn ok() -> Outcome {
@@ -372,6 +410,10 @@ impl Outcome {
 }
 
 impl Session for SqlSession {
+    fn process_kill(&mut self, connection_id: u32, registry: &protocol::Registry) -> Result<(), MysqlError> {
+        crate::admin::kill_as(&self.principal(), &self.info.user, registry, connection_id, protocol::KillScope::Connection)
+    }
+
     fn query(&mut self, sql: &str) -> Result<QueryResponse<'_>, MysqlError> {
         let parsed = parse(sql)?;
         self.run(&parsed, sql, &[])
@@ -403,6 +445,7 @@ impl Session for SqlSession {
             },
             sql,
             params: &[],
+            warnings: &self.state.warnings,
         };
         crate::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {

@@ -221,10 +221,16 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             ]);
             result
         }
-        Show::Warnings | Show::Errors => {
+        Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
-            result.rows.clear();
+            for warning in context.warnings {
+                result.push_row(vec![Wire::from("Warning"), Wire::UInt(u64::from(warning.code)), Wire::from(warning.message.clone())]);
+            }
             result
+        }
+        Show::Errors => ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]),
+        Show::BinlogEvents { file, from, offset, limit } => {
+            crate::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
         }
         Show::Engines => text_result(
             &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],

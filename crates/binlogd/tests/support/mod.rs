@@ -1,14 +1,14 @@
 //! Shared by the `serve` test files: a `binlogd serve` process on a free
-//! loopback port with its own temporary data directory, stopped by PID
-//! with SIGTERM when dropped, and the `mariadb` client to talk to it.
-//! Each test file uses part of it.
+//! loopback port with its own temporary data directory (stopped by PID
+//! with SIGTERM when dropped), the `mariadb` client, sysbench, `binlogd
+//! inspect` and the binlog files. Each test file uses part of it.
 #![allow(dead_code)]
 
 pub mod raw_client;
 
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub const BINLOGD: &str = env!("CARGO_BIN_EXE_binlogd");
@@ -55,7 +55,7 @@ impl ServerProcess {
         let log = datadir.path().join("server.log");
         let options: Vec<String> = options.iter().map(|option| option.to_string()).collect();
         let port = free_port();
-        let child = spawn(&path, port, &options, &log);
+        let child = spawn(&path, port, &options, &[], &log);
         let mut server = ServerProcess { child, port, _datadir: datadir, datadir: path, options, log };
         server.wait_listening();
         server
@@ -73,7 +73,7 @@ impl ServerProcess {
     }
 
     /// SIGTERM, then wait for a clean exit.
-    pub fn stop(&mut self) -> std::process::ExitStatus {
+    pub fn stop(&mut self) -> ExitStatus {
         // SAFETY: kill(2) on our own child's PID.
         unsafe {
             libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
@@ -84,8 +84,32 @@ impl ServerProcess {
     /// Stops cleanly and starts again on the same data directory and port.
     pub fn restart(&mut self) {
         assert!(self.stop().success(), "clean stop: {}", std::fs::read_to_string(&self.log).unwrap_or_default());
-        self.child = spawn(&self.datadir, self.port, &self.options, &self.log);
+        self.start_again(&[]);
+    }
+
+    /// Starts again on the same data directory and port, with the same
+    /// options and these environment variables, after [`ServerProcess::stop`]
+    /// or a crash.
+    pub fn start_again(&mut self, env: &[(&str, &str)]) {
+        assert!(self.child.try_wait().unwrap().is_some(), "start_again of a running server");
+        self.child = spawn(&self.datadir, self.port, &self.options, env, &self.log);
         self.wait_listening();
+    }
+
+    /// Waits for the process to end by itself (a crash point aborted it).
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "binlogd serve did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn binlog_files(&self) -> Vec<PathBuf> {
+        binlog_files(&self.datadir)
     }
 
     pub fn mariadb(&self, database: Option<&str>, sql: &str) -> Output {
@@ -115,11 +139,12 @@ impl ServerProcess {
     }
 }
 
-fn spawn(datadir: &std::path::Path, port: u16, options: &[String], log: &std::path::Path) -> Child {
+fn spawn(datadir: &Path, port: u16, options: &[String], env: &[(&str, &str)], log: &Path) -> Child {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap();
     Command::new(BINLOGD)
         .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
         .args(options)
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::from(log))
         .spawn()
@@ -132,4 +157,60 @@ impl Drop for ServerProcess {
             self.stop();
         }
     }
+}
+
+/// The files `binlog.index` lists, oldest first.
+pub fn binlog_files(datadir: &Path) -> Vec<PathBuf> {
+    let index = std::fs::read_to_string(datadir.join("binlog/binlog.index")).unwrap();
+    index.lines().map(|line| datadir.join("binlog").join(Path::new(line.trim()).file_name().unwrap())).collect()
+}
+
+/// A finished sysbench run.
+pub struct SysbenchReport {
+    pub stdout: String,
+}
+
+impl SysbenchReport {
+    /// The first number after `name:` in the report (`transactions:`,
+    /// `ignored errors:`, ...).
+    pub fn number(&self, name: &str) -> u64 {
+        let line = self
+            .stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name:?} line in:\n{}", self.stdout));
+        line.trim_start()[name.len()..].split_whitespace().next().unwrap().parse().unwrap()
+    }
+
+    pub fn transactions(&self) -> u64 {
+        self.number("transactions:")
+    }
+
+    pub fn ignored_errors(&self) -> u64 {
+        self.number("ignored errors:")
+    }
+}
+
+/// Runs sysbench `script` (a name under /usr/share/sysbench or a path)
+/// against 127.0.0.1:`port` as root; panics unless it exits cleanly
+/// without FATAL lines.
+pub fn sysbench(script: &str, port: u16, args: &[&str]) -> SysbenchReport {
+    let output = Command::new("sysbench")
+        .arg(script)
+        .args(["--mysql-host=127.0.0.1", &format!("--mysql-port={port}"), "--mysql-user=root"])
+        .args(args)
+        .output()
+        .expect("run sysbench (apt-get install sysbench)");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "sysbench {script} {args:?} failed:\n{stdout}\n{stderr}");
+    assert!(!stdout.contains("FATAL") && !stderr.contains("FATAL"), "sysbench {script} {args:?}:\n{stdout}\n{stderr}");
+    SysbenchReport { stdout }
+}
+
+/// `binlogd inspect [args] file`; panics when it fails.
+pub fn inspect(args: &[&str], file: &Path) -> String {
+    let output = Command::new(BINLOGD).arg("inspect").args(args).arg(file).output().unwrap();
+    assert!(output.status.success(), "inspect {args:?} {}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
