@@ -12,8 +12,11 @@
 //! - `engine` ([`engine`]): small read-write transactions through the
 //!   durable database (engine, redo, binlog, two-phase commit); tps, p99
 //!   and fsyncs per second of each log.
+//!
+//! What they share (directories, sizes, histograms) is in [`common`].
 
 pub mod commit;
+pub mod common;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
