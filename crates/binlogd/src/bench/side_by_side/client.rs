@@ -103,11 +103,7 @@ impl Session {
                         output.push(line);
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(error) = interrupt.check() {
-                        return Err(error);
-                    }
-                }
+                Err(RecvTimeoutError::Timeout) => interrupt.check()?,
                 Err(RecvTimeoutError::Disconnected) => return Err(self.failed(sql, "the client exited")),
             }
         }

@@ -37,6 +37,8 @@ pub struct LargeTrxOutcome {
     /// Commit start and end in seconds on sysbench's clock.
     pub commit_from_second: f64,
     pub commit_to_second: f64,
+    /// The commit ended after sysbench's last report.
+    pub commit_outlasted_run: bool,
     pub intervals: Vec<IntervalReport>,
     pub summary: sysbench::Summary,
     /// binlogd: whether the transaction was promoted into its own binlog file.
@@ -115,6 +117,7 @@ pub fn run(
     server.check_alive()?;
 
     let origin = sysbench::clock_origin(&output.intervals).ok_or("sysbench printed no per-second report")?;
+    let run_end = output.intervals.iter().map(|(_, report)| report.second).fold(0.0, f64::max);
     let on_clock = |at: Instant| {
         at.checked_duration_since(origin).map_or_else(|| -origin.duration_since(at).as_secs_f64(), |d| d.as_secs_f64())
     };
@@ -123,12 +126,21 @@ pub fn run(
         None => None,
     };
     client.query(&format!("DROP DATABASE {DATABASE}"))?;
+    let commit_to_second = on_clock(commit_ended);
+    if commit_to_second > run_end {
+        eprintln!(
+            "bench side-by-side: {}: the COMMIT ended at {commit_to_second:.1}s, after sysbench's last report ({run_end:.0}s): \
+             the lowest TPS covers only the part of the commit sysbench saw; use a longer --seconds",
+            server.kind.name()
+        );
+    }
     Ok(LargeTrxOutcome {
+        commit_outlasted_run: commit_to_second > run_end,
         rows,
         build_seconds,
         commit_seconds: commit_time.as_secs_f64(),
         commit_from_second: on_clock(commit_started),
-        commit_to_second: on_clock(commit_ended),
+        commit_to_second,
         summary: sysbench::parse_summary(&output.text)?,
         intervals: output.intervals.into_iter().map(|(_, report)| report).collect(),
         promoted,
@@ -136,11 +148,17 @@ pub fn run(
 }
 
 fn promotion_count(client: &Client) -> Result<u64, String> {
-    let text = client.query("SHOW GLOBAL STATUS LIKE 'binlog_large_transaction_optimization_count'")?;
-    text.split('\t')
-        .nth(1)
-        .and_then(|value| value.trim().parse().ok())
-        .ok_or_else(|| format!("unexpected SHOW STATUS output {text:?}"))
+    status_value(&client.query("SHOW GLOBAL STATUS LIKE 'binlog_large_transaction_optimization_count'")?)
+}
+
+/// The number in the client's batch output of `SHOW STATUS LIKE 'name'`:
+/// one `name<TAB>value` line.
+pub fn status_value(text: &str) -> Result<u64, String> {
+    let mut lines = text.lines();
+    match (lines.next().and_then(|line| line.split_once('\t')), lines.next()) {
+        (Some((_, value)), None) => value.trim().parse().map_err(|_| format!("SHOW STATUS value {value:?} is not a number")),
+        _ => Err(format!("expected one `name<TAB>value` line from SHOW STATUS, got {text:?}")),
+    }
 }
 
 /// The lowest TPS of the intervals that overlap `[from, to]` (seconds on
@@ -170,6 +188,14 @@ mod tests {
         // 640 MiB: about 167,000 rows of 4000 bytes.
         let rows = rows_for(640 << 20);
         assert!((167_000..168_000).contains(&rows), "{rows}");
+    }
+
+    #[test]
+    fn status_value_reads_one_line() {
+        assert_eq!(status_value("binlog_large_transaction_optimization_count\t3\n"), Ok(3));
+        assert!(status_value("").is_err(), "an unknown counter gives no row");
+        assert!(status_value("a\t1\nb\t2\n").is_err());
+        assert!(status_value("a\tON\n").is_err());
     }
 
     #[test]

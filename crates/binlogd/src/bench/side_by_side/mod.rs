@@ -168,6 +168,9 @@ pub struct RunRow {
     pub tps_lowest_during_commit: Option<f64>,
     pub commit_from_second: Option<f64>,
     pub commit_to_second: Option<f64>,
+    /// The commit ended after sysbench's last report (the lowest TPS then
+    /// covers only part of it).
+    pub commit_outlasted_run: Option<bool>,
     /// binlogd: the transaction went into its own binlog file.
     pub promoted: Option<bool>,
 }
@@ -285,6 +288,7 @@ fn run_server(
                 tps_lowest_during_commit: None,
                 commit_from_second: None,
                 commit_to_second: None,
+                commit_outlasted_run: None,
                 promoted: None,
             });
             push_series(results, kind, workload, threads, false, reports);
@@ -328,6 +332,7 @@ fn run_server(
             ),
             commit_from_second: Some(outcome.commit_from_second),
             commit_to_second: Some(outcome.commit_to_second),
+            commit_outlasted_run: Some(outcome.commit_outlasted_run),
             promoted: outcome.promoted,
         });
         push_series(results, kind, large_trx::WORKLOAD, args.large_trx_threads, true, outcome.intervals);

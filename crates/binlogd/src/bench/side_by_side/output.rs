@@ -80,11 +80,17 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             format!("{:.2}", row.latency_ms_max),
             row.ignored_errors.to_string(),
             optional(row.large_commit_seconds, 3),
-            optional(row.tps_lowest_during_commit, 1),
+            match (row.tps_lowest_during_commit, row.commit_outlasted_run) {
+                (Some(lowest), Some(true)) => format!("{lowest:.1}*"),
+                (lowest, _) => optional(lowest, 1),
+            },
             format!("{:.1}", row.tps_median_per_second),
         ]);
     }
     print!("{}", table.render());
+    if results.rows.iter().any(|row| row.commit_outlasted_run == Some(true)) {
+        println!("* the COMMIT outlasted the sysbench run: the lowest TPS covers only part of it (use a longer --seconds)");
+    }
     for ratio in ratios(&results.rows) {
         let what = if ratio.large_trx { " + large trx" } else { "" };
         println!(
@@ -110,7 +116,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     Ok(())
 }
 
-const SUMMARY_COLUMNS: [&str; 18] = [
+const SUMMARY_COLUMNS: [&str; 19] = [
     "server",
     "workload",
     "threads",
@@ -127,6 +133,7 @@ const SUMMARY_COLUMNS: [&str; 18] = [
     "tps_lowest_during_commit",
     "commit_from_second",
     "commit_to_second",
+    "commit_outlasted_run",
     "promoted",
     "binlogd_over_mariadb_tps",
 ];
@@ -160,6 +167,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 number(row.tps_lowest_during_commit),
                 number(row.commit_from_second),
                 number(row.commit_to_second),
+                row.commit_outlasted_run.map_or_else(String::new, |o| o.to_string()),
                 row.promoted.map_or_else(String::new, |p| p.to_string()),
                 row_ratio,
             ]
@@ -251,6 +259,7 @@ mod tests {
             tps_lowest_during_commit: None,
             commit_from_second: None,
             commit_to_second: None,
+            commit_outlasted_run: None,
             promoted: None,
         }
     }
