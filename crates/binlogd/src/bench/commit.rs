@@ -13,7 +13,6 @@
 //! per-session count with one session in a fresh subdirectory, so the
 //! speedup is measured on the same disk in the same invocation.
 
-use std::hash::{BuildHasher, Hasher};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,6 +29,7 @@ use hdrhistogram::Histogram;
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
+use super::common::{create_dir_with_ancestors, new_latency_histogram, random_bytes, remove_created_dirs, LATENCY_US_MAX};
 use super::report::{self, Bar, Table};
 
 /// Most sessions (threads) one run may start.
@@ -39,9 +39,6 @@ pub const TRANSACTIONS_PER_SESSION_MAX: u64 = 100_000_000;
 /// Most rows in one transaction (its cache spills to disk past
 /// `binlog_cache_size`, which is a different benchmark).
 pub const ROWS_PER_TRANSACTION_MAX: u32 = 100_000;
-/// Slowest commit the latency histogram can hold; slower ones are
-/// recorded as this.
-const LATENCY_US_MAX: u64 = 3_600_000_000;
 /// `binlog_row_event_max_size` (MySQL's default): a Write_rows event is
 /// closed once its rows reach this many bytes and the next one started.
 const ROW_EVENT_BYTES_MAX: usize = 8192;
@@ -366,7 +363,7 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
         bar.finish_and_clear();
     }
 
-    let mut latencies_us = new_histogram();
+    let mut latencies_us = new_latency_histogram();
     let mut finished = started;
     let mut first_error = spawn_error;
     for handle in handles {
@@ -414,10 +411,6 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
     })
 }
 
-fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, LATENCY_US_MAX, 3).expect("static histogram bounds are valid")
-}
-
 fn session_loop(
     log: &BinaryLog,
     session: u32,
@@ -427,7 +420,7 @@ fn session_loop(
     abort: &AtomicBool,
     committed: &AtomicU64,
 ) -> SessionOutcome {
-    let mut outcome = SessionOutcome { latencies_us: new_histogram(), finished: Instant::now(), error: None };
+    let mut outcome = SessionOutcome { latencies_us: new_latency_histogram(), finished: Instant::now(), error: None };
     let table = table_map();
     gate.arrive_and_wait();
     let thread_id = session + 1;
@@ -563,22 +556,6 @@ impl StartGate {
     }
 }
 
-/// A server UUID for the run; need not be cryptographic, only different
-/// between runs.
-fn random_bytes() -> [u8; 16] {
-    let mut bytes = [0u8; 16];
-    for (index, half) in bytes.chunks_exact_mut(8).enumerate() {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_usize(index);
-        hasher.write_u128(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
-        );
-        hasher.write_u32(std::process::id());
-        half.copy_from_slice(&hasher.finish().to_le_bytes());
-    }
-    bytes
-}
-
 /// A directory a run writes its binary log into, and what the benchmark
 /// created there, so that it removes exactly that at the end.
 struct BenchDir {
@@ -592,20 +569,7 @@ impl BenchDir {
     /// binlog files, unless `clean`, which deletes them first: opening the
     /// log there would recover and extend the old log, not measure a fresh one.
     fn prepare(path: &Path, clean: bool) -> Result<BenchDir, String> {
-        let mut created = Vec::new();
-        let mut ancestor = Some(path);
-        while let Some(dir) = ancestor {
-            if dir.as_os_str().is_empty() || dir.exists() {
-                break;
-            }
-            created.push(dir.to_path_buf());
-            ancestor = dir.parent();
-        }
-        created.reverse();
-        if path.exists() && !path.is_dir() {
-            return Err(format!("{} exists and is not a directory", path.display()));
-        }
-        std::fs::create_dir_all(path).map_err(|e| format!("creating directory {}: {e}", path.display()))?;
+        let created = create_dir_with_ancestors(path)?;
         let existing = binlog_entries(path)?;
         if !existing.is_empty() {
             if !clean {
@@ -630,17 +594,7 @@ impl BenchDir {
     /// benchmark created (only if empty: anything else in them stays).
     fn remove_created(self) -> Result<(), String> {
         remove_entries(&binlog_entries(&self.path)?)?;
-        for dir in self.created.iter().rev() {
-            if let Err(error) = std::fs::remove_dir(dir) {
-                if error.kind() != std::io::ErrorKind::NotFound {
-                    return Err(format!(
-                        "removing directory {}: {error} (it holds files the benchmark did not write)",
-                        dir.display()
-                    ));
-                }
-            }
-        }
-        Ok(())
+        remove_created_dirs(&self.created)
     }
 }
 

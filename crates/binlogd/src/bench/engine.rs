@@ -32,6 +32,7 @@ use database::{Database, DatabaseConfig, DatabaseError, StatementContext};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use super::common::{new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -40,8 +41,6 @@ pub const SESSIONS_MAX: u32 = 4096;
 pub const SECONDS_MAX: u64 = 3600;
 /// Largest table the benchmark preloads.
 pub const TABLE_SIZE_MAX: u64 = 10_000_000;
-/// Slowest transaction the histogram can hold.
-const LATENCY_US_MAX: u64 = 3_600_000_000;
 /// Rows per preload transaction.
 const PRELOAD_ROWS_PER_TRANSACTION: u64 = 1000;
 const DATABASE: &str = "sbtest";
@@ -159,41 +158,36 @@ struct Comparison<'a> {
 }
 
 pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
-    std::fs::create_dir_all(&args.dir).map_err(|e| format!("creating {}: {e}", args.dir.display()))?;
-    let mut runs = Vec::new();
-    if args.compare_single_session {
-        runs.push((args.dir.join(SINGLE_SESSION_SUBDIR), 1));
-    }
-    runs.push((args.dir.join(SESSIONS_SUBDIR), args.sessions));
-    for (dir, _) in &runs {
-        if dir.exists() {
-            if !args.clean {
-                return Err(format!("{} exists; remove it or pass --clean", dir.display()));
-            }
-            std::fs::remove_dir_all(dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
+    let dirs = RunDirs::prepare(&args.dir)?;
+    let outcome = (|| -> Result<Vec<RunResult>, String> {
+        // Every run's directory is claimed before the first run, so a
+        // leftover one is refused before any time is spent.
+        let mut runs = Vec::new();
+        if args.compare_single_session {
+            runs.push((dirs.fresh(SINGLE_SESSION_SUBDIR, args.clean)?, 1));
         }
-    }
-    let mut results = Vec::new();
-    let mut failure = None;
-    for (dir, sessions) in &runs {
-        match run_once(dir, *sessions, args) {
-            Ok(result) => results.push(result),
-            Err(error) => {
-                failure = Some(error);
-                break;
+        runs.push((dirs.fresh(SESSIONS_SUBDIR, args.clean)?, args.sessions));
+        let mut results = Vec::new();
+        let mut failure = None;
+        for (dir, sessions) in &runs {
+            match run_once(dir, *sessions, args) {
+                Ok(result) => results.push(result),
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
             }
         }
-    }
-    if !args.keep {
-        for (dir, _) in &runs {
-            if dir.exists() {
-                std::fs::remove_dir_all(dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
+        if !args.keep {
+            for (dir, _) in &runs {
+                RunDirs::remove(dir)?;
             }
         }
-    }
-    if let Some(error) = failure {
-        return Err(error);
-    }
+        failure.map_or(Ok(results), Err)
+    })();
+    let finished = dirs.finish(args.keep);
+    let results = outcome?;
+    finished?;
     print_results(args, &results)
 }
 
@@ -274,14 +268,6 @@ fn config(dir: &Path, args: &EngineBenchArgs) -> Result<DatabaseConfig, String> 
     config.group_commit_gather_max = Duration::from_micros(args.group_commit_gather_max);
     config.cross_log_group_commit = args.cross_log_group_commit;
     Ok(config)
-}
-
-fn parse_on_off(text: &str) -> Result<bool, String> {
-    match text.to_ascii_uppercase().as_str() {
-        "ON" | "1" | "TRUE" => Ok(true),
-        "OFF" | "0" | "FALSE" => Ok(false),
-        _ => Err(format!("{text:?} is not ON or OFF")),
-    }
 }
 
 fn table_spec() -> TableSpec {
@@ -381,10 +367,6 @@ struct SessionOutcome {
     error: Option<String>,
 }
 
-fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, LATENCY_US_MAX, 3).expect("static histogram bounds are valid")
-}
-
 /// One transaction: 2 point selects, an update of `k` by primary key, a
 /// delete and re-insert of one key. `Ok(false)`: lock wait or deadlock,
 /// rolled back, to retry.
@@ -433,7 +415,7 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
             .spawn(move || {
                 let context = StatementContext::new(session + 1, DATABASE);
                 let mut rng = FastRng::new(session as u64 + 1);
-                let mut outcome = SessionOutcome { latencies_us: new_histogram(), transactions: 0, retries: 0, error: None };
+                let mut outcome = SessionOutcome { latencies_us: new_latency_histogram(), transactions: 0, retries: 0, error: None };
                 start.wait();
                 while !session_stop.load(Ordering::Relaxed) {
                     let began = Instant::now();
@@ -474,7 +456,7 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
     let transactions_at_deadline = completed.load(Ordering::Relaxed);
     let seconds = started.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
-    let mut latencies_us = new_histogram();
+    let mut latencies_us = new_latency_histogram();
     let (mut retries, mut first_error) = (0, None);
     for handle in handles {
         match handle.join() {

@@ -12,12 +12,18 @@
 //! - `engine` ([`engine`]): small read-write transactions through the
 //!   durable database (engine, redo, binlog, two-phase commit); tps, p99
 //!   and fsyncs per second of each log.
+//! - `side-by-side` ([`side_by_side`]): MariaDB 10.11 and `binlogd serve`
+//!   under the same sysbench workloads and a large commit (issue 5).
+//!
+//! What they share (directories, sizes, histograms) is in [`common`].
 
 pub mod commit;
+pub mod common;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
 pub mod report;
+pub mod side_by_side;
 
 use std::process::ExitCode;
 
@@ -25,6 +31,7 @@ use self::commit::CommitBenchArgs;
 use self::engine::EngineBenchArgs;
 use self::large_commit::LargeCommitBenchArgs;
 use self::recovery::RecoveryBenchArgs;
+use self::side_by_side::SideBySideBenchArgs;
 
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
@@ -48,6 +55,11 @@ pub enum Benchmark {
     /// (engine + redo + binlog, two-phase commit); prints tps, p99 latency
     /// and redo and binlog fsyncs per second.
     Engine(EngineBenchArgs),
+    /// MariaDB 10.11 and `binlogd serve` with equal durability under the
+    /// same sysbench workloads, then a large transaction committing while
+    /// oltp_write_only runs; prints TPS, p99/max latency, the large commit
+    /// time and the lowest per-second TPS during it; writes CSV and a PNG.
+    SideBySide(SideBySideBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
@@ -57,6 +69,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::LargeCommit(args) => ("large-commit", large_commit::run(args)),
         Benchmark::Recovery(args) => ("recovery", recovery::run(args)),
         Benchmark::Engine(args) => ("engine", engine::run(args)),
+        Benchmark::SideBySide(args) => ("side-by-side", side_by_side::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -35,10 +35,10 @@ use std::time::Instant;
 use binlog::{BinaryLog, CrashPoints, OsStorage};
 use serde::Serialize;
 
+use super::common::{distinct, format_size, format_size_approx, median, parse_size, ratio, RunDirs};
 use super::large_commit::{
-    bench_options, build_large_transaction, commit_small_transactions, distinct, format_size, format_size_approx,
-    median, parse_optimization, parse_size, plot_against_size, promotion_threshold, ratio, Case, Optimization,
-    PromotionCounters, RunDirs, REPEAT_MAX,
+    bench_options, build_large_transaction, commit_small_transactions, parse_optimization, plot_against_size,
+    promotion_threshold, Case, Optimization, PromotionCounters, REPEAT_MAX,
 };
 use super::report::{self, Table};
 

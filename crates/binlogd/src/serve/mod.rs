@@ -5,7 +5,7 @@
 
 mod config;
 mod options;
-mod signals;
+pub(crate) mod signals;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

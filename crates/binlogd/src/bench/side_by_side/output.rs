@@ -1,0 +1,275 @@
+//! What `bench side-by-side` prints and writes: the summary table (or
+//! JSON) with binlogd/MariaDB ratios from the same invocation, the two
+//! CSV files and the PNG of TPS per second during the large commit.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::servers::Kind;
+use super::{Results, RunRow, SeriesPoint, SideBySideBenchArgs};
+use crate::bench::common::ratio;
+use crate::bench::report::{self, LineChart, Scale, Series, Table};
+
+fn optional(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// binlogd's TPS over MariaDB's for the same workload and threads.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Ratio {
+    pub workload: String,
+    pub threads: u32,
+    pub large_trx: bool,
+    pub binlogd_over_mariadb_tps: f64,
+}
+
+pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
+    rows.iter()
+        .filter(|row| row.server == Kind::Binlogd)
+        .filter_map(|binlogd| {
+            let mariadb = rows.iter().find(|row| {
+                row.server == Kind::MariaDb
+                    && row.workload == binlogd.workload
+                    && row.threads == binlogd.threads
+                    && row.large_trx == binlogd.large_trx
+            })?;
+            Some(Ratio {
+                workload: binlogd.workload.clone(),
+                threads: binlogd.threads,
+                large_trx: binlogd.large_trx,
+                binlogd_over_mariadb_tps: ratio(binlogd.tps, mariadb.tps),
+            })
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct Json<'a> {
+    rows: &'a [RunRow],
+    ratios: Vec<Ratio>,
+}
+
+pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String> {
+    if args.json {
+        let json = Json { rows: &results.rows, ratios: ratios(&results.rows) };
+        let text = serde_json::to_string(&json).map_err(|e| format!("encoding JSON: {e}"))?;
+        println!("{text}");
+        return Ok(());
+    }
+    let mut table = Table::new(&[
+        "server",
+        "workload",
+        "threads",
+        "TPS",
+        "p99 ms",
+        "max ms",
+        "errors",
+        "large commit s",
+        "lowest TPS during commit",
+        "median TPS/s",
+    ]);
+    for row in &results.rows {
+        let workload = if row.large_trx { format!("{} + large trx", row.workload) } else { row.workload.clone() };
+        table.push_row(vec![
+            row.server.name().to_string(),
+            workload,
+            row.threads.to_string(),
+            format!("{:.1}", row.tps),
+            format!("{:.2}", row.latency_ms_p99),
+            format!("{:.2}", row.latency_ms_max),
+            row.ignored_errors.to_string(),
+            optional(row.large_commit_seconds, 3),
+            match (row.tps_lowest_during_commit, row.commit_outlasted_run) {
+                (Some(lowest), Some(true)) => format!("{lowest:.1}*"),
+                (lowest, _) => optional(lowest, 1),
+            },
+            format!("{:.1}", row.tps_median_per_second),
+        ]);
+    }
+    print!("{}", table.render());
+    if results.rows.iter().any(|row| row.commit_outlasted_run == Some(true)) {
+        println!("* the COMMIT outlasted the sysbench run: the lowest TPS covers only part of it (use a longer --seconds)");
+    }
+    for ratio in ratios(&results.rows) {
+        let what = if ratio.large_trx { " + large trx" } else { "" };
+        println!(
+            "binlogd/mariadb TPS, {}{what}, {} threads: {:.2}",
+            ratio.workload, ratio.threads, ratio.binlogd_over_mariadb_tps
+        );
+    }
+    for row in results.rows.iter().filter(|row| row.large_trx) {
+        if let Some(lowest) = row.tps_lowest_during_commit {
+            let promoted = match row.promoted {
+                Some(true) => ", promoted into its own binlog file",
+                Some(false) => ", NOT promoted",
+                None => "",
+            };
+            println!(
+                "{}: lowest TPS during the {:.3}s commit / median TPS = {:.2}{promoted}",
+                row.server.name(),
+                row.large_commit_seconds.unwrap_or(0.0),
+                ratio(lowest, row.tps_median_per_second)
+            );
+        }
+    }
+    Ok(())
+}
+
+const SUMMARY_COLUMNS: [&str; 19] = [
+    "server",
+    "workload",
+    "threads",
+    "large_trx",
+    "tps",
+    "latency_ms_p99",
+    "latency_ms_max",
+    "ignored_errors",
+    "tps_median_per_second",
+    "large_trx_bytes",
+    "large_trx_rows",
+    "large_trx_build_seconds",
+    "large_commit_seconds",
+    "tps_lowest_during_commit",
+    "commit_from_second",
+    "commit_to_second",
+    "commit_outlasted_run",
+    "promoted",
+    "binlogd_over_mariadb_tps",
+];
+
+pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
+    let ratios = ratios(rows);
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let number = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
+            let count = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
+            let row_ratio = ratios
+                .iter()
+                .find(|r| row.server == Kind::Binlogd && r.workload == row.workload && r.threads == row.threads && r.large_trx == row.large_trx)
+                .map(|r| format!("{:.3}", r.binlogd_over_mariadb_tps))
+                .unwrap_or_default();
+            vec![
+                row.server.name().to_string(),
+                row.workload.clone(),
+                row.threads.to_string(),
+                row.large_trx.to_string(),
+                format!("{:.2}", row.tps),
+                format!("{:.2}", row.latency_ms_p99),
+                format!("{:.2}", row.latency_ms_max),
+                row.ignored_errors.to_string(),
+                format!("{:.2}", row.tps_median_per_second),
+                count(row.large_trx_bytes),
+                count(row.large_trx_rows),
+                number(row.large_trx_build_seconds),
+                number(row.large_commit_seconds),
+                number(row.tps_lowest_during_commit),
+                number(row.commit_from_second),
+                number(row.commit_to_second),
+                row.commit_outlasted_run.map_or_else(String::new, |o| o.to_string()),
+                row.promoted.map_or_else(String::new, |p| p.to_string()),
+                row_ratio,
+            ]
+        })
+        .collect();
+    report::write_csv(path, &SUMMARY_COLUMNS, &cells)
+}
+
+const SERIES_COLUMNS: [&str; 9] =
+    ["server", "workload", "threads", "large_trx", "second", "tps", "qps", "latency_ms_p99", "errors_per_sec"];
+
+pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), String> {
+    let cells: Vec<Vec<String>> = series
+        .iter()
+        .map(|point| {
+            vec![
+                point.server.name().to_string(),
+                point.workload.clone(),
+                point.threads.to_string(),
+                point.large_trx.to_string(),
+                format!("{}", point.report.second),
+                format!("{:.2}", point.report.tps),
+                format!("{:.2}", point.report.qps),
+                format!("{:.2}", point.report.latency_ms_percentile),
+                format!("{:.2}", point.report.errors_per_sec),
+            ]
+        })
+        .collect();
+    report::write_csv(path, &SERIES_COLUMNS, &cells)
+}
+
+/// TPS per second of the large-transaction runs, one line per server; the
+/// x axis is labelled every 5 s and where each server's commit started.
+pub fn plot_large_trx(path: &Path, results: &Results) -> Result<(), String> {
+    let mut series = Vec::new();
+    let mut last_second: f64 = 0.0;
+    for row in results.rows.iter().filter(|row| row.large_trx) {
+        let points: Vec<(f64, f64)> = results
+            .series
+            .iter()
+            .filter(|p| p.large_trx && p.server == row.server)
+            .map(|p| (p.report.second, p.report.tps))
+            .collect();
+        last_second = points.iter().map(|p| p.0).fold(last_second, f64::max);
+        let commit = match (row.commit_from_second, row.large_commit_seconds) {
+            (Some(from), Some(seconds)) => format!(" {from:.1}-{:.1}s", from + seconds),
+            _ => String::new(),
+        };
+        series.push(Series { label: format!("{}{commit}", row.server.name()), points });
+    }
+    if series.is_empty() {
+        return Ok(());
+    }
+    let x_ticks = (0..=(last_second as u64)).step_by(5).map(|s| (s as f64, format!("{s}s"))).collect();
+    let size = results.rows.iter().find_map(|row| row.large_trx_bytes).unwrap_or(0);
+    let threads = results.rows.iter().find(|row| row.large_trx).map_or(0, |row| row.threads);
+    let chart = LineChart {
+        // Short: the pixel font fits about 60 characters across.
+        title: format!("TPS/s, {threads} threads, {} commit (legend: commit time)", crate::bench::common::format_size(size)),
+        x_label: "seconds".to_string(),
+        y_label: "TPS".to_string(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        x_ticks,
+        series,
+    };
+    report::plot_lines(path, &chart)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(server: Kind, threads: u32, tps: f64) -> RunRow {
+        RunRow {
+            server,
+            workload: "oltp_write_only".into(),
+            threads,
+            large_trx: false,
+            tps,
+            latency_ms_p99: 1.0,
+            latency_ms_max: 2.0,
+            ignored_errors: 0,
+            tps_median_per_second: tps,
+            large_trx_bytes: None,
+            large_trx_rows: None,
+            large_trx_build_seconds: None,
+            large_commit_seconds: None,
+            tps_lowest_during_commit: None,
+            commit_from_second: None,
+            commit_to_second: None,
+            commit_outlasted_run: None,
+            promoted: None,
+        }
+    }
+
+    #[test]
+    fn ratios_pair_the_same_workload_and_threads() {
+        let rows = vec![row(Kind::MariaDb, 8, 400.0), row(Kind::MariaDb, 32, 500.0), row(Kind::Binlogd, 8, 600.0)];
+        assert_eq!(
+            ratios(&rows),
+            vec![Ratio { workload: "oltp_write_only".into(), threads: 8, large_trx: false, binlogd_over_mariadb_tps: 1.5 }]
+        );
+    }
+}
