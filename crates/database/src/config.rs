@@ -25,6 +25,9 @@ pub const CHECKPOINT_REDO_BYTES_DEFAULT: u64 = 256 << 20;
 /// `binlogd_group_commit_gather_max`'s default.
 pub const GROUP_COMMIT_GATHER_MAX_DEFAULT: Duration = Duration::from_millis(1);
 
+/// `binlogd_redo_prepare_part_bytes`' default (1 MiB).
+pub const REDO_PREPARE_PART_BYTES_DEFAULT: usize = 1 << 20;
+
 pub const BINLOG_SUBDIR: &str = "binlog";
 pub const REDO_SUBDIR: &str = "redo";
 pub const AUTO_CNF: &str = "auto.cnf";
@@ -61,6 +64,11 @@ pub struct DatabaseConfig {
     /// commits (each prepare synced by the redo's), for side-by-side
     /// measurement.
     pub cross_log_group_commit: bool,
+    /// `binlogd_redo_prepare_part_bytes` (default 1 MiB): a transaction
+    /// whose changes encode to more goes to redo as prepare parts of about
+    /// this size, so it never holds the redo writer for long
+    /// (`redo_sink.rs`).
+    pub redo_prepare_part_bytes: usize,
     /// The storage seam every file of the three logs goes through
     /// (`OsStorage`; tests put `binlog::sim_storage::SimStorage` here).
     pub storage: Arc<dyn Storage>,
@@ -81,6 +89,7 @@ impl std::fmt::Debug for DatabaseConfig {
             .field("checkpoint_redo_bytes", &self.checkpoint_redo_bytes)
             .field("group_commit_gather_max", &self.group_commit_gather_max)
             .field("cross_log_group_commit", &self.cross_log_group_commit)
+            .field("redo_prepare_part_bytes", &self.redo_prepare_part_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +106,7 @@ impl DatabaseConfig {
             checkpoint_redo_bytes: CHECKPOINT_REDO_BYTES_DEFAULT,
             group_commit_gather_max: GROUP_COMMIT_GATHER_MAX_DEFAULT,
             cross_log_group_commit: true,
+            redo_prepare_part_bytes: REDO_PREPARE_PART_BYTES_DEFAULT,
             storage: Arc::new(OsStorage),
             crash_points: CrashPoints::from_env(),
             binlog_crash_points: binlog::CrashPoints::from_env(),

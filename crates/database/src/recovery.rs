@@ -91,7 +91,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         && config.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit)
         .then(|| Arc::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max)));
     let prepare_durability = if groups.is_some() { Durability::Buffered } else { config.redo.commit_durability() };
-    let sink = Arc::new(RedoAdapter::new(redo.clone(), recovered.end_lsn, prepare_durability));
+    let sink = Arc::new(RedoAdapter::new(redo.clone(), recovered.end_lsn, prepare_durability, config.redo_prepare_part_bytes));
     let (engine, lsns, snapshot_next_xid) = match recovered.snapshot() {
         Some(mut reader) => {
             let file = recovered.checkpoint.as_ref().map_or_else(String::new, |c| c.file_name.clone());
@@ -199,6 +199,9 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
 /// Replays redo from the checkpoint; returns the transactions in doubt.
 fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) -> Result<Replay> {
     let mut pending: HashMap<RedoTrxKey, (u64, InDoubt)> = HashMap::new();
+    // Prepare parts waiting for their prepare record (redo_sink.rs); parts
+    // left at the end belong to transactions that never prepared.
+    let mut parts: HashMap<RedoTrxKey, Vec<RowChange>> = HashMap::new();
     let mut replay = Replay { in_doubt: Vec::new(), max_xid: 0, records: 0, transactions: 0 };
     for item in recovered.records() {
         let logged = item?;
@@ -207,8 +210,18 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
         // Before the engine's start LSN, a record's effect is in the snapshot.
         let after_start = logged.lsn >= lsns.start_lsn;
         match redo_sink::decode(&logged.record, &where_)? {
+            RedoEntry::PreparePart { key, changes } => {
+                parts.entry(key).or_default().extend(changes);
+            }
             RedoEntry::Prepare { key, xid, changes } => {
                 replay.max_xid = replay.max_xid.max(xid.unwrap_or(0));
+                let changes = match parts.remove(&key) {
+                    Some(mut first) => {
+                        first.extend(changes);
+                        first
+                    }
+                    None => changes,
+                };
                 let entry = InDoubt { key, xid, changes, ddl_intent: false };
                 if pending.insert(key, (logged.lsn, entry)).is_some() {
                     return Err(DatabaseError::corruption(where_, format!("second prepare of transaction {key:?}")));
@@ -229,6 +242,7 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
             }
             RedoEntry::Rollback { key } => {
                 pending.remove(&key);
+                parts.remove(&key);
             }
             RedoEntry::Ddl(record) => {
                 if after_start {

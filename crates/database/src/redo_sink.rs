@@ -13,6 +13,21 @@
 //! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
 //! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
+//! | 9 | prepare part | `TRANSACTION` (no XID), `PAYLOAD` = `engine::codec::encode_changes` of the first changes of a large transaction; its prepare record (kind 1) carries the rest |
+//!
+//! A transaction whose changes encode to more than
+//! `binlogd_redo_prepare_part_bytes` (1 MiB)
+//! logs them as prepare parts, each appended on its own, before its
+//! prepare record: other sessions' records go between the parts, so a
+//! transaction of gigabytes never holds the redo writer (or a group's
+//! fdatasync) for longer than one part. Parts are written to the OS as
+//! they go and, with `innodb_flush_log_at_trx_commit = 1`, synced every
+//! `PREPARE_PARTS_PER_SYNC` parts, so the next session's group fdatasync never
+//! finds much of the large transaction still to flush. Recovery joins the
+//! parts to their prepare record; parts without one belong to a
+//! transaction that never prepared, and are dropped with it. The
+//! engine's prepare LSN bound is taken before the first part, so a
+//! checkpoint keeps every part of a transaction still prepared.
 //!
 //! `TRANSACTION` (tag 0x80, the first engine tag): boot u64, engine
 //! transaction id u64, XID presence u8, XID u64 (all LE; 25 bytes). The
@@ -26,6 +41,7 @@
 //! |--------|-----------|-----|
 //! | prepare with XID | `innodb_flush_log_at_trx_commit` (1: fdatasync, by the group's leader in `group_commit.rs`; 2: write; 0: nothing) | with 1 it is durable before the binlog write, so a transaction in the binlog is always recoverable from redo |
 //! | prepare without XID (one-phase) | nothing | its commit record decides; the caller waits for that if it must |
+//! | prepare part | written; every `PREPARE_PARTS_PER_SYNC` parts fdatasync (flush = 1) | bounds what a later group's fdatasync has to flush |
 //! | commit | nothing (buffered) | the binlog holds the XID: recovery commits a prepared transaction the binlog has |
 //! | rollback | nothing | recovery rolls back a prepared transaction the binlog lacks anyway |
 //! | DDL | fdatasync | DDL is applied right after; the binlog write follows |
@@ -47,6 +63,10 @@ pub const KIND_ROLLBACK: u8 = 3;
 pub const KIND_DDL: u8 = 4;
 pub const KIND_DDL_INTENT: u8 = 5;
 pub const KIND_GTID_RESET: u8 = 6;
+pub const KIND_PREPARE_PART: u8 = 9;
+
+/// With flush = 1, prepare parts are synced every this many parts.
+pub const PREPARE_PARTS_PER_SYNC: usize = 4;
 /// The (boot, transaction id, XID) section.
 pub const SECTION_TRANSACTION: u8 = section::ENGINE_FIRST;
 const TRANSACTION_SECTION_BYTES: usize = 8 + 8 + 1 + 8;
@@ -62,6 +82,8 @@ pub struct RedoTrxKey {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RedoEntry {
     Prepare { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange> },
+    /// The first changes of a large transaction; its `Prepare` has the rest.
+    PreparePart { key: RedoTrxKey, changes: Vec<RowChange> },
     Commit { key: RedoTrxKey, gtid: Option<Gtid> },
     Rollback { key: RedoTrxKey },
     Ddl(DdlRecord),
@@ -82,6 +104,12 @@ pub fn prepare_record(key: RedoTrxKey, xid: Option<Xid>, changes: &[RowChange]) 
     Record::new(KIND_PREPARE)
         .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
         .with_section(section::PAYLOAD, codec::encode_changes(changes))
+}
+
+/// A prepare record (kind 1) or prepare part (kind 9) around changes
+/// already encoded by `engine::codec`.
+fn prepare_record_encoded(kind: u8, key: RedoTrxKey, xid: Option<Xid>, changes: Vec<u8>) -> Record {
+    Record::new(kind).with_section(SECTION_TRANSACTION, transaction_section(key, xid)).with_section(section::PAYLOAD, changes)
 }
 
 pub fn commit_record(key: RedoTrxKey, gtid: Option<Gtid>) -> Record {
@@ -110,7 +138,7 @@ pub fn ddl_record(ddl: &DdlRecord) -> Record {
 pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
     let bad = |reason: String| DatabaseError::corruption(where_.to_string(), reason);
     let sections_expected = match record.kind {
-        KIND_PREPARE | KIND_COMMIT => 2,
+        KIND_PREPARE | KIND_PREPARE_PART | KIND_COMMIT => 2,
         KIND_ROLLBACK | KIND_DDL | KIND_DDL_INTENT => 1,
         KIND_GTID_RESET => 0,
         other => return Err(bad(format!("unknown record kind {other}"))),
@@ -133,6 +161,10 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         KIND_PREPARE => {
             let (key, xid) = transaction()?;
             RedoEntry::Prepare { key, xid, changes: codec::decode_changes(payload()?).map_err(engine_error)? }
+        }
+        KIND_PREPARE_PART => {
+            let (key, _) = transaction()?;
+            RedoEntry::PreparePart { key, changes: codec::decode_changes(payload()?).map_err(engine_error)? }
         }
         KIND_COMMIT => {
             let (key, _) = transaction()?;
@@ -160,6 +192,8 @@ pub struct RedoAdapter {
     boot: u64,
     /// What a prepare record with an XID waits for.
     prepare_durability: Durability,
+    /// `binlogd_redo_prepare_part_bytes`.
+    prepare_part_bytes: usize,
     /// Prepared transactions whose outcome is in doubt (the binlog may
     /// hold them): dropping them in memory must not log a rollback, or
     /// recovery would undo what the binlog says committed.
@@ -169,8 +203,8 @@ pub struct RedoAdapter {
 impl RedoAdapter {
     /// `prepare_durability`: what a prepare with an XID waits for
     /// (`Buffered` when the caller makes it durable itself).
-    pub fn new(redo: RedoLog, boot: u64, prepare_durability: Durability) -> RedoAdapter {
-        RedoAdapter { redo, boot, prepare_durability, in_doubt: Mutex::new(HashSet::new()) }
+    pub fn new(redo: RedoLog, boot: u64, prepare_durability: Durability, prepare_part_bytes: usize) -> RedoAdapter {
+        RedoAdapter { redo, boot, prepare_durability, prepare_part_bytes: prepare_part_bytes.max(1), in_doubt: Mutex::new(HashSet::new()) }
     }
 
     pub fn key(&self, trx: TrxId) -> RedoTrxKey {
@@ -190,7 +224,26 @@ impl RedoAdapter {
 impl RedoSink for RedoAdapter {
     fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> engine::Result<Lsn> {
         let durability = if xid.is_some() { self.prepare_durability } else { Durability::Buffered };
-        self.redo.append(&prepare_record(self.key(trx_id), xid, changes), durability).map_err(storage_error)
+        let key = self.key(trx_id);
+        let sync_parts = self.redo.options().innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit;
+        // Each part is appended once the next one exists, so the last
+        // encoded part becomes the prepare record itself.
+        let mut previous: Option<Vec<u8>> = None;
+        let mut unsynced_parts = 0usize;
+        codec::encode_changes_in_parts(changes, self.prepare_part_bytes, |part| {
+            let Some(full) = previous.replace(part) else { return Ok(()) };
+            unsynced_parts += 1;
+            let part_durability = if sync_parts && unsynced_parts >= PREPARE_PARTS_PER_SYNC {
+                unsynced_parts = 0;
+                Durability::Sync
+            } else {
+                Durability::Written
+            };
+            self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, full), part_durability).map(|_| ())
+        })
+        .map_err(storage_error)?;
+        let last = previous.expect("encode_changes_in_parts emits at least one part");
+        self.redo.append(&prepare_record_encoded(KIND_PREPARE, key, xid, last), durability).map_err(storage_error)
     }
 
     fn log_commit(&self, trx_id: TrxId, gtid: Option<Gtid>) -> engine::Result<Lsn> {

@@ -231,23 +231,63 @@ pub fn encode_changes(changes: &[RowChange]) -> Vec<u8> {
     let mut out = Vec::new();
     put_count(&mut out, changes.len());
     for change in changes {
-        put_u64(&mut out, change.table);
-        put_u8(&mut out, match change.kind {
+        encode_change(change, &mut out);
+    }
+    out
+}
+
+/// [`encode_changes`] cut into parts of about `part_bytes_max` bytes each
+/// (a change is never split; a part holds at least one), handed to `emit`
+/// in order, so a large transaction is never encoded in one buffer.
+/// Decoding each part with [`decode_changes`] and concatenating gives the
+/// changes back.
+pub fn encode_changes_in_parts<E>(
+    changes: &[RowChange],
+    part_bytes_max: usize,
+    mut emit: impl FnMut(Vec<u8>) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let mut body = Vec::new();
+    let mut count = 0usize;
+    for change in changes {
+        encode_change(change, &mut body);
+        count += 1;
+        if body.len() >= part_bytes_max {
+            emit(counted(count, &body))?;
+            body.clear();
+            count = 0;
+        }
+    }
+    if count > 0 || changes.is_empty() {
+        emit(counted(count, &body))?;
+    }
+    Ok(())
+}
+
+fn counted(count: usize, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + body.len());
+    put_count(&mut out, count);
+    out.extend_from_slice(body);
+    out
+}
+
+fn encode_change(change: &RowChange, out: &mut Vec<u8>) {
+    {
+        put_u64(out, change.table);
+        put_u8(out, match change.kind {
             ChangeKind::Insert => 0,
             ChangeKind::Update => 1,
             ChangeKind::Delete => 2,
         });
-        put_optional_row(&mut out, &change.before);
-        put_optional_row(&mut out, &change.after);
+        put_optional_row(out, &change.before);
+        put_optional_row(out, &change.after);
         match change.hidden_row_id {
-            None => put_u8(&mut out, 0),
+            None => put_u8(out, 0),
             Some(row_id) => {
-                put_u8(&mut out, 1);
-                put_u64(&mut out, row_id);
+                put_u8(out, 1);
+                put_u64(out, row_id);
             }
         }
     }
-    out
 }
 
 pub fn decode_changes(bytes: &[u8]) -> Result<Vec<RowChange>> {
@@ -499,6 +539,33 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(decode_changes(&longer).is_err());
+    }
+
+    #[test]
+    fn changes_in_parts_decode_to_the_same_changes() {
+        let changes: Vec<RowChange> = (0..100)
+            .map(|i| RowChange { table: 1, kind: ChangeKind::Insert, before: None, after: Some(vec![Value::Int(i), Value::Bytes(vec![7; i as usize])]), hidden_row_id: None })
+            .collect();
+        for part_bytes_max in [1, 64, 1000, 1 << 20] {
+            let mut parts = Vec::new();
+            encode_changes_in_parts(&changes, part_bytes_max, |part| {
+                parts.push(part);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            let whole: Vec<RowChange> = parts.iter().flat_map(|part| decode_changes(part).unwrap()).collect();
+            assert_eq!(whole, changes, "parts of {part_bytes_max} bytes");
+            let expected_parts = if part_bytes_max == 1 { 100 } else if part_bytes_max == 1 << 20 { 1 } else { parts.len() };
+            assert_eq!(parts.len(), expected_parts);
+            assert!(parts.len() > 1 || part_bytes_max == 1 << 20);
+        }
+        let mut parts = Vec::new();
+        encode_changes_in_parts(&[], 64, |part| {
+            parts.push(part);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(parts, vec![encode_changes(&[])]);
     }
 
     #[test]

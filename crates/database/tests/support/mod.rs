@@ -46,6 +46,8 @@ pub fn config(dir: &Path, storage: Arc<dyn Storage>) -> DatabaseConfig {
     config.binlog.large_transaction_optimization_threshold = 16 * 1024;
     config.binlog.spill_sync_chunk_bytes = 8 * 1024;
     config.redo.binlogd_redo_segment_bytes = 16 * 1024;
+    // Bulk transactions also go to redo as several prepare parts.
+    config.redo_prepare_part_bytes = 4 * 1024;
     config.checkpoint_interval = Duration::ZERO;
     config.checkpoint_redo_bytes = 0;
     config.engine.lock_wait_timeout = Duration::from_millis(100);
