@@ -60,7 +60,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use binlog::{BinaryLog, CommitHook, CommitInfo};
-use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction};
+use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction, VisibleCommit};
 use parking_lot::Mutex;
 use redo::Durability;
 
@@ -77,6 +77,11 @@ pub(crate) const DDL_INTENT_TRX_BASE: u64 = 1 << 63;
 enum HookState {
     /// The hook has not run (the binlog failed before its COMMIT stage).
     Waiting(PreparedTransaction),
+    /// Visible and logged; its versions are stamped (and its locks
+    /// released) by the session once it is out of the binlog's commit
+    /// stage and the rotation lock, so a large transaction's stamping
+    /// never holds up other commits.
+    Visible(VisibleCommit),
     Committed,
     /// The engine's commit record could not be appended.
     Failed(CommitError),
@@ -112,8 +117,19 @@ impl Database {
         inner.crash.hit(crash_points::COMMIT_BEFORE_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
         let prepared = trx.prepare(Some(xid))?;
         // With flush = 1 the prepare record was only buffered: the group's
-        // leader makes it durable, for the whole group at once.
+        // leader makes it durable, for the whole group at once. A promoted
+        // transaction syncs its own: a group stays busy until its last
+        // member leaves, and the promotion (under the exclusive rotation
+        // lock) would keep every other session out of the next group.
         let member = match &inner.groups {
+            Some(_) if promoted => match inner.redo.wait_durable(prepared.prepare_lsn()) {
+                Ok(()) => None,
+                Err(error) => {
+                    let error = DatabaseError::Redo(error);
+                    self.abandon_in_doubt(prepared, &error);
+                    return Err(error);
+                }
+            },
             Some(groups) => match groups.join(prepared.prepare_lsn()) {
                 Ok(member) => Some(member),
                 Err(error) => {
@@ -131,26 +147,47 @@ impl Database {
 
         let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
         let hook_state = state.clone();
+        let hook_elapsed = Arc::new(Mutex::new(std::time::Duration::ZERO));
+        let hook_timer = hook_elapsed.clone();
         let hook: CommitHook = Box::new(move |info: &CommitInfo| {
+            let started = std::time::Instant::now();
+            let _timed = scopeguard_elapsed(&hook_timer, started);
             let mut state = hook_state.lock();
             let HookState::Waiting(prepared) = std::mem::replace(&mut *state, HookState::Committed) else {
                 unreachable!("a commit hook runs once");
             };
-            if let Err(failed) = prepared.commit(Some(info.gtid)) {
-                *state = HookState::Failed(failed);
-            }
+            *state = match prepared.commit_visible(Some(info.gtid)) {
+                Ok(visible) => HookState::Visible(visible),
+                Err(failed) => HookState::Failed(failed),
+            };
         });
         let logged: Result<CommitInfo> = if promoted {
             // The promotion closes the active file, as a rotation does: the
             // same rule (no commit in flight, redo durable first).
+            let waited = std::time::Instant::now();
             let _alone = inner.rotation.write();
-            inner.redo.flush().map_err(DatabaseError::Redo).and_then(|_| Ok(inner.binlog.commit_with_hook(cache, Some(hook))?))
+            let locked = std::time::Instant::now();
+            let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
+            let redo_synced = std::time::Instant::now();
+            let logged = flushed.and_then(|_| Ok(inner.binlog.commit_with_hook(cache, Some(hook))?));
+            tracing::info!(
+                lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
+                redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
+                binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
+                engine_commit_ms = hook_elapsed.lock().as_secs_f64() * 1e3,
+                "large transaction promoted (times under the exclusive rotation lock)"
+            );
+            logged
         } else {
             let _commit_in_flight = inner.rotation.read();
             inner.binlog.commit_with_hook(cache, Some(hook)).map_err(DatabaseError::Binlog)
         };
         drop(member);
-        let state = std::mem::replace(&mut *state.lock(), HookState::Committed);
+        let mut state = std::mem::replace(&mut *state.lock(), HookState::Committed);
+        if let HookState::Visible(visible) = state {
+            visible.finish();
+            state = HookState::Committed;
+        }
         match (logged, state) {
             (Ok(info), HookState::Committed) => {
                 inner.commits.fetch_add(1, Ordering::Relaxed);
@@ -164,6 +201,7 @@ impl Database {
                 Err(error)
             }
             (Ok(_), HookState::Waiting(_)) => unreachable!("the binlog acknowledged a commit without running its hook"),
+            (_, HookState::Visible(_)) => unreachable!("finished above"),
             (Err(error), HookState::Waiting(prepared)) => {
                 // The group may or may not have reached the file.
                 self.abandon_in_doubt(prepared, &error);
@@ -303,4 +341,15 @@ impl Database {
             }
         }
     }
+}
+
+/// Adds the time since `started` to `total` when dropped.
+fn scopeguard_elapsed(total: &Mutex<std::time::Duration>, started: std::time::Instant) -> impl Drop + '_ {
+    struct Elapsed<'a>(&'a Mutex<std::time::Duration>, std::time::Instant);
+    impl Drop for Elapsed<'_> {
+        fn drop(&mut self) {
+            *self.0.lock() += self.1.elapsed();
+        }
+    }
+    Elapsed(total, started)
 }

@@ -51,6 +51,31 @@ pub struct PreparedTransaction {
     prepare_lsn: Lsn,
 }
 
+/// A committed transaction (visible, its GTID executed) whose versions
+/// are not yet stamped nor its locks released: [`VisibleCommit::finish`]
+/// does that, and so does dropping it.
+#[derive(Debug)]
+pub struct VisibleCommit {
+    trx: Transaction,
+    seq: u64,
+    commit_lsn: Lsn,
+}
+
+impl VisibleCommit {
+    pub fn finish(mut self) -> CommitOutcome {
+        self.trx.finish_commit(self.seq);
+        CommitOutcome { commit_seq: Some(self.seq), commit_lsn: Some(self.commit_lsn) }
+    }
+}
+
+impl Drop for VisibleCommit {
+    fn drop(&mut self) {
+        if self.trx.status == Status::Committing {
+            self.trx.finish_commit(self.seq);
+        }
+    }
+}
+
 /// A commit whose redo record could not be written. The transaction is
 /// still prepared: retry, or roll back if the binlog does not have it.
 #[derive(Debug)]
@@ -126,8 +151,19 @@ impl PreparedTransaction {
     }
 
     /// Makes the transaction visible, with `gtid` added to the executed set
-    /// in the same step.
-    pub fn commit(mut self, gtid: Option<Gtid>) -> Result<CommitOutcome, CommitError> {
+    /// in the same step, then stamps its versions and releases its locks.
+    pub fn commit(self, gtid: Option<Gtid>) -> Result<CommitOutcome, CommitError> {
+        Ok(self.commit_visible(gtid)?.finish())
+    }
+
+    /// The first half of [`PreparedTransaction::commit`]: the commit record
+    /// and visibility (with `gtid`), one short step under the registry
+    /// lock. The rest (stamping every version, queueing purge, releasing
+    /// row locks; time proportional to the rows written) is
+    /// [`VisibleCommit::finish`], which a caller holding a lock others
+    /// wait for (the binlog's commit stage, the rotation lock) runs after
+    /// letting go of it.
+    pub fn commit_visible(self, gtid: Option<Gtid>) -> Result<VisibleCommit, CommitError> {
         let shared = Arc::clone(&self.trx.shared);
         let made_visible = {
             let mut commits = shared.commits.write();
@@ -146,8 +182,9 @@ impl PreparedTransaction {
         };
         match made_visible {
             Ok((seq, commit_lsn)) => {
-                self.trx.finish_commit(seq);
-                Ok(CommitOutcome { commit_seq: Some(seq), commit_lsn: Some(commit_lsn) })
+                let PreparedTransaction { mut trx, .. } = self;
+                trx.status = Status::Committing;
+                Ok(VisibleCommit { trx, seq, commit_lsn })
             }
             Err(error) => Err(CommitError { error, transaction: Box::new(self) }),
         }

@@ -69,7 +69,7 @@ pub mod write;
 
 pub use catalog::{ColumnDef, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
-pub use commit::{CommitError, CommitOutcome, PreparedTransaction};
+pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};
 pub use config::EngineConfig;
 pub use engine::Engine;
 pub use error::{EngineError, Result};

@@ -47,6 +47,9 @@ pub(crate) enum Status {
     Active,
     /// Changes frozen and logged; only commit or rollback remain.
     Prepared,
+    /// Visible and committed; versions not yet stamped, locks held
+    /// (`VisibleCommit`).
+    Committing,
     /// Rolled back by the engine (deadlock victim); calls fail until dropped.
     Aborted,
     Finished,
@@ -181,7 +184,7 @@ impl Transaction {
         match self.status {
             Status::Active => Ok(()),
             Status::Aborted => Err(EngineError::Internal("the transaction was rolled back after a deadlock".to_string())),
-            Status::Prepared | Status::Finished => Err(EngineError::Internal("the transaction has ended".to_string())),
+            Status::Prepared | Status::Committing | Status::Finished => Err(EngineError::Internal("the transaction has ended".to_string())),
         }
     }
 
@@ -285,7 +288,8 @@ impl Drop for Transaction {
                 tracing::warn!(trx = self.id, "a prepared transaction was dropped: rolling it back");
                 self.rollback_all();
             }
-            Status::Aborted | Status::Finished => {}
+            // VisibleCommit finishes it before this runs.
+            Status::Aborted | Status::Finished | Status::Committing => {}
         }
         self.status = Status::Finished;
     }
