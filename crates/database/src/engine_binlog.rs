@@ -327,6 +327,9 @@ impl EngineBinlog {
                 if let Err(error) = self.rotate() {
                     return self.writer_error(&inner, error);
                 }
+                if let Some(inner) = inner.upgrade() {
+                    inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
     }
