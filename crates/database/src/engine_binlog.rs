@@ -226,6 +226,9 @@ impl EngineBinlog {
     /// Before a checkpoint deletes redo below `start_lsn`: everything
     /// before it is written to the binlog files and synced.
     pub fn make_durable_through(&self, start_lsn: Lsn) -> Result<()> {
+        // A commit whose record lies below `start_lsn` joins the queue under
+        // the order lock: once we hold it, every such commit is queued.
+        drop(self.order.lock());
         self.redo.wait_durable(start_lsn)?;
         self.wait_written_through(start_lsn)?;
         let written = self.queue.lock().written_through;

@@ -43,7 +43,7 @@ impl Point {
 
 /// Every point a commit, a rotation or a checkpoint passes.
 fn points() -> Vec<Point> {
-    let mut points: Vec<Point> = database_points::ALL.iter().map(|p| Point::Database(p)).collect();
+    let mut points: Vec<Point> = database_points::TWO_PHASE.iter().map(|p| Point::Database(p)).collect();
     use binlog::crash_points as b;
     points.extend(
         [
