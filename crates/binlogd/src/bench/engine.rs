@@ -185,7 +185,8 @@ pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
         print_results(&mode_args, &results)?;
         multi_session.push(results.last().expect("at least one run").clone());
     }
-    if let [file, engine] = multi_session.as_slice() {
+    let of_mode = |name: &str| multi_session.iter().find(|r| r.binlog_storage_engine == name);
+    if let (Some(file), Some(engine)) = (of_mode("file"), of_mode("engine")) {
         print_comparison(args, file, engine)?;
     }
     Ok(())
