@@ -615,8 +615,14 @@ mod tests {
         assert!(result.transactions > 0, "{result:?}");
         assert!(result.redo_fsyncs > 0 && result.binlog_fsyncs > 0, "{result:?}");
         let json = serde_json::to_value(&result).unwrap();
-        for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec"] {
+        for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec", "binlog_storage_engine"] {
             assert!(json.get(key).is_some(), "--json lacks {key}");
         }
+        // The binlog inside redo: no binlog fdatasync on the commit path.
+        let engine_args = EngineBenchArgs { binlog_storage_engine: vec![BinlogStorageEngine::Engine], ..args };
+        let result = run_once(&dir.path().join("run-engine"), 2, &engine_args).unwrap();
+        assert_eq!(result.binlog_storage_engine, "engine");
+        assert!(result.transactions > 0 && result.redo_fsyncs > 0, "{result:?}");
+        assert_eq!(result.binlog_fsyncs, 0, "{result:?}");
     }
 }
