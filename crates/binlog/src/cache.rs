@@ -127,6 +127,48 @@ impl TransactionCache {
         }
     }
 
+    /// A cache holding `bytes`: whole encoded events as a cache holds
+    /// them (what [`TransactionCache::encoded_events`] returned, e.g. kept
+    /// in a redo record by the engine-integrated binlog). Every event is
+    /// checked (checksum, shape); the cache stays in memory and is never
+    /// promoted.
+    pub fn from_encoded_events(context: CacheContext, bytes: Vec<u8>) -> Result<TransactionCache> {
+        let mut cache = TransactionCache::new(context);
+        let checksum = cache.context.checksum;
+        let mut at = 0usize;
+        while at < bytes.len() {
+            let invalid = |reason: String| BinlogError::Invalid(format!("cached events at offset {at}: {reason}"));
+            let size = peek_event_size(&bytes[at..]).ok_or_else(|| invalid("truncated header".into()))? as usize;
+            if size < COMMON_HEADER_LENGTH || bytes.len() - at < size {
+                return Err(invalid(format!("event of {size} bytes overruns the {} cached", bytes.len())));
+            }
+            let raw = binlog_format::frame::RawEvent::parse(&bytes[at..at + size], checksum).map_err(|e| invalid(e.to_string()))?;
+            let event = Event::decode(&raw, &Default::default()).map_err(|e| invalid(e.to_string()))?;
+            if cache.event_count == 0 {
+                cache.timestamp = raw.header.timestamp;
+            }
+            cache.shape = next_shape(cache.shape, &event)?;
+            cache.terminating_event_type = raw.header.event_type;
+            cache.last_event_size = size as u64;
+            cache.event_count += 1;
+            at += size;
+        }
+        cache.length = bytes.len() as u64;
+        cache.memory = bytes;
+        Ok(cache)
+    }
+
+    /// Every cached event, in order, as one byte string (reads the spill
+    /// file, if any: the caller holds the whole transaction in memory).
+    pub fn encoded_events(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.length as usize);
+        self.for_each_event_chunk(4 << 20, |chunk| {
+            out.extend_from_slice(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// Whether the cache is laid out for promotion and large enough.
     pub fn is_promotion_candidate(&self) -> bool {
         self.header_room > 0 && self.length >= self.threshold

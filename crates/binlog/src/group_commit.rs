@@ -69,6 +69,33 @@ struct Pending {
     committed_when_queued: u64,
     hook: Option<CommitHook>,
     slot: Arc<Slot>,
+    /// Set when the caller numbered the transaction (write-behind).
+    assigned: Option<Assigned>,
+}
+
+/// A transaction numbered before it reaches the log: the engine-integrated
+/// binlog gives it its GTID (carried in its redo record) and its place in
+/// the commit order, and the log only writes it behind.
+#[derive(Debug, Clone, Copy)]
+struct Assigned {
+    gtid: Gtid,
+    /// The global sequence number the log's dependency tracker must give it
+    /// for `committed_when_queued` to be in the tracker's numbering; when it
+    /// differs the transaction is logged as depending on its predecessor.
+    global_sequence: u64,
+}
+
+/// One transaction for [`BinaryLog::append_behind`].
+pub struct BehindTransaction {
+    /// Must be `server_uuid:N` with N the log's next GTID number.
+    pub gtid: Gtid,
+    pub cache: TransactionCache,
+    /// Its position in the commit order (1 + transactions before it since
+    /// the log opened, counting every write-behind transaction).
+    pub global_sequence: u64,
+    /// How many transactions had committed when it entered commit
+    /// (COMMIT_ORDER's `last_committed`), in the same numbering.
+    pub committed_when_queued: u64,
 }
 
 /// The stage queues: transactions waiting for FLUSH, and flushed groups
@@ -132,6 +159,7 @@ impl BinaryLog {
                 committed_when_queued: self.inner.max_committed.load(Ordering::Acquire),
                 hook,
                 slot: slot.clone(),
+                assigned: None,
             });
             pending.len() == 1
         };
@@ -143,6 +171,47 @@ impl BinaryLog {
             slot.ready.wait(&mut result);
         }
         result.take().unwrap()
+    }
+
+    /// Writes transactions numbered elsewhere (the engine-integrated
+    /// binlog: their GTIDs and order come from redo, which already made
+    /// them durable), in the given order, as one group. Each GTID must be
+    /// the log's next one. The log should be opened with `sync_binlog = 0`:
+    /// durability is redo's, and readers may see the bytes once written.
+    pub fn append_behind(&self, batch: Vec<BehindTransaction>) -> Result<Vec<CommitInfo>> {
+        self.check_usable()?;
+        // Validated and sealed before queueing: a group is all or nothing.
+        let mut prepared = Vec::with_capacity(batch.len());
+        for item in batch {
+            if item.cache.shape() != Shape::Complete {
+                return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", item.cache.shape())));
+            }
+            let mut cache = item.cache;
+            let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
+            let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
+            let assigned = Some(Assigned { gtid: item.gtid, global_sequence: item.global_sequence });
+            prepared.push(Pending { cache, sealed, committed_when_queued: item.committed_when_queued, hook: None, slot, assigned });
+        }
+        let slots: Vec<Arc<Slot>> = prepared.iter().map(|p| p.slot.clone()).collect();
+        let is_leader = {
+            let mut pending = self.inner.queue.pending.lock();
+            let was_empty = pending.is_empty();
+            pending.extend(prepared);
+            was_empty && !slots.is_empty()
+        };
+        self.inner.counters.cache_use.fetch_add(slots.len() as u64, Ordering::Relaxed);
+        if is_leader {
+            self.lead_group();
+        }
+        let mut infos = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let mut result = slot.result.lock();
+            while result.is_none() {
+                slot.ready.wait(&mut result);
+            }
+            infos.push(result.take().unwrap()?);
+        }
+        Ok(infos)
     }
 
     /// The leader's work: all three stages for the queue it takes.
@@ -311,8 +380,18 @@ impl BinaryLog {
         // File offset of buffer[0] in the active file.
         let mut buffer_start = writer.active.position;
         for pending in group.iter_mut() {
-            let clock = writer.dependency.assign(pending.committed_when_queued, &pending.cache.writeset);
             let gtid = Gtid { uuid: options.server_uuid, gno: writer.next_gno };
+            let mut committed_when_queued = pending.committed_when_queued;
+            if let Some(assigned) = pending.assigned {
+                if assigned.gtid != gtid {
+                    return Err(BinlogError::Invalid(format!("write-behind transaction {} arrived where the log expects {gtid}", assigned.gtid)));
+                }
+                if assigned.global_sequence != writer.dependency.last_assigned() + 1 {
+                    // Numbered differently: no parallelism claimed.
+                    committed_when_queued = writer.dependency.last_assigned();
+                }
+            }
+            let clock = writer.dependency.assign(committed_when_queued, &pending.cache.writeset);
             let mut gtid_event = GtidEvent {
                 flags: 0,
                 gtid,

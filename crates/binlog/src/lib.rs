@@ -27,7 +27,7 @@ pub mod storage;
 pub use cache::TransactionCache;
 pub use crash_points::CrashPoints;
 pub use error::{BinlogError, Result};
-pub use group_commit::{CommitHook, CommitInfo};
+pub use group_commit::{BehindTransaction, CommitHook, CommitInfo};
 pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
 pub use reader::{LogEvent, LogReader};

@@ -202,6 +202,38 @@ impl BinaryLog {
         (writer.active.name.clone(), writer.active.position)
     }
 
+    /// A cache rebuilt from encoded events (see
+    /// [`TransactionCache::from_encoded_events`]).
+    pub fn cache_from_encoded_events(&self, bytes: Vec<u8>) -> Result<TransactionCache> {
+        TransactionCache::from_encoded_events(self.inner.cache_context.clone(), bytes)
+    }
+
+    /// Whether this log's events carry a CRC32 footer (`binlog_checksum`).
+    pub fn checksum(&self) -> bool {
+        self.inner.options.binlog_checksum
+    }
+
+    /// fdatasyncs the active file (older files were synced when rotated):
+    /// every byte written so far survives a power cut.
+    pub fn sync_active(&self) -> Result<()> {
+        self.check_usable()?;
+        let writer = self.inner.writer.lock();
+        let _sync = self.inner.sync_stage.lock();
+        let active = &writer.active;
+        active.file.sync_data().map_err(|e| BinlogError::io("fdatasync", &active.path, e))?;
+        self.inner.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The end readers never pass: with classic files the synced end
+    /// (`sync_binlog = 1`) or the written end; with the engine-integrated
+    /// binlog (opened with `sync_binlog = 0`, written behind redo) the end
+    /// of the last transaction written, each of which redo already made
+    /// durable under `innodb_flush_log_at_trx_commit`.
+    pub fn durable_end(&self) -> VisibleEnd {
+        self.visible_end()
+    }
+
     pub fn visible_end(&self) -> VisibleEnd {
         *self.inner.visible.lock()
     }

@@ -1,7 +1,9 @@
 //! Log readers: a cursor from (file, position) or from a GTID set that
-//! follows the live tail, waking on new commits. Readers see only what is
-//! published (synced when sync_binlog = 1), and a file an open reader
-//! still needs is never purged.
+//! follows the live tail, waking on new commits. Readers never pass
+//! [`BinaryLog::durable_end`]: the synced end with classic files and
+//! sync_binlog = 1, and with the engine-integrated binlog the end of the
+//! last transaction written behind redo (each one durable in redo before
+//! it is written). A file an open reader still needs is never purged.
 
 use std::time::Duration;
 
@@ -152,7 +154,7 @@ impl LogReader {
                 }
                 continue;
             }
-            let visible = self.log.visible_end();
+            let visible = self.log.durable_end();
             if let Some(event) = self.read_raw()? {
                 return Ok(Some(event));
             }
@@ -169,7 +171,7 @@ impl LogReader {
     }
 
     fn wait_for_change(&self, deadline: std::time::Instant) -> bool {
-        let generation = self.log.visible_end().generation;
+        let generation = self.log.durable_end().generation;
         self.wait_for_change_from(generation, deadline)
     }
 
@@ -186,7 +188,7 @@ impl LogReader {
 
     /// Reads one event within the visible limit of the current file.
     fn read_raw(&mut self) -> Result<Option<LogEvent>> {
-        let visible = self.log.visible_end();
+        let visible = self.log.durable_end();
         let limit = if self.file_number == visible.file_number {
             visible.position
         } else {

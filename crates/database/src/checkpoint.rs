@@ -100,6 +100,11 @@ pub(crate) fn checkpoint(inner: &Inner) -> Result<()> {
     // See the module docs: no DDL's binlog write in progress.
     let _no_ddl = inner.ddl_lock.lock();
     let begin = inner.engine.begin_checkpoint();
+    if let Some(engine_binlog) = &inner.engine_binlog {
+        // Redo before the start LSN may go only once the binlog bytes it
+        // carries are durable in the files (engine_binlog.rs).
+        engine_binlog.make_durable_through(begin.lsns.start_lsn)?;
+    }
     // Read after the start: every XID in a record before the start LSN
     // was allocated before this.
     let next_xid = inner.next_xid.load(Ordering::Acquire);

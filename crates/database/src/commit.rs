@@ -102,6 +102,9 @@ impl Database {
             inner.read_only_commits.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
+        if let Some(engine_binlog) = &inner.engine_binlog {
+            return self.commit_engine_binlog(engine_binlog, trx, context);
+        }
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
         // Built before the prepare, outside every lock; an error here
@@ -259,6 +262,12 @@ impl Database {
         if !still_needed(&inner.binlog) {
             return Ok(());
         }
+        if let Some(engine_binlog) = &inner.engine_binlog {
+            // Files only hold transactions durable in redo already.
+            engine_binlog.rotate()?;
+            inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
         // Every transaction in the file is committed in the engine (the
         // lock above); its commit record becomes durable before the file
         // stops being scanned at recovery.
@@ -293,6 +302,11 @@ impl Database {
         inner.check_writable()?;
         let value = apply(&inner.engine)?;
         let cache = binlog_events::ddl_cache(&inner.binlog, context, query)?;
+        if let Some(engine_binlog) = &inner.engine_binlog {
+            let info = self.log_ddl_engine_binlog(engine_binlog, cache)?;
+            inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
+            return Ok((value, info));
+        }
         let key = RedoTrxKey {
             boot: inner.sink.boot(),
             trx: DDL_INTENT_TRX_BASE + inner.next_ddl_intent.fetch_add(1, Ordering::Relaxed),

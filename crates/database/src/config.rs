@@ -28,9 +28,48 @@ pub const GROUP_COMMIT_GATHER_MAX_DEFAULT: Duration = Duration::from_millis(1);
 /// `binlogd_redo_prepare_part_bytes`' default (1 MiB).
 pub const REDO_PREPARE_PART_BYTES_DEFAULT: usize = 1 << 20;
 
+/// `binlogd_engine_binlog_queue_bytes_max`'s default (64 MiB).
+pub const ENGINE_BINLOG_QUEUE_BYTES_MAX_DEFAULT: u64 = 64 << 20;
+
+/// `binlog_storage_engine` (MariaDB 12.3's name): where the binlog's
+/// durability comes from. Read at open, so a change takes effect at the
+/// next start; either way the binlog stays one sequence of MySQL v4 files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BinlogStorageEngine {
+    /// Empty (the default): classic binlog files, synced per `sync_binlog`,
+    /// joined to the engine by two-phase commit (`commit.rs`).
+    #[default]
+    File,
+    /// `engine`: each commit's binlog events travel inside its one redo
+    /// record; `innodb_flush_log_at_trx_commit` alone decides durability
+    /// and the files are written behind (`engine_binlog.rs`).
+    Engine,
+}
+
+impl BinlogStorageEngine {
+    /// The variable's value: "" or "engine" (`file` is accepted as "").
+    pub fn parse(value: &str) -> Option<BinlogStorageEngine> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "file" => Some(BinlogStorageEngine::File),
+            "engine" | "innodb" => Some(BinlogStorageEngine::Engine),
+            _ => None,
+        }
+    }
+
+    /// As `SHOW VARIABLES` shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BinlogStorageEngine::File => "",
+            BinlogStorageEngine::Engine => "engine",
+        }
+    }
+}
+
 pub const BINLOG_SUBDIR: &str = "binlog";
 pub const REDO_SUBDIR: &str = "redo";
 pub const AUTO_CNF: &str = "auto.cnf";
+/// The `binlog_storage_engine` the data directory last ran with.
+pub const BINLOG_STORAGE_ENGINE_FILE: &str = "binlog_storage_engine.cnf";
 
 #[derive(Clone)]
 pub struct DatabaseConfig {
@@ -69,6 +108,14 @@ pub struct DatabaseConfig {
     /// this size, so it never holds the redo writer for long
     /// (`redo_sink.rs`).
     pub redo_prepare_part_bytes: usize,
+    /// `binlog_storage_engine` (default empty: classic files). Persisted
+    /// in `binlog_storage_engine.cnf` at open; a change takes effect at
+    /// restart. `sync_binlog` is ignored in `Engine` mode.
+    pub binlog_storage_engine: BinlogStorageEngine,
+    /// `binlogd_engine_binlog_queue_bytes_max` (default 64 MiB): in
+    /// `engine` mode, binlog bytes committed in redo and not yet written to
+    /// the files; commits wait (and the writer forces a redo sync) beyond it.
+    pub engine_binlog_queue_bytes_max: u64,
     /// The storage seam every file of the three logs goes through
     /// (`OsStorage`; tests put `binlog::sim_storage::SimStorage` here).
     pub storage: Arc<dyn Storage>,
@@ -90,6 +137,7 @@ impl std::fmt::Debug for DatabaseConfig {
             .field("group_commit_gather_max", &self.group_commit_gather_max)
             .field("cross_log_group_commit", &self.cross_log_group_commit)
             .field("redo_prepare_part_bytes", &self.redo_prepare_part_bytes)
+            .field("binlog_storage_engine", &self.binlog_storage_engine)
             .finish_non_exhaustive()
     }
 }
@@ -107,6 +155,8 @@ impl DatabaseConfig {
             group_commit_gather_max: GROUP_COMMIT_GATHER_MAX_DEFAULT,
             cross_log_group_commit: true,
             redo_prepare_part_bytes: REDO_PREPARE_PART_BYTES_DEFAULT,
+            binlog_storage_engine: BinlogStorageEngine::File,
+            engine_binlog_queue_bytes_max: ENGINE_BINLOG_QUEUE_BYTES_MAX_DEFAULT,
             storage: Arc::new(OsStorage),
             crash_points: CrashPoints::from_env(),
             binlog_crash_points: binlog::CrashPoints::from_env(),
@@ -125,7 +175,13 @@ impl DatabaseConfig {
 
     /// Whether an acknowledged commit survives a power cut: then recovery
     /// must find the engine and the binlog in exact agreement.
+    /// In `engine` mode only `innodb_flush_log_at_trx_commit` counts.
     pub fn is_fully_durable(&self) -> bool {
-        self.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit && self.binlog.sync_binlog == 1
+        let redo_synced = self.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit;
+        redo_synced && (self.is_engine_binlog() || self.binlog.sync_binlog == 1)
+    }
+
+    pub fn is_engine_binlog(&self) -> bool {
+        self.binlog_storage_engine == BinlogStorageEngine::Engine
     }
 }

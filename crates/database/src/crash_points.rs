@@ -20,7 +20,9 @@
 //! | `binlog::commit::after_hooks` | binlog | prepare; binlog; engine commit record buffered | committed (from the commit record if it reached the disk, else from the binlog) |
 //! | `redo::checkpoint::*` | redo | a checkpoint in progress | the checkpoint the control file names, plus replay |
 //!
-//! Every point is listed in [`ALL`]; the crash tests iterate over it.
+//! Every point is listed in [`ALL`] ([`TWO_PHASE`] for classic files,
+//! [`ENGINE_BINLOG`] for `binlog_storage_engine = engine`, with its own
+//! table); the crash tests iterate over them.
 
 /// The transaction's binlog events are built, its XID allocated; nothing is
 /// logged yet.
@@ -36,7 +38,60 @@ pub const RESET_AFTER_REDO_RECORD: &str = "database::reset::after_redo_record";
 /// RESET: the binlog starts again at file 1; the marker is still there.
 pub const RESET_AFTER_BINLOG_RESET: &str = "database::reset::after_binlog_reset";
 
-pub const ALL: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE, RESET_AFTER_MARKER, RESET_AFTER_REDO_RECORD, RESET_AFTER_BINLOG_RESET];
+/// `binlog_storage_engine = engine` (`engine_binlog.rs`): the binlog cache
+/// is built; nothing is logged.
+pub const ENGINE_BEFORE_REDO_WRITE: &str = "database::engine_binlog::before_redo_write";
+/// The one redo record (changes, GTID, binlog events) is appended to the
+/// log buffer and the engine committed (one step); not yet durable.
+pub const ENGINE_AFTER_REDO_WRITE: &str = "database::engine_binlog::after_redo_write";
+/// The record is durable as `innodb_flush_log_at_trx_commit` asks; the
+/// commit is about to return.
+pub const ENGINE_AFTER_REDO_SYNC: &str = "database::engine_binlog::after_redo_sync";
+/// The writer appended a group to the binlog files (not synced).
+pub const ENGINE_AFTER_BINLOG_WRITE: &str = "database::engine_binlog::after_binlog_write";
+/// A checkpoint synced the binlog file before letting redo go.
+pub const ENGINE_AFTER_BINLOG_SYNC: &str = "database::engine_binlog::after_binlog_sync";
+/// Recovery appended a batch of transactions from redo to the binlog.
+pub const ENGINE_IN_REBUILD: &str = "database::engine_binlog::in_rebuild";
+
+/// The two-phase commit's points (classic files).
+pub const TWO_PHASE: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
+
+/// The engine-integrated binlog's points. With flush = 1:
+///
+/// | point | durable when reached | recovery gives |
+/// |-------|----------------------|----------------|
+/// | `before_redo_write` | nothing of the transaction | nothing of it |
+/// | `after_redo_write` | maybe the record (a later group's sync may cover it) | committed in engine and binlog if the record is durable, else in neither |
+/// | `after_redo_sync` | the record | committed in both (the binlog rebuilt from redo) |
+/// | `after_binlog_write` | records; binlog bytes written, not synced | committed in both (binlog bytes kept or rebuilt) |
+/// | `after_binlog_sync` | records; binlog synced before a checkpoint | the checkpoint not taken; committed in both |
+/// | `in_rebuild` | part of the missing tail re-appended | the next recovery appends the rest |
+pub const ENGINE_BINLOG: &[&str] = &[
+    ENGINE_BEFORE_REDO_WRITE,
+    ENGINE_AFTER_REDO_WRITE,
+    ENGINE_AFTER_REDO_SYNC,
+    ENGINE_AFTER_BINLOG_WRITE,
+    ENGINE_AFTER_BINLOG_SYNC,
+    ENGINE_IN_REBUILD,
+];
+
+/// RESET BINARY LOGS AND GTIDS (`reset.rs`; tested in tests/reset.rs).
+pub const RESET: &[&str] = &[RESET_AFTER_MARKER, RESET_AFTER_REDO_RECORD, RESET_AFTER_BINLOG_RESET];
+
+pub const ALL: &[&str] = &[
+    COMMIT_BEFORE_PREPARE,
+    COMMIT_AFTER_PREPARE,
+    RESET_AFTER_MARKER,
+    RESET_AFTER_REDO_RECORD,
+    RESET_AFTER_BINLOG_RESET,
+    ENGINE_BEFORE_REDO_WRITE,
+    ENGINE_AFTER_REDO_WRITE,
+    ENGINE_AFTER_REDO_SYNC,
+    ENGINE_AFTER_BINLOG_WRITE,
+    ENGINE_AFTER_BINLOG_SYNC,
+    ENGINE_IN_REBUILD,
+];
 
 /// The database layer's points.
 pub struct DatabasePoints;

@@ -16,6 +16,7 @@ use crate::checkpoint::Checkpointer;
 use crate::config::DatabaseConfig;
 use crate::crash_points::CrashPoints;
 use crate::error::{DatabaseError, Result};
+use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::group_commit::GroupCommit;
 use crate::redo_sink::RedoAdapter;
 
@@ -43,6 +44,12 @@ pub struct OpenReport {
     pub ddl_gtids_recovered: GtidSet,
     /// One-phase transactions and DDL intents without an outcome, rolled back.
     pub other_rolled_back: u64,
+    /// Transactions redo committed with their binlog events (engine mode)
+    /// that the binlog files lacked: appended at recovery.
+    pub binlog_rebuilt_from_redo: GtidSet,
+    /// The `binlog_storage_engine` the directory last ran with, when the
+    /// configuration changed it.
+    pub binlog_storage_engine_switched_from: Option<crate::config::BinlogStorageEngine>,
     pub server_uuid: Uuid,
 }
 
@@ -76,6 +83,11 @@ pub(crate) struct Inner {
     pub sink: Arc<RedoAdapter>,
     /// Group commit across both logs (flush = 1 only).
     pub groups: Option<Arc<GroupCommit>>,
+    /// `binlog_storage_engine = engine`: the order lock, the write-behind
+    /// queue and its writer (`engine_binlog.rs`).
+    pub engine_binlog: Option<Arc<EngineBinlog>>,
+    /// Stops the writer when the database is dropped without close.
+    pub _engine_binlog_writer: Option<WriterGuard>,
     pub crash: CrashPoints,
     /// The next XID to hand out; starts above every XID recovery saw.
     pub next_xid: AtomicU64,
@@ -208,7 +220,11 @@ impl Database {
         // binlog write and engine commit.
         let _no_ddl = inner.ddl_lock.lock();
         let _no_commits = inner.rotation.write();
-        let flushed = inner.redo.flush();
+        let mut flushed = inner.redo.flush().map_err(DatabaseError::Redo);
+        if let (Some(engine_binlog), true) = (&inner.engine_binlog, flushed.is_ok()) {
+            // Everything committed reaches the files before the Stop event.
+            flushed = engine_binlog.drain_and_stop().map(|()| 0);
+        }
         let binlog_closed = inner.binlog.close();
         let redo_closed = inner.redo.close();
         flushed?;

@@ -49,18 +49,20 @@ pub mod commit;
 pub mod config;
 pub mod crash_points;
 mod database;
+pub mod engine_binlog;
 pub mod error;
 mod group_commit;
 pub mod recovery;
 pub mod redo_sink;
 pub mod reset;
 pub mod server_uuid;
+pub mod storage_mode;
 
 // The crates the API speaks in, for users that need only this one.
 pub use {binlog, engine, redo};
 
 pub use binlog_events::{StatementContext, BINLOG_ROW_EVENT_MAX_SIZE};
-pub use config::DatabaseConfig;
+pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};
 pub use error::{DatabaseError, Result};

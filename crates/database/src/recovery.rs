@@ -22,6 +22,13 @@
 //! | prepare without XID, no outcome    | —                                     | roll back (an unfinished one-phase commit) |
 //! | DDL intent, no outcome             | GTIDs the engine lacks                | they are the DDL's: add them to the engine |
 //! | DDL intent, no outcome             | nothing the engine lacks              | the DDL missed the binlog: close the intent |
+//! | engine commit (kind 7) or engine DDL binlog (kind 8) | its GTID          | replayed; the files are right |
+//! | engine commit or engine DDL binlog | not its GTID                          | replayed; its events re-appended to the binlog in redo order (`engine_binlog::rebuild`) |
+//!
+//! The last two rows (`binlog_storage_engine = engine`, see
+//! `engine_binlog.rs`) apply whatever mode the database opens in, so a
+//! switch keeps one continuous binlog. The files never get ahead of
+//! durable redo in that mode, so nothing is ever removed from them.
 //!
 //! **Apply.** Each decision's redo record (commit with GTID, or rollback)
 //! is appended and the redo synced *before* the binlog opens its new file:
@@ -53,9 +60,11 @@ use crate::checkpoint::{self, Checkpointer};
 use crate::config::DatabaseConfig;
 use crate::database::{Database, Inner, OpenReport};
 use crate::error::{DatabaseError, Result};
+use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::group_commit::GroupCommit;
 use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
 use crate::server_uuid;
+use crate::storage_mode;
 
 /// A transaction redo left without an outcome.
 struct InDoubt {
@@ -69,6 +78,9 @@ struct InDoubt {
 /// What replaying redo left.
 struct Replay {
     in_doubt: Vec<InDoubt>,
+    /// Engine-integrated commits (and DDL binlog records) in redo order:
+    /// the binlog's tail is rebuilt from these.
+    engine_binlog: Vec<(Gtid, redo_sink::BinlogEvents)>,
     max_xid: u64,
     records: u64,
     transactions: u64,
@@ -111,7 +123,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         }
         None => (Engine::with_redo(config.engine.clone(), sink.clone()), CheckpointLsns { start_lsn: 0, redo_retain_from_lsn: 0 }, 1),
     };
-    let replay = replay(&engine, &recovered, lsns)?;
+    let mut replay = replay(&engine, &recovered, lsns)?;
     let mut report = OpenReport {
         redo_records_replayed: replay.records,
         transactions_replayed: replay.transactions,
@@ -130,6 +142,12 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
     // An interrupted RESET BINARY LOGS AND GTIDS is finished before the
     // binlog opens (reset.rs).
     crate::reset::finish_interrupted(&engine, &redo, &binlog_options, &config)?;
+    if config.is_engine_binlog() {
+        // Durability is redo's; the files are written behind it
+        // (engine_binlog.rs), so readers may see what is written.
+        binlog_options.sync_binlog = 0;
+    }
+    let engine_binlog_logged = std::mem::take(&mut replay.engine_binlog);
     let first_pass = if replay.in_doubt.is_empty() {
         None
     } else {
@@ -140,6 +158,10 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
     let (binlog, second_pass) = BinaryLog::open(binlog_options, storage.clone(), config.binlog_crash_points.clone())?;
     let max_binlog_xid = [first_pass.as_ref(), Some(&second_pass)].into_iter().flatten().filter_map(|r| r.xids.last().copied()).max().unwrap_or(0);
     report.binlog = first_pass.unwrap_or(second_pass);
+    // The binlog's torn tail is cut; append what redo committed beyond it
+    // (whatever the mode now: a switch keeps one continuous binlog).
+    report.binlog_rebuilt_from_redo = crate::engine_binlog::rebuild(&binlog, engine_binlog_logged, &config.crash_points)?;
+    report.binlog_storage_engine_switched_from = storage_mode::record(storage.as_ref(), &config)?;
 
     // Check.
     let engine_executed = engine.executed_gtids();
@@ -160,6 +182,10 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
 
     let next_xid = snapshot_next_xid.max(replay.max_xid + 1).max(max_binlog_xid + 1).max(1);
     let crash = config.crash_points.clone();
+    let engine_binlog = config.is_engine_binlog().then(|| {
+        let rebuilt = crate::engine_binlog::rebuilt_count(&report.binlog_rebuilt_from_redo);
+        Arc::new(EngineBinlog::new(redo.clone(), binlog.clone(), crash.clone(), &config, rebuilt))
+    });
     let inner = Arc::new(Inner {
         config,
         engine,
@@ -167,6 +193,8 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         redo,
         sink,
         groups,
+        _engine_binlog_writer: engine_binlog.clone().map(WriterGuard),
+        engine_binlog,
         crash,
         next_xid: AtomicU64::new(next_xid),
         rotation: RwLock::new(()),
@@ -183,6 +211,9 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         checkpoints: AtomicU64::new(0),
         binlog_rotations: AtomicU64::new(0),
     });
+    if let Some(engine_binlog) = &inner.engine_binlog {
+        engine_binlog.start(Arc::downgrade(&inner))?;
+    }
     let checkpointer = Checkpointer::start(&inner)?.map(Arc::new);
     report.elapsed = started.elapsed();
     tracing::info!(
@@ -202,7 +233,7 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
     // Prepare parts waiting for their prepare record (redo_sink.rs); parts
     // left at the end belong to transactions that never prepared.
     let mut parts: HashMap<RedoTrxKey, Vec<RowChange>> = HashMap::new();
-    let mut replay = Replay { in_doubt: Vec::new(), max_xid: 0, records: 0, transactions: 0 };
+    let mut replay = Replay { in_doubt: Vec::new(), engine_binlog: Vec::new(), max_xid: 0, records: 0, transactions: 0 };
     for item in recovered.records() {
         let logged = item?;
         let where_ = format!("redo record at LSN {}", logged.lsn);
@@ -244,12 +275,28 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                 pending.remove(&key);
                 parts.remove(&key);
             }
+            RedoEntry::EngineCommit { key: _, xid, changes, gtid, binlog } => {
+                replay.max_xid = replay.max_xid.max(xid.unwrap_or(0));
+                if after_start {
+                    engine.apply_redo_transaction(&changes, Some(gtid))?;
+                    replay.transactions += 1;
+                }
+                replay.engine_binlog.push((gtid, binlog));
+            }
+            RedoEntry::EngineDdlBinlog { gtid, binlog } => {
+                if after_start {
+                    engine.apply_redo_transaction(&[], Some(gtid))?;
+                }
+                replay.engine_binlog.push((gtid, binlog));
+            }
             RedoEntry::Ddl(record) => {
                 if after_start {
                     engine.apply_redo_ddl(&record)?;
                 }
             }
             RedoEntry::GtidReset => {
+                // The binlog started again: nothing before is to be rebuilt.
+                replay.engine_binlog.clear();
                 if after_start {
                     engine.reset_executed_gtids();
                 }

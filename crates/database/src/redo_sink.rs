@@ -13,6 +13,8 @@
 //! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
 //! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
+//! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, `BINLOG_EVENTS` |
+//! | 8 | engine DDL binlog | `binlog_storage_engine = engine`: a DDL statement's binlog transaction: `GTID`, `BINLOG_EVENTS` (the change itself is the kind 4 record before it) |
 //! | 9 | prepare part | `TRANSACTION` (no XID), `PAYLOAD` = `engine::codec::encode_changes` of the first changes of a large transaction; its prepare record (kind 1) carries the rest |
 //!
 //! A transaction whose changes encode to more than
@@ -28,6 +30,15 @@
 //! transaction that never prepared, and are dropped with it. The
 //! engine's prepare LSN bound is taken before the first part, so a
 //! checkpoint keeps every part of a transaction still prepared.
+//!
+//! `GTID` (tag 2): source UUID (16 bytes) then GNO (u64 LE). `BINLOG_EVENTS`
+//! (tag 3): flags u8 (bit 0: the events carry CRC32 footers), then the
+//! transaction's cached binlog events exactly as its binlog cache held them
+//! (BEGIN … Xid, or the DDL's Query), without the Gtid event and with
+//! `log_pos` not yet final: the binlog writer adds the Gtid event (its
+//! logical clock and commit timestamp are the writer's) and sets `log_pos`
+//! and checksums when it appends them to a file, at commit time or when
+//! recovery rebuilds the files' tail.
 //!
 //! `TRANSACTION` (tag 0x80, the first engine tag): boot u64, engine
 //! transaction id u64, XID presence u8, XID u64 (all LE; 25 bytes). The
@@ -47,8 +58,10 @@
 //! | DDL | fdatasync | DDL is applied right after; the binlog write follows |
 //! | DDL intent | fdatasync | before the binlog write: recovery then knows to look in the binlog for the DDL's GTID |
 //! | GTID reset | fdatasync | before the old binlog files go: replay must not rebuild the old GTIDs |
+//! | engine commit | `innodb_flush_log_at_trx_commit`, waited for by the committer after the append (`engine_binlog.rs`) | it alone makes the transaction and its binlog events durable |
+//! | engine DDL binlog | fdatasync | as DDL |
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use binlog_format::Gtid;
 use engine::{codec, DdlRecord, EngineError, Lsn, RedoSink, RowChange, TrxId, Xid};
@@ -63,10 +76,15 @@ pub const KIND_ROLLBACK: u8 = 3;
 pub const KIND_DDL: u8 = 4;
 pub const KIND_DDL_INTENT: u8 = 5;
 pub const KIND_GTID_RESET: u8 = 6;
+pub const KIND_ENGINE_COMMIT: u8 = 7;
+pub const KIND_ENGINE_DDL_BINLOG: u8 = 8;
 pub const KIND_PREPARE_PART: u8 = 9;
 
 /// With flush = 1, prepare parts are synced every this many parts.
 pub const PREPARE_PARTS_PER_SYNC: usize = 4;
+const GTID_SECTION_BYTES: usize = 16 + 8;
+/// `BINLOG_EVENTS` flag: the events carry CRC32 footers.
+const BINLOG_EVENTS_CHECKSUM: u8 = 1;
 /// The (boot, transaction id, XID) section.
 pub const SECTION_TRANSACTION: u8 = section::ENGINE_FIRST;
 const TRANSACTION_SECTION_BYTES: usize = 8 + 8 + 1 + 8;
@@ -89,6 +107,65 @@ pub enum RedoEntry {
     Ddl(DdlRecord),
     DdlIntent { key: RedoTrxKey },
     GtidReset,
+    /// A whole commit of the engine-integrated binlog.
+    EngineCommit { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange>, gtid: Gtid, binlog: BinlogEvents },
+    /// A DDL statement's binlog transaction (engine-integrated binlog).
+    EngineDdlBinlog { gtid: Gtid, binlog: BinlogEvents },
+}
+
+/// A transaction's cached binlog events, as a redo record carries them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinlogEvents {
+    /// The events carry CRC32 footers.
+    pub checksum: bool,
+    pub events: Vec<u8>,
+}
+
+impl BinlogEvents {
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(1 + self.events.len());
+        out.push(if self.checksum { BINLOG_EVENTS_CHECKSUM } else { 0 });
+        out.extend_from_slice(&self.events);
+        out
+    }
+
+    fn decode(bytes: &[u8]) -> Option<BinlogEvents> {
+        let (&flags, events) = bytes.split_first()?;
+        (flags & !BINLOG_EVENTS_CHECKSUM == 0).then(|| BinlogEvents { checksum: flags & BINLOG_EVENTS_CHECKSUM != 0, events: events.to_vec() })
+    }
+}
+
+fn gtid_section(gtid: Gtid) -> Vec<u8> {
+    let mut out = Vec::with_capacity(GTID_SECTION_BYTES);
+    out.extend_from_slice(&gtid.uuid.0);
+    out.extend_from_slice(&gtid.gno.to_le_bytes());
+    out
+}
+
+fn decode_gtid_section(bytes: &[u8]) -> Option<Gtid> {
+    if bytes.len() != GTID_SECTION_BYTES {
+        return None;
+    }
+    let uuid = binlog_format::Uuid(bytes[..16].try_into().unwrap());
+    Some(Gtid { uuid, gno: u64::from_le_bytes(bytes[16..].try_into().unwrap()) })
+}
+
+/// The one record of an engine-integrated commit.
+pub fn engine_commit_record(key: RedoTrxKey, xid: Option<Xid>, changes_payload: Vec<u8>, gtid: Gtid, binlog_section: Vec<u8>) -> Record {
+    Record::new(KIND_ENGINE_COMMIT)
+        .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
+        .with_section(section::PAYLOAD, changes_payload)
+        .with_section(section::GTID, gtid_section(gtid))
+        .with_section(section::BINLOG_EVENTS, binlog_section)
+}
+
+pub fn engine_ddl_binlog_record(gtid: Gtid, binlog: &BinlogEvents) -> Record {
+    Record::new(KIND_ENGINE_DDL_BINLOG).with_section(section::GTID, gtid_section(gtid)).with_section(section::BINLOG_EVENTS, binlog.encode())
+}
+
+/// `BINLOG_EVENTS` section bytes of `binlog`.
+pub fn binlog_events_section(binlog: &BinlogEvents) -> Vec<u8> {
+    binlog.encode()
 }
 
 fn transaction_section(key: RedoTrxKey, xid: Option<Xid>) -> Vec<u8> {
@@ -141,6 +218,8 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         KIND_PREPARE | KIND_PREPARE_PART | KIND_COMMIT => 2,
         KIND_ROLLBACK | KIND_DDL | KIND_DDL_INTENT => 1,
         KIND_GTID_RESET => 0,
+        KIND_ENGINE_COMMIT => 4,
+        KIND_ENGINE_DDL_BINLOG => 2,
         other => return Err(bad(format!("unknown record kind {other}"))),
     };
     if record.sections.len() != sections_expected {
@@ -156,6 +235,12 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         Ok((key, (bytes[16] == 1).then(|| u64_at(17))))
     };
     let payload = || record.payload().ok_or_else(|| bad("no payload section".into()));
+    let gtid = || {
+        record.section(section::GTID).and_then(decode_gtid_section).ok_or_else(|| bad("no valid GTID section".into()))
+    };
+    let binlog = || {
+        record.section(section::BINLOG_EVENTS).and_then(BinlogEvents::decode).ok_or_else(|| bad("no valid binlog events section".into()))
+    };
     let engine_error = |error: EngineError| bad(error.to_string());
     Ok(match record.kind {
         KIND_PREPARE => {
@@ -173,6 +258,12 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         KIND_ROLLBACK => RedoEntry::Rollback { key: transaction()?.0 },
         KIND_DDL_INTENT => RedoEntry::DdlIntent { key: transaction()?.0 },
         KIND_GTID_RESET => RedoEntry::GtidReset,
+        KIND_ENGINE_COMMIT => {
+            let (key, xid) = transaction()?;
+            let changes = codec::decode_changes(payload()?).map_err(engine_error)?;
+            RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: binlog()? }
+        }
+        KIND_ENGINE_DDL_BINLOG => RedoEntry::EngineDdlBinlog { gtid: gtid()?, binlog: binlog()? },
         _ => RedoEntry::Ddl(codec::decode_ddl(payload()?).map_err(engine_error)?),
     })
 }
@@ -198,13 +289,32 @@ pub struct RedoAdapter {
     /// hold them): dropping them in memory must not log a rollback, or
     /// recovery would undo what the binlog says committed.
     in_doubt: Mutex<HashSet<TrxId>>,
+    /// Engine-integrated commits between `stage_engine_commit` and
+    /// `log_commit`: their prepare writes nothing, their commit writes the
+    /// one record (see `engine_binlog.rs`).
+    staged: Mutex<HashMap<TrxId, Staged>>,
+}
+
+/// What an engine-integrated commit's record needs besides the GTID.
+struct Staged {
+    xid: Option<Xid>,
+    binlog_section: Vec<u8>,
+    /// Encoded by `log_prepare`, outside the engine's commit lock.
+    changes_payload: Option<Vec<u8>>,
 }
 
 impl RedoAdapter {
     /// `prepare_durability`: what a prepare with an XID waits for
     /// (`Buffered` when the caller makes it durable itself).
     pub fn new(redo: RedoLog, boot: u64, prepare_durability: Durability, prepare_part_bytes: usize) -> RedoAdapter {
-        RedoAdapter { redo, boot, prepare_durability, prepare_part_bytes: prepare_part_bytes.max(1), in_doubt: Mutex::new(HashSet::new()) }
+        RedoAdapter {
+            redo,
+            boot,
+            prepare_durability,
+            prepare_part_bytes: prepare_part_bytes.max(1),
+            in_doubt: Mutex::new(HashSet::new()),
+            staged: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn key(&self, trx: TrxId) -> RedoTrxKey {
@@ -215,6 +325,18 @@ impl RedoAdapter {
         self.boot
     }
 
+    /// `trx` commits in one record (engine-integrated binlog): its prepare
+    /// logs nothing, its commit logs the changes, the GTID and `binlog`.
+    pub fn stage_engine_commit(&self, trx: TrxId, xid: Option<Xid>, binlog: &BinlogEvents) {
+        let staged = Staged { xid, binlog_section: binlog.encode(), changes_payload: None };
+        self.staged.lock().insert(trx, staged);
+    }
+
+    /// Forgets a staged commit that never reached its prepare.
+    pub fn unstage(&self, trx: TrxId) {
+        self.staged.lock().remove(&trx);
+    }
+
     /// The next rollback of `trx` is not logged (see `in_doubt`).
     pub fn mark_in_doubt(&self, trx: TrxId) {
         self.in_doubt.lock().insert(trx);
@@ -223,6 +345,10 @@ impl RedoAdapter {
 
 impl RedoSink for RedoAdapter {
     fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> engine::Result<Lsn> {
+        if let Some(staged) = self.staged.lock().get_mut(&trx_id) {
+            staged.changes_payload = Some(codec::encode_changes(changes));
+            return Ok(self.redo.current_lsn());
+        }
         let durability = if xid.is_some() { self.prepare_durability } else { Durability::Buffered };
         let key = self.key(trx_id);
         let sync_parts = self.redo.options().innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit;
@@ -247,10 +373,22 @@ impl RedoSink for RedoAdapter {
     }
 
     fn log_commit(&self, trx_id: TrxId, gtid: Option<Gtid>) -> engine::Result<Lsn> {
+        let staged = self.staged.lock().remove(&trx_id);
+        if let Some(staged) = staged {
+            let (Some(gtid), Some(changes_payload)) = (gtid, staged.changes_payload) else {
+                return Err(EngineError::Storage { errno: 5, reason: format!("engine-integrated commit of transaction {trx_id} without GTID or prepare") });
+            };
+            let record = engine_commit_record(self.key(trx_id), staged.xid, changes_payload, gtid, staged.binlog_section);
+            return self.redo.append(&record, Durability::Buffered).map_err(storage_error);
+        }
         self.redo.append(&commit_record(self.key(trx_id), gtid), Durability::Buffered).map_err(storage_error)
     }
 
     fn log_rollback(&self, trx_id: TrxId) {
+        if self.staged.lock().remove(&trx_id).is_some() {
+            // An engine-integrated commit logs nothing before its one record.
+            return;
+        }
         if self.in_doubt.lock().remove(&trx_id) {
             return;
         }
@@ -293,6 +431,14 @@ mod tests {
             (commit_record(key, Some(gtid)), RedoEntry::Commit { key, gtid: Some(gtid) }),
             (rollback_record(key), RedoEntry::Rollback { key }),
             (ddl_intent_record(key), RedoEntry::DdlIntent { key }),
+            (
+                engine_commit_record(key, Some(7), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogEvents { checksum: true, events: vec![1, 2, 3] }.encode()),
+                RedoEntry::EngineCommit { key, xid: Some(7), changes: vec![change.clone()], gtid, binlog: BinlogEvents { checksum: true, events: vec![1, 2, 3] } },
+            ),
+            (
+                engine_ddl_binlog_record(gtid, &BinlogEvents { checksum: false, events: vec![4] }),
+                RedoEntry::EngineDdlBinlog { gtid, binlog: BinlogEvents { checksum: false, events: vec![4] } },
+            ),
             (ddl_record(&DdlRecord::CreateDatabase { name: "d".into() }), RedoEntry::Ddl(DdlRecord::CreateDatabase { name: "d".into() })),
         ];
         for (record, expected) in cases {

@@ -13,6 +13,13 @@
 //! Lock waits and deadlocks (sessions may pick the same keys) roll back
 //! and retry; they are counted. Latency is the whole transaction's.
 //!
+//! `--binlog-storage-engine file,engine` runs the same benchmark in both
+//! modes of `binlog_storage_engine` (classic files with two-phase commit;
+//! the binlog inside the redo log, where `--sync-binlog` is ignored), one
+//! after the other in one invocation, and prints the ratio of the two
+//! (issue 8's targets: engine at least 1.3x file at flush 1, fsyncs per
+//! transaction at most half).
+//!
 //! `--compare-single-session` first runs one session for the same time in
 //! `DIR/single-session`, so the speedup is measured on the same disk in the
 //! same invocation. The issue-4 targets (16 sessions, flush 1, sync_binlog
@@ -28,7 +35,7 @@ use binlog_format::column_type::ColumnType;
 use binlog_format::Value;
 use database::engine::{ColumnDef, IndexSpec, RowKey, TableId, TableSpec};
 use database::redo::FlushLogAtTrxCommit;
-use database::{Database, DatabaseConfig, DatabaseError, StatementContext};
+use database::{BinlogStorageEngine, Database, DatabaseConfig, DatabaseError, StatementContext};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -96,6 +103,11 @@ pub struct EngineBenchArgs {
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub binlog_group_commit_sync_delay: u64,
 
+    /// `binlog_storage_engine` of each run, comma-separated: `file` (empty,
+    /// classic) and/or `engine`.
+    #[arg(long, value_name = "file|engine", value_delimiter = ',', default_value = "file", value_parser = parse_mode)]
+    pub binlog_storage_engine: Vec<BinlogStorageEngine>,
+
     /// Rows preloaded into the table (sysbench's --table-size).
     #[arg(long, value_name = "N", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(10..=TABLE_SIZE_MAX))]
@@ -122,6 +134,8 @@ pub struct EngineBenchArgs {
 /// What one run measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
+    /// "file" or "engine".
+    pub binlog_storage_engine: &'static str,
     pub sessions: u32,
     pub innodb_flush_log_at_trx_commit: u64,
     pub sync_binlog: u64,
@@ -159,36 +173,77 @@ struct Comparison<'a> {
 
 pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
     let dirs = RunDirs::prepare(&args.dir)?;
+    let mut modes = args.binlog_storage_engine.clone();
+    modes.dedup();
     let outcome = (|| -> Result<Vec<RunResult>, String> {
-        // Every run's directory is claimed before the first run, so a
-        // leftover one is refused before any time is spent.
-        let mut runs = Vec::new();
-        if args.compare_single_session {
-            runs.push((dirs.fresh(SINGLE_SESSION_SUBDIR, args.clean)?, 1));
+        let mut multi_session = Vec::new();
+        for mode in &modes {
+            let mode_args = EngineBenchArgs { binlog_storage_engine: vec![*mode], ..args.clone() };
+            // Classic runs keep their directory names; engine runs get a suffix.
+            let suffix = if *mode == BinlogStorageEngine::Engine { "-engine" } else { "" };
+            let results = run_mode(&dirs, &mode_args, suffix)?;
+            print_results(&mode_args, &results)?;
+            multi_session.push(results.last().expect("at least one run").clone());
         }
-        runs.push((dirs.fresh(SESSIONS_SUBDIR, args.clean)?, args.sessions));
-        let mut results = Vec::new();
-        let mut failure = None;
-        for (dir, sessions) in &runs {
-            match run_once(dir, *sessions, args) {
-                Ok(result) => results.push(result),
-                Err(error) => {
-                    failure = Some(error);
-                    break;
-                }
-            }
-        }
-        if !args.keep {
-            for (dir, _) in &runs {
-                RunDirs::remove(dir)?;
-            }
-        }
-        failure.map_or(Ok(results), Err)
+        Ok(multi_session)
     })();
     let finished = dirs.finish(args.keep);
-    let results = outcome?;
+    let multi_session = outcome?;
     finished?;
-    print_results(args, &results)
+    let of_mode = |name: &str| multi_session.iter().find(|r| r.binlog_storage_engine == name);
+    if let (Some(file), Some(engine)) = (of_mode("file"), of_mode("engine")) {
+        print_comparison(args, file, engine)?;
+    }
+    Ok(())
+}
+
+/// The ratio of the two modes' multi-session runs (issue 8's targets).
+fn print_comparison(args: &EngineBenchArgs, file: &RunResult, engine: &RunResult) -> Result<(), String> {
+    let speedup = if file.tps > 0.0 { engine.tps / file.tps } else { 0.0 };
+    let fsync_ratio = if file.fsyncs_per_transaction > 0.0 { engine.fsyncs_per_transaction / file.fsyncs_per_transaction } else { 0.0 };
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    if args.json {
+        let json = serde_json::json!({ "engine_vs_file_tps": speedup, "engine_vs_file_fsyncs_per_transaction": fsync_ratio });
+        println!("{json}");
+        return Ok(());
+    }
+    println!(
+        "engine vs file, {} sessions: {speedup:.2}x tps (target >= 1.3x: {}), fsyncs/trx {:.3} vs {:.3} = {fsync_ratio:.2}x (target <= 0.5x: {})",
+        file.sessions,
+        verdict(speedup >= 1.3),
+        engine.fsyncs_per_transaction,
+        file.fsyncs_per_transaction,
+        verdict(fsync_ratio <= 0.5)
+    );
+    Ok(())
+}
+
+/// The single-session run (if asked) and the multi-session run of one mode.
+fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<Vec<RunResult>, String> {
+    // Every run's directory is claimed before the first run, so a
+    // leftover one is refused before any time is spent.
+    let mut runs = Vec::new();
+    if args.compare_single_session {
+        runs.push((dirs.fresh(&format!("{SINGLE_SESSION_SUBDIR}{suffix}"), args.clean)?, 1));
+    }
+    runs.push((dirs.fresh(&format!("{SESSIONS_SUBDIR}{suffix}"), args.clean)?, args.sessions));
+    let mut results = Vec::new();
+    let mut failure = None;
+    for (dir, sessions) in &runs {
+        match run_once(dir, *sessions, args) {
+            Ok(result) => results.push(result),
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
+        }
+    }
+    if !args.keep {
+        for (dir, _) in &runs {
+            RunDirs::remove(dir)?;
+        }
+    }
+    failure.map_or(Ok(results), Err)
 }
 
 fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), String> {
@@ -236,7 +291,8 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), St
         ]);
     }
     println!(
-        "innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        "binlog_storage_engine={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        mode_name(args.binlog_storage_engine[0]),
         args.flush_log_at_trx_commit,
         args.sync_binlog,
         if args.cross_log_group_commit { "ON" } else { "OFF" },
@@ -267,7 +323,19 @@ fn config(dir: &Path, args: &EngineBenchArgs) -> Result<DatabaseConfig, String> 
     config.binlog.binlog_group_commit_sync_delay = Duration::from_micros(args.binlog_group_commit_sync_delay);
     config.group_commit_gather_max = Duration::from_micros(args.group_commit_gather_max);
     config.cross_log_group_commit = args.cross_log_group_commit;
+    config.binlog_storage_engine = args.binlog_storage_engine.first().copied().unwrap_or_default();
     Ok(config)
+}
+
+fn parse_mode(text: &str) -> Result<BinlogStorageEngine, String> {
+    BinlogStorageEngine::parse(text).ok_or_else(|| format!("{text:?} is not file or engine"))
+}
+
+fn mode_name(mode: BinlogStorageEngine) -> &'static str {
+    match mode {
+        BinlogStorageEngine::File => "file",
+        BinlogStorageEngine::Engine => "engine",
+    }
 }
 
 fn table_spec() -> TableSpec {
@@ -480,6 +548,7 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
     let binlog_fsyncs = after.binlog_fsyncs - before.binlog_fsyncs;
     let per_second = |count: u64| if seconds > 0.0 { count as f64 / seconds } else { 0.0 };
     Ok(RunResult {
+        binlog_storage_engine: mode_name(args.binlog_storage_engine.first().copied().unwrap_or_default()),
         sessions,
         innodb_flush_log_at_trx_commit: args.flush_log_at_trx_commit,
         sync_binlog: args.sync_binlog,
@@ -518,6 +587,7 @@ mod tests {
             group_commit_gather_max: 1000,
             cross_log_group_commit: true,
             binlog_group_commit_sync_delay: 0,
+            binlog_storage_engine: vec![BinlogStorageEngine::File],
             table_size: 100,
             json: true,
             compare_single_session: false,
@@ -528,8 +598,14 @@ mod tests {
         assert!(result.transactions > 0, "{result:?}");
         assert!(result.redo_fsyncs > 0 && result.binlog_fsyncs > 0, "{result:?}");
         let json = serde_json::to_value(&result).unwrap();
-        for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec"] {
+        for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec", "binlog_storage_engine"] {
             assert!(json.get(key).is_some(), "--json lacks {key}");
         }
+        // The binlog inside redo: no binlog fdatasync on the commit path.
+        let engine_args = EngineBenchArgs { binlog_storage_engine: vec![BinlogStorageEngine::Engine], ..args };
+        let result = run_once(&dir.path().join("run-engine"), 2, &engine_args).unwrap();
+        assert_eq!(result.binlog_storage_engine, "engine");
+        assert!(result.transactions > 0 && result.redo_fsyncs > 0, "{result:?}");
+        assert_eq!(result.binlog_fsyncs, 0, "{result:?}");
     }
 }

@@ -67,6 +67,11 @@ impl Settings {
                     database.redo.innodb_flush_log_at_trx_commit = redo::FlushLogAtTrxCommit::from_value(number(name, value)?)
                         .ok_or_else(|| format!("--{name}: '{value}' is not 0, 1 or 2"))?
                 }
+                // Takes effect at restart; in `engine` mode sync_binlog is ignored.
+                "binlog_storage_engine" => {
+                    database.binlog_storage_engine = database::BinlogStorageEngine::parse(value)
+                        .ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?
+                }
                 "innodb_lock_wait_timeout" => database.engine.lock_wait_timeout = Duration::from_secs(number(name, value)?),
                 "binlogd_engine_memory_limit" => {
                     database.engine.memory_limit_bytes = number(name, value)?;

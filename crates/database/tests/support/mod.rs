@@ -312,3 +312,37 @@ pub fn check(db: &Database, storage: &dyn Storage, acknowledged: &BTreeSet<Gtid>
     let unique: BTreeSet<u64> = xids.iter().copied().collect();
     assert_eq!(unique.len(), xids.len(), "{label}: an XID is used twice in the binlog");
 }
+
+/// [`config`] with `binlog_storage_engine = engine`.
+pub fn engine_config(dir: &Path, storage: Arc<dyn Storage>) -> DatabaseConfig {
+    let mut config = config(dir, storage);
+    config.binlog_storage_engine = database::BinlogStorageEngine::Engine;
+    config
+}
+
+/// Every Gtid event's GTID in the binlog files, in index and file order
+/// (each file decoded whole by the format crate).
+pub fn binlog_gtids_in_order(storage: &dyn Storage, binlog_dir: &Path) -> Vec<Gtid> {
+    let index = String::from_utf8(storage.read_all(&binlog_dir.join("binlog.index")).unwrap()).unwrap();
+    let mut gtids = Vec::new();
+    for name in index.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let name = Path::new(name).file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = storage.read_all(&binlog_dir.join(&name)).unwrap();
+        let mut stream = EventStream::new(&bytes).unwrap();
+        while let Some(next) = stream.next_raw() {
+            let (offset, raw) = next.unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            if let Event::Gtid(gtid) = Event::decode(&raw, &stream.context).unwrap_or_else(|e| panic!("{name} at {offset}: {e}")) {
+                gtids.push(gtid.gtid);
+            }
+        }
+    }
+    gtids
+}
+
+/// The binlog holds GTIDs 1..=N of one source, each once, in order.
+pub fn assert_contiguous(gtids: &[Gtid], label: &str) {
+    for (index, gtid) in gtids.iter().enumerate() {
+        assert_eq!(gtid.gno, index as u64 + 1, "{label}: GTID #{index} is {gtid}; the binlog is not one contiguous sequence");
+        assert_eq!(gtid.uuid, gtids[0].uuid, "{label}: two sources");
+    }
+}
