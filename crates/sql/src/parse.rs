@@ -51,6 +51,8 @@ pub enum Show {
     Processlist { full: bool },
     BinaryLogs,
     BinaryLogStatus,
+    /// SHOW REPLICAS, or SHOW SLAVE HOSTS with its old column names.
+    Replicas { old_names: bool },
     Warnings,
     Errors,
     Engines,
@@ -369,6 +371,10 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
         Show::BinaryLogs
     } else if words.keywords(&["BINARY", "LOG", "STATUS"]) || words.keywords(&["MASTER", "STATUS"]) {
         Show::BinaryLogStatus
+    } else if words.keyword("REPLICAS") {
+        Show::Replicas { old_names: false }
+    } else if words.keywords(&["SLAVE", "HOSTS"]) {
+        Show::Replicas { old_names: true }
     } else if words.keyword("WARNINGS") {
         Show::Warnings
     } else if words.keyword("ERRORS") {
