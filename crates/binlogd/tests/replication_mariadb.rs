@@ -171,8 +171,9 @@ fn mariadb_replica_replicates_sysbench_large_transaction_and_ddl() {
          CREATE DATABASE extra; CREATE TABLE extra.big (id INT NOT NULL, note LONGTEXT, PRIMARY KEY (id));",
     );
     let mut large = String::from("BEGIN;");
-    for id in 1..=24 {
-        large.push_str(&format!("INSERT INTO extra.big VALUES ({id}, REPEAT(CHAR(65 + {id}), 500000));"));
+    for id in 1..=24u8 {
+        let letter = char::from(b'A' + id);
+        large.push_str(&format!("INSERT INTO extra.big VALUES ({id}, REPEAT('{letter}', 500000));"));
     }
     large.push_str("COMMIT;");
     source.query(&large);

@@ -277,6 +277,14 @@ impl Sender<'_, '_, '_> {
             self.start_file(&event.file_name, 4)?;
         }
         if event.header.event_type == EventType::FormatDescription as u8 {
+            if event.position == 4 && self.expected_position != 0 {
+                // The first file's FDE, already sent by
+                // send_format_description. Sending it twice would be more
+                // than noise: MariaDB's replica advances its position by
+                // each event's length and would then be ahead of ours
+                // ("heartbeat is not compatible with local info").
+                return Ok(());
+            }
             let mut bytes = event.bytes;
             self.checksum_on = fde_has_checksum(&bytes);
             bytes[FLAGS_OFFSET] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
