@@ -15,6 +15,7 @@ import decimal
 import json
 import struct
 import sys
+import time
 
 import pymysql
 
@@ -60,11 +61,64 @@ def main():
         print(json.dumps({"error": error.args[0], "message": error.args[1]}), flush=True)
 
 
+class Executed:
+    """The GTIDs a reader has seen commit, as MySQL's text form: what it
+    sends when it reconnects with auto-position."""
+
+    def __init__(self, text):
+        self.gnos = {}
+        for part in filter(None, text.split(",")):
+            uuid, *intervals = part.strip().split(":")
+            for interval in intervals:
+                start, _, end = interval.partition("-")
+                self.gnos.setdefault(uuid, set()).update(range(int(start), int(end or start) + 1))
+
+    def add(self, gtid):
+        uuid, gno = gtid.split(":")
+        self.gnos.setdefault(uuid, set()).add(int(gno))
+
+    def text(self):
+        parts = []
+        for uuid, gnos in sorted(self.gnos.items()):
+            ordered = sorted(gnos)
+            intervals = []
+            start = previous = ordered[0]
+            for gno in ordered[1:] + [None]:
+                if gno is None or gno != previous + 1:
+                    intervals.append("%d-%d" % (start, previous) if start != previous else "%d" % start)
+                    start = gno
+                previous = gno
+            parts.append(":".join([uuid] + intervals))
+        return ",".join(parts)
+
+
 def stream_rows(port, mode, args):
+    """With --blocking and auto-position, a lost source (restart) is
+    reconnected with the GTIDs seen so far, as a CDC consumer that keeps
+    its position does: nothing is read twice or skipped."""
     blocking = "--blocking" in args
     stop_after = None
     if "--stop-after" in args:
         stop_after = int(args[args.index("--stop-after") + 1])
+    executed = Executed(args[0]) if mode == "gtid" else None
+    transactions = 0
+    deadline = time.time() + 120
+    while True:
+        try:
+            done = stream_once(port, mode, args, blocking, stop_after, executed, transactions)
+            transactions = done
+            return
+        except (pymysql.err.OperationalError, pymysql.err.InterfaceError, ConnectionError) as error:
+            if not (blocking and executed is not None) or time.time() > deadline:
+                raise
+            if error.args and error.args[0] not in (2003, 2006, 2013, 0):
+                raise
+            transactions = stream_once.transactions
+            time.sleep(0.2)
+
+
+def stream_once(port, mode, args, blocking, stop_after, executed, transactions):
+    stream_once.transactions = transactions
     settings = {"host": "127.0.0.1", "port": port, "user": "root", "passwd": ""}
     options = dict(
         connection_settings=settings,
@@ -76,17 +130,29 @@ def stream_rows(port, mode, args):
     if mode == "position":
         options.update(log_file=args[0], log_pos=int(args[1]), resume_stream=True)
     else:
-        options.update(auto_position=args[0])
+        options.update(auto_position=executed.text())
     stream = BinLogStreamReader(**options)
-    transactions = 0
     gtid = None
+    pending = []
     try:
         for event in stream:
             if isinstance(event, GtidEvent):
                 gtid = event.gtid
+                pending = []
             elif isinstance(event, XidEvent):
+                # Printed per transaction, at its commit: a transaction cut
+                # by a lost connection is read again whole after it.
                 transactions += 1
+                stream_once.transactions = transactions
+                for line in pending:
+                    print(line)
+                pending = []
                 print(json.dumps({"commit": gtid}), flush=True)
+                if executed is not None:
+                    executed.add(gtid)
+                    # The library reconnects by itself after a lost
+                    # connection, with this set.
+                    stream.auto_position = executed.text()
                 if stop_after is not None and transactions >= stop_after:
                     break
             else:
@@ -97,9 +163,10 @@ def stream_rows(port, mode, args):
                         rows.append({"before": plain(row["before_values"]), "after": plain(row["after_values"])})
                     else:
                         rows.append(plain(row["values"]))
-                print(json.dumps({"gtid": gtid, "event": kind, "schema": event.schema, "table": event.table, "rows": rows}), flush=True)
+                pending.append(json.dumps({"gtid": gtid, "event": kind, "schema": event.schema, "table": event.table, "rows": rows}))
     finally:
         stream.close()
+    return transactions
 
 
 if __name__ == "__main__":
