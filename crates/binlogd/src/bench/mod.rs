@@ -12,16 +12,21 @@
 //! - `engine` ([`engine`]): small read-write transactions through the
 //!   durable database (engine, redo, binlog, two-phase commit); tps, p99
 //!   and fsyncs per second of each log.
+//! - `dump` ([`dump`]): binlog dump MB/s to N readers over loopback beside
+//!   a file-to-socket baseline of the same run.
 
 pub mod commit;
+pub mod dump;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
 pub mod report;
+mod wire_client;
 
 use std::process::ExitCode;
 
 use self::commit::CommitBenchArgs;
+use self::dump::DumpBenchArgs;
 use self::engine::EngineBenchArgs;
 use self::large_commit::LargeCommitBenchArgs;
 use self::recovery::RecoveryBenchArgs;
@@ -48,6 +53,9 @@ pub enum Benchmark {
     /// (engine + redo + binlog, two-phase commit); prints tps, p99 latency
     /// and redo and binlog fsyncs per second.
     Engine(EngineBenchArgs),
+    /// N readers dump the binlog (COM_BINLOG_DUMP) over loopback; prints
+    /// MB/s beside a file-read-and-socket-write baseline of the same run.
+    Dump(DumpBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
@@ -57,6 +65,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::LargeCommit(args) => ("large-commit", large_commit::run(args)),
         Benchmark::Recovery(args) => ("recovery", recovery::run(args)),
         Benchmark::Engine(args) => ("engine", engine::run(args)),
+        Benchmark::Dump(args) => ("dump", dump::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
