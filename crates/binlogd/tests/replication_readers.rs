@@ -3,7 +3,8 @@
 //! - binlogd restarts while a reader is connected: the reader reconnects
 //!   with the GTIDs it has and ends with every transaction exactly once;
 //! - 16 readers at once while sessions commit: each receives every
-//!   transaction exactly once, in commit order.
+//!   transaction exactly once, in commit order;
+//! - KILL ends a dump at once.
 
 mod support;
 
@@ -110,6 +111,11 @@ fn reader_reconnects_after_restart_without_loss_or_repeat() {
     insert_range(&server, 1..=30);
     let mut seen = Vec::new();
     reader.wait_commits(&mut seen, 10);
+    // Shutdown ends the waiting dump at once, not after the 5 s grace
+    // period that cuts busy connections.
+    let stop_started = Instant::now();
+    server.stop();
+    assert!(stop_started.elapsed() < Duration::from_secs(4), "shutdown took {:?} with a dump connected", stop_started.elapsed());
     server.restart();
     insert_range(&server, 31..=60);
     seen.extend(reader.finish(Duration::from_secs(120)));
@@ -141,4 +147,40 @@ fn sixteen_readers_each_get_every_transaction_once_in_order() {
         ids.sort_unstable();
         assert_eq!(ids, (1..=total as i64).collect::<Vec<i64>>());
     }
+}
+
+/// Process-list ids of the connections running a dump.
+fn dump_connections(server: &Binlogd) -> Vec<String> {
+    server
+        .query("SHOW PROCESSLIST")
+        .lines()
+        .filter(|line| line.contains("Binlog Dump"))
+        .map(|line| line.split('\t').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn kill_ends_a_waiting_dump_promptly() {
+    let server = Binlogd::start(&[]);
+    let uuid = setup(&server);
+    let reader = Reader::start(&server, &format!("{uuid}:1-2"), 2);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let id = loop {
+        if let Some(id) = dump_connections(&server).pop() {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "no dump connection appeared");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    server.query(&format!("KILL {id}"));
+    let killed = Instant::now();
+    while dump_connections(&server).contains(&id) {
+        assert!(killed.elapsed() < Duration::from_secs(2), "dump {id} still running 2 s after KILL");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The reader reconnects by itself and still gets what follows.
+    insert_range(&server, 1..=2);
+    let (commits, ids) = commits_and_ids(&reader.finish(Duration::from_secs(60)));
+    assert_eq!(commits, [format!("{uuid}:3"), format!("{uuid}:4")]);
+    assert_eq!(ids, [1, 2]);
 }

@@ -7,7 +7,8 @@
 //! row events first when DIR has no binlog yet). Each reader logs in,
 //! declares `@master_binlog_checksum`, and dumps non-blocking from the
 //! first file to the end of the log. Files are read once before either
-//! run, so both read from the page cache. The issue-6 target is at least
+//! run, so both read from the page cache; `--rounds` alternates the two
+//! and keeps each one's best round. The issue-6 target is at least
 //! 0.8x the baseline with one reader.
 
 use std::io::{Read, Write};
@@ -51,6 +52,12 @@ pub struct DumpBenchArgs {
     #[arg(long, value_name = "MIB", default_value_t = 256,
           value_parser = clap::value_parser!(u64).range(1..=FILL_MIB_MAX))]
     pub fill_mib: u64,
+
+    /// Rounds of (baseline, dump); each rate is the best round's, which
+    /// keeps other processes' bursts on a shared machine out of the ratio.
+    #[arg(long, value_name = "K", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
 
     /// Print one JSON object (`mb_per_sec`, `baseline_mb_per_sec`, ...).
     #[arg(long)]
@@ -99,9 +106,19 @@ pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
         let dir = binlog.options().dir.clone();
         let files = binlog.file_names();
         warm_page_cache(&dir, &files)?;
-        let baseline = baseline(&dir, &files, args.readers)?;
-        let dump = dump(address, &files[0], args.readers)?;
-        Ok::<_, String>(result_of(args.readers, dump, baseline))
+        let mut best_baseline: Option<(u64, Duration)> = None;
+        let mut best_dump: Option<(u64, Duration)> = None;
+        for _ in 0..args.rounds {
+            let round = baseline(&dir, &files, args.readers)?;
+            if best_baseline.is_none_or(|best| round.1 < best.1) {
+                best_baseline = Some(round);
+            }
+            let round = dump(address, &files[0], args.readers)?;
+            if best_dump.is_none_or(|best| round.1 < best.1) {
+                best_dump = Some(round);
+            }
+        }
+        Ok::<_, String>(result_of(args.readers, best_dump.expect("rounds >= 1"), best_baseline.expect("rounds >= 1")))
     })();
     running.stop()?;
     let result = result?;
@@ -290,7 +307,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         let csv = dir.path().join("dump.csv");
-        let args = DumpBenchArgs { dir: data.clone(), readers: 2, fill_mib: 2, json: true, csv: Some(csv.clone()), png: None };
+        let args = DumpBenchArgs { dir: data.clone(), readers: 2, fill_mib: 2, rounds: 1, json: true, csv: Some(csv.clone()), png: None };
         run(&args).unwrap();
         let text = std::fs::read_to_string(&csv).unwrap();
         assert!(text.starts_with("readers,bytes_per_reader,"), "{text}");
