@@ -35,6 +35,13 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             crate::ddl::database_statement(statement, context)
         }
         Statement::Show(show) => crate::show::show(show, context, &mut transaction),
+        Statement::Kill { connection_id, query_only } => {
+            // PRIVILEGES: MySQL lets a user kill only its own threads
+            // without CONNECTION_ADMIN; no privileges exist yet.
+            let scope = if *query_only { protocol::KillScope::Query } else { protocol::KillScope::Connection };
+            context.env.info.handle.registry().kill(*connection_id, scope)?;
+            Ok(Outcome::ok())
+        }
         Statement::FlushBinaryLogs => {
             context.db().binlog().rotate().map_err(|error| protocol::MysqlError::internal(error.to_string()))?;
             Ok(Outcome::ok())

@@ -30,6 +30,8 @@ pub enum Statement {
     Show(Show),
     FlushBinaryLogs,
     PurgeBinaryLogsTo(String),
+    /// KILL [CONNECTION | QUERY] id (KILL of a dump ends it).
+    Kill { connection_id: u32, query_only: bool },
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
 }
@@ -280,6 +282,18 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
                 return words.end(Statement::Nothing);
             }
             Err(not_supported(format!("FLUSH {}", words.rest())))
+        }
+        "KILL" => {
+            words.keyword("KILL");
+            let query_only = words.keyword("QUERY");
+            words.keyword("CONNECTION");
+            let id = match words.tokens.get(words.position) {
+                Some(Token::Number(text, _)) => text.parse::<u32>().ok(),
+                _ => None,
+            };
+            let id = id.ok_or_else(|| syntax_error(&words.rest()))?;
+            words.position += 1;
+            words.end(Statement::Kill { connection_id: id, query_only })
         }
         "PURGE" => {
             words.keyword("PURGE");
