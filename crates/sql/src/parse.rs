@@ -326,7 +326,7 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             Ok(None)
         }
         "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL"
-        | "XA" | "GRANT" | "REVOKE" | "KILL" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        | "XA" | "GRANT" | "REVOKE" | "RESET" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }

@@ -82,7 +82,7 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
             ));
         }
     }
-    let settings = config::Settings::from_options(&options)?;
+    let settings = config::Settings::from_options(options)?;
     let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
     info!(datadir = %options.datadir.display(), "opening the database");
     let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
