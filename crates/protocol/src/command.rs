@@ -92,21 +92,15 @@ impl Connection {
             }
             c if c == Command::COM_BINLOG_DUMP as u8 => {
                 let request = parse_binlog_dump(packet)?;
-                self.handle.begin_command("Binlog Dump", None);
-                let mut stream =
-                    BinlogStream::new(&mut self.stream, &self.handle, self.capabilities);
-                let result = session.binlog_dump(&request, &mut stream);
-                self.finish_dump(result)?;
-                return Ok(Flow::Quit);
+                return self.dump(session, "Binlog Dump", |session, stream| {
+                    session.binlog_dump(&request, stream)
+                });
             }
             c if c == Command::COM_BINLOG_DUMP_GTID as u8 => {
                 let request = parse_binlog_dump_gtid(packet)?;
-                self.handle.begin_command("Binlog Dump GTID", None);
-                let mut stream =
-                    BinlogStream::new(&mut self.stream, &self.handle, self.capabilities);
-                let result = session.binlog_dump_gtid(&request, &mut stream);
-                self.finish_dump(result)?;
-                return Ok(Flow::Quit);
+                return self.dump(session, "Binlog Dump GTID", |session, stream| {
+                    session.binlog_dump_gtid(&request, stream)
+                });
             }
             _ => self.error(&MysqlError::unknown_command())?,
         }
@@ -131,12 +125,23 @@ impl Connection {
         }
     }
 
-    /// A dump's error goes to the reader if the connection still works.
-    fn finish_dump(&mut self, result: Result<(), MysqlError>) -> Result<(), ProtocolError> {
-        if let Err(error) = result {
+    /// Runs either dump command: the process list shows `command`, the
+    /// session streams through the connection's writer, a dump's error goes
+    /// to the reader if the connection still works, and the connection
+    /// ends after the dump either way (as MySQL's does).
+    fn dump<S: Session>(
+        &mut self,
+        session: &mut S,
+        command: &'static str,
+        dump: impl FnOnce(&mut S, &mut BinlogStream<'_>) -> Result<(), MysqlError>,
+    ) -> Result<Flow, ProtocolError> {
+        self.handle.begin_command(command, None);
+        let mut stream = BinlogStream::new(&mut self.stream, &self.handle, self.capabilities);
+        if let Err(error) = dump(session, &mut stream) {
             self.error(&error)?;
         }
-        self.stream.flush()
+        self.stream.flush()?;
+        Ok(Flow::Quit)
     }
 
     /// Decodes command text; clients talk utf8mb4 to this server.

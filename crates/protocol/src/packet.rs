@@ -192,6 +192,15 @@ impl PacketStream {
         Ok(())
     }
 
+    /// Replaces the write buffer with one of `bytes` (after flushing): a
+    /// binlog dump streams megabytes and sends fewer, larger segments.
+    pub fn set_write_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
+        self.writer.flush()?;
+        let socket = self.writer.get_ref().try_clone()?;
+        self.writer = BufWriter::with_capacity(bytes, socket);
+        Ok(())
+    }
+
     pub fn socket(&self) -> &TcpStream {
         self.writer.get_ref()
     }

@@ -94,6 +94,14 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The binlog file name of either dump command. It ends at the first NUL:
+/// python-mysql-replication sends three NUL bytes for "no file" under
+/// auto-positioning, which MySQL reads as a C string, i.e. empty.
+fn dump_file_name(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&byte| byte == 0).unwrap_or(bytes.len());
+    lossy(&bytes[..end])
+}
+
 /// Parses a COM_REGISTER_SLAVE packet (command byte included).
 pub fn parse_register_replica(packet: &[u8]) -> Result<RegisterReplica, ProtocolError> {
     let parsed: ComRegisterSlave<'_> = ParseBuf(packet)
@@ -117,7 +125,7 @@ pub fn parse_binlog_dump(packet: &[u8]) -> Result<BinlogDumpRequest, ProtocolErr
         .map_err(|e| ProtocolError::malformed("COM_BINLOG_DUMP", e.to_string()))?;
     Ok(BinlogDumpRequest {
         server_id: parsed.server_id(),
-        file_name: lossy(parsed.filename_raw()),
+        file_name: dump_file_name(parsed.filename_raw()),
         position: parsed.pos(),
         flags: parsed.flags().bits(),
     })
@@ -159,7 +167,7 @@ pub fn parse_binlog_dump_gtid(packet: &[u8]) -> Result<BinlogDumpGtidRequest, Pr
     Ok(BinlogDumpGtidRequest {
         server_id,
         flags,
-        file_name: lossy(file_name),
+        file_name: dump_file_name(file_name),
         position,
         gtid_set,
     })
@@ -305,6 +313,12 @@ impl<'a> BinlogStream<'a> {
         self.stream.flush()
     }
 
+    /// A larger write buffer for this connection (bounded by the caller):
+    /// fewer, larger socket writes while streaming the log.
+    pub fn set_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
+        self.stream.set_write_buffer_bytes(bytes)
+    }
+
     /// Ends a non-blocking dump at the end of the log. Dumps always use the
     /// classic EOF packet, even under CLIENT_DEPRECATE_EOF (as MySQL does).
     pub fn send_eof(&mut self) -> Result<(), ProtocolError> {
@@ -431,5 +445,10 @@ mod tests {
             (9, "replica1", 3307)
         );
         assert!(parse_binlog_dump(&bytes[..5]).is_err());
+        // python-mysql-replication's auto-position request: name "\0\0\0".
+        let mut gtid = vec![0x1e, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0];
+        gtid.extend_from_slice(&4u64.to_le_bytes());
+        gtid.extend_from_slice(&0u32.to_le_bytes());
+        assert_eq!(parse_binlog_dump_gtid(&gtid).unwrap().file_name, "");
     }
 }

@@ -187,6 +187,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::Show(show) => match show {
             Show::BinaryLogs | Show::BinaryLogStatus => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::BinlogEvents { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationSlave]),
+            Show::Replicas { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::Tables { database, .. } => principal.require_database_access(&context.database(database.as_deref())?),
             Show::CreateTable { database, table } => principal.require_table_access("SHOW", &context.database(database.as_deref())?, table),
             Show::Columns { database, table, .. } => principal.require_table_access("SELECT", &context.database(database.as_deref())?, table),

@@ -19,6 +19,12 @@ use crate::variables::VariableScope;
 pub trait Environment {
     fn database(&self) -> Option<String>;
     fn system_variable(&self, name: &str, scope: VariableScope) -> SqlResult<Value>;
+    /// VERSION(): `@@version`, except for clients that cannot parse it.
+    fn version(&self) -> SqlResult<Value> {
+        self.system_variable("version", VariableScope::Default)
+    }
+    /// `@name`: NULL when never set.
+    fn user_variable(&self, name: &str) -> Value;
     fn last_insert_id(&self) -> u64;
     fn connection_id(&self) -> u32;
     /// `user@host` as the client connected (USER()).
@@ -219,8 +225,7 @@ impl<'a> Scope<'a> {
             return self.environment.system_variable(&name, scope);
         }
         if parts.len() == 1 && parts[0].value.starts_with('@') {
-            // User variables are never set (SET @v is not supported).
-            return Ok(Value::Null);
+            return Ok(self.environment.user_variable(&parts[0].value[1..]));
         }
         let column = &parts[parts.len() - 1].value;
         let qualifier_matches = parts.len() < 2
@@ -306,8 +311,10 @@ impl<'a> Scope<'a> {
         let environment = self.environment;
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
-            ("VERSION", []) => environment.system_variable("version", VariableScope::Default)?,
+            ("VERSION", []) => environment.version()?,
             ("SLEEP", [seconds]) => sleep(environment, to_number(seconds).map_or(0.0, Number::as_f64)),
+            // Replicas read the source's clock with it at connect.
+            ("UNIX_TIMESTAMP", []) => Value::UInt(u64::from(binlog::log::now_seconds())),
             ("CONNECTION_ID", []) => Value::UInt(u64::from(environment.connection_id())),
             ("LAST_INSERT_ID", []) => Value::UInt(environment.last_insert_id()),
             ("USER" | "SESSION_USER" | "SYSTEM_USER", []) => Value::Bytes(environment.user().into_bytes()),

@@ -66,6 +66,8 @@ pub enum Show {
     BinaryLogStatus,
     /// `SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]`.
     BinlogEvents { file: Option<String>, from: Option<u64>, offset: u64, limit: Option<u64> },
+    /// SHOW REPLICAS, or SHOW SLAVE HOSTS with its old column names.
+    Replicas { old_names: bool },
     Warnings,
     Errors,
     Engines,
@@ -437,6 +439,10 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
             }
         }
         Show::BinlogEvents { file, from, offset, limit }
+    } else if words.keyword("REPLICAS") {
+        Show::Replicas { old_names: false }
+    } else if words.keywords(&["SLAVE", "HOSTS"]) {
+        Show::Replicas { old_names: true }
     } else if words.keyword("WARNINGS") {
         Show::Warnings
     } else if words.keyword("ERRORS") {

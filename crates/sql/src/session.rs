@@ -11,11 +11,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use database::{Database, StatementContext};
 use engine::{TableId, Transaction};
 use protocol::{
-    ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
+    BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
     Value as WireValue,
 };
 use parking_lot::RwLock;
@@ -23,6 +24,8 @@ use parking_lot::RwLock;
 use crate::accounts::Accounts;
 use crate::authorize::Principal;
 use crate::privileges::Privilege;
+use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
+use crate::replicas::Replicas;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
 use crate::expr::{Columns, Environment, Scope};
 use crate::parse::{parse, Parsed, Statement};
@@ -36,6 +39,8 @@ pub struct Shared {
     pub accounts: Arc<Accounts>,
     /// Explicit column DEFAULTs by table (the engine's catalog has none).
     pub defaults: RwLock<HashMap<TableId, Vec<Option<Value>>>>,
+    /// Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
+    pub replicas: Replicas,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -45,7 +50,9 @@ pub struct SqlService {
 
 impl SqlService {
     pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>) -> SqlService {
-        SqlService { shared: Arc::new(Shared { db, globals, accounts, defaults: RwLock::new(HashMap::new()) }) }
+        SqlService {
+            shared: Arc::new(Shared { db, globals, accounts, defaults: RwLock::new(HashMap::new()), replicas: Replicas::default() }),
+        }
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
@@ -61,7 +68,9 @@ impl SessionFactory for SqlService {
             // The privilege first, as MySQL does: 1044 does not reveal
             // whether the database exists.
             Principal::new(&self.shared, info).require_database_access(database)?;
-            if !self.shared.db.engine().databases().contains(database) {
+            // CDC readers (python-mysql-replication) open their metadata
+            // connection with information_schema as the schema.
+            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.engine().databases().contains(database) {
                 return Err(unknown_database(database));
             }
         }
@@ -73,6 +82,9 @@ impl SessionFactory for SqlService {
         })
     }
 }
+
+/// A session's user variables are bounded like everything else.
+const USER_VARIABLES_MAX: usize = 1024;
 
 /// The session's state other than prepared statements.
 #[derive(Default)]
@@ -86,6 +98,10 @@ pub struct State {
     pub variables: HashMap<&'static str, Value>,
     /// The last statement's warnings, for SHOW WARNINGS.
     pub warnings: Vec<Warning>,
+    /// `@name` user variables, by lower-case name (MySQL's are
+    /// case-insensitive). Replicas and CDC readers declare themselves with
+    /// them (`@master_binlog_checksum`, `@master_heartbeat_period`, ...).
+    pub user_variables: HashMap<String, Value>,
 }
 
 /// A note or warning a statement raised (SHOW WARNINGS).
@@ -111,6 +127,7 @@ pub struct Env<'a> {
     pub info: &'a ConnectionInfo,
     pub database: Option<&'a str>,
     pub variables: &'a HashMap<&'static str, Value>,
+    pub user_variables: &'a HashMap<String, Value>,
     pub last_insert_id: u64,
     pub autocommit: bool,
 }
@@ -133,15 +150,38 @@ impl Environment for Env<'_> {
                 return Ok(value.clone());
             }
         }
-        let (enabled, threshold) = self.shared.db.binlog().large_transaction_optimization();
+        let binlog = self.shared.db.binlog();
+        let (enabled, threshold) = binlog.large_transaction_optimization();
         Ok(match definition.name {
             "binlog_large_transaction_optimization_enabled" => Value::Int(i64::from(enabled)),
             "binlog_large_transaction_optimization_threshold" => Value::UInt(threshold),
-            "server_uuid" => Value::Bytes(self.shared.db.server_uuid().to_string().into_bytes()),
-            "gtid_executed" => Value::Bytes(self.shared.db.binlog().executed_gtids().to_string().into_bytes()),
-            "gtid_purged" => Value::Bytes(self.shared.db.binlog().purged_gtids().to_string().into_bytes()),
+            // What the binlog really uses, whatever the option text said.
+            "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
+            "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
+            "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
+            "gtid_executed" => Value::Bytes(binlog.executed_gtids().to_string().into_bytes()),
+            "gtid_purged" => Value::Bytes(binlog.purged_gtids().to_string().into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })
+    }
+
+    /// MariaDB 10.11's mariadb-binlog (program_name `mysqlbinlog`) reads
+    /// `SELECT VERSION()` before `--read-from-remote-server` and accepts
+    /// only versions starting with 3, 4, 5 or 1 ("Master reported
+    /// unrecognized MariaDB version '8.4.0-binlogd'"); what it does with
+    /// the answer is pick binlog format v4 for '5'. So that one client
+    /// hears a 5.7-prefixed version; everyone else, @@version included,
+    /// sees 8.4.
+    fn version(&self) -> SqlResult<Value> {
+        let program = self.info.attributes.iter().find(|(key, _)| key == "program_name").map(|(_, value)| value.as_str());
+        if matches!(program, Some("mysqlbinlog" | "mariadb-binlog")) {
+            return Ok(Value::Bytes(format!("5.7.99-{}", crate::variables::SERVER_VERSION).into_bytes()));
+        }
+        self.system_variable("version", VariableScope::Default)
+    }
+
+    fn user_variable(&self, name: &str) -> Value {
+        self.user_variables.get(&name.to_ascii_lowercase()).cloned().unwrap_or(Value::Null)
     }
 
     fn last_insert_id(&self) -> u64 {
@@ -255,6 +295,7 @@ impl SqlSession {
                 info: &self.info,
                 database: state.database.as_deref(),
                 variables: &state.variables,
+                user_variables: &state.user_variables,
                 last_insert_id: state.last_insert_id,
                 autocommit,
             },
@@ -272,7 +313,7 @@ impl SqlSession {
                 return Err(error);
             }
         };
-        let Outcome { mut response, use_database, last_insert_id, set_variables, autocommit_change, mut warnings } = outcome;
+        let Outcome { mut response, use_database, last_insert_id, set_variables, set_user_variables, autocommit_change, mut warnings } = outcome;
         if !keeps_warnings {
             warnings.truncate(WARNINGS_MAX);
             if let QueryResponse::Ok(ok) = &mut response {
@@ -288,6 +329,12 @@ impl SqlSession {
         }
         for (name, value) in set_variables {
             state.variables.insert(name, value);
+        }
+        for (name, value) in set_user_variables {
+            if state.user_variables.len() >= USER_VARIABLES_MAX && !state.user_variables.contains_key(&name) {
+                return Err(MysqlError::new(1105, "HY000", format!("binlogd keeps at most {USER_VARIABLES_MAX} user variables per session")));
+            }
+            state.user_variables.insert(name, value);
         }
         if let Some(on) = autocommit_change {
             state.autocommit_off = !on;
@@ -395,13 +442,23 @@ pub struct Outcome {
     pub use_database: Option<Option<String>>,
     pub last_insert_id: Option<u64>,
     pub set_variables: Vec<(&'static str, Value)>,
+    /// `SET @name = value`, lower-case names.
+    pub set_user_variables: Vec<(String, Value)>,
     pub autocommit_change: Option<bool>,
     pub warnings: Vec<Warning>,
 }
 
 impl Outcome {
     pub fn new(response: impl Into<QueryResponse<'static>>) -> Outcome {
-        Outcome { response: response.into(), use_database: None, last_insert_id: None, set_variables: Vec::new(), autocommit_change: None, warnings: Vec::new() }
+        Outcome {
+            response: response.into(),
+            use_database: None,
+            last_insert_id: None,
+            set_variables: Vec::new(),
+            set_user_variables: Vec::new(),
+            autocommit_change: None,
+            warnings: Vec::new(),
+        }
     }
 
     pub fn ok() -> Outcome {
@@ -440,6 +497,7 @@ impl Session for SqlSession {
                 info: &self.info,
                 database: self.state.database.as_deref(),
                 variables: &self.state.variables,
+                user_variables: &self.state.user_variables,
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
             },
@@ -497,9 +555,63 @@ impl Session for SqlSession {
         flags
     }
 
+    fn register_replica(&mut self, request: &RegisterReplica) -> Result<(), MysqlError> {
+        self.check_dump_privilege()?;
+        let uuid = ["replica_uuid", "slave_uuid"]
+            .iter()
+            .find_map(|name| self.state.user_variables.get(*name))
+            .map(crate::value::text)
+            .unwrap_or_default();
+        self.shared.replicas.register(self.info.connection_id, request, uuid);
+        Ok(())
+    }
+
+    fn binlog_dump(&mut self, request: &BinlogDumpRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+        self.check_dump_privilege()?;
+        let start = DumpStart::Position { file_name: request.file_name.clone(), position: u64::from(request.position) };
+        let settings = self.dump_settings(request.is_non_blocking());
+        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+    }
+
+    fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+        self.check_dump_privilege()?;
+        // The file name and position of the request are ignored: MySQL
+        // replicas send an empty name under auto-positioning, and the GTID
+        // set alone decides where the stream starts.
+        let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set));
+        let settings = self.dump_settings(request.is_non_blocking());
+        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+    }
+
     fn disconnect(&mut self) {
+        self.shared.replicas.unregister(self.info.connection_id);
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
         }
+    }
+}
+
+impl SqlSession {
+    /// COM_REGISTER_SLAVE, COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID need
+    /// the REPLICATION SLAVE privilege (1227 ER_SPECIFIC_ACCESS_DENIED_ERROR
+    /// otherwise): one call site for all three commands.
+    fn check_dump_privilege(&self) -> SqlResult<()> {
+        self.require_replication_slave()
+    }
+
+    /// What the reader declared with user variables, as MySQL's dump reads
+    /// them: `@master_binlog_checksum` set at all means the reader handles
+    /// checksums; `@master_heartbeat_period` is in nanoseconds.
+    fn dump_settings(&self, non_blocking: bool) -> DumpSettings {
+        let variables = &self.state.user_variables;
+        let declared = variables.get("master_binlog_checksum").filter(|value| !matches!(value, Value::Null));
+        let checksum_declared = declared.is_some();
+        let checksum_declared_crc32 = declared.is_some_and(|value| crate::value::text(value).eq_ignore_ascii_case("CRC32"));
+        let heartbeat_nanoseconds = variables
+            .get("master_heartbeat_period")
+            .and_then(crate::value::to_number)
+            .map_or(0.0, crate::value::Number::as_f64);
+        let heartbeat_period = (heartbeat_nanoseconds >= 1.0).then(|| Duration::from_nanos(heartbeat_nanoseconds as u64));
+        DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking }
     }
 }

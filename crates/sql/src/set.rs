@@ -28,7 +28,13 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         let parts: Vec<Ident> = name.0.iter().filter_map(|part| part.as_ident().cloned()).collect();
         let (name, scope) = match system_variable_reference(&parts) {
             Some(reference) => reference,
-            None if parts.len() == 1 && parts[0].value.starts_with('@') => return Err(not_supported("user variables")),
+            None if parts.len() == 1 && parts[0].value.starts_with('@') => {
+                // `SET @name = expr`: a user variable of this session.
+                let no_columns = Columns::default();
+                let value = context.constants(&no_columns).eval(value)?;
+                outcome.set_user_variables.push((parts[0].value[1..].to_ascii_lowercase(), value));
+                continue;
+            }
             None if parts.len() == 1 => {
                 let scope = match modifier {
                     Some(ContextModifier::Global) => VariableScope::Global,

@@ -221,6 +221,30 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             ]);
             result
         }
+        Show::Replicas { old_names } => {
+            let names: [&str; 5] = if *old_names {
+                ["Server_id", "Host", "Port", "Master_id", "Slave_UUID"]
+            } else {
+                ["Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"]
+            };
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::bigint(names[0]),
+                ColumnDefinition::varchar(names[1]),
+                ColumnDefinition::bigint(names[2]),
+                ColumnDefinition::bigint(names[3]),
+                ColumnDefinition::varchar(names[4]),
+            ]);
+            for replica in context.shared.replicas.list() {
+                result.push_row(vec![
+                    Wire::UInt(u64::from(replica.server_id)),
+                    Wire::from(replica.host),
+                    Wire::UInt(u64::from(replica.port)),
+                    Wire::UInt(u64::from(replica.source_id)),
+                    Wire::from(replica.uuid),
+                ]);
+            }
+            result
+        }
         Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
             for warning in context.warnings {

@@ -69,8 +69,9 @@ pub const DEFINITIONS: &[Definition] = &[
     def("collation_server", "utf8mb4_general_ci", Kind::Both, Type::Text),
     def("datadir", "", Kind::ReadOnly, Type::Text),
     def("default_storage_engine", "InnoDB", Kind::Both, Type::Text),
+    def("enforce_gtid_consistency", "ON", Kind::ReadOnly, Type::Text),
     def("foreign_key_checks", "1", Kind::Both, Type::Boolean),
-    // Both read from the binary log (session.rs).
+    // gtid_executed and gtid_purged are read from the binlog (session.rs).
     def("gtid_executed", "", Kind::ReadOnly, Type::Text),
     def("gtid_mode", "ON", Kind::ReadOnly, Type::Text),
     def("gtid_purged", "", Kind::ReadOnly, Type::Text),
@@ -91,6 +92,7 @@ pub const DEFINITIONS: &[Definition] = &[
     def("performance_schema", "0", Kind::ReadOnly, Type::Boolean),
     def("port", "3306", Kind::ReadOnly, Type::Integer),
     def("server_id", "1", Kind::ReadOnly, Type::Integer),
+    // Read from the binlog's options (session.rs).
     def("server_uuid", "", Kind::ReadOnly, Type::Text),
     def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),

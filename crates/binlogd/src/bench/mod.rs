@@ -14,20 +14,25 @@
 //!   and fsyncs per second of each log.
 //! - `side-by-side` ([`side_by_side`]): MariaDB 10.11 and `binlogd serve`
 //!   under the same sysbench workloads and a large commit (issue 5).
+//! - `dump` ([`dump`]): binlog dump MB/s to N readers over loopback beside
+//!   a file-to-socket baseline of the same run.
 //!
 //! What they share (directories, sizes, histograms) is in [`common`].
 
 pub mod commit;
 pub mod common;
+pub mod dump;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
 pub mod report;
 pub mod side_by_side;
+mod wire_client;
 
 use std::process::ExitCode;
 
 use self::commit::CommitBenchArgs;
+use self::dump::DumpBenchArgs;
 use self::engine::EngineBenchArgs;
 use self::large_commit::LargeCommitBenchArgs;
 use self::recovery::RecoveryBenchArgs;
@@ -60,6 +65,9 @@ pub enum Benchmark {
     /// oltp_write_only runs; prints TPS, p99/max latency, the large commit
     /// time and the lowest per-second TPS during it; writes CSV and a PNG.
     SideBySide(SideBySideBenchArgs),
+    /// N readers dump the binlog (COM_BINLOG_DUMP) over loopback; prints
+    /// MB/s beside a file-read-and-socket-write baseline of the same run.
+    Dump(DumpBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
@@ -70,6 +78,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::Recovery(args) => ("recovery", recovery::run(args)),
         Benchmark::Engine(args) => ("engine", engine::run(args)),
         Benchmark::SideBySide(args) => ("side-by-side", side_by_side::run(args)),
+        Benchmark::Dump(args) => ("dump", dump::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

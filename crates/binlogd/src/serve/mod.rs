@@ -42,6 +42,34 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     let options = ServeOptions::parse(&args.options)?;
     // Before any thread starts, so every thread inherits the mask.
     signals::block().map_err(|error| format!("cannot block signals: {error}"))?;
+    let running = start(&options)?;
+    info!(address = %running.server.local_address(), version = sql::SERVER_VERSION, "ready for connections");
+    let signal = signals::wait();
+    info!(signal, "shutting down");
+    running.stop()?;
+    info!("shutdown complete");
+    Ok(())
+}
+
+/// A server listening with its database open (`serve`, and benchmarks
+/// that need a real server in process).
+pub struct Running {
+    pub server: Server,
+    pub database: Arc<database::Database>,
+}
+
+impl Running {
+    /// Closes every connection, then the database.
+    pub fn stop(self) -> Result<(), String> {
+        self.server.shutdown();
+        // Every session is gone with the server's threads; the database can close.
+        self.database.close().map_err(|error| format!("closing the database: {error}"))
+    }
+}
+
+/// Opens the database in `options.datadir` (created if missing) and
+/// starts listening.
+pub fn start(options: &ServeOptions) -> Result<Running, String> {
     std::fs::create_dir_all(&options.datadir).map_err(|error| format!("{}: {error}", options.datadir.display()))?;
     let accounts = Arc::new(Accounts::open(&options.datadir).map_err(|error| format!("cannot load the accounts: {error}"))?);
     if !options.bind.is_loopback() {
@@ -56,7 +84,7 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
             ));
         }
     }
-    let settings = config::Settings::from_options(&options)?;
+    let settings = config::Settings::from_options(options)?;
     let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
     info!(datadir = %options.datadir.display(), "opening the database");
     let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
@@ -81,12 +109,5 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
             return Err(format!("cannot listen on {}:{}: {error}", options.bind, options.port));
         }
     };
-    info!(address = %server.local_address(), version = sql::SERVER_VERSION, "ready for connections");
-    let signal = signals::wait();
-    info!(signal, "shutting down");
-    server.shutdown();
-    // Every session is gone with the server's threads; the database can close.
-    database.close().map_err(|error| format!("closing the database: {error}"))?;
-    info!("shutdown complete");
-    Ok(())
+    Ok(Running { server, database })
 }

@@ -72,6 +72,10 @@ impl ServerProcess {
         }
     }
 
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// SIGTERM, then wait for a clean exit.
     pub fn stop(&mut self) -> ExitStatus {
         // SAFETY: kill(2) on our own child's PID.
@@ -213,4 +217,78 @@ pub fn inspect(args: &[&str], file: &Path) -> String {
     let output = Command::new(BINLOGD).arg("inspect").args(args).arg(file).output().unwrap();
     assert!(output.status.success(), "inspect {args:?} {}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Waits until something listens on `port`.
+pub fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// SIGTERM to a child we started, then wait for it.
+pub fn terminate(child: &mut Child) {
+    if let Ok(None) = child.try_wait() {
+        // SAFETY: kill(2) on our own child's PID.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+        }
+    }
+    let _ = child.wait();
+}
+
+/// The replication tests' view of a [`ServerProcess`]: root's queries
+/// without a default schema, file names as the index lists them.
+pub struct Binlogd {
+    server: ServerProcess,
+    pub port: u16,
+    pub datadir: PathBuf,
+}
+
+impl Binlogd {
+    pub fn start(extra_args: &[&str]) -> Binlogd {
+        let server = ServerProcess::start_with(extra_args);
+        let (port, datadir) = (server.port, server.datadir.clone());
+        Binlogd { server, port, datadir }
+    }
+
+    /// SIGTERM (clean shutdown), then start again on the same data and port.
+    pub fn restart(&mut self) {
+        self.server.restart();
+    }
+
+    pub fn stop(&mut self) {
+        if self.server.is_running() {
+            self.server.stop();
+        }
+    }
+
+    pub fn binlog_dir(&self) -> PathBuf {
+        self.datadir.join("binlog")
+    }
+
+    /// The files the index lists, in order.
+    pub fn binlog_files(&self) -> Vec<String> {
+        self.server.binlog_files().iter().map(|path| path.file_name().unwrap().to_string_lossy().into_owned()).collect()
+    }
+
+    pub fn mariadb(&self, sql: &str) -> Output {
+        self.server.mariadb(None, sql)
+    }
+
+    /// Runs `sql`; panics with the client's message if it fails.
+    pub fn query(&self, sql: &str) -> String {
+        self.server.query(None, sql)
+    }
+
+    pub fn server_uuid(&self) -> String {
+        self.query("SELECT @@server_uuid").trim().to_string()
+    }
+}
+
+/// `crates/binlogd/tests/python/<name>`.
+pub fn python_script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(name)
 }

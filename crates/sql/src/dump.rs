@@ -1,0 +1,442 @@
+//! The source side of replication: COM_BINLOG_DUMP and COM_BINLOG_DUMP_GTID
+//! stream the binlog files to a replica or CDC reader, as MySQL's
+//! Binlog_sender does.
+//!
+//! Stream shape, per file: an artificial Rotate (timestamp 0, log_pos 0,
+//! `LOG_EVENT_ARTIFICIAL_F`) naming the file and the start position, then
+//! the file's Format_description with `LOG_EVENT_BINLOG_IN_USE_F` cleared
+//! (the reader would otherwise take the source for crashed), then the
+//! file's events as stored, byte for byte. When the dump starts in the
+//! middle of a file, that FDE gets `log_pos = 0` (the replica must not
+//! advance its position with it) and `created = 0` (the replica must not
+//! treat it as a fresh start and drop temporary tables); in GTID mode only
+//! when the file's first transaction is skipped. Skipped transactions (GTID
+//! mode) are answered by a heartbeat at their end, so the replica's position
+//! still moves. While waiting for commits, heartbeats every
+//! `@master_heartbeat_period` nanoseconds carry the end of the last event.
+//!
+//! Cost to the source: a dump reads the files through its own
+//! [`LogReader`] (one event in memory at a time, plus a 256 KiB write
+//! buffer) and waits on the log's publish condition; commits
+//! never wait for a reader. A reader that stops reading blocks only its own
+//! thread, until `net_write_timeout`.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use binlog::{BinaryLog, BinlogError, LogEvent, LogReader};
+use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
+use binlog_format::constants::{
+    EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
+    LOG_EVENT_ARTIFICIAL_F, LOG_EVENT_BINLOG_IN_USE_F, LOG_POS_OFFSET, SERVER_ID_OFFSET, TYPE_OFFSET,
+};
+use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
+use protocol::{BinlogStream, GtidSetEntry, MysqlError};
+
+/// Where a dump starts.
+pub enum DumpStart {
+    /// COM_BINLOG_DUMP: a file (empty = the first in the index) and offset.
+    Position { file_name: String, position: u64 },
+    /// COM_BINLOG_DUMP_GTID: everything not in the reader's executed set.
+    Gtids(GtidSet),
+}
+
+/// What the reading session declared with user variables before the dump.
+#[derive(Debug, Clone, Default)]
+pub struct DumpSettings {
+    /// `@master_binlog_checksum` was set: the reader understands checksums.
+    pub checksum_declared: bool,
+    /// ... and set to CRC32: the events made up before the first FDE (the
+    /// artificial Rotate) carry one. MariaDB's mariadb-binlog declares
+    /// 'NONE' and then reads a CRC32 stream fine, as from MySQL.
+    pub checksum_declared_crc32: bool,
+    /// `@master_heartbeat_period` (nanoseconds); zero or unset = none.
+    pub heartbeat_period: Option<Duration>,
+    pub non_blocking: bool,
+}
+
+/// How often a waiting dump looks at its kill flag and its peer: bounds
+/// how long KILL or shutdown takes to end a dump that has nothing to send.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// MySQL's `net_write_timeout` default: a reader that reads nothing for this
+/// long loses its dump.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A dump's socket write buffer: the memory bound of a reader besides its
+/// current event; large enough that a stream of 8-16 KiB rows events
+/// leaves in few large writes (measured with `bench dump`).
+const STREAM_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Offset of the `created` timestamp in a Format_description event: after
+/// the common header, the binlog version (u16) and the 50-byte server
+/// version.
+const FDE_CREATED_OFFSET: usize = COMMON_HEADER_LENGTH + 2 + 50;
+
+/// 1236 ER_SOURCE_FATAL_ERROR_READING_BINLOG: what the source sends; the
+/// replica wraps it in "Got fatal error 1236 from source when reading data
+/// from binary log: '...'".
+pub fn fatal(message: impl Into<String>) -> MysqlError {
+    MysqlError::new(1236, "HY000", message)
+}
+
+/// The reader's SID block as a GTID set. Tagged entries are left out: this
+/// server never writes tagged GTIDs, so they cannot name one of ours.
+pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
+    let mut set = GtidSet::new();
+    for entry in entries.iter().filter(|entry| entry.tag.is_none()) {
+        for interval in &entry.intervals {
+            set.add_interval(Uuid(entry.uuid), interval.start, interval.end_exclusive);
+        }
+    }
+    set
+}
+
+/// Streams the log until the end (non-blocking), a kill, the reader going
+/// away, or an error (returned for the caller to send).
+pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+    let _ = stream.set_write_timeout(WRITE_TIMEOUT);
+    let _ = stream.set_buffer_bytes(STREAM_BUFFER_BYTES);
+    let (reader, plan) = open(log, start)?;
+    let mut sender = Sender {
+        log,
+        stream,
+        settings,
+        server_id: log.options().server_id,
+        checksum_on: settings.checksum_declared_crc32,
+        file_name: plan.file_name.clone(),
+        expected_position: 0,
+        last_sent: Instant::now(),
+        rotated: false,
+        first_file: Some(plan),
+    };
+    sender.run(reader)
+}
+
+/// How the first file starts.
+struct FirstFile {
+    file_name: String,
+    /// Where the dump starts in it (4 = its beginning).
+    position: u64,
+    /// Zero the FDE's log_pos and created fields.
+    clear_log_pos: bool,
+    clear_created: bool,
+}
+
+fn open(log: &BinaryLog, start: DumpStart) -> Result<(LogReader, FirstFile), MysqlError> {
+    match start {
+        DumpStart::Position { file_name, position } => {
+            let names = log.file_names();
+            let file_name = if file_name.is_empty() { names.first().cloned().unwrap_or_default() } else { file_name };
+            if !names.contains(&file_name) {
+                return Err(fatal("Could not find first log file name in binary log index file"));
+            }
+            if position < 4 {
+                return Err(fatal("Client requested master to start replication from position < 4"));
+            }
+            let size = std::fs::metadata(log.options().dir.join(&file_name)).map(|m| m.len()).unwrap_or(0);
+            if position > size {
+                return Err(fatal("Client requested master to start replication from position > file size"));
+            }
+            let reader = LogReader::from_position(log, &file_name, position).map_err(reader_error)?;
+            let mid_file = position > 4;
+            Ok((reader, FirstFile { file_name, position, clear_log_pos: mid_file, clear_created: mid_file }))
+        }
+        DumpStart::Gtids(executed) => {
+            check_gtids(log, &executed)?;
+            let reader = LogReader::from_gtid_set(log, &executed).map_err(reader_error)?;
+            let (file_name, _) = reader.position();
+            // Like MySQL: clear `created` when the file's first transaction
+            // is skipped. This server writes only its own GTIDs, so the
+            // file's first one follows its Previous_gtids.
+            let uuid = log.options().server_uuid;
+            let previous = read_previous_gtids(&log.options().dir.join(&file_name)).unwrap_or_default();
+            let first = Gtid { uuid, gno: previous.last_gno(&uuid) + 1 };
+            let clear_created = executed.contains(&first);
+            Ok((reader, FirstFile { file_name, position: 4, clear_log_pos: clear_created, clear_created }))
+        }
+    }
+}
+
+/// MySQL's two refusals of an auto-positioning reader.
+fn check_gtids(log: &BinaryLog, executed: &GtidSet) -> Result<(), MysqlError> {
+    let purged = log.purged_gtids();
+    if !purged.is_subset_of(executed) {
+        return Err(fatal(format!(
+            "The slave is connecting using CHANGE MASTER TO MASTER_AUTO_POSITION = 1, but the master has purged binary logs containing GTIDs that the slave requires. The GTID set sent by the slave is '{executed}', and the missing transactions are '{}'.",
+            missing(&purged, executed)
+        )));
+    }
+    let uuid = log.options().server_uuid;
+    let ours = log.executed_gtids();
+    let mut theirs_from_us = GtidSet::new();
+    for (entry_uuid, intervals) in executed.intervals() {
+        if *entry_uuid == uuid {
+            for &(start, end) in intervals {
+                theirs_from_us.add_interval(uuid, start, end);
+            }
+        }
+    }
+    if !theirs_from_us.is_subset_of(&ours) {
+        return Err(fatal(
+            "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to master, and/or commit empty transactions on master to account for transactions that have been committed on master but are not included in GTID_EXECUTED.",
+        ));
+    }
+    Ok(())
+}
+
+/// `purged` minus `executed`, for the error text, interval by interval.
+fn missing(purged: &GtidSet, executed: &GtidSet) -> GtidSet {
+    let mut result = GtidSet::new();
+    for (uuid, intervals) in purged.intervals() {
+        let theirs: &[(u64, u64)] = executed.intervals().find(|(u, _)| *u == uuid).map_or(&[], |(_, list)| list);
+        for &(start, end) in intervals {
+            let mut from = start;
+            for &(covered_start, covered_end) in theirs {
+                if covered_end <= from || covered_start >= end {
+                    continue;
+                }
+                result.add_interval(*uuid, from, covered_start.max(from));
+                from = covered_end;
+            }
+            result.add_interval(*uuid, from, end);
+        }
+    }
+    result
+}
+
+fn reader_error(error: BinlogError) -> MysqlError {
+    match error {
+        BinlogError::SourceLogUnavailable(message) => fatal(message),
+        other => fatal(other.to_string()),
+    }
+}
+
+struct Sender<'l, 's, 'a> {
+    log: &'l BinaryLog,
+    stream: &'s mut BinlogStream<'a>,
+    settings: &'s DumpSettings,
+    server_id: u32,
+    /// Whether the events of the file being sent carry a CRC32 footer (the
+    /// reader's declaration until the first FDE is read, as in MySQL).
+    checksum_on: bool,
+    file_name: String,
+    /// Where the next event should start if nothing was skipped; 0 before
+    /// the first event of a file.
+    expected_position: u64,
+    last_sent: Instant,
+    /// The file's Rotate went out: no heartbeat until the next file starts.
+    /// MariaDB's replica has already switched to the new file name then and
+    /// fails on a heartbeat naming the old one ("heartbeat is not
+    /// compatible with local info").
+    rotated: bool,
+    /// Set until the first file's header has been sent.
+    first_file: Option<FirstFile>,
+}
+
+impl Sender<'_, '_, '_> {
+    fn run(&mut self, mut reader: LogReader) -> Result<(), MysqlError> {
+        if let Some(first) = self.first_file.take() {
+            self.start_file(&first.file_name, first.position)?;
+            self.send_format_description(&first)?;
+        }
+        loop {
+            if self.stream.is_killed() {
+                return Ok(());
+            }
+            let wait = if self.settings.non_blocking { Duration::ZERO } else { self.wait_time() };
+            match reader.next(wait).map_err(reader_error)? {
+                Some(event) => self.send(event)?,
+                None => {
+                    let (file_name, position) = reader.position();
+                    // Between files (the reader moved on, the new file's
+                    // first event not read yet) a heartbeat would name the
+                    // wrong file: none then.
+                    let in_file = file_name == self.file_name;
+                    if in_file && position > self.expected_position && self.expected_position != 0 {
+                        // Transactions skipped at the end of what is there.
+                        self.heartbeat(position)?;
+                    }
+                    if self.settings.non_blocking {
+                        self.stream.send_eof().map_err(network)?;
+                        return Ok(());
+                    }
+                    if let Some(period) = self.settings.heartbeat_period {
+                        if in_file && self.last_sent.elapsed() >= period {
+                            self.heartbeat(position)?;
+                        }
+                    }
+                    self.stream.flush().map_err(network)?;
+                    if self.stream.peer_closed() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    fn wait_time(&self) -> Duration {
+        match self.settings.heartbeat_period {
+            Some(period) => period.saturating_sub(self.last_sent.elapsed()).clamp(Duration::from_millis(1), POLL_INTERVAL),
+            None => POLL_INTERVAL,
+        }
+    }
+
+    fn send(&mut self, event: LogEvent) -> Result<(), MysqlError> {
+        if event.file_name != self.file_name {
+            // The reader moved on (after a Rotate, or to a promoted file).
+            self.file_name = event.file_name.clone();
+            self.expected_position = 0;
+            self.start_file(&event.file_name, 4)?;
+        }
+        if event.header.event_type == EventType::FormatDescription as u8 {
+            if event.position == 4 && self.expected_position != 0 {
+                // The first file's FDE, already sent by
+                // send_format_description. Sending it twice would be more
+                // than noise: MariaDB's replica advances its position by
+                // each event's length and would then be ahead of ours
+                // ("heartbeat is not compatible with local info").
+                return Ok(());
+            }
+            let mut bytes = event.bytes;
+            self.checksum_on = fde_has_checksum(&bytes);
+            bytes[FLAGS_OFFSET] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
+            self.expected_position = event.position + bytes.len() as u64;
+            return self.send_bytes(&bytes);
+        }
+        if self.expected_position != 0 && event.position > self.expected_position {
+            // GTID mode skipped transactions: tell the reader their end.
+            self.heartbeat(event.position)?;
+        }
+        self.expected_position = event.position + event.bytes.len() as u64;
+        if event.header.event_type == EventType::Rotate as u8 {
+            self.rotated = true;
+        }
+        self.send_bytes(&event.bytes)
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
+        self.stream.send_event(bytes).map_err(network)?;
+        self.last_sent = Instant::now();
+        Ok(())
+    }
+
+    /// The artificial Rotate that opens every file of the stream.
+    fn start_file(&mut self, file_name: &str, position: u64) -> Result<(), MysqlError> {
+        self.rotated = false;
+        let mut body = position.to_le_bytes().to_vec();
+        body.extend_from_slice(file_name.as_bytes());
+        let event = self.build_event(EventType::Rotate, 0, LOG_EVENT_ARTIFICIAL_F, &body);
+        self.send_bytes(&event)
+    }
+
+    /// The first file's FDE, read from the file (the reader has already
+    /// skipped it when it starts mid-file).
+    fn send_format_description(&mut self, first: &FirstFile) -> Result<(), MysqlError> {
+        let path = self.log.options().dir.join(&first.file_name);
+        let mut bytes = read_format_description(&path).map_err(|error| fatal(format!("I/O error reading log event: {error}")))?;
+        self.checksum_on = fde_has_checksum(&bytes);
+        if self.checksum_on && !self.settings.checksum_declared {
+            let end = 4 + bytes.len();
+            return Err(fatal(format!(
+                "Slave can not handle replication events with the checksum that master is configured to log; the first event '{}' at {}, the last event read from './{}' at 4, the last byte read from './{}' at {end}.",
+                first.file_name, first.position, first.file_name, first.file_name
+            )));
+        }
+        bytes[FLAGS_OFFSET] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
+        if first.clear_log_pos {
+            bytes[LOG_POS_OFFSET..LOG_POS_OFFSET + 4].copy_from_slice(&[0; 4]);
+        }
+        if first.clear_created {
+            bytes[FDE_CREATED_OFFSET..FDE_CREATED_OFFSET + 4].copy_from_slice(&[0; 4]);
+        }
+        if self.checksum_on && (first.clear_log_pos || first.clear_created) {
+            let body_end = bytes.len() - CHECKSUM_LENGTH;
+            let crc = event_crc32(&bytes[..body_end]);
+            bytes[body_end..].copy_from_slice(&crc.to_le_bytes());
+        }
+        self.expected_position = if first.position > 4 { first.position } else { 4 + bytes.len() as u64 };
+        self.send_bytes(&bytes)
+    }
+
+    /// A Heartbeat (type 27, body = file name) at `position`, flushed: the
+    /// reader learns the source is alive and where it stands.
+    fn heartbeat(&mut self, position: u64) -> Result<(), MysqlError> {
+        if self.rotated {
+            return Ok(());
+        }
+        let name = self.file_name.clone();
+        // log_pos is 32 bits on the wire; past 4 GiB MySQL truncates too.
+        let event = self.build_event(EventType::Heartbeat, position as u32, 0, name.as_bytes());
+        self.send_bytes(&event)?;
+        self.expected_position = position;
+        self.stream.flush().map_err(network)
+    }
+
+    /// An event made up by the sender (timestamp 0), checksummed when the
+    /// current file's events are.
+    fn build_event(&self, event_type: EventType, log_pos: u32, flags: u16, body: &[u8]) -> Vec<u8> {
+        let checksum = if self.checksum_on { CHECKSUM_LENGTH } else { 0 };
+        let size = COMMON_HEADER_LENGTH + body.len() + checksum;
+        let mut event = vec![0u8; COMMON_HEADER_LENGTH];
+        event[TYPE_OFFSET] = event_type as u8;
+        event[SERVER_ID_OFFSET..SERVER_ID_OFFSET + 4].copy_from_slice(&self.server_id.to_le_bytes());
+        event[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].copy_from_slice(&(size as u32).to_le_bytes());
+        event[LOG_POS_OFFSET..LOG_POS_OFFSET + 4].copy_from_slice(&log_pos.to_le_bytes());
+        event[FLAGS_OFFSET..FLAGS_OFFSET + 2].copy_from_slice(&flags.to_le_bytes());
+        event.extend_from_slice(body);
+        if self.checksum_on {
+            let crc = event_crc32(&event);
+            event.extend_from_slice(&crc.to_le_bytes());
+        }
+        event
+    }
+}
+
+fn network(error: protocol::ProtocolError) -> MysqlError {
+    // The reader is gone; nobody will read an error packet.
+    MysqlError::new(1158, "08S01", format!("Got an error reading communication packets: {error}"))
+}
+
+/// An FDE ends with the checksum algorithm byte and, when that is CRC32,
+/// the 4-byte checksum.
+fn fde_has_checksum(fde: &[u8]) -> bool {
+    fde.len() > COMMON_HEADER_LENGTH + CHECKSUM_LENGTH && fde[fde.len() - CHECKSUM_LENGTH - 1] == BINLOG_CHECKSUM_ALG_CRC32
+}
+
+/// The Format_description event at offset 4 of a binlog file.
+fn read_format_description(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = File::open(path)?;
+    let mut header = [0u8; COMMON_HEADER_LENGTH];
+    file.read_exact_at(&mut header, 4)?;
+    let size = u32::from_le_bytes(header[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].try_into().expect("4 bytes")) as usize;
+    if header[TYPE_OFFSET] != EventType::FormatDescription as u8 || !(COMMON_HEADER_LENGTH..=4096).contains(&size) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "Could not find format_description_event in binlog file"));
+    }
+    let mut event = vec![0u8; size];
+    file.read_exact_at(&mut event, 4)?;
+    Ok(event)
+}
+
+/// The Previous_gtids event right after the FDE, decoded.
+fn read_previous_gtids(path: &Path) -> std::io::Result<GtidSet> {
+    let fde = read_format_description(path)?;
+    let checksum = if fde_has_checksum(&fde) { CHECKSUM_LENGTH } else { 0 };
+    let mut file = File::open(path)?;
+    let mut skip = vec![0u8; 4 + fde.len()];
+    file.read_exact(&mut skip)?;
+    let mut header = [0u8; COMMON_HEADER_LENGTH];
+    file.read_exact(&mut header)?;
+    let size = u32::from_le_bytes(header[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].try_into().expect("4 bytes")) as usize;
+    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+    if header[TYPE_OFFSET] != EventType::PreviousGtids as u8 || size < COMMON_HEADER_LENGTH + checksum || size > 1 << 24 {
+        return Err(invalid("no Previous_gtids after the FDE"));
+    }
+    let mut body = vec![0u8; size - COMMON_HEADER_LENGTH];
+    file.read_exact(&mut body)?;
+    body.truncate(body.len() - checksum);
+    GtidSet::decode_previous_gtids_body(&body).map_err(|error| invalid(&error.to_string()))
+}
