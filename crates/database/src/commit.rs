@@ -15,7 +15,16 @@
 //!                         COMMIT: hooks in binlog order:
 //! 5.   engine commit: commit record (buffered), data
 //!      and GTID visible in one step                  ── binlog::commit::after_hooks
+//! 6. out of the binlog and the rotation lock: the session stamps its row
+//!    versions and releases its row locks (`VisibleCommit::finish`), work
+//!    proportional to the rows it wrote, so no one waits for it
 //! ```
+//!
+//! A large transaction is sent to redo in prepare parts (`redo_sink.rs`)
+//! and, when promoted, syncs its own prepare rather than joining a group:
+//! the group would stay busy for every other session until the promotion
+//! ends. What it holds others up for is then the promotion's exclusive
+//! window only (measured: ~3 ms for 640 MiB).
 //!
 //! Durability order: with flush = 1 the prepare record is durable before
 //! the binlog write, and the binlog is synced before the engine commits,

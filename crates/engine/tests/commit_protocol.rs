@@ -143,3 +143,37 @@ fn redo_failures_roll_back_at_prepare_and_hand_the_transaction_back_at_commit() 
     assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 1)]);
     assert!(engine.executed_gtids().contains(&gtid(1)));
 }
+
+/// The binlog's commit stage runs only the visible step; the session
+/// stamps and releases afterwards. In between, readers see the commit and
+/// its GTID, and its row locks still hold.
+#[test]
+fn commit_visible_publishes_at_once_and_finish_releases_the_locks() {
+    let engine = engine_with(Arc::new(MemoryRedo::default()));
+    let table = users(&engine).id;
+    let mut trx = engine.begin();
+    trx.insert(table, user(1, "a@x", 1)).unwrap();
+    let visible = trx.prepare(Some(9)).unwrap().commit_visible(Some(gtid(1))).unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 1)]);
+    assert!(engine.executed_gtids().contains(&gtid(1)));
+
+    engine.set_lock_wait_timeout(std::time::Duration::from_millis(100));
+    let mut writer = engine.begin();
+    let error = writer.update_by_pk(table, &[int(1)], user(1, "a@x", 2)).unwrap_err();
+    assert_eq!(error.mysql_code(), 1205, "the row lock holds until finish");
+
+    let outcome = visible.finish();
+    assert!(outcome.commit_seq.is_some());
+    writer.update_by_pk(table, &[int(1)], user(1, "a@x", 2)).unwrap();
+    writer.commit(None).unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 2)]);
+
+    // Dropping a visible commit finishes it too.
+    let mut other = engine.begin();
+    other.insert(table, user(2, "b@x", 1)).unwrap();
+    drop(other.prepare(None).unwrap().commit_visible(None).unwrap());
+    let mut again = engine.begin();
+    again.update_by_pk(table, &[int(2)], user(2, "b@x", 5)).unwrap();
+    again.commit(None).unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![user(1, "a@x", 2), user(2, "b@x", 5)]);
+}
