@@ -61,7 +61,9 @@ pub struct Options {
     pub large_transaction_optimization_threshold: u64,
     /// `binlogd_large_transaction_header_room` (bytes, multiple of 64 KiB).
     pub large_transaction_header_room: u64,
-    /// `binlogd_spill_sync_chunk_bytes`.
+    /// `binlogd_spill_sync_chunk_bytes` (2 MiB): small, so each fdatasync of a
+    /// large transaction's spill file keeps the disk busy only briefly for
+    /// other sessions' commit fsyncs (see the README's variable table).
     pub spill_sync_chunk_bytes: u64,
     /// `binlogd_verify_checksum_on_recovery`: scan promoted bodies in full
     /// at recovery instead of seeking to the terminating event.
@@ -94,7 +96,7 @@ impl Options {
             large_transaction_optimization_enabled: true,
             large_transaction_optimization_threshold: 128 << 20,
             large_transaction_header_room: HEADER_ROOM_UNIT,
-            spill_sync_chunk_bytes: 16 << 20,
+            spill_sync_chunk_bytes: 2 << 20,
             verify_checksum_on_recovery: false,
         }
     }

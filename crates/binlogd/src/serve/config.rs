@@ -72,6 +72,14 @@ impl Settings {
                     database.binlog_storage_engine = database::BinlogStorageEngine::parse(value)
                         .ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?
                 }
+                "binlogd_spill_sync_chunk_bytes" => {
+                    database.binlog.spill_sync_chunk_bytes = number(name, value)?;
+                    global = false;
+                }
+                "binlogd_redo_prepare_part_bytes" => {
+                    database.redo_prepare_part_bytes = number(name, value)? as usize;
+                    global = false;
+                }
                 "innodb_lock_wait_timeout" => database.engine.lock_wait_timeout = Duration::from_secs(number(name, value)?),
                 "binlogd_engine_memory_limit" => {
                     database.engine.memory_limit_bytes = number(name, value)?;
