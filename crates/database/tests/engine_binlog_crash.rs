@@ -16,31 +16,14 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use binlog::sim_storage::SimStorage;
 use binlog_format::Gtid;
 use database::{crash_points as database_points, Database, DatabaseConfig};
-use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
+use support::crash_workload::{self, Outcome, Point, Workload};
 use support::*;
-
-#[derive(Debug, Clone, Copy)]
-enum Point {
-    Database(&'static str),
-    Binlog(&'static str),
-    Redo(&'static str),
-}
-
-impl Point {
-    fn name(self) -> &'static str {
-        match self {
-            Point::Database(name) | Point::Binlog(name) | Point::Redo(name) => name,
-        }
-    }
-}
 
 fn points() -> Vec<Point> {
     let mut points: Vec<Point> = database_points::ENGINE_BINLOG
@@ -72,93 +55,18 @@ fn points() -> Vec<Point> {
 }
 
 const DIR: &str = "/data";
-const SESSIONS: u32 = 4;
 const TRANSACTIONS_PER_SESSION: u32 = 100;
 
-struct Outcome {
-    acknowledged: BTreeSet<Gtid>,
-    fired: bool,
-}
-
+/// Runs the workload in engine mode (small files so rotations happen),
+/// with `point` armed if any; `configure` adjusts the configuration.
 fn run_workload(storage: &SimStorage, point: Option<Point>, skip: u64, seed: u64, checkpoints: bool, configure: impl FnOnce(&mut DatabaseConfig)) -> Outcome {
     let mut config = engine_config(Path::new(DIR), Arc::new(storage.clone()));
     config.binlog.max_binlog_size = 8 * 1024;
     configure(&mut config);
-    let (database_crash, binlog_crash, redo_crash) =
-        (config.crash_points.clone(), config.binlog_crash_points.clone(), config.redo_crash_points.clone());
-    let (db, _) = Database::open(config).unwrap();
-    let tables = create_schema(&db).unwrap();
-    let freeze = {
-        let storage = storage.clone();
-        move || storage.freeze()
-    };
-    match point {
-        Some(Point::Database(name)) => database_crash.arm(name, skip, freeze),
-        Some(Point::Binlog(name)) => binlog_crash.arm(name, skip, freeze),
-        Some(Point::Redo(name)) => redo_crash.arm(name, skip, freeze),
-        None => {}
-    }
     let slow = matches!(point, Some(Point::Redo(name)) if name.contains("checkpoint"))
         || matches!(point, Some(Point::Database(name)) if name.contains("binlog_sync"));
-    let transactions = if slow { 4 * TRANSACTIONS_PER_SESSION } else { TRANSACTIONS_PER_SESSION };
-    let acknowledged = Arc::new(Mutex::new(BTreeSet::new()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut threads = Vec::new();
-    for thread in 0..SESSIONS {
-        let (db, acknowledged, stop) = (db.clone(), acknowledged.clone(), stop.clone());
-        threads.push(std::thread::spawn(move || {
-            let mut rng = rand::rngs::StdRng::seed_from_u64(seed * 131 + thread as u64);
-            let mut done = 0;
-            while done < transactions && !stop.load(Ordering::Relaxed) {
-                match random_transaction(&db, &mut rng, tables, thread + 1) {
-                    Attempt::Committed(gtid) => {
-                        acknowledged.lock().extend(gtid);
-                        done += 1;
-                    }
-                    Attempt::Retry => {}
-                    Attempt::Failed(_) => break,
-                }
-            }
-        }));
-    }
-    let background = {
-        let (db, stop) = (db.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let mut round = 0;
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_micros(300));
-                if checkpoints {
-                    let _ = db.checkpoint();
-                }
-                if round % 7 == 3 {
-                    let name = format!("extra{round}");
-                    let spec = engine::TableSpec {
-                        database: DB.into(),
-                        name: name.clone(),
-                        columns: vec![engine::ColumnDef::new("id", binlog_format::ColumnType::LongLong).not_null()],
-                        primary_key: vec!["id".into()],
-                        ..Default::default()
-                    };
-                    let _ = db.execute_ddl(&context(0), &format!("CREATE TABLE {name} (id BIGINT PRIMARY KEY)"), |e| e.create_table(&spec));
-                }
-                round += 1;
-            }
-        })
-    };
-    for thread in threads {
-        thread.join().unwrap();
-    }
-    stop.store(true, Ordering::Relaxed);
-    background.join().unwrap();
-    let fired = storage.is_frozen();
-    if std::env::var("VERBOSE").is_ok() {
-        eprintln!("{:?}: skip {skip} fired {fired} {:?} acknowledged {}", point.map(Point::name), db.counters(), acknowledged.lock().len());
-    }
-    if !fired && point.is_some() {
-        db.close().unwrap();
-    }
-    let acknowledged = acknowledged.lock().clone();
-    Outcome { acknowledged, fired }
+    let transactions_per_session = if slow { 4 * TRANSACTIONS_PER_SESSION } else { TRANSACTIONS_PER_SESSION };
+    crash_workload::run_workload(storage, config, &Workload { point, skip, seed, transactions_per_session, checkpoints })
 }
 
 /// Reopens `image` and checks it, then reopens a process-kill image of

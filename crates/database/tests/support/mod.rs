@@ -10,6 +10,8 @@
 
 #![allow(dead_code)]
 
+pub mod crash_workload;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
