@@ -129,6 +129,13 @@ fn administrative_statements(server: &ServerProcess) {
     assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(), ["binlog.000003"]);
     assert_eq!(server.query(None, "SELECT @@gtid_purged").replace(&uuid, "UUID"), "UUID:1-3\n");
 
+    // IF [NOT] EXISTS with nothing to do: OK, with MySQL's note.
+    assert_eq!(
+        server.query(None, "CREATE DATABASE IF NOT EXISTS shop; SHOW WARNINGS"),
+        "Note\t1007\tCan't create database 'shop'; database exists\n"
+    );
+    assert_eq!(server.query(None, "DROP TABLE IF EXISTS shop.nothing_here; SHOW WARNINGS"), "Note\t1051\tUnknown table 'shop.nothing_here'\n");
+
     let error = server.error(Some("shop"), "BEGIN; INSERT INTO more VALUES (1); RESET MASTER");
     assert!(error.contains("ERROR 1192 (HY000)") && error.contains("active transaction"), "{error}");
     assert!(server.error(None, "RESET SLAVE").contains("ERROR 1235"));

@@ -54,7 +54,7 @@ pub fn purge_before(text: &str, context: &Context<'_>) -> SqlResult<Outcome> {
     // Every file is older, the active one too: mysqld says it kept it.
     if requested == names.len() && report.stopped_by_reader.is_none() && report.stopped_by_in_flight.is_none() {
         if let Some(active) = names.last() {
-            outcome.warnings.push(Warning { code: 1868, message: format!("file {active} was not purged because it is the active log file.") });
+            outcome.warnings.push(Warning { level: "Warning", code: 1868, message: format!("file {active} was not purged because it is the active log file.") });
         }
     }
     Ok(outcome)
@@ -75,6 +75,7 @@ fn purged(context: &Context<'_>, requested: usize, report: &PurgeReport) -> Outc
     let stopped = stopped.or(report.stopped_by_in_flight.as_ref().map(|name| (name, 1)));
     if let Some((name, threads)) = stopped {
         outcome.warnings.push(Warning {
+            level: "Warning",
             code: 1867,
             message: format!(
                 "file {name} was not purged because it is being read by {threads} thread(s), purged only {} out of {requested} files.",

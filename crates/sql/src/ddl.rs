@@ -15,13 +15,15 @@ use crate::error::{database_error, not_supported, syntax_error, SqlResult};
 use crate::execute::table_name;
 use crate::expr::Columns;
 use crate::parse::Statement;
-use crate::session::{Context, Outcome};
+use crate::session::{Context, Outcome, Warning};
 use crate::value::{NullCheck, Value};
 
-fn ok_with_warning() -> Outcome {
-    let mut ok = OkResponse::default();
-    ok.warnings = 1;
-    Outcome::new(ok)
+/// An `IF [NOT] EXISTS` statement that had nothing to do: OK with MySQL's
+/// note (SHOW WARNINGS lists it; the OK packet counts it).
+fn ok_with_note(code: u16, message: String) -> Outcome {
+    let mut outcome = Outcome::new(OkResponse::default());
+    outcome.warnings.push(Warning { level: "Note", code, message });
+    outcome
 }
 
 pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlResult<Outcome> {
@@ -30,14 +32,14 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
     match statement {
         Statement::CreateDatabase { name, if_not_exists } => {
             if *if_not_exists && db.engine().databases().contains(name) {
-                return Ok(ok_with_warning());
+                return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
             db.execute_ddl(&ctx, context.sql, |engine| engine.create_database(name)).map_err(database_error)?;
             Ok(Outcome::new(OkResponse::affected(1)))
         }
         Statement::DropDatabase { name, if_exists } => {
             if *if_exists && !db.engine().databases().contains(name) {
-                return Ok(ok_with_warning());
+                return Ok(ok_with_note(1008, format!("Can't drop database '{name}'; database doesn't exist")));
             }
             let dropped = db.execute_ddl(&ctx, context.sql, |engine| engine.drop_database(name)).map_err(database_error)?;
             let mut defaults = context.shared.defaults.write();
@@ -75,7 +77,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             }
             let present: Vec<(String, String)> = tables.into_iter().filter(|(d, t)| engine.table(d, t).is_ok()).collect();
             if present.is_empty() {
-                return Ok(ok_with_warning());
+                return Ok(ok_with_note(1051, format!("Unknown table '{}'", missing.join(","))));
             }
             let dropped = context
                 .db()
@@ -120,7 +122,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
     let (database, table) = table_name(&create.name, context)?;
     let engine = context.db().engine();
     if engine.table(&database, &table).is_ok() && create.if_not_exists {
-        return Ok(ok_with_warning());
+        return Ok(ok_with_note(1050, format!("Table '{table}' already exists")));
     }
     let mut defaults: Vec<Option<Value>> = Vec::new();
     let spec = if let Some(like) = &create.like {

@@ -298,7 +298,7 @@ impl<'a> Scope<'a> {
             return self
                 .aggregates
                 .and_then(|aggregates| aggregates.get(&key).cloned())
-                .ok_or_else(|| MysqlInvalidGroup::error());
+                .ok_or_else(MysqlInvalidGroup::error);
         }
         let args = function_args(function)?;
         let mut values = Vec::with_capacity(args.len());

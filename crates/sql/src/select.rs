@@ -300,6 +300,10 @@ fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResult<(Option<u
     }
 }
 
+/// One group of a SELECT: its representative row and, with aggregates,
+/// their values by expression text.
+type Group = (Vec<Value>, Option<HashMap<String, Value>>);
+
 pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> SqlResult<ResultSet> {
     let select = the_select(query)?;
     if select.having.is_some() || select.into.is_some() || !select.lateral_views.is_empty() {
@@ -356,7 +360,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
 
     // Groups: each is (representative row, aggregate values).
     let width = source.as_ref().map_or(0, |s| s.def.columns.len());
-    let groups: Vec<(Vec<Value>, Option<HashMap<String, Value>>)> = if aggregates.is_empty() && group_by.is_empty() {
+    let groups: Vec<Group> = if aggregates.is_empty() && group_by.is_empty() {
         rows.into_iter().map(|row| (row, None)).collect()
     } else {
         let mut order: Vec<Vec<u8>> = Vec::new();

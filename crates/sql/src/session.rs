@@ -107,6 +107,8 @@ pub struct State {
 /// A note or warning a statement raised (SHOW WARNINGS).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
+    /// `Note` or `Warning`, as SHOW WARNINGS prints it.
+    pub level: &'static str,
     pub code: u16,
     pub message: String,
 }

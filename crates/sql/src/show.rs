@@ -248,7 +248,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
             for warning in context.warnings {
-                result.push_row(vec![Wire::from("Warning"), Wire::UInt(u64::from(warning.code)), Wire::from(warning.message.clone())]);
+                result.push_row(vec![Wire::from(warning.level), Wire::UInt(u64::from(warning.code)), Wire::from(warning.message.clone())]);
             }
             result
         }
