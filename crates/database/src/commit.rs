@@ -159,11 +159,7 @@ impl Database {
 
         let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
         let hook_state = state.clone();
-        let hook_elapsed = Arc::new(Mutex::new(std::time::Duration::ZERO));
-        let hook_timer = hook_elapsed.clone();
         let hook: CommitHook = Box::new(move |info: &CommitInfo| {
-            let started = std::time::Instant::now();
-            let _timed = scopeguard_elapsed(&hook_timer, started);
             let mut state = hook_state.lock();
             let HookState::Waiting(prepared) = std::mem::replace(&mut *state, HookState::Committed) else {
                 unreachable!("a commit hook runs once");
@@ -186,7 +182,6 @@ impl Database {
                 lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
                 redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
                 binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
-                engine_commit_ms = hook_elapsed.lock().as_secs_f64() * 1e3,
                 "large transaction promoted (times under the exclusive rotation lock)"
             );
             logged
@@ -366,13 +361,3 @@ impl Database {
     }
 }
 
-/// Adds the time since `started` to `total` when dropped.
-fn scopeguard_elapsed(total: &Mutex<std::time::Duration>, started: std::time::Instant) -> impl Drop + '_ {
-    struct Elapsed<'a>(&'a Mutex<std::time::Duration>, std::time::Instant);
-    impl Drop for Elapsed<'_> {
-        fn drop(&mut self) {
-            *self.0.lock() += self.1.elapsed();
-        }
-    }
-    Elapsed(total, started)
-}
