@@ -48,28 +48,42 @@ impl ServerProcess {
         ServerProcess::start_with(&[])
     }
 
-    /// Starts with extra `--name=value` options.
+    /// Starts with extra `--name=value` options. The server binds port 0
+    /// and the test reads the port it got from its "ready for connections"
+    /// log line: picking a free port first and handing it over races with
+    /// every other socket on the machine, and a probe connect to a port
+    /// nobody listens on yet can connect to itself (TCP simultaneous open).
     pub fn start_with(options: &[&str]) -> ServerProcess {
         let datadir = tempfile::tempdir().unwrap();
         let path = datadir.path().join("data");
         let log = datadir.path().join("server.log");
         let options: Vec<String> = options.iter().map(|option| option.to_string()).collect();
-        let port = free_port();
-        let child = spawn(&path, port, &options, &[], &log);
-        let mut server = ServerProcess { child, port, _datadir: datadir, datadir: path, options, log };
-        server.wait_listening();
+        let child = spawn(&path, 0, &options, &[], &log);
+        let mut server = ServerProcess { child, port: 0, _datadir: datadir, datadir: path, options, log };
+        server.port = server.wait_ready(0);
         server
     }
 
-    fn wait_listening(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("binlogd serve exited with {status}: {}", std::fs::read_to_string(&self.log).unwrap_or_default());
+    /// Waits for the server's `ready_before + 1`-th "ready for connections"
+    /// line and returns the port it names.
+    fn wait_ready(&mut self, ready_before: usize) -> u16 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            if let Some(line) = log.lines().filter(|line| line.contains("ready for connections")).nth(ready_before) {
+                let address = line.split_whitespace().find_map(|word| word.strip_prefix("address=")).expect("address= in the ready line");
+                return address.rsplit(':').next().unwrap().parse().expect("a port in the ready line");
             }
-            assert!(Instant::now() < deadline, "binlogd serve did not start listening");
-            std::thread::sleep(Duration::from_millis(50));
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("binlogd serve exited with {status}: {log}");
+            }
+            assert!(Instant::now() < deadline, "binlogd serve did not get ready: {log}");
+            std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    fn ready_lines(&self) -> usize {
+        std::fs::read_to_string(&self.log).unwrap_or_default().matches("ready for connections").count()
     }
 
     pub fn is_running(&mut self) -> bool {
@@ -96,8 +110,10 @@ impl ServerProcess {
     /// or a crash.
     pub fn start_again(&mut self, env: &[(&str, &str)]) {
         assert!(self.child.try_wait().unwrap().is_some(), "start_again of a running server");
+        let ready_before = self.ready_lines();
         self.child = spawn(&self.datadir, self.port, &self.options, env, &self.log);
-        self.wait_listening();
+        let port = self.wait_ready(ready_before);
+        assert_eq!(port, self.port, "restarted on another port");
     }
 
     /// Waits for the process to end by itself (a crash point aborted it).
@@ -219,13 +235,23 @@ pub fn inspect(args: &[&str], file: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// Waits until something listens on `port`.
+/// Waits until a MySQL-protocol server on `port` sends its greeting. A bare
+/// connect is not proof: a connect to a port nobody listens on yet can
+/// connect to itself (TCP simultaneous open) and would read nothing.
 pub fn wait_for_port(port: u16, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while !sends_greeting(port) {
         assert!(Instant::now() < deadline, "{what} did not start listening on {port}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+fn sends_greeting(port: u16) -> bool {
+    use std::io::Read;
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else { return false };
+    stream.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let mut header = [0u8; 4];
+    stream.read_exact(&mut header).is_ok()
 }
 
 /// SIGTERM to a child we started, then wait for it.
