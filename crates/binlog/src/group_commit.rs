@@ -34,6 +34,7 @@ use parking_lot::{Condvar, Mutex};
 use crate::cache::{SealedSpill, Shape, TransactionCache};
 use crate::crash_points;
 use crate::error::{BinlogError, Result};
+use crate::gtid_owners::{next_automatic_gno, CommitOutcome, GivenGtid, OwnedGtid, Ownership};
 use crate::log::{now_micros, BinaryLog, Writer};
 
 /// Bytes the leader accumulates before one write call.
@@ -71,6 +72,8 @@ struct Pending {
     slot: Arc<Slot>,
     /// Set when the caller numbered the transaction (write-behind).
     assigned: Option<Assigned>,
+    /// Set when the caller gave the GTID (`gtid_next`); it owns it.
+    given: Option<GivenGtid>,
 }
 
 /// A transaction numbered before it reaches the log: the engine-integrated
@@ -87,8 +90,12 @@ struct Assigned {
 
 /// One transaction for [`BinaryLog::append_behind`].
 pub struct BehindTransaction {
-    /// Must be `server_uuid:N` with N the log's next GTID number.
+    /// Must be `server_uuid:N` with N the log's next GTID number, unless
+    /// `given` is set.
     pub gtid: Gtid,
+    /// The GTID was given by the committer (`gtid_next`): any GTID not in
+    /// the executed set is accepted, with the source's original_* fields.
+    pub given: Option<GivenGtid>,
     pub cache: TransactionCache,
     /// Its position in the commit order (1 + transactions before it since
     /// the log opened, counting every write-behind transaction).
@@ -137,6 +144,35 @@ impl BinaryLog {
     /// Like [`BinaryLog::commit`], with a hook run in the COMMIT stage in
     /// binlog order.
     pub fn commit_with_hook(&self, cache: TransactionCache, hook: Option<CommitHook>) -> Result<CommitInfo> {
+        self.enqueue_commit(cache, hook, None)
+    }
+
+    /// Owns `gtid` for a commit with it, or says it is already executed;
+    /// waits while another session owns it (see `gtid_owners.rs`).
+    pub fn acquire_gtid(&self, gtid: Gtid) -> Ownership {
+        self.inner.owners.acquire(gtid, |gtid| self.inner.writer.lock().executed.contains(gtid))
+    }
+
+    /// Commits with a given GTID (MySQL's `gtid_next = 'uuid:N'`): owns
+    /// it first, and skips the transaction (writing nothing, running no
+    /// hook) when it is already executed.
+    pub fn commit_given(&self, cache: TransactionCache, given: GivenGtid, hook: Option<CommitHook>) -> Result<CommitOutcome<CommitInfo>> {
+        match self.acquire_gtid(given.gtid) {
+            Ownership::AlreadyExecuted => Ok(CommitOutcome::SkippedAlreadyExecuted(given.gtid)),
+            Ownership::Owned(owned) => self.commit_owned(cache, &owned, given, hook).map(CommitOutcome::Committed),
+        }
+    }
+
+    /// Commits with a GTID the caller owns ([`BinaryLog::acquire_gtid`]);
+    /// the caller releases the ownership (drops `owned`) after this returns.
+    pub fn commit_owned(&self, cache: TransactionCache, owned: &OwnedGtid, given: GivenGtid, hook: Option<CommitHook>) -> Result<CommitInfo> {
+        if owned.gtid() != given.gtid {
+            return Err(BinlogError::Invalid(format!("commit with {} while owning {}", given.gtid, owned.gtid())));
+        }
+        self.enqueue_commit(cache, hook, Some(given))
+    }
+
+    fn enqueue_commit(&self, cache: TransactionCache, hook: Option<CommitHook>, given: Option<GivenGtid>) -> Result<CommitInfo> {
         self.check_usable()?;
         if cache.shape() != Shape::Complete {
             return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", cache.shape())));
@@ -160,6 +196,7 @@ impl BinaryLog {
                 hook,
                 slot: slot.clone(),
                 assigned: None,
+                given,
             });
             pending.len() == 1
         };
@@ -190,7 +227,8 @@ impl BinaryLog {
             let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
             let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
             let assigned = Some(Assigned { gtid: item.gtid, global_sequence: item.global_sequence });
-            prepared.push(Pending { cache, sealed, committed_when_queued: item.committed_when_queued, hook: None, slot, assigned });
+            let given = item.given;
+            prepared.push(Pending { cache, sealed, committed_when_queued: item.committed_when_queued, hook: None, slot, assigned, given });
         }
         let slots: Vec<Arc<Slot>> = prepared.iter().map(|p| p.slot.clone()).collect();
         let is_leader = {
@@ -380,7 +418,18 @@ impl BinaryLog {
         // File offset of buffer[0] in the active file.
         let mut buffer_start = writer.active.position;
         for pending in group.iter_mut() {
-            let gtid = Gtid { uuid: options.server_uuid, gno: writer.next_gno };
+            let automatic_gno = next_automatic_gno(writer.next_gno, &inner.owners, |gtid| writer.executed.contains(gtid));
+            let gtid = match pending.given {
+                Some(given) => {
+                    // Ownership makes this impossible; a duplicate GTID in
+                    // the log would be worse than a refused group.
+                    if writer.executed.contains(&given.gtid) {
+                        return Err(BinlogError::Invalid(format!("given GTID {} is already executed", given.gtid)));
+                    }
+                    given.gtid
+                }
+                None => Gtid { uuid: options.server_uuid, gno: automatic_gno },
+            };
             let mut committed_when_queued = pending.committed_when_queued;
             if let Some(assigned) = pending.assigned {
                 if assigned.gtid != gtid {
@@ -398,10 +447,10 @@ impl BinaryLog {
                 last_committed: clock.last_committed,
                 sequence_number: clock.sequence_number,
                 immediate_commit_timestamp_us: now_micros(),
-                original_commit_timestamp_us: None,
+                original_commit_timestamp_us: pending.given.and_then(|g| g.original_commit_timestamp_us),
                 transaction_length: 0,
                 immediate_server_version: SERVER_VERSION_ID,
-                original_server_version: None,
+                original_server_version: pending.given.and_then(|g| g.original_server_version),
                 commit_group_ticket: None,
             };
             if let Some(sealed) = pending.sealed.take() {
@@ -418,8 +467,7 @@ impl BinaryLog {
                 match self.promote_locked(writer, &sealed, &mut pending.cache, &mut gtid_event, timestamp)? {
                     Some(promoted) => {
                         files.push(promoted_number);
-                        writer.next_gno += 1;
-                        writer.executed.add(gtid);
+                        writer.note_logged(gtid, options.server_uuid);
                         infos.push(CommitInfo {
                             gtid,
                             file_name: promoted.file_name,
@@ -468,8 +516,7 @@ impl BinaryLog {
                 Ok(())
             })?;
             debug_assert_eq!(position - start_position, length);
-            writer.next_gno += 1;
-            writer.executed.add(gtid);
+            writer.note_logged(gtid, options.server_uuid);
             infos.push(CommitInfo {
                 gtid,
                 file_name: writer.active.name.clone(),

@@ -42,6 +42,17 @@ pub(crate) struct Writer {
     pub closed: bool,
 }
 
+impl Writer {
+    /// `gtid` is in the log: executed, and automatic numbering continues
+    /// after the server's highest own gno.
+    pub(crate) fn note_logged(&mut self, gtid: binlog_format::gtid_set::Gtid, server_uuid: binlog_format::gtid_set::Uuid) {
+        self.executed.add(gtid);
+        if gtid.uuid == server_uuid {
+            self.next_gno = self.next_gno.max(gtid.gno + 1);
+        }
+    }
+}
+
 /// How far readers may read: the end of durable (sync_binlog=1) or
 /// written (otherwise) data in the active file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +102,8 @@ pub(crate) struct Inner {
     pub next_reader_id: AtomicU64,
     pub purged_gtids: Mutex<GtidSet>,
     pub in_flight: crate::in_flight::InFlight,
+    /// Given GTIDs owned by sessions (`gtid_next`).
+    pub owners: Arc<crate::gtid_owners::GtidOwners>,
 }
 
 /// An open binary log. Cheap to clone; all clones share one log.
@@ -144,6 +157,7 @@ impl BinaryLog {
             dependency: DependencyTracker::new(options.dependency_tracking, options.dependency_history_size),
             closed: false,
         };
+        let options_uuid = options.server_uuid;
         let log = BinaryLog {
             inner: Arc::new(Inner {
                 options,
@@ -164,6 +178,7 @@ impl BinaryLog {
                 next_reader_id: AtomicU64::new(1),
                 purged_gtids: Mutex::new(purged),
                 in_flight: Default::default(),
+                owners: Arc::new(crate::gtid_owners::GtidOwners::new(options_uuid)),
             }),
         };
         if log.inner.options.binlog_expire_logs_seconds > 0 {
@@ -184,6 +199,11 @@ impl BinaryLog {
     /// `gtid_executed`.
     pub fn executed_gtids(&self) -> GtidSet {
         self.inner.writer.lock().executed.clone()
+    }
+
+    /// Given GTIDs owned by sessions, and the automatic numbering's floor.
+    pub fn owners(&self) -> &Arc<crate::gtid_owners::GtidOwners> {
+        &self.inner.owners
     }
 
     /// `gtid_purged`: GTIDs in no listed file any more.

@@ -56,6 +56,7 @@ impl BinaryLog {
             writer.active = active;
             writer.executed = executed;
             writer.next_gno = 1;
+            inner.owners.reset_floor();
             // As at a rotation: sequence numbers restart in the new file,
             // the global sequence (behind `max_committed`) goes on.
             writer.dependency.rotate();

@@ -306,6 +306,7 @@ impl EngineBinlog {
                 .into_iter()
                 .map(|e| BehindTransaction {
                     gtid: e.gtid,
+                    given: e.given,
                     cache: e.cache,
                     global_sequence: e.global_sequence,
                     committed_when_queued: e.committed_when_queued,
@@ -564,7 +565,10 @@ pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogEvents)>, cra
             }
             let cache = binlog.cache_from_encoded_events(events.events)?;
             sequence += 1;
-            batch.push(BehindTransaction { gtid, cache, global_sequence: sequence, committed_when_queued: sequence - 1 });
+            // Given: redo numbered it, whatever its UUID (a replica's
+            // foreign GTIDs, or the server's own given by `gtid_next`).
+            let given = Some(binlog::GivenGtid::new(gtid));
+            batch.push(BehindTransaction { gtid, given, cache, global_sequence: sequence, committed_when_queued: sequence - 1 });
             rebuilt.add(gtid);
         }
         binlog.append_behind(batch).map_err(|error| match error {
