@@ -134,6 +134,16 @@ pub fn ddl_cache(binlog: &BinaryLog, context: &StatementContext, query: &str) ->
     Ok(cache)
 }
 
+/// `BEGIN; COMMIT`: a transaction that changed nothing, logged to mark a
+/// given GTID executed (MySQL's empty transaction).
+pub fn empty_transaction_cache(binlog: &BinaryLog, context: &StatementContext) -> Result<TransactionCache> {
+    let mut cache = binlog.new_cache();
+    let timestamp = context.timestamp_or_now();
+    cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), timestamp)?;
+    cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "COMMIT")), timestamp)?;
+    Ok(cache)
+}
+
 /// Row hashes for WRITESET tracking.
 #[derive(Default)]
 struct Writeset {

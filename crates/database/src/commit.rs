@@ -68,7 +68,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use binlog::{BinaryLog, CommitHook, CommitInfo};
+use binlog::{BinaryLog, CommitHook, CommitInfo, CommitOutcome, GivenGtid, OwnedGtid, Ownership, TransactionCache};
+use binlog_format::Gtid;
 use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction, VisibleCommit};
 use parking_lot::Mutex;
 use redo::Durability;
@@ -81,6 +82,28 @@ use crate::redo_sink::{self, RedoTrxKey};
 
 /// DDL intent keys live above every engine transaction id.
 pub(crate) const DDL_INTENT_TRX_BASE: u64 = 1 << 63;
+
+/// The GTID a commit gets: the server's next automatic one, or one the
+/// caller owns (`gtid_next = 'uuid:N'`; see `binlog::gtid_owners`), with
+/// the source's original_* fields for the Gtid event.
+#[derive(Debug, Clone, Copy)]
+pub enum NextGtid<'a> {
+    Automatic,
+    Owned { owned: &'a OwnedGtid, given: GivenGtid },
+}
+
+impl NextGtid<'_> {
+    /// The given GTID, checked against the ownership.
+    pub(crate) fn given(&self) -> Result<Option<GivenGtid>> {
+        match self {
+            NextGtid::Automatic => Ok(None),
+            NextGtid::Owned { owned, given } if owned.gtid() == given.gtid => Ok(Some(*given)),
+            NextGtid::Owned { owned, given } => {
+                Err(DatabaseError::Binlog(binlog::BinlogError::Invalid(format!("commit with {} while owning {}", given.gtid, owned.gtid()))))
+            }
+        }
+    }
+}
 
 /// What the COMMIT-stage hook did with the prepared transaction.
 enum HookState {
@@ -105,14 +128,56 @@ impl Database {
     /// transaction is rolled back. On an error after it, the outcome is up
     /// to recovery and the database refuses further writes.
     pub fn commit(&self, trx: Transaction, context: &StatementContext) -> Result<Option<CommitInfo>> {
+        self.commit_with_gtid(trx, context, NextGtid::Automatic)
+    }
+
+    /// Owns `gtid` for a commit with it (MySQL owns it at `SET gtid_next`),
+    /// or says it is executed already; waits while another session owns it.
+    /// The set checked is the one commits add to before they release: the
+    /// binlog's (classic) or the engine's (engine-integrated binlog).
+    pub fn acquire_gtid(&self, gtid: Gtid) -> Ownership {
         let inner = &self.inner;
+        match &inner.engine_binlog {
+            Some(_) => inner.binlog.owners().acquire(gtid, |gtid| inner.engine.is_gtid_executed(gtid)),
+            None => inner.binlog.acquire_gtid(gtid),
+        }
+    }
+
+    /// Commits with a given GTID: owns it, or rolls the transaction back
+    /// and reports it skipped when the GTID is executed already (MySQL
+    /// skips such a transaction silently; an applier restarts on it).
+    pub fn commit_given(&self, trx: Transaction, context: &StatementContext, given: GivenGtid) -> Result<CommitOutcome<Option<CommitInfo>>> {
+        match self.acquire_gtid(given.gtid) {
+            Ownership::AlreadyExecuted => {
+                trx.rollback();
+                Ok(CommitOutcome::SkippedAlreadyExecuted(given.gtid))
+            }
+            Ownership::Owned(owned) => {
+                let committed = self.commit_with_gtid(trx, context, NextGtid::Owned { owned: &owned, given });
+                // Released after the GTID is executed (or never will be).
+                drop(owned);
+                committed.map(CommitOutcome::Committed)
+            }
+        }
+    }
+
+    /// [`Database::commit`] with the GTID `next`. With a given GTID a
+    /// transaction that changed nothing is still logged, as an empty
+    /// `BEGIN; COMMIT` (how MySQL marks a GTID executed without data).
+    pub fn commit_with_gtid(&self, trx: Transaction, context: &StatementContext, next: NextGtid<'_>) -> Result<Option<CommitInfo>> {
+        let inner = &self.inner;
+        let given = next.given()?;
         if trx.is_read_only() {
             trx.commit(None)?;
             inner.read_only_commits.fetch_add(1, Ordering::Relaxed);
-            return Ok(None);
+            if given.is_none() {
+                return Ok(None);
+            }
+            let cache = binlog_events::empty_transaction_cache(&inner.binlog, context)?;
+            return self.log_statement_transaction(cache, next).map(Some);
         }
         if let Some(engine_binlog) = &inner.engine_binlog {
-            return self.commit_engine_binlog(engine_binlog, trx, context);
+            return self.commit_engine_binlog(engine_binlog, trx, context, given);
         }
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
@@ -177,7 +242,7 @@ impl Database {
             let locked = std::time::Instant::now();
             let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
             let redo_synced = std::time::Instant::now();
-            let logged = flushed.and_then(|_| Ok(inner.binlog.commit_with_hook(cache, Some(hook))?));
+            let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
             tracing::info!(
                 lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
                 redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
@@ -187,7 +252,7 @@ impl Database {
             logged
         } else {
             let _commit_in_flight = inner.rotation.read();
-            inner.binlog.commit_with_hook(cache, Some(hook)).map_err(DatabaseError::Binlog)
+            log_to_binlog(&inner.binlog, cache, hook, next).map_err(DatabaseError::Binlog)
         };
         drop(member);
         let mut state = std::mem::replace(&mut *state.lock(), HookState::Committed);
@@ -300,16 +365,51 @@ impl Database {
         query: &str,
         apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
     ) -> Result<(T, CommitInfo), DatabaseError> {
+        self.execute_ddl_with_gtid(context, query, NextGtid::Automatic, apply)
+    }
+
+    /// [`Database::execute_ddl_logged`] with the GTID `next` (a DDL
+    /// statement applied with the source's GTID on a replica).
+    pub fn execute_ddl_with_gtid<T>(
+        &self,
+        context: &StatementContext,
+        query: &str,
+        next: NextGtid<'_>,
+        apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
+    ) -> Result<(T, CommitInfo), DatabaseError> {
         let inner = &self.inner;
+        next.given()?;
         inner.check_writable()?;
-        let _one_ddl = inner.ddl_lock.lock();
+        let one_ddl = inner.ddl_lock.lock();
         inner.check_writable()?;
         let value = apply(&inner.engine)?;
         let cache = binlog_events::ddl_cache(&inner.binlog, context, query)?;
+        let info = self.log_statement_transaction_locked(cache, next, one_ddl)?;
+        inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
+        Ok((value, info))
+    }
+
+    /// Logs a transaction without row changes (an empty `BEGIN; COMMIT`)
+    /// as DDL is logged: one at a time, under the DDL lock.
+    fn log_statement_transaction(&self, cache: TransactionCache, next: NextGtid<'_>) -> Result<CommitInfo> {
+        let inner = &self.inner;
+        inner.check_writable()?;
+        let one_ddl = inner.ddl_lock.lock();
+        inner.check_writable()?;
+        self.log_statement_transaction_locked(cache, next, one_ddl)
+    }
+
+    /// The binlog transaction of a DDL statement (already applied) or of
+    /// an empty transaction; see the module docs. Called with the DDL lock.
+    fn log_statement_transaction_locked(
+        &self,
+        cache: TransactionCache,
+        next: NextGtid<'_>,
+        one_ddl: parking_lot::MutexGuard<'_, ()>,
+    ) -> Result<CommitInfo> {
+        let inner = &self.inner;
         if let Some(engine_binlog) = &inner.engine_binlog {
-            let info = self.log_ddl_engine_binlog(engine_binlog, cache)?;
-            inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
-            return Ok((value, info));
+            return self.log_ddl_engine_binlog(engine_binlog, cache, next.given()?);
         }
         let key = RedoTrxKey {
             boot: inner.sink.boot(),
@@ -336,15 +436,14 @@ impl Database {
         });
         let logged = {
             let _commit_in_flight = inner.rotation.read();
-            inner.binlog.commit_with_hook(cache, Some(hook))
+            log_to_binlog(&inner.binlog, cache, hook, next)
         };
         let outcome = outcome.lock().take();
         match (logged, outcome) {
             (Ok(info), Some(Ok(()))) => {
-                inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
-                drop(_one_ddl);
+                drop(one_ddl);
                 self.rotate_if_full(&info)?;
-                Ok((value, info))
+                Ok(info)
             }
             (Ok(_), Some(Err(error))) => {
                 let error = DatabaseError::Engine(error);
@@ -361,3 +460,10 @@ impl Database {
     }
 }
 
+/// The binlog commit with the GTID `next`.
+fn log_to_binlog(binlog: &BinaryLog, cache: TransactionCache, hook: CommitHook, next: NextGtid<'_>) -> binlog::Result<CommitInfo> {
+    match next {
+        NextGtid::Automatic => binlog.commit_with_hook(cache, Some(hook)),
+        NextGtid::Owned { owned, given } => binlog.commit_owned(cache, owned, given, Some(hook)),
+    }
+}

@@ -97,6 +97,8 @@ struct Entry {
     /// Its redo record's end: durable once `durable_lsn()` reaches it.
     end_lsn: Lsn,
     gtid: Gtid,
+    /// Set when the committer gave the GTID (`gtid_next`).
+    given: Option<binlog::GivenGtid>,
     cache: TransactionCache,
     global_sequence: u64,
     committed_when_queued: u64,
@@ -123,6 +125,33 @@ struct Queue {
 /// GTID numbering of the engine-integrated commit order.
 struct Order {
     next_gno: u64,
+}
+
+impl Order {
+    /// The GTID of the next commit, under the order lock: the given one,
+    /// or the next automatic one (above GTIDs sessions own or executed).
+    fn gtid_for(&self, inner: &Inner, given: Option<binlog::GivenGtid>) -> Result<Gtid> {
+        let server_uuid = inner.binlog.options().server_uuid;
+        match given {
+            Some(given) if inner.engine.is_gtid_executed(&given.gtid) => Err(DatabaseError::Binlog(BinlogError::Invalid(format!(
+                "given GTID {} is already executed",
+                given.gtid
+            )))),
+            Some(given) => Ok(given.gtid),
+            None => {
+                let gno = binlog::gtid_owners::next_automatic_gno(self.next_gno, inner.binlog.owners(), |gtid| inner.engine.is_gtid_executed(gtid));
+                Ok(Gtid { uuid: server_uuid, gno })
+            }
+        }
+    }
+
+    /// `gtid` committed: automatic numbering continues after it when it
+    /// has the server's UUID.
+    fn note_committed(&mut self, gtid: Gtid, server_uuid: binlog_format::Uuid) {
+        if gtid.uuid == server_uuid {
+            self.next_gno = self.next_gno.max(gtid.gno + 1);
+        }
+    }
 }
 
 pub(crate) struct EngineBinlog {
@@ -427,7 +456,13 @@ fn pending_info(gtid: Gtid, cache_len: u64) -> CommitInfo {
 
 impl Database {
     /// A commit with `binlog_storage_engine = engine`; see the module docs.
-    pub(crate) fn commit_engine_binlog(&self, engine_binlog: &EngineBinlog, trx: Transaction, context: &StatementContext) -> Result<Option<CommitInfo>> {
+    pub(crate) fn commit_engine_binlog(
+        &self,
+        engine_binlog: &EngineBinlog,
+        trx: Transaction,
+        context: &StatementContext,
+        given: Option<binlog::GivenGtid>,
+    ) -> Result<Option<CommitInfo>> {
         let inner = &self.inner;
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
@@ -453,13 +488,21 @@ impl Database {
         };
         let (gtid, commit_lsn) = {
             let mut order = engine_binlog.order.lock();
-            let gtid = Gtid { uuid: inner.binlog.options().server_uuid, gno: order.next_gno };
+            let gtid = match order.gtid_for(inner, given) {
+                Ok(gtid) => gtid,
+                Err(error) => {
+                    drop(order);
+                    inner.sink.unstage(trx_id);
+                    prepared.rollback();
+                    return Err(error);
+                }
+            };
             match prepared.commit(Some(gtid)) {
                 Ok(outcome) => {
-                    order.next_gno += 1;
+                    order.note_committed(gtid, inner.binlog.options().server_uuid);
                     let global_sequence = engine_binlog.committed.fetch_add(1, Ordering::AcqRel) + 1;
                     let end_lsn = outcome.commit_lsn.expect("a commit with a GTID logs a record");
-                    engine_binlog.enqueue(Entry { end_lsn, gtid, cache, global_sequence, committed_when_queued, bytes: cache_len });
+                    engine_binlog.enqueue(Entry { end_lsn, gtid, given, cache, global_sequence, committed_when_queued, bytes: cache_len });
                     (gtid, end_lsn)
                 }
                 Err(failed) => {
@@ -506,7 +549,7 @@ impl Database {
     /// DDL's binlog transaction in engine mode: the DDL record was synced
     /// by `apply`; this record carries its GTID and Query event, synced.
     /// Called with the DDL lock held.
-    pub(crate) fn log_ddl_engine_binlog(&self, engine_binlog: &EngineBinlog, cache: TransactionCache) -> Result<CommitInfo> {
+    pub(crate) fn log_ddl_engine_binlog(&self, engine_binlog: &EngineBinlog, cache: TransactionCache, given: Option<binlog::GivenGtid>) -> Result<CommitInfo> {
         let inner = &self.inner;
         let events = binlog_events(inner, &cache)?;
         let cache_len = cache.len();
@@ -515,14 +558,14 @@ impl Database {
         let committed_when_queued = engine_binlog.committed.load(Ordering::Acquire);
         let logged = (|| -> Result<(Gtid, Lsn)> {
             let mut order = engine_binlog.order.lock();
-            let gtid = Gtid { uuid: inner.binlog.options().server_uuid, gno: order.next_gno };
+            let gtid = order.gtid_for(inner, given)?;
             // The GTID joins the engine's set first, then the record: a
             // checkpoint in between could only see the GTID twice.
             inner.engine.apply_redo_transaction(&[], Some(gtid))?;
             let end_lsn = inner.redo.append(&redo_sink::engine_ddl_binlog_record(gtid, &events), Durability::Buffered)?;
-            order.next_gno += 1;
+            order.note_committed(gtid, inner.binlog.options().server_uuid);
             let global_sequence = engine_binlog.committed.fetch_add(1, Ordering::AcqRel) + 1;
-            engine_binlog.enqueue(Entry { end_lsn, gtid, cache, global_sequence, committed_when_queued, bytes: cache_len });
+            engine_binlog.enqueue(Entry { end_lsn, gtid, given, cache, global_sequence, committed_when_queued, bytes: cache_len });
             Ok((gtid, end_lsn))
         })();
         let result = logged.and_then(|(gtid, lsn)| {

@@ -62,6 +62,7 @@ pub mod storage_mode;
 pub use {binlog, engine, redo};
 
 pub use binlog_events::{StatementContext, BINLOG_ROW_EVENT_MAX_SIZE};
+pub use commit::NextGtid;
 pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};

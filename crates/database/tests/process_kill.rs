@@ -65,6 +65,7 @@ fn child_workload() {
                             acknowledged.write_all(format!("{}\n", gtid.gno).as_bytes()).unwrap();
                         }
                         Attempt::Committed(None) | Attempt::Retry => {}
+                        Attempt::Skipped(gtid) => unreachable!("automatic commit of {gtid} skipped"),
                         Attempt::Failed(error) => panic!("commit failed: {error}"),
                     }
                 }

@@ -27,6 +27,7 @@ fn commit_some(db: &Database, tables: Tables, count: usize, seed: u64) -> usize 
                 done += 1;
             }
             Attempt::Retry => {}
+            Attempt::Skipped(gtid) => unreachable!("automatic commit of {gtid} skipped"),
             Attempt::Failed(error) => panic!("commit failed: {error}"),
         }
     }

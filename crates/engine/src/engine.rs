@@ -136,6 +136,11 @@ impl Engine {
         self.shared.commits.read().executed_gtids.clone()
     }
 
+    /// Whether `gtid` is in the executed set (without copying the set).
+    pub fn is_gtid_executed(&self, gtid: &binlog_format::Gtid) -> bool {
+        self.shared.commits.read().executed_gtids.contains(gtid)
+    }
+
     /// `RESET BINARY LOGS AND GTIDS`: forgets every executed GTID. The
     /// caller logs it to redo first (the database's GTID reset record) and
     /// holds off commits while it runs.

@@ -14,7 +14,7 @@ use database::{Database, DatabaseConfig};
 use parking_lot::Mutex;
 use rand::SeedableRng;
 
-use super::{context, create_schema, random_transaction, Attempt, DB};
+use super::{context, create_schema, given_transaction, random_transaction, Attempt, DB};
 
 /// A crash point of one of the three registries.
 #[derive(Debug, Clone, Copy)]
@@ -79,12 +79,32 @@ pub fn run_workload(storage: &SimStorage, config: DatabaseConfig, workload: &Wor
         threads.push(std::thread::spawn(move || {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed * 131 + thread as u64);
             let mut done = 0;
+            // Session 0 applies a source's transactions half the time, with
+            // their GTIDs (source_uuid():1, 2, …), as a replica's applier.
+            let mut next_given_gno = 1;
             while done < transactions && !stop.load(Ordering::Relaxed) {
-                match random_transaction(&db, &mut rng, tables, thread + 1) {
+                let given = thread == 0 && done % 2 == 1;
+                let attempt = if given {
+                    given_transaction(&db, &mut rng, tables, thread + 1, next_given_gno)
+                } else {
+                    random_transaction(&db, &mut rng, tables, thread + 1)
+                };
+                match attempt {
                     Attempt::Committed(gtid) => {
                         acknowledged.lock().extend(gtid);
                         done += 1;
+                        if given {
+                            // An applier restarted on it: skipped, nothing changes.
+                            if done % 3 == 0 {
+                                match given_transaction(&db, &mut rng, tables, thread + 1, next_given_gno) {
+                                    Attempt::Skipped(_) | Attempt::Retry | Attempt::Failed(_) => {}
+                                    Attempt::Committed(gtid) => panic!("{gtid:?} committed twice"),
+                                }
+                            }
+                            next_given_gno += 1;
+                        }
                     }
+                    Attempt::Skipped(gtid) => panic!("{gtid} skipped before it was committed"),
                     Attempt::Retry => {}
                     Attempt::Failed(_) => break,
                 }

@@ -165,6 +165,8 @@ pub enum Attempt {
     Retry,
     /// The database failed (a crash point fired, storage froze, ...).
     Failed(DatabaseError),
+    /// Committed with a given GTID that was executed already: skipped.
+    Skipped(Gtid),
 }
 
 /// Rows of a bulk transaction, 200 bytes each: about 20 KiB of events.
@@ -201,6 +203,52 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
     }
     match db.commit(trx, &context(thread_id)) {
         Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
+        Err(error) if error.is_retryable() => Attempt::Retry,
+        Err(error) => Attempt::Failed(error),
+    }
+}
+
+/// The UUID of the source whose GTIDs the workloads commit as a replica would.
+pub fn source_uuid() -> binlog_format::Uuid {
+    "3e11fa47-71ca-11e1-9e33-c80aa9429562".parse().unwrap()
+}
+
+/// A random transaction committed with the given GTID `source_uuid():gno`
+/// (as a replica's applier does): one in eight changes nothing (an empty
+/// transaction is logged), one in ten is a bulk insert (promoted). A
+/// GTID already executed must be skipped, which the caller can check by
+/// giving one twice.
+pub fn given_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thread_id: u32, gno: u64) -> Attempt {
+    let given = binlog::GivenGtid {
+        gtid: Gtid { uuid: source_uuid(), gno },
+        original_commit_timestamp_us: Some(1_700_000_000_000_000 + gno),
+        original_server_version: Some(80036),
+    };
+    let mut trx = db.begin();
+    if rng.gen_ratio(1, 10) {
+        let base: i64 = rng.gen_range(0..i64::MAX / 2);
+        for n in 0..BULK_ROWS as i64 {
+            let payload = format!("{base:020}-{n:0>178}").into_bytes();
+            if let Err(error) = trx.insert(tables.bulk, vec![Value::Int(base + n), Value::Bytes(payload)]) {
+                return if error.is_retryable() { Attempt::Retry } else { Attempt::Failed(error.into()) };
+            }
+        }
+    } else if !rng.gen_ratio(1, 8) {
+        for _ in 0..rng.gen_range(1..=3) {
+            match random_statement(&mut trx, rng, tables) {
+                Ok(()) => {}
+                Err(error) if error.is_retryable() => return Attempt::Retry,
+                Err(error) => return Attempt::Failed(error.into()),
+            }
+        }
+    }
+    match db.commit_given(trx, &context(thread_id), given) {
+        Ok(binlog::CommitOutcome::Committed(info)) => {
+            let info = info.expect("a given GTID is always logged");
+            assert_eq!(info.gtid, given.gtid);
+            Attempt::Committed(Some(info.gtid))
+        }
+        Ok(binlog::CommitOutcome::SkippedAlreadyExecuted(gtid)) => Attempt::Skipped(gtid),
         Err(error) if error.is_retryable() => Attempt::Retry,
         Err(error) => Attempt::Failed(error),
     }
@@ -341,10 +389,13 @@ pub fn binlog_gtids_in_order(storage: &dyn Storage, binlog_dir: &Path) -> Vec<Gt
     gtids
 }
 
-/// The binlog holds GTIDs 1..=N of one source, each once, in order.
+/// Per UUID, the binlog holds GTIDs 1..=N, each once, in order (the
+/// workloads give foreign GTIDs from one session, in order).
 pub fn assert_contiguous(gtids: &[Gtid], label: &str) {
+    let mut next_per_uuid: BTreeMap<binlog_format::Uuid, u64> = BTreeMap::new();
     for (index, gtid) in gtids.iter().enumerate() {
-        assert_eq!(gtid.gno, index as u64 + 1, "{label}: GTID #{index} is {gtid}; the binlog is not one contiguous sequence");
-        assert_eq!(gtid.uuid, gtids[0].uuid, "{label}: two sources");
+        let next = next_per_uuid.entry(gtid.uuid).or_insert(1);
+        assert_eq!(gtid.gno, *next, "{label}: GTID #{index} is {gtid}; the binlog is not one contiguous sequence per source");
+        *next += 1;
     }
 }
