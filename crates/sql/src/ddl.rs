@@ -34,14 +34,14 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
             if *if_not_exists && db.engine().databases().contains(name) {
                 return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
-            db.execute_ddl(&ctx, context.sql, |engine| engine.create_database(name)).map_err(database_error)?;
+            context.execute_ddl(&ctx, |engine| engine.create_database(name)).map_err(database_error)?;
             Ok(Outcome::new(OkResponse::affected(1)))
         }
         Statement::DropDatabase { name, if_exists } => {
             if *if_exists && !db.engine().databases().contains(name) {
                 return Ok(ok_with_note(1008, format!("Can't drop database '{name}'; database doesn't exist")));
             }
-            let dropped = db.execute_ddl(&ctx, context.sql, |engine| engine.drop_database(name)).map_err(database_error)?;
+            let dropped = context.execute_ddl(&ctx, |engine| engine.drop_database(name)).map_err(database_error)?;
             let mut defaults = context.shared.defaults.write();
             for id in &dropped {
                 defaults.remove(id);
@@ -54,7 +54,7 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
         }
         Statement::Truncate { database, table } => {
             let database = context.database(database.as_deref())?;
-            db.execute_ddl(&ctx, context.sql, |engine| engine.truncate_table(&database, table)).map_err(database_error)?;
+            context.execute_ddl(&ctx, |engine| engine.truncate_table(&database, table)).map_err(database_error)?;
             Ok(Outcome::ok())
         }
         _ => Err(protocol::MysqlError::internal("not a database statement")),
@@ -80,8 +80,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
                 return Ok(ok_with_note(1051, format!("Unknown table '{}'", missing.join(","))));
             }
             let dropped = context
-                .db()
-                .execute_ddl(&context.statement_context(), context.sql, |engine| {
+                .execute_ddl(&context.statement_context(), |engine| {
                     present.iter().map(|(d, t)| engine.drop_table(d, t)).collect::<engine::Result<Vec<_>>>()
                 })
                 .map_err(database_error)?;
@@ -96,8 +95,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             let [index] = names.as_slice() else { return Err(syntax_error(&ast.to_string())) };
             let index = index.to_string();
             context
-                .db()
-                .execute_ddl(&context.statement_context(), context.sql, |engine| engine.drop_index(&database, &table, &index))
+                .execute_ddl(&context.statement_context(), |engine| engine.drop_index(&database, &table, &index))
                 .map_err(database_error)?;
             Ok(Outcome::ok())
         }
@@ -203,8 +201,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         spec
     };
     let def = context
-        .db()
-        .execute_ddl(&context.statement_context(), context.sql, |engine| engine.create_table(&spec))
+        .execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec))
         .map_err(database_error)?;
     context.shared.defaults.write().insert(def.id, defaults);
     Ok(Outcome::ok())
@@ -218,8 +215,7 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
     let name = create.name.as_ref().map(ToString::to_string).ok_or_else(|| syntax_error("ON"))?;
     let spec = IndexSpec { name, columns: index_columns(&create.columns)?, unique: create.unique };
     context
-        .db()
-        .execute_ddl(&context.statement_context(), context.sql, |engine| engine.create_index(&database, &table, &spec))
+        .execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec))
         .map_err(database_error)?;
     Ok(Outcome::ok())
 }

@@ -10,17 +10,22 @@ use crate::session::{Context, Outcome, Transactions};
 pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
     // Before anything runs, so a refused statement changes nothing.
     crate::authorize::authorize(statement, context)?;
+    let (in_transaction, statement_scoped) = (transaction.in_transaction(), transaction.is_statement_scoped());
+    if crate::gtid_next::gate(statement, context, in_transaction, statement_scoped)? == crate::gtid_next::Gate::Skip {
+        // gtid_next names an executed GTID: MySQL skips the transaction.
+        return Ok(Outcome::ok());
+    }
     match statement {
         Statement::Begin => {
             transaction.begin(context)?;
             Ok(Outcome::ok())
         }
         Statement::Commit => {
-            transaction.commit(context)?;
+            transaction.commit_statement(context)?;
             Ok(Outcome::ok())
         }
         Statement::Rollback => {
-            transaction.rollback();
+            transaction.rollback_statement(context);
             Ok(Outcome::ok())
         }
         Statement::Nothing => Ok(Outcome::ok()),
@@ -66,11 +71,11 @@ fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'
             Ok(Outcome::ok())
         }
         Ast::Commit { .. } => {
-            transaction.commit(context)?;
+            transaction.commit_statement(context)?;
             Ok(Outcome::ok())
         }
         Ast::Rollback { .. } => {
-            transaction.rollback();
+            transaction.rollback_statement(context);
             Ok(Outcome::ok())
         }
         other => Err(not_supported(first_words(&other.to_string()))),

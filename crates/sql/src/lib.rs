@@ -28,6 +28,7 @@ mod dump;
 pub mod error;
 mod execute;
 mod expr;
+mod gtid_next;
 pub mod hosts;
 pub mod parse;
 mod plan;

@@ -28,6 +28,7 @@ use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
 use crate::replicas::Replicas;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
 use crate::expr::{Columns, Environment, Scope};
+use crate::gtid_next::GtidNext;
 use crate::parse::{parse, Parsed, Statement};
 use crate::value::{from_wire, Value};
 use crate::variables::{definition, GlobalVariables, Kind, VariableScope};
@@ -102,6 +103,9 @@ pub struct State {
     /// case-insensitive). Replicas and CDC readers declare themselves with
     /// them (`@master_binlog_checksum`, `@master_heartbeat_period`, ...).
     pub user_variables: HashMap<String, Value>,
+    /// `gtid_next` (see `gtid_next.rs`); a Mutex so statements can change
+    /// it through their shared [`Context`].
+    pub gtid_next: parking_lot::Mutex<GtidNext>,
 }
 
 /// A note or warning a statement raised (SHOW WARNINGS).
@@ -132,6 +136,7 @@ pub struct Env<'a> {
     pub user_variables: &'a HashMap<String, Value>,
     pub last_insert_id: u64,
     pub autocommit: bool,
+    pub gtid_next: &'a parking_lot::Mutex<GtidNext>,
 }
 
 impl Environment for Env<'_> {
@@ -143,6 +148,12 @@ impl Environment for Env<'_> {
         let definition = definition(name).ok_or_else(|| unknown_variable(name))?;
         if scope == VariableScope::Session && definition.kind != Kind::Both {
             return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", definition.name)));
+        }
+        if definition.name == "gtid_next" {
+            if scope == VariableScope::Global {
+                return Err(MysqlError::new(1238, "HY000", "Variable 'gtid_next' is a SESSION variable"));
+            }
+            return Ok(Value::Bytes(self.gtid_next.lock().text().into_bytes()));
         }
         if scope != VariableScope::Global {
             if definition.name == "autocommit" {
@@ -161,8 +172,8 @@ impl Environment for Env<'_> {
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
             "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
-            "gtid_executed" => Value::Bytes(binlog.executed_gtids().to_string().into_bytes()),
-            "gtid_purged" => Value::Bytes(binlog.purged_gtids().to_string().into_bytes()),
+            "gtid_executed" => Value::Bytes(crate::gtid_next::gtid_set_text(&binlog.executed_gtids()).into_bytes()),
+            "gtid_purged" => Value::Bytes(crate::gtid_next::gtid_set_text(&binlog.purged_gtids()).into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })
     }
@@ -252,6 +263,25 @@ impl Context<'_> {
         }
     }
 
+    /// DDL through the database, with the GTID `gtid_next` gives: the
+    /// session's owned one (then gtid_next must be set again), or the
+    /// next automatic one. (An executed one never gets here: skipped.)
+    pub fn execute_ddl<T>(
+        &self,
+        statement: &StatementContext,
+        apply: impl FnOnce(&engine::Engine) -> Result<T, engine::EngineError>,
+    ) -> Result<T, database::DatabaseError> {
+        let mut next = self.env.gtid_next.lock();
+        let GtidNext::Owned(owned) = &*next else {
+            drop(next);
+            return self.db().execute_ddl(statement, self.sql, apply);
+        };
+        let given = binlog::GivenGtid::new(owned.gtid());
+        let value = self.db().execute_ddl_with_gtid(statement, self.sql, database::NextGtid::Owned { owned, given }, apply)?.0;
+        next.finish();
+        Ok(value)
+    }
+
     pub fn database(&self, named: Option<&str>) -> SqlResult<String> {
         match named.or(self.env.database) {
             Some(name) => Ok(name.to_string()),
@@ -300,6 +330,7 @@ impl SqlSession {
                 user_variables: &state.user_variables,
                 last_insert_id: state.last_insert_id,
                 autocommit,
+                gtid_next: &state.gtid_next,
             },
             sql,
             params,
@@ -353,10 +384,42 @@ pub struct Transactions<'a> {
 }
 
 impl Transactions<'_> {
-    /// Commits (or for a read-only one, just ends) the open transaction.
+    /// Whether a transaction is open (BEGIN, or autocommit off with one started).
+    pub fn in_transaction(&self) -> bool {
+        *self.explicit || self.trx.as_ref().is_some_and(|trx| !trx.is_read_only())
+    }
+
+    /// The COMMIT statement: [`Transactions::commit`], and with gtid_next
+    /// set to an owned GTID and nothing open, an empty transaction with it
+    /// (MySQL's way to mark a GTID executed).
+    pub fn commit_statement(&mut self, context: &Context<'_>) -> SqlResult<()> {
+        let nothing_written = self.trx.as_ref().map_or(true, Transaction::is_read_only);
+        if nothing_written && matches!(&*context.env.gtid_next.lock(), GtidNext::Owned(_)) {
+            *self.explicit = false;
+            let trx = self.trx.take().unwrap_or_else(|| context.db().begin());
+            return commit_owned(trx, context);
+        }
+        self.commit(context)?;
+        context.env.gtid_next.lock().finish();
+        Ok(())
+    }
+
+    /// The ROLLBACK statement: also releases a GTID gtid_next owns.
+    pub fn rollback_statement(&mut self, context: &Context<'_>) {
+        self.rollback();
+        context.env.gtid_next.lock().finish();
+    }
+
+    /// Commits (or for a read-only one, just ends) the open transaction,
+    /// with the GTID gtid_next owns if it does.
     pub fn commit(&mut self, context: &Context<'_>) -> SqlResult<()> {
         *self.explicit = false;
         let Some(trx) = self.trx.take() else { return Ok(()) };
+        // Implicit commits (BEGIN, DDL) of a transaction that wrote nothing
+        // do not consume the GTID; the statement that follows gets it.
+        if !trx.is_read_only() && commit_with_gtid_next(context) {
+            return commit_owned(trx, context);
+        }
         if trx.is_read_only() {
             trx.rollback();
             return Ok(());
@@ -376,6 +439,11 @@ impl Transactions<'_> {
         *self.trx = Some(context.db().begin());
         *self.explicit = true;
         Ok(())
+    }
+
+    /// True when a statement's transaction ends with the statement.
+    pub fn is_statement_scoped(&self) -> bool {
+        self.statement_scoped()
     }
 
     /// True when a statement's transaction ends with the statement.
@@ -410,7 +478,9 @@ impl Transactions<'_> {
         let savepoint = trx.savepoint();
         match f(&mut trx) {
             Ok(value) => {
-                if self.statement_scoped() {
+                if self.statement_scoped() && commit_with_gtid_next(context) {
+                    commit_owned(trx, context)?;
+                } else if self.statement_scoped() {
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
@@ -436,6 +506,26 @@ impl Transactions<'_> {
             }
         }
     }
+}
+
+/// Whether gtid_next owns a GTID the transaction must commit with (a
+/// statement-scoped one even with no changes: MySQL logs it empty).
+fn commit_with_gtid_next(context: &Context<'_>) -> bool {
+    matches!(&*context.env.gtid_next.lock(), GtidNext::Owned(_))
+}
+
+/// Commits `trx` with gtid_next's owned GTID; gtid_next must then be set
+/// again (1837 otherwise).
+fn commit_owned(trx: Transaction, context: &Context<'_>) -> SqlResult<()> {
+    let mut next = context.env.gtid_next.lock();
+    let GtidNext::Owned(owned) = &*next else { unreachable!("checked by the caller") };
+    let given = binlog::GivenGtid::new(owned.gtid());
+    context
+        .db()
+        .commit_with_gtid(trx, &context.statement_context(), database::NextGtid::Owned { owned, given })
+        .map_err(database_error)?;
+    next.finish();
+    Ok(())
 }
 
 /// What a statement did, for the session to apply after it.
@@ -502,6 +592,7 @@ impl Session for SqlSession {
                 user_variables: &self.state.user_variables,
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
+                gtid_next: &self.state.gtid_next,
             },
             sql,
             params: &[],

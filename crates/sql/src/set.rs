@@ -54,6 +54,13 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 context.constants(&no_columns).eval(other)?
             }
         };
+        if definition.name == "gtid_next" {
+            if scope == VariableScope::Global {
+                return Err(protocol::MysqlError::new(1228, "HY000", "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL"));
+            }
+            crate::gtid_next::set(&value, context, transaction.in_transaction())?;
+            continue;
+        }
         let value = normalize(definition, &value)?;
         match (definition.kind, scope) {
             (Kind::ReadOnly, _) => {

@@ -217,7 +217,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 Wire::UInt(position),
                 Wire::from(""),
                 Wire::from(""),
-                Wire::from(binlog.executed_gtids().to_string()),
+                Wire::from(crate::gtid_next::gtid_set_text(&binlog.executed_gtids())),
             ]);
             result
         }

@@ -74,6 +74,8 @@ pub const DEFINITIONS: &[Definition] = &[
     // gtid_executed and gtid_purged are read from the binlog (session.rs).
     def("gtid_executed", "", Kind::ReadOnly, Type::Text),
     def("gtid_mode", "ON", Kind::ReadOnly, Type::Text),
+    // Session only: read and set through gtid_next.rs.
+    def("gtid_next", "AUTOMATIC", Kind::Both, Type::Text),
     def("gtid_purged", "", Kind::ReadOnly, Type::Text),
     def("hostname", "localhost", Kind::ReadOnly, Type::Text),
     def("init_connect", "", Kind::Global, Type::Text),

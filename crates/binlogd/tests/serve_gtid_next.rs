@@ -1,0 +1,111 @@
+//! `SET gtid_next` through the `mariadb` client against `binlogd serve`:
+//! transactions, DDL and empty transactions committed with a source's
+//! GTID, skipped when executed, 1837 until gtid_next is set again, 1227
+//! without the privilege, 1231 for a malformed value, `@@gtid_executed`
+//! with two UUIDs, and all of it after a restart, with `binlogd inspect
+//! --verify` and `mariadb-binlog` reading the files.
+
+mod support;
+
+use support::{inspect, ServerProcess};
+
+const SOURCE: &str = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+fn assert_error(stderr: &str, code_and_state: &str, message: &str) {
+    assert!(stderr.contains(code_and_state) && stderr.contains(message), "expected {code_and_state} {message}, got: {stderr}");
+}
+
+/// `@@gtid_executed` as MySQL prints it (UUIDs sorted, `,\n` between
+/// them; the batch-mode client shows the newline as `\n`).
+fn expected_executed(own: &str, own_last: u64, source: &str) -> String {
+    let mut parts = [format!("{own}:1-{own_last}"), source.to_string()];
+    parts.sort();
+    format!("{}\n", parts.join(",\\n"))
+}
+
+#[test]
+fn gtid_next_through_the_mariadb_client() {
+    let mut server = ServerProcess::start();
+    server.query(None, "CREATE DATABASE shop; CREATE TABLE shop.t (id INT NOT NULL, PRIMARY KEY (id))");
+    let own = server.query(None, "SELECT @@server_uuid").trim().to_string();
+    assert_eq!(server.query(None, "SELECT @@gtid_next, @@session.gtid_next"), "AUTOMATIC\tAUTOMATIC\n");
+
+    // An autocommit statement, then a multi-statement transaction, each
+    // with the source's GTID.
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:1'; INSERT INTO shop.t VALUES (1); SET gtid_next = 'AUTOMATIC'"));
+    server.query(None, &format!("SET @@SESSION.GTID_NEXT = '{SOURCE}:2'; BEGIN; INSERT INTO shop.t VALUES (2); INSERT INTO shop.t VALUES (3); COMMIT; SET gtid_next = AUTOMATIC"));
+    // DDL and an empty transaction.
+    server.query(None, &format!("SET SESSION gtid_next = '{SOURCE}:3'; CREATE TABLE shop.u (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"));
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:4'; BEGIN; COMMIT; SET gtid_next = 'AUTOMATIC'"));
+    // Ownership shows in @@gtid_next and ends with the session.
+    assert_eq!(server.query(None, &format!("SET gtid_next = '{SOURCE}:9'; SELECT @@gtid_next")), format!("{SOURCE}:9\n"));
+
+    // Already executed: skipped without error, rows unchanged.
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:1'; INSERT INTO shop.t VALUES (100); SET gtid_next = 'AUTOMATIC'"));
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:2'; BEGIN; DELETE FROM shop.t; COMMIT; SET gtid_next = 'AUTOMATIC'"));
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:3'; CREATE TABLE shop.v (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"));
+    assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n");
+    assert_eq!(server.query(None, "SHOW TABLES FROM shop"), "t\nu\n");
+
+    // After the commit gtid_next must be set again.
+    let error = server.error(None, &format!("SET gtid_next = '{SOURCE}:5'; INSERT INTO shop.t VALUES (5); INSERT INTO shop.t VALUES (6)"));
+    assert_error(
+        &error,
+        "ERROR 1837 (HY000)",
+        &format!("When @@SESSION.GTID_NEXT is set to a GTID, you must explicitly set it to a different value after a COMMIT or ROLLBACK. Please check GTID_NEXT variable manual page for detailed explanation. Current @@SESSION.GTID_NEXT is '{SOURCE}:5'."),
+    );
+    assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n5\n");
+    // Malformed values, SET GLOBAL, a change while owning a GTID.
+    assert_error(&server.error(None, "SET gtid_next = 'bogus'"), "ERROR 1231 (42000)", "Variable 'gtid_next' can't be set to the value of 'bogus'");
+    assert_error(&server.error(None, &format!("SET gtid_next = '{SOURCE}:0'")), "ERROR 1231 (42000)", "can't be set to the value of");
+    assert_error(&server.error(None, &format!("SET GLOBAL gtid_next = '{SOURCE}:7'")), "ERROR 1228 (HY000)", "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL");
+    assert_error(
+        &server.error(None, &format!("SET gtid_next = '{SOURCE}:7'; SET gtid_next = 'AUTOMATIC'")),
+        "ERROR 1790 (HY000)",
+        &format!("@@SESSION.GTID_NEXT cannot be changed by a client that owns a GTID. The client owns {SOURCE}:7. Ownership is released on COMMIT or ROLLBACK."),
+    );
+    assert_error(
+        &server.error(None, &format!("BEGIN; INSERT INTO shop.t VALUES (7); SET gtid_next = '{SOURCE}:7'")),
+        "ERROR 1768 (HY000)",
+        "The system variable @@SESSION.GTID_NEXT cannot change inside a transaction.",
+    );
+    // Without SYSTEM_VARIABLES_ADMIN or SUPER.
+    server.query(None, "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'; GRANT ALL ON shop.* TO 'app'@'%'");
+    assert_error(
+        &server.error_as("app", "app-pw", None, &format!("SET gtid_next = '{SOURCE}:8'")),
+        "ERROR 1227 (42000)",
+        "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation",
+    );
+
+    // Automatic GTIDs go on with the server's UUID.
+    server.query(None, "INSERT INTO shop.t VALUES (10)");
+    let executed = server.query(None, "SELECT @@global.gtid_executed");
+    let own_last: u64 = {
+        let own_part = executed.split("\\n").chain(executed.split(',')).find(|p| p.starts_with(&own)).unwrap().trim().trim_end_matches(',');
+        own_part.rsplit('-').next().unwrap().parse().unwrap()
+    };
+    assert_eq!(executed, expected_executed(&own, own_last, &format!("{SOURCE}:1-5")));
+    let status = server.query(None, "SHOW MASTER STATUS");
+    assert!(status.ends_with(&expected_executed(&own, own_last, &format!("{SOURCE}:1-5"))), "{status}");
+
+    let events = server.query(None, "SHOW BINLOG EVENTS");
+    for gno in 1..=5 {
+        assert_eq!(events.matches(&format!("SET @@SESSION.GTID_NEXT= '{SOURCE}:{gno}'")).count(), 1, "{events}");
+    }
+    assert!(events.contains(&format!("SET @@SESSION.GTID_NEXT= '{own}:{own_last}'")), "{events}");
+    assert!(events.contains("CREATE TABLE shop.u"), "{events}");
+
+    server.restart();
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-5")));
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:5'; INSERT INTO shop.t VALUES (55); SET gtid_next = 'AUTOMATIC'"));
+    assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n5\n10\n");
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:6'; INSERT INTO shop.t VALUES (6); SET gtid_next = 'AUTOMATIC'"));
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-6")));
+    server.stop();
+
+    for file in server.binlog_files() {
+        inspect(&["--verify"], &file);
+        let output = std::process::Command::new("mariadb-binlog").arg("--verbose").arg(&file).output().unwrap();
+        assert!(output.status.success(), "mariadb-binlog {}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
+    }
+}
