@@ -38,6 +38,16 @@
 //! ([`DatabaseError::Unusable`]) and the next open settles it from the
 //! binlog. mysqld does the same with `binlog_error_action = ABORT_SERVER`.
 //!
+//! ## Given GTIDs
+//!
+//! A commit or DDL may carry a GTID the caller owns ([`NextGtid::Owned`],
+//! MySQL's `gtid_next = 'uuid:N'`; ownership rules in
+//! `binlog::gtid_owners`). It follows exactly the path above, the binlog
+//! writing the given GTID instead of the next automatic one, so data and
+//! GTID stay atomic and recovery needs no new case. With nothing to
+//! write, the GTID is logged as an empty `BEGIN; COMMIT` through the DDL
+//! path below.
+//!
 //! ## Rotation
 //!
 //! The binlog's recovery scans only the files in use and the last file, so

@@ -22,7 +22,6 @@
 //! thread, until `net_write_timeout`.
 
 use std::fs::File;
-use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -150,12 +149,10 @@ fn open(log: &BinaryLog, start: DumpStart) -> Result<(LogReader, FirstFile), Mys
             let reader = LogReader::from_gtid_set(log, &executed).map_err(reader_error)?;
             let (file_name, _) = reader.position();
             // Like MySQL: clear `created` when the file's first transaction
-            // is skipped. This server writes only its own GTIDs, so the
-            // file's first one follows its Previous_gtids.
-            let uuid = log.options().server_uuid;
-            let previous = read_previous_gtids(&log.options().dir.join(&file_name)).unwrap_or_default();
-            let first = Gtid { uuid, gno: previous.last_gno(&uuid) + 1 };
-            let clear_created = executed.contains(&first);
+            // is skipped. Its GTID may have any UUID (a replica logs its
+            // source's), so it is read from the file.
+            let first = read_first_gtid(&log.options().dir.join(&file_name)).ok().flatten();
+            let clear_created = first.is_some_and(|gtid| executed.contains(&gtid));
             Ok((reader, FirstFile { file_name, position: 4, clear_log_pos: clear_created, clear_created }))
         }
     }
@@ -422,21 +419,35 @@ fn read_format_description(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The Previous_gtids event right after the FDE, decoded.
-fn read_previous_gtids(path: &Path) -> std::io::Result<GtidSet> {
+/// The GTID of the first transaction in the file at `path` (after its
+/// Previous_gtids and, in a promoted file, its Large_transaction_header);
+/// `None` when the file has no transaction yet.
+fn read_first_gtid(path: &Path) -> std::io::Result<Option<Gtid>> {
     let fde = read_format_description(path)?;
     let checksum = if fde_has_checksum(&fde) { CHECKSUM_LENGTH } else { 0 };
-    let mut file = File::open(path)?;
-    let mut skip = vec![0u8; 4 + fde.len()];
-    file.read_exact(&mut skip)?;
-    let mut header = [0u8; COMMON_HEADER_LENGTH];
-    file.read_exact(&mut header)?;
-    let size = u32::from_le_bytes(header[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].try_into().expect("4 bytes")) as usize;
-    let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
-    if header[TYPE_OFFSET] != EventType::PreviousGtids as u8 || size < COMMON_HEADER_LENGTH + checksum || size > 1 << 24 {
-        return Err(invalid("no Previous_gtids after the FDE"));
+    let file = File::open(path)?;
+    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+    let mut offset = 4 + fde.len() as u64;
+    // Previous_gtids, then at most a Large_transaction_header before the Gtid.
+    for _ in 0..3 {
+        let mut header = [0u8; COMMON_HEADER_LENGTH];
+        match file.read_exact_at(&mut header, offset) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(error) => return Err(error),
+        }
+        let size = u32::from_le_bytes(header[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].try_into().expect("4 bytes")) as usize;
+        if size < COMMON_HEADER_LENGTH + checksum || size > 1 << 24 {
+            return Err(invalid(format!("event of {size} bytes at {offset}")));
+        }
+        if header[TYPE_OFFSET] == EventType::Gtid as u8 {
+            let mut body = vec![0u8; size - COMMON_HEADER_LENGTH - checksum];
+            file.read_exact_at(&mut body, offset + COMMON_HEADER_LENGTH as u64)?;
+            let event = binlog_format::events::GtidEvent::decode_body(&body).map_err(|error| invalid(error.to_string()))?;
+            return Ok(Some(event.gtid));
+        }
+        offset += size as u64;
     }
-    let mut body = vec![0u8; size - COMMON_HEADER_LENGTH];
-    file.read_exact(&mut body)?;
-    body.truncate(body.len() - checksum);
-    GtidSet::decode_previous_gtids_body(&body).map_err(|error| invalid(&error.to_string()))
+    Ok(None)
 }
+
