@@ -25,9 +25,33 @@ fn expected_executed(own: &str, own_last: u64, source: &str) -> String {
 
 #[test]
 fn gtid_next_through_the_mariadb_client() {
-    let mut server = ServerProcess::start();
+    gtid_next_session(&[]);
+}
+
+#[test]
+fn gtid_next_with_the_engine_integrated_binlog() {
+    gtid_next_session(&["--binlog_storage_engine=engine"]);
+}
+
+/// SHOW BINLOG EVENTS once it holds `count` Gtid events (the engine
+/// mode's files are written behind commits).
+fn binlog_events(server: &ServerProcess, count: usize) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let events = server.query(None, "SHOW BINLOG EVENTS");
+        if events.matches("\tGtid\t").count() >= count || std::time::Instant::now() > deadline {
+            return events;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn gtid_next_session(options: &[&str]) {
+    let mut server = ServerProcess::start_with(options);
     server.query(None, "CREATE DATABASE shop; CREATE TABLE shop.t (id INT NOT NULL, PRIMARY KEY (id))");
     let own = server.query(None, "SELECT @@server_uuid").trim().to_string();
+    let mode = if options.iter().any(|o| o.ends_with("=engine")) { "engine\n" } else { "\n" };
+    assert_eq!(server.query(None, "SELECT @@binlog_storage_engine"), mode);
     assert_eq!(server.query(None, "SELECT @@gtid_next, @@session.gtid_next"), "AUTOMATIC\tAUTOMATIC\n");
 
     // An autocommit statement, then a multi-statement transaction, each
@@ -88,7 +112,7 @@ fn gtid_next_through_the_mariadb_client() {
     let status = server.query(None, "SHOW MASTER STATUS");
     assert!(status.ends_with(&expected_executed(&own, own_last, &format!("{SOURCE}:1-5"))), "{status}");
 
-    let events = server.query(None, "SHOW BINLOG EVENTS");
+    let events = binlog_events(&server, own_last as usize + 5);
     for gno in 1..=5 {
         assert_eq!(events.matches(&format!("SET @@SESSION.GTID_NEXT= '{SOURCE}:{gno}'")).count(), 1, "{events}");
     }

@@ -179,6 +179,17 @@ impl Database {
         self.inner.binlog.options().server_uuid
     }
 
+    /// `gtid_executed`: every GTID committed. The engine's set with the
+    /// engine-integrated binlog (its files are written behind commits),
+    /// the binlog's otherwise (it is ahead of the engine's only between a
+    /// commit's binlog write and its engine commit).
+    pub fn executed_gtids(&self) -> binlog_format::GtidSet {
+        match &self.inner.engine_binlog {
+            Some(_) => self.inner.engine.executed_gtids(),
+            None => self.inner.binlog.executed_gtids(),
+        }
+    }
+
     /// A REPEATABLE READ transaction; commit it with [`Database::commit`].
     pub fn begin(&self) -> Transaction {
         self.inner.engine.begin()

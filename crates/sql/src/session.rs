@@ -172,7 +172,7 @@ impl Environment for Env<'_> {
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
             "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
-            "gtid_executed" => Value::Bytes(crate::gtid_next::gtid_set_text(&binlog.executed_gtids()).into_bytes()),
+            "gtid_executed" => Value::Bytes(crate::gtid_next::gtid_set_text(&self.shared.db.executed_gtids()).into_bytes()),
             "gtid_purged" => Value::Bytes(crate::gtid_next::gtid_set_text(&binlog.purged_gtids()).into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })

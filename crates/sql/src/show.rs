@@ -217,7 +217,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 Wire::UInt(position),
                 Wire::from(""),
                 Wire::from(""),
-                Wire::from(crate::gtid_next::gtid_set_text(&binlog.executed_gtids())),
+                Wire::from(crate::gtid_next::gtid_set_text(&context.db().executed_gtids())),
             ]);
             result
         }
