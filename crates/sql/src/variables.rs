@@ -55,12 +55,12 @@ pub const DEFINITIONS: &[Definition] = &[
     def("binlog_cache_size", "32768", Kind::ReadOnly, Type::Integer),
     def("binlog_checksum", "CRC32", Kind::ReadOnly, Type::Text),
     def("binlog_format", "ROW", Kind::ReadOnly, Type::Text),
-    // MariaDB 12.3's name: empty = classic files, `engine` = the binlog rides redo.
-    def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
     def("binlog_large_transaction_optimization_enabled", "1", Kind::Global, Type::Boolean),
     def("binlog_large_transaction_optimization_threshold", "134217728", Kind::Global, Type::Integer),
     def("binlog_row_image", "FULL", Kind::ReadOnly, Type::Text),
     def("binlog_row_metadata", "FULL", Kind::ReadOnly, Type::Text),
+    // MariaDB 12.3's name: empty = classic files, `engine` = the binlog rides redo.
+    def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
     def("character_set_client", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_connection", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_database", "utf8mb4", Kind::Both, Type::Text),
