@@ -393,7 +393,7 @@ impl Transactions<'_> {
     /// set to an owned GTID and nothing open, an empty transaction with it
     /// (MySQL's way to mark a GTID executed).
     pub fn commit_statement(&mut self, context: &Context<'_>) -> SqlResult<()> {
-        let nothing_written = self.trx.as_ref().map_or(true, Transaction::is_read_only);
+        let nothing_written = self.trx.as_ref().is_none_or(Transaction::is_read_only);
         if nothing_written && matches!(&*context.env.gtid_next.lock(), GtidNext::Owned(_)) {
             *self.explicit = false;
             let trx = self.trx.take().unwrap_or_else(|| context.db().begin());
