@@ -119,12 +119,28 @@ fn gtid_next_session(options: &[&str]) {
     assert!(events.contains(&format!("SET @@SESSION.GTID_NEXT= '{own}:{own_last}'")), "{events}");
     assert!(events.contains("CREATE TABLE shop.u"), "{events}");
 
+    // Two sessions set the same GTID: the second waits for the owner's
+    // COMMIT, then skips its transaction.
+    let owner = {
+        let port = server.port;
+        std::thread::spawn(move || {
+            support::mariadb_client(port, "root", "", None, &format!("SET gtid_next = '{SOURCE}:30'; BEGIN; INSERT INTO shop.t VALUES (30); SELECT SLEEP(1); COMMIT"))
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    server.query(None, &format!("SET gtid_next = '{SOURCE}:30'; INSERT INTO shop.t VALUES (31); SET gtid_next = 'AUTOMATIC'"));
+    let waited = started.elapsed();
+    assert!(owner.join().unwrap().status.success());
+    assert!(waited >= std::time::Duration::from_millis(400), "the second session did not wait for the owner: {waited:?}");
+    assert_eq!(server.query(None, "SELECT id FROM shop.t WHERE id >= 30 ORDER BY id"), "30\n");
+
     server.restart();
-    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-5")));
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-5:30")));
     server.query(None, &format!("SET gtid_next = '{SOURCE}:5'; INSERT INTO shop.t VALUES (55); SET gtid_next = 'AUTOMATIC'"));
-    assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n5\n10\n");
+    assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n5\n10\n30\n");
     server.query(None, &format!("SET gtid_next = '{SOURCE}:6'; INSERT INTO shop.t VALUES (6); SET gtid_next = 'AUTOMATIC'"));
-    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-6")));
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &format!("{SOURCE}:1-6:30")));
     server.stop();
 
     for file in server.binlog_files() {
