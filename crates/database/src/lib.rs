@@ -54,6 +54,7 @@ pub mod error;
 mod group_commit;
 pub mod recovery;
 pub mod redo_sink;
+pub mod replicated_rows;
 pub mod reset;
 pub mod server_uuid;
 pub mod storage_mode;
