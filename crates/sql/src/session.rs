@@ -22,6 +22,7 @@ use protocol::{
 use parking_lot::RwLock;
 
 use crate::accounts::Accounts;
+use crate::replica_source::ReplicaSource;
 use crate::authorize::Principal;
 use crate::privileges::Privilege;
 use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
@@ -41,6 +42,8 @@ pub struct Shared {
     pub defaults: RwLock<HashMap<TableId, Vec<Option<Value>>>>,
     /// Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
     pub replicas: Replicas,
+    /// This server's own source, when it is a replica.
+    pub replica_source: ReplicaSource,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -49,10 +52,9 @@ pub struct SqlService {
 }
 
 impl SqlService {
-    pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>) -> SqlService {
-        SqlService {
-            shared: Arc::new(Shared { db, globals, accounts, defaults: RwLock::new(HashMap::new()), replicas: Replicas::default() }),
-        }
+    pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>, replica_source: ReplicaSource) -> SqlService {
+        let defaults = RwLock::new(HashMap::new());
+        SqlService { shared: Arc::new(Shared { db, globals, accounts, defaults, replicas: Replicas::default(), replica_source }) }
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
