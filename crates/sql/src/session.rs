@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use database::{Database, StatementContext};
+use database::WrittenAhead;
 use engine::{TableId, Transaction};
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
@@ -93,6 +94,8 @@ const USER_VARIABLES_MAX: usize = 1024;
 pub struct State {
     pub database: Option<String>,
     pub trx: Option<Transaction>,
+    /// What the open transaction has written ahead of its commit.
+    pub ahead: Option<WrittenAhead>,
     /// BEGIN was issued: the transaction lasts until COMMIT or ROLLBACK.
     pub explicit: bool,
     pub autocommit_off: bool,
@@ -307,7 +310,7 @@ impl SqlSession {
             params,
             warnings: &state.warnings,
         };
-        let transaction = Transactions { trx: &mut state.trx, explicit: &mut state.explicit, autocommit };
+        let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
         let result = crate::execute::execute(&parsed.statement, &context, transaction);
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
         let outcome = match result {
@@ -350,6 +353,8 @@ impl SqlSession {
 /// The session's transaction, lent to one statement.
 pub struct Transactions<'a> {
     pub trx: &'a mut Option<Transaction>,
+    /// What `trx` wrote ahead of its commit (`database::write_ahead`).
+    pub ahead: &'a mut Option<WrittenAhead>,
     pub explicit: &'a mut bool,
     pub autocommit: bool,
 }
@@ -358,16 +363,18 @@ impl Transactions<'_> {
     /// Commits (or for a read-only one, just ends) the open transaction.
     pub fn commit(&mut self, context: &Context<'_>) -> SqlResult<()> {
         *self.explicit = false;
+        let ahead = self.ahead.take();
         let Some(trx) = self.trx.take() else { return Ok(()) };
         if trx.is_read_only() {
             trx.rollback();
             return Ok(());
         }
-        context.db().commit(trx, &context.statement_context()).map(|_| ()).map_err(database_error)
+        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map(|_| ()).map_err(database_error)
     }
 
     pub fn rollback(&mut self) {
         *self.explicit = false;
+        *self.ahead = None;
         if let Some(trx) = self.trx.take() {
             trx.rollback();
         }
@@ -413,12 +420,25 @@ impl Transactions<'_> {
         match f(&mut trx) {
             Ok(value) => {
                 if self.statement_scoped() {
+                    let ahead = self.ahead.take();
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
-                        context.db().commit(trx, &context.statement_context()).map_err(database_error)?;
+                        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map_err(database_error)?;
                     }
                 } else {
+                    // A large transaction writes its events and redo while
+                    // it runs, not all at COMMIT.
+                    if let Err(error) = context.db().write_ahead(&mut trx, self.ahead, &context.statement_context()) {
+                        if trx.is_active() {
+                            let _ = trx.rollback_to_savepoint(savepoint);
+                            *self.trx = Some(trx);
+                        } else {
+                            *self.explicit = false;
+                            *self.ahead = None;
+                        }
+                        return Err(database_error(error));
+                    }
                     *self.trx = Some(trx);
                 }
                 Ok(value)
@@ -427,8 +447,10 @@ impl Transactions<'_> {
                 if !trx.is_active() {
                     // A deadlock: the engine rolled the whole transaction back.
                     *self.explicit = false;
+                    *self.ahead = None;
                     drop(trx);
                 } else if self.statement_scoped() {
+                    *self.ahead = None;
                     trx.rollback();
                 } else {
                     let _ = trx.rollback_to_savepoint(savepoint);
@@ -540,6 +562,7 @@ impl Session for SqlSession {
     }
 
     fn reset_connection(&mut self) -> Result<(), MysqlError> {
+        self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
         }
@@ -589,6 +612,7 @@ impl Session for SqlSession {
 
     fn disconnect(&mut self) {
         self.shared.replicas.unregister(self.info.connection_id);
+        self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
         }
