@@ -138,7 +138,7 @@ fn administrative_statements(server: &ServerProcess) {
 
     let error = server.error(Some("shop"), "BEGIN; INSERT INTO more VALUES (1); RESET MASTER");
     assert!(error.contains("ERROR 1192 (HY000)") && error.contains("active transaction"), "{error}");
-    assert!(server.error(None, "RESET SLAVE").contains("ERROR 1235"));
+    assert!(server.error(None, "RESET PERSIST").contains("ERROR 1235"));
     server.query(None, "RESET BINARY LOGS AND GTIDS");
     server.query(Some("shop"), "INSERT INTO more VALUES (2)");
     assert_eq!(server.query(None, "SHOW BINARY LOGS; SELECT @@gtid_executed").replace(&uuid, "UUID"), "binlog.000001\t439\tNo\nUUID:1\n");
