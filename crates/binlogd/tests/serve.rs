@@ -138,7 +138,7 @@ fn administrative_statements(server: &ServerProcess) {
 
     let error = server.error(Some("shop"), "BEGIN; INSERT INTO more VALUES (1); RESET MASTER");
     assert!(error.contains("ERROR 1192 (HY000)") && error.contains("active transaction"), "{error}");
-    assert!(server.error(None, "RESET SLAVE").contains("ERROR 1235"));
+    assert!(server.error(None, "RESET PERSIST").contains("ERROR 1235"));
     server.query(None, "RESET BINARY LOGS AND GTIDS");
     server.query(Some("shop"), "INSERT INTO more VALUES (2)");
     assert_eq!(server.query(None, "SHOW BINARY LOGS; SELECT @@gtid_executed").replace(&uuid, "UUID"), "binlog.000001\t439\tNo\nUUID:1\n");
@@ -211,4 +211,126 @@ fn sysbench_oltp_read_write_both_ps_modes_then_inspect() {
     for kind in ["Table_map", "Write_rows", "Update_rows", "Delete_rows", "Query", "Stop"] {
         assert!(kinds[kind] > 0, "no {kind} events in the binlog: {kinds:?}");
     }
+}
+
+/// The replica's settings through SQL: stored, checked, shown, kept across
+/// a restart, reset; START REPLICA without a source is 1200.
+#[test]
+fn replica_source_settings_statements() {
+    let mut server = ServerProcess::start();
+    assert_eq!(
+        server.query(None, "SHOW REPLICA STATUS"),
+        "",
+        "no row before a source is configured"
+    );
+    let error = server.error(None, "START REPLICA");
+    assert!(
+        error.contains("ERROR 1200 (HY000)")
+            && error.contains("The server is not configured as replica"),
+        "{error}"
+    );
+    server.query(
+        None,
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=3307, SOURCE_USER='repl', SOURCE_PASSWORD='pw', \
+         SOURCE_AUTO_POSITION=1, IN_MEMORY_RELAYLOG_LIMIT=33554432",
+    );
+    let error = server.error(
+        None,
+        "CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE='binlog.000002'",
+    );
+    assert!(
+        error.contains("ERROR 1776 (HY000)")
+            && error.contains("Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS"),
+        "{error}"
+    );
+    let error = server.error(None, "CHANGE MASTER TO MASTER_PORT=70000");
+    assert!(
+        error.contains("ERROR 1210 (HY000)")
+            && error.contains("Incorrect arguments to SOURCE_PORT"),
+        "{error}"
+    );
+    assert!(server
+        .error(None, "CHANGE REPLICATION SOURCE TO SOURCE_SSL=1")
+        .contains("ERROR 1235"));
+
+    server.restart();
+    let names = server.mariadb(None, "SHOW REPLICA STATUS");
+    let text = String::from_utf8_lossy(&names.stdout).into_owned();
+    let row: Vec<&str> = text.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(row.len(), 60, "{text}");
+    let executed = server
+        .query(None, "SELECT @@global.gtid_executed")
+        .trim()
+        .to_string();
+    let column = |name: &str| {
+        let output = mariadb_with_names(&server, "SHOW REPLICA STATUS");
+        let mut lines = output.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let values: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        values[header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))]
+        .to_string()
+    };
+    assert_eq!(column("Source_Host"), "127.0.0.1");
+    assert_eq!(column("Source_Port"), "3307");
+    assert_eq!(column("Source_User"), "repl");
+    assert_eq!(column("Auto_Position"), "1");
+    assert_eq!(column("Replica_IO_Running"), "No");
+    assert_eq!(column("Replica_SQL_Running"), "No");
+    assert_eq!(column("Seconds_Behind_Source"), "NULL");
+    assert_eq!(column("Executed_Gtid_Set"), executed);
+    assert_eq!(column("In_Memory_Queue_Length"), "0");
+    assert!(mariadb_with_names(&server, "SHOW SLAVE STATUS")
+        .starts_with("Slave_IO_State\tMaster_Host\tMaster_User\tMaster_Port"));
+
+    assert_eq!(
+        server.query(None, "STOP REPLICA; SHOW WARNINGS"),
+        "Note\t3084\tReplication thread(s) for channel '' are already stopped.\n"
+    );
+    server.query(
+        None,
+        "CREATE USER 'ops'@'%'; GRANT REPLICATION CLIENT ON *.* TO 'ops'@'%'",
+    );
+    assert!(server
+        .query_as("ops", "", None, "SHOW REPLICA STATUS")
+        .contains("127.0.0.1"));
+    let denied = server.error_as(
+        "ops",
+        "",
+        None,
+        "CHANGE REPLICATION SOURCE TO SOURCE_PORT=3308",
+    );
+    assert!(denied.contains("ERROR 1227 (42000)"), "{denied}");
+
+    server.query(None, "RESET REPLICA");
+    assert_eq!(
+        column("Source_Host"),
+        "127.0.0.1",
+        "RESET REPLICA keeps the connection settings"
+    );
+    server.query(None, "RESET REPLICA ALL");
+    assert_eq!(server.query(None, "SHOW REPLICA STATUS"), "");
+}
+
+/// `mariadb -B` with the column-name line.
+fn mariadb_with_names(server: &ServerProcess, sql: &str) -> String {
+    let output = Command::new("mariadb")
+        .args([
+            "-h127.0.0.1",
+            &format!("-P{}", server.port),
+            "-uroot",
+            "-B",
+            "-e",
+            sql,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
 }

@@ -78,53 +78,94 @@ pub fn transaction_cache(
     context: &StatementContext,
     xid: u64,
 ) -> Result<TransactionCache> {
-    let timestamp = context.timestamp_or_now();
-    let mut cache = binlog.new_cache();
-    cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), timestamp)?;
-    let mut tables: HashMap<TableId, (Arc<TableDef>, TableMap)> = HashMap::new();
-    let mut writeset = Writeset::default();
-    let mut start = 0;
-    while start < changes.len() {
-        let (table_id, kind) = (changes[start].table, kind_of(&changes[start]));
-        let end = start + changes[start..].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
-        let (def, map) = match tables.entry(table_id) {
-            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-            std::collections::hash_map::Entry::Vacant(entry) => {
-                // DDL waits for open writers, so a changed table still exists.
-                let def = engine
-                    .table_def(table_id)
-                    .ok_or_else(|| row_event_error(format!("table {table_id} of a change no longer exists")))?;
-                let map = TableMap::new(table_id, &def.database, &def.name, &def.column_specs(), &def.primary_key)
-                    .map_err(row_event_error)?;
-                entry.insert((def, map))
-            }
-        };
-        let (def, map) = (&*def, &*map);
-        cache.append(&Event::TableMap(map.clone()), timestamp)?;
-        let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
-        for change in &changes[start..end] {
-            // Closed before the row that would follow a full event, so the
-            // run's last event always holds rows and carries STMT_END_F.
-            if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
-                let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
-                cache.append(&full.into_event(), timestamp)?;
-            }
-            writeset.add_change(def, change);
-            let pushed = match (kind, &change.before, &change.after) {
-                (RowsKind::Write, _, Some(after)) => event.push_write(map, after),
-                (RowsKind::Update, Some(before), Some(after)) => event.push_update(map, before, after),
-                (RowsKind::Delete, Some(before), _) => event.push_delete(map, before),
-                _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
-            };
-            pushed.map_err(row_event_error)?;
-        }
-        event.flags |= rows_flags::STMT_END_F;
-        cache.append(&event.into_event(), timestamp)?;
-        start = end;
+    let mut events = RowEvents::begin(binlog, context)?;
+    events.append(engine, changes, context)?;
+    events.finish(xid, context)
+}
+
+/// A transaction's events built as it runs: `BEGIN`, then the row events
+/// of its changes, appended statement by statement (`append` encodes the
+/// changes it has not seen), then the Xid at commit. A run of changes
+/// that a statement boundary splits gets a Table_map on each side, as in
+/// mysqld, which logs each statement's rows with its own Table_map.
+pub struct RowEvents {
+    cache: TransactionCache,
+    tables: HashMap<TableId, (Arc<TableDef>, TableMap)>,
+    writeset: Writeset,
+    /// `changes[..encoded]` are in the cache.
+    encoded: usize,
+}
+
+impl RowEvents {
+    pub fn begin(binlog: &BinaryLog, context: &StatementContext) -> Result<RowEvents> {
+        let mut cache = binlog.new_cache();
+        cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), context.timestamp_or_now())?;
+        Ok(RowEvents { cache, tables: HashMap::new(), writeset: Writeset::default(), encoded: 0 })
     }
-    cache.writeset = writeset.finish();
-    cache.append(&Event::Xid(XidEvent { xid }), timestamp)?;
-    Ok(cache)
+
+    /// How many of the transaction's changes are in the cache.
+    pub fn encoded_changes(&self) -> usize {
+        self.encoded
+    }
+
+    /// Appends the row events of `changes[self.encoded_changes()..]`
+    /// (`changes` is the transaction's whole list). An error leaves the
+    /// cache part-written: the transaction must be rolled back.
+    pub fn append(&mut self, engine: &Engine, changes: &[RowChange], context: &StatementContext) -> Result<()> {
+        if changes.len() < self.encoded {
+            return Err(row_event_error(format!("{} changes, but {} are logged already", changes.len(), self.encoded)));
+        }
+        let timestamp = context.timestamp_or_now();
+        let cache = &mut self.cache;
+        let mut start = self.encoded;
+        while start < changes.len() {
+            let (table_id, kind) = (changes[start].table, kind_of(&changes[start]));
+            let end = start + changes[start..].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
+            let (def, map) = match self.tables.entry(table_id) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    // DDL waits for open writers, so a changed table still exists.
+                    let def = engine
+                        .table_def(table_id)
+                        .ok_or_else(|| row_event_error(format!("table {table_id} of a change no longer exists")))?;
+                    let map = TableMap::new(table_id, &def.database, &def.name, &def.column_specs(), &def.primary_key)
+                        .map_err(row_event_error)?;
+                    entry.insert((def, map))
+                }
+            };
+            let (def, map) = (&*def, &*map);
+            cache.append(&Event::TableMap(map.clone()), timestamp)?;
+            let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
+            for change in &changes[start..end] {
+                // Closed before the row that would follow a full event, so the
+                // run's last event always holds rows and carries STMT_END_F.
+                if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
+                    let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
+                    cache.append(&full.into_event(), timestamp)?;
+                }
+                self.writeset.add_change(def, change);
+                let pushed = match (kind, &change.before, &change.after) {
+                    (RowsKind::Write, _, Some(after)) => event.push_write(map, after),
+                    (RowsKind::Update, Some(before), Some(after)) => event.push_update(map, before, after),
+                    (RowsKind::Delete, Some(before), _) => event.push_delete(map, before),
+                    _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
+                };
+                pushed.map_err(row_event_error)?;
+            }
+            event.flags |= rows_flags::STMT_END_F;
+            cache.append(&event.into_event(), timestamp)?;
+            start = end;
+            self.encoded = end;
+        }
+        Ok(())
+    }
+
+    /// The cache, ended by Xid `xid`.
+    pub fn finish(mut self, xid: u64, context: &StatementContext) -> Result<TransactionCache> {
+        self.cache.writeset = std::mem::take(&mut self.writeset).finish();
+        self.cache.append(&Event::Xid(XidEvent { xid }), context.timestamp_or_now())?;
+        Ok(self.cache)
+    }
 }
 
 /// A DDL statement as its own binlog transaction (Gtid, Query).

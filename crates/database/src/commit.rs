@@ -89,6 +89,11 @@ use crate::crash_points;
 use crate::database::Database;
 use crate::error::{DatabaseError, Result};
 use crate::redo_sink::{self, RedoTrxKey};
+use crate::write_ahead::WrittenAhead;
+
+/// Transactions with at least this many row changes log their commit's
+/// phase times when promoted.
+const LARGE_COMMIT_LOG_CHANGES: usize = 10_000;
 
 /// DDL intent keys live above every engine transaction id.
 pub(crate) const DDL_INTENT_TRX_BASE: u64 = 1 << 63;
@@ -138,7 +143,13 @@ impl Database {
     /// transaction is rolled back. On an error after it, the outcome is up
     /// to recovery and the database refuses further writes.
     pub fn commit(&self, trx: Transaction, context: &StatementContext) -> Result<Option<CommitInfo>> {
-        self.commit_with_gtid(trx, context, NextGtid::Automatic)
+        self.commit_written_ahead_with_gtid(trx, None, context, NextGtid::Automatic)
+    }
+
+    /// [`Database::commit`] of a transaction that wrote part of its events
+    /// and redo ahead ([`Database::write_ahead`]).
+    pub fn commit_written_ahead(&self, trx: Transaction, ahead: Option<WrittenAhead>, context: &StatementContext) -> Result<Option<CommitInfo>> {
+        self.commit_written_ahead_with_gtid(trx, ahead, context, NextGtid::Automatic)
     }
 
     /// Owns `gtid` for a commit with it (MySQL owns it at `SET gtid_next`),
@@ -175,6 +186,17 @@ impl Database {
     /// transaction that changed nothing is still logged, as an empty
     /// `BEGIN; COMMIT` (how MySQL marks a GTID executed without data).
     pub fn commit_with_gtid(&self, trx: Transaction, context: &StatementContext, next: NextGtid<'_>) -> Result<Option<CommitInfo>> {
+        self.commit_written_ahead_with_gtid(trx, None, context, next)
+    }
+
+    /// [`Database::commit_written_ahead`] with the GTID `next`.
+    pub fn commit_written_ahead_with_gtid(
+        &self,
+        trx: Transaction,
+        ahead: Option<WrittenAhead>,
+        context: &StatementContext,
+        next: NextGtid<'_>,
+    ) -> Result<Option<CommitInfo>> {
         let inner = &self.inner;
         let given = next.given()?;
         if trx.is_read_only() {
@@ -191,9 +213,20 @@ impl Database {
         }
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
+        // A large transaction's phase times go to the log (clock reads for
+        // it only: an ordinary commit pays none).
+        let started = (trx.changes().len() >= LARGE_COMMIT_LOG_CHANGES).then(std::time::Instant::now);
         // Built before the prepare, outside every lock; an error here
         // (1197, a row the format cannot encode) just rolls back.
-        let mut cache = binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?;
+        let mut cache = match ahead {
+            Some(ahead) => {
+                let mut events = ahead.events;
+                events.append(&inner.engine, trx.changes(), context)?;
+                events.finish(xid, context)?
+            }
+            None => binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?,
+        };
+        let built = started.map(|_| std::time::Instant::now());
         // A large transaction is promoted into the log as a file of its own,
         // which closes the active file: its body is made durable here,
         // outside every lock (the binlog would do it on entry otherwise).
@@ -202,7 +235,9 @@ impl Database {
             cache.seal_for_promotion()?;
         }
         inner.crash.hit(crash_points::COMMIT_BEFORE_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
+        let sealed = started.map(|_| std::time::Instant::now());
         let prepared = trx.prepare(Some(xid))?;
+        let prepare_written = started.map(|_| std::time::Instant::now());
         // With flush = 1 the prepare record was only buffered: the group's
         // leader makes it durable, for the whole group at once. A promoted
         // transaction syncs its own: a group stays busy until its last
@@ -232,6 +267,7 @@ impl Database {
             return Err(error);
         }
 
+        let prepared_changes = prepared.changes().len();
         let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
         let hook_state = state.clone();
         let hook: CommitHook = Box::new(move |info: &CommitInfo| {
@@ -253,7 +289,16 @@ impl Database {
             let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
             let redo_synced = std::time::Instant::now();
             let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
+            let ms = |from: Option<std::time::Instant>, to: Option<std::time::Instant>| match (from, to) {
+                (Some(from), Some(to)) => (to - from).as_secs_f64() * 1e3,
+                _ => 0.0,
+            };
             tracing::info!(
+                changes = prepared_changes,
+                build_binlog_cache_ms = ms(started, built),
+                seal_spill_ms = ms(built, sealed),
+                write_redo_prepare_ms = ms(sealed, prepare_written),
+                prepare_durable_ms = ms(prepare_written, Some(waited)),
                 lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
                 redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
                 binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,

@@ -108,6 +108,11 @@ pub struct DatabaseConfig {
     /// this size, so it never holds the redo writer for long
     /// (`redo_sink.rs`).
     pub redo_prepare_part_bytes: usize,
+    /// `binlogd_write_ahead_min_changes` (default 1024): an open
+    /// transaction's statement end writes its new row events and redo
+    /// ahead of COMMIT once this many changes have gathered
+    /// (`write_ahead.rs`); 0 never writes ahead.
+    pub write_ahead_min_changes: usize,
     /// `binlog_storage_engine` (default empty: classic files). Persisted
     /// in `binlog_storage_engine.cnf` at open; a change takes effect at
     /// restart. `sync_binlog` is ignored in `Engine` mode.
@@ -137,6 +142,7 @@ impl std::fmt::Debug for DatabaseConfig {
             .field("group_commit_gather_max", &self.group_commit_gather_max)
             .field("cross_log_group_commit", &self.cross_log_group_commit)
             .field("redo_prepare_part_bytes", &self.redo_prepare_part_bytes)
+            .field("write_ahead_min_changes", &self.write_ahead_min_changes)
             .field("binlog_storage_engine", &self.binlog_storage_engine)
             .finish_non_exhaustive()
     }
@@ -155,6 +161,7 @@ impl DatabaseConfig {
             group_commit_gather_max: GROUP_COMMIT_GATHER_MAX_DEFAULT,
             cross_log_group_commit: true,
             redo_prepare_part_bytes: REDO_PREPARE_PART_BYTES_DEFAULT,
+            write_ahead_min_changes: crate::write_ahead::WRITE_AHEAD_MIN_CHANGES_DEFAULT,
             binlog_storage_engine: BinlogStorageEngine::File,
             engine_binlog_queue_bytes_max: ENGINE_BINLOG_QUEUE_BYTES_MAX_DEFAULT,
             storage: Arc::new(OsStorage),

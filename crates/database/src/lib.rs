@@ -54,9 +54,11 @@ pub mod error;
 mod group_commit;
 pub mod recovery;
 pub mod redo_sink;
+pub mod replicated_rows;
 pub mod reset;
 pub mod server_uuid;
 pub mod storage_mode;
+pub mod write_ahead;
 
 // The crates the API speaks in, for users that need only this one.
 pub use {binlog, engine, redo};
@@ -67,3 +69,4 @@ pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};
 pub use error::{DatabaseError, Result};
+pub use write_ahead::WrittenAhead;

@@ -321,6 +321,35 @@ impl RedoAdapter {
         }
     }
 
+    /// With flush = 1 each prepare part is synced (see
+    /// [`PREPARE_PARTS_PER_SYNC`]); otherwise parts are only written.
+    fn syncs_parts(&self) -> bool {
+        self.redo.options().innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit
+    }
+
+    /// Appends `changes` as prepare parts of `prepare_part_bytes`, all but
+    /// the last, which it returns encoded: the caller appends it as the
+    /// record that ends the series (a prepare, or a last part).
+    fn append_parts(&self, key: RedoTrxKey, changes: &[RowChange]) -> engine::Result<Vec<u8>> {
+        let sync_parts = self.syncs_parts();
+        // Each part is appended once the next one exists.
+        let mut previous: Option<Vec<u8>> = None;
+        let mut unsynced_parts = 0usize;
+        codec::encode_changes_in_parts(changes, self.prepare_part_bytes, |part| {
+            let Some(full) = previous.replace(part) else { return Ok(()) };
+            unsynced_parts += 1;
+            let part_durability = if sync_parts && unsynced_parts >= PREPARE_PARTS_PER_SYNC {
+                unsynced_parts = 0;
+                Durability::Sync
+            } else {
+                Durability::Written
+            };
+            self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, full), part_durability).map(|_| ())
+        })
+        .map_err(storage_error)?;
+        Ok(previous.expect("encode_changes_in_parts emits at least one part"))
+    }
+
     pub fn key(&self, trx: TrxId) -> RedoTrxKey {
         RedoTrxKey { boot: self.boot, trx }
     }
@@ -355,25 +384,21 @@ impl RedoSink for RedoAdapter {
         }
         let durability = if xid.is_some() { self.prepare_durability } else { Durability::Buffered };
         let key = self.key(trx_id);
-        let sync_parts = self.redo.options().innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit;
-        // Each part is appended once the next one exists, so the last
-        // encoded part becomes the prepare record itself.
-        let mut previous: Option<Vec<u8>> = None;
-        let mut unsynced_parts = 0usize;
-        codec::encode_changes_in_parts(changes, self.prepare_part_bytes, |part| {
-            let Some(full) = previous.replace(part) else { return Ok(()) };
-            unsynced_parts += 1;
-            let part_durability = if sync_parts && unsynced_parts >= PREPARE_PARTS_PER_SYNC {
-                unsynced_parts = 0;
-                Durability::Sync
-            } else {
-                Durability::Written
-            };
-            self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, full), part_durability).map(|_| ())
-        })
-        .map_err(storage_error)?;
-        let last = previous.expect("encode_changes_in_parts emits at least one part");
+        let last = self.append_parts(key, changes)?;
         self.redo.append(&prepare_record_encoded(KIND_PREPARE, key, xid, last), durability).map_err(storage_error)
+    }
+
+    fn log_changes_ahead(&self, trx_id: TrxId, changes: &[RowChange]) -> engine::Result<bool> {
+        if self.staged.lock().contains_key(&trx_id) {
+            // An engine-integrated commit is one record, written at commit
+            // (the database does not write ahead in that mode).
+            return Ok(false);
+        }
+        let key = self.key(trx_id);
+        let last = self.append_parts(key, changes)?;
+        let durability = if self.syncs_parts() { Durability::Sync } else { Durability::Written };
+        self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, last), durability).map_err(storage_error)?;
+        Ok(true)
     }
 
     fn log_commit(&self, trx_id: TrxId, gtid: Option<Gtid>) -> engine::Result<Lsn> {

@@ -102,16 +102,59 @@ impl Transaction {
             // below; recorded under the registry lock so a checkpoint sees
             // either this entry or an LSN no later than the record's.
             let mut commits = self.shared.commits.write();
-            let redo_lsn_lower_bound = self.shared.redo.current_lsn();
+            let redo_lsn_lower_bound = match commits.states.get(&self.id) {
+                // Its first record written ahead is the oldest it needs.
+                Some(TrxState::LoggedAhead { redo_lsn_lower_bound }) => *redo_lsn_lower_bound,
+                _ => self.shared.redo.current_lsn(),
+            };
             commits.states.insert(self.id, TrxState::Prepared { redo_lsn_lower_bound });
         }
         self.status = Status::Prepared;
-        match self.shared.redo.log_prepare(self.id, xid, &self.changes) {
+        match self.shared.redo.log_prepare(self.id, xid, &self.changes[self.logged_ahead..]) {
             Ok(prepare_lsn) => Ok(PreparedTransaction { trx: self, xid, prepare_lsn }),
             Err(error) => {
                 // The record may or may not be in the log: log_rollback
                 // settles it.
                 self.rollback();
+                Err(error)
+            }
+        }
+    }
+
+    /// Writes the changes made since the last call to redo ahead of the
+    /// prepare (see [`crate::RedoSink::log_changes_ahead`]); call it between
+    /// statements. From then on a checkpoint keeps redo from the first
+    /// record written ahead, and [`Transaction::rollback_to_savepoint`]
+    /// refuses savepoints before the changes written. On an error the
+    /// whole transaction is rolled back: part of its changes may be in redo.
+    pub fn log_changes_ahead(&mut self) -> Result<()> {
+        self.ensure_active()?;
+        if self.logged_ahead == self.changes.len() {
+            return Ok(());
+        }
+        if self.logged_ahead == 0 {
+            // Registered before the first record, as prepare does, so a
+            // checkpoint sees the entry or an LSN no later than the record's.
+            let mut commits = self.shared.commits.write();
+            let redo_lsn_lower_bound = self.shared.redo.current_lsn();
+            commits.states.insert(self.id, TrxState::LoggedAhead { redo_lsn_lower_bound });
+        }
+        match self.shared.redo.log_changes_ahead(self.id, &self.changes[self.logged_ahead..]) {
+            Ok(true) => {
+                self.logged_ahead = self.changes.len();
+                Ok(())
+            }
+            Ok(false) => {
+                if self.logged_ahead == 0 {
+                    self.shared.commits.write().states.remove(&self.id);
+                }
+                Ok(())
+            }
+            Err(error) => {
+                // Keeps the registry entry until release (logged_ahead > 0).
+                self.logged_ahead = self.logged_ahead.max(1);
+                self.rollback_all();
+                self.status = Status::Aborted;
                 Err(error)
             }
         }

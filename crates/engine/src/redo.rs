@@ -36,6 +36,15 @@ pub trait RedoSink: Send + Sync {
     /// `None` for a one-phase commit (no binlog participates); recovery
     /// rolls such a transaction back unless its commit record follows.
     fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> Result<Lsn>;
+    /// Logs a running transaction's `changes` ahead of its prepare (which
+    /// will then carry only the changes after them), so a large
+    /// transaction's redo is written while its statements run rather than
+    /// at commit. `Ok(false)`: this sink does not write ahead (the default).
+    /// Recovery joins what was written ahead to the prepare record and
+    /// ignores it when no prepare follows.
+    fn log_changes_ahead(&self, _trx_id: TrxId, _changes: &[RowChange]) -> Result<bool> {
+        Ok(false)
+    }
     /// Logs the commit. Called under the engine's commit lock: keep it to
     /// an append (durability came from the prepare record and the binlog).
     fn log_commit(&self, trx_id: TrxId, gtid: Option<Gtid>) -> Result<Lsn>;

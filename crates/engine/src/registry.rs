@@ -25,6 +25,9 @@ pub(crate) enum TrxState {
     /// the redo's LSN before that call, so it is at most the prepare
     /// record's LSN: a checkpoint must keep redo from there.
     Prepared { redo_lsn_lower_bound: Lsn },
+    /// Still running, with changes written to redo ahead of its prepare
+    /// ([`crate::Transaction::log_changes_ahead`]) from this LSN on.
+    LoggedAhead { redo_lsn_lower_bound: Lsn },
     /// Visible to read views with `seq >= this`; the entry goes away once
     /// every version it wrote carries the number itself.
     Committed { seq: u64 },
@@ -58,7 +61,7 @@ impl CommitState {
         self.states
             .values()
             .filter_map(|state| match state {
-                TrxState::Prepared { redo_lsn_lower_bound } => Some(*redo_lsn_lower_bound),
+                TrxState::Prepared { redo_lsn_lower_bound } | TrxState::LoggedAhead { redo_lsn_lower_bound } => Some(*redo_lsn_lower_bound),
                 _ => None,
             })
             .min()

@@ -74,6 +74,9 @@ pub struct Transaction {
     /// Tables this transaction holds a writer registration on.
     pub(crate) written_tables: HashMap<TableId, Arc<Table>>,
     lock_wait_timeout: Option<Duration>,
+    /// `changes[..logged_ahead]` are in redo already, written ahead of the
+    /// prepare by [`Transaction::log_changes_ahead`].
+    pub(crate) logged_ahead: usize,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -100,6 +103,7 @@ impl Transaction {
             locks: HashSet::new(),
             written_tables: HashMap::new(),
             lock_wait_timeout: None,
+            logged_ahead: 0,
         }
     }
 
@@ -142,6 +146,10 @@ impl Transaction {
         self.ensure_active()?;
         if savepoint.trx != self.id || savepoint.undo > self.undo.len() || savepoint.changes > self.changes.len() {
             return Err(EngineError::Internal("savepoint does not exist".to_string()));
+        }
+        if savepoint.changes < self.logged_ahead {
+            // Redo holds the changes past it: only a whole rollback undoes them.
+            return Err(EngineError::Internal("savepoint precedes changes already written to redo".to_string()));
         }
         self.undo_to(savepoint.undo);
         self.changes.truncate(savepoint.changes);
@@ -265,8 +273,9 @@ impl Transaction {
     /// registrations, and closes the read view. Versions must already be
     /// stamped (commit) or undone (rollback).
     pub(crate) fn release_resources(&mut self) {
-        // Only a prepared transaction has a registry entry.
-        if self.status == Status::Prepared {
+        // Only a prepared transaction, or one that wrote redo ahead, has a
+        // registry entry.
+        if self.status == Status::Prepared || self.logged_ahead > 0 {
             self.shared.commits.write().states.remove(&self.id);
         }
         let locks = std::mem::take(&mut self.locks);

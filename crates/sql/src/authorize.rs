@@ -177,6 +177,8 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
     match statement {
         Statement::Ast(ast) => authorize_ast(ast, context, &principal),
         Statement::Begin | Statement::Commit | Statement::Rollback | Statement::Nothing => Ok(()),
+        // MySQL wants REPLICATION_SLAVE_ADMIN (or SUPER); binlogd has SUPER.
+        Statement::Replica(_) => principal.require(Privilege::Super),
         Statement::Use(database) => principal.require_database_access(database),
         Statement::CreateDatabase { name, .. } => principal.require_on_database(Privilege::Create, name),
         Statement::DropDatabase { name, .. } => principal.require_on_database(Privilege::Drop, name),
@@ -187,7 +189,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::Show(show) => match show {
             Show::BinaryLogs | Show::BinaryLogStatus => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::BinlogEvents { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationSlave]),
-            Show::Replicas { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
+            Show::Replicas { .. } | Show::ReplicaStatus { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::Tables { database, .. } => principal.require_database_access(&context.database(database.as_deref())?),
             Show::CreateTable { database, table } => principal.require_table_access("SHOW", &context.database(database.as_deref())?, table),
             Show::Columns { database, table, .. } => principal.require_table_access("SELECT", &context.database(database.as_deref())?, table),

@@ -48,6 +48,11 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         Statement::ResetBinaryLogsAndGtids => crate::admin::reset(context, &transaction),
         Statement::Kill { id, query_only } => crate::admin::kill(*id, *query_only, context),
         Statement::Account(account) => crate::users::execute(account, context),
+        Statement::Replica(replica) => {
+            // An implicit commit, as in MySQL.
+            transaction.commit(context)?;
+            crate::replica_statements::execute(replica, context)
+        }
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }
 }

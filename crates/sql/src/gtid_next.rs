@@ -81,7 +81,10 @@ enum Class {
 fn class(statement: &Statement) -> Class {
     match statement {
         Statement::Begin => Class::Begin,
-        Statement::Commit | Statement::Rollback | Statement::Nothing | Statement::Use(_) | Statement::Show(_) | Statement::Kill { .. } => Class::Control,
+        // Replica statements change no data and log nothing.
+        Statement::Commit | Statement::Rollback | Statement::Nothing | Statement::Use(_) | Statement::Show(_) | Statement::Kill { .. } | Statement::Replica(_) => {
+            Class::Control
+        }
         Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => Class::Ddl,
         Statement::FlushBinaryLogs
         | Statement::PurgeBinaryLogsTo(_)

@@ -33,6 +33,8 @@ pub mod hosts;
 pub mod parse;
 mod plan;
 pub mod privileges;
+pub mod replica_source;
+mod replica_statements;
 pub mod replicas;
 mod select;
 mod session;
@@ -43,6 +45,7 @@ pub mod value;
 pub mod variables;
 
 pub use accounts::Accounts;
+pub use replica_source::ReplicaSource;
 pub use authorize::Principal;
 pub use privileges::Privilege;
 pub use session::{Shared, SqlService, SqlSession};

@@ -19,6 +19,9 @@ use crate::error::{not_supported, syntax_error, SqlResult};
 #[path = "parse_users.rs"]
 mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
+#[path = "parse_replica.rs"]
+mod replica;
+pub use replica::{OptionValue, ReplicaStatement, ReplicaThreads, SourceOption};
 
 #[derive(Debug, Clone)]
 pub enum Statement {
@@ -43,6 +46,8 @@ pub enum Statement {
     ResetBinaryLogsAndGtids,
     /// `KILL [CONNECTION | QUERY] id`.
     Kill { id: u64, query_only: bool },
+    /// CHANGE REPLICATION SOURCE TO, START / STOP / RESET REPLICA.
+    Replica(ReplicaStatement),
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
 }
@@ -68,6 +73,8 @@ pub enum Show {
     BinlogEvents { file: Option<String>, from: Option<u64>, offset: u64, limit: Option<u64> },
     /// SHOW REPLICAS, or SHOW SLAVE HOSTS with its old column names.
     Replicas { old_names: bool },
+    /// SHOW REPLICA STATUS, or SHOW SLAVE STATUS with its old column names.
+    ReplicaStatus { old_names: bool },
     Warnings,
     Errors,
     Engines,
@@ -239,6 +246,9 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
         return Err(protocol::MysqlError::empty_query());
     }
     if let Some(statement) = users::parse_account_statement(&mut words)? {
+        return Ok(Some(statement));
+    }
+    if let Some(statement) = replica::parse_replica_statement(&mut words)? {
         return Ok(Some(statement));
     }
     let Some(first) = words.peek_keyword(0) else { return Ok(None) };
@@ -443,6 +453,10 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
         Show::Replicas { old_names: false }
     } else if words.keywords(&["SLAVE", "HOSTS"]) {
         Show::Replicas { old_names: true }
+    } else if words.keywords(&["REPLICA", "STATUS"]) {
+        Show::ReplicaStatus { old_names: false }
+    } else if words.keywords(&["SLAVE", "STATUS"]) {
+        Show::ReplicaStatus { old_names: true }
     } else if words.keyword("WARNINGS") {
         Show::Warnings
     } else if words.keyword("ERRORS") {
@@ -512,7 +526,6 @@ mod tests {
         assert!(matches!(statement("KILL QUERY 8"), Statement::Kill { id: 8, query_only: true }));
         assert_eq!(parse("KILL 'x'").unwrap_err().code, 1064);
         assert_eq!(parse("RESET MASTER TO 5").unwrap_err().code, 1235);
-        assert_eq!(parse("RESET REPLICA").unwrap_err().code, 1235);
         assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
         assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
         assert_eq!(parse("SHOW BINLOG EVENTS LIMIT x").unwrap_err().code, 1064);

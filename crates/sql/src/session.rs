@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use database::{Database, StatementContext};
+use database::WrittenAhead;
 use engine::{TableId, Transaction};
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
@@ -22,6 +23,7 @@ use protocol::{
 use parking_lot::RwLock;
 
 use crate::accounts::Accounts;
+use crate::replica_source::ReplicaSource;
 use crate::authorize::Principal;
 use crate::privileges::Privilege;
 use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
@@ -42,6 +44,8 @@ pub struct Shared {
     pub defaults: RwLock<HashMap<TableId, Vec<Option<Value>>>>,
     /// Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
     pub replicas: Replicas,
+    /// This server's own source, when it is a replica.
+    pub replica_source: ReplicaSource,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -50,10 +54,9 @@ pub struct SqlService {
 }
 
 impl SqlService {
-    pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>) -> SqlService {
-        SqlService {
-            shared: Arc::new(Shared { db, globals, accounts, defaults: RwLock::new(HashMap::new()), replicas: Replicas::default() }),
-        }
+    pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>, replica_source: ReplicaSource) -> SqlService {
+        let defaults = RwLock::new(HashMap::new());
+        SqlService { shared: Arc::new(Shared { db, globals, accounts, defaults, replicas: Replicas::default(), replica_source }) }
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
@@ -92,6 +95,8 @@ const USER_VARIABLES_MAX: usize = 1024;
 pub struct State {
     pub database: Option<String>,
     pub trx: Option<Transaction>,
+    /// What the open transaction has written ahead of its commit.
+    pub ahead: Option<WrittenAhead>,
     /// BEGIN was issued: the transaction lasts until COMMIT or ROLLBACK.
     pub explicit: bool,
     pub autocommit_off: bool,
@@ -336,7 +341,7 @@ impl SqlSession {
             params,
             warnings: &state.warnings,
         };
-        let transaction = Transactions { trx: &mut state.trx, explicit: &mut state.explicit, autocommit };
+        let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
         let result = crate::execute::execute(&parsed.statement, &context, transaction);
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
         let outcome = match result {
@@ -379,6 +384,8 @@ impl SqlSession {
 /// The session's transaction, lent to one statement.
 pub struct Transactions<'a> {
     pub trx: &'a mut Option<Transaction>,
+    /// What `trx` wrote ahead of its commit (`database::write_ahead`).
+    pub ahead: &'a mut Option<WrittenAhead>,
     pub explicit: &'a mut bool,
     pub autocommit: bool,
 }
@@ -397,7 +404,9 @@ impl Transactions<'_> {
         if nothing_written && matches!(&*context.env.gtid_next.lock(), GtidNext::Owned(_)) {
             *self.explicit = false;
             let trx = self.trx.take().unwrap_or_else(|| context.db().begin());
-            return commit_owned(trx, context);
+            // A read-only transaction wrote nothing ahead.
+            *self.ahead = None;
+            return commit_owned(trx, None, context);
         }
         self.commit(context)?;
         context.env.gtid_next.lock().finish();
@@ -414,21 +423,23 @@ impl Transactions<'_> {
     /// with the GTID gtid_next owns if it does.
     pub fn commit(&mut self, context: &Context<'_>) -> SqlResult<()> {
         *self.explicit = false;
+        let ahead = self.ahead.take();
         let Some(trx) = self.trx.take() else { return Ok(()) };
         // Implicit commits (BEGIN, DDL) of a transaction that wrote nothing
         // do not consume the GTID; the statement that follows gets it.
         if !trx.is_read_only() && commit_with_gtid_next(context) {
-            return commit_owned(trx, context);
+            return commit_owned(trx, ahead, context);
         }
         if trx.is_read_only() {
             trx.rollback();
             return Ok(());
         }
-        context.db().commit(trx, &context.statement_context()).map(|_| ()).map_err(database_error)
+        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map(|_| ()).map_err(database_error)
     }
 
     pub fn rollback(&mut self) {
         *self.explicit = false;
+        *self.ahead = None;
         if let Some(trx) = self.trx.take() {
             trx.rollback();
         }
@@ -479,14 +490,28 @@ impl Transactions<'_> {
         match f(&mut trx) {
             Ok(value) => {
                 if self.statement_scoped() && commit_with_gtid_next(context) {
-                    commit_owned(trx, context)?;
+                    let ahead = self.ahead.take();
+                    commit_owned(trx, ahead, context)?;
                 } else if self.statement_scoped() {
+                    let ahead = self.ahead.take();
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
-                        context.db().commit(trx, &context.statement_context()).map_err(database_error)?;
+                        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map_err(database_error)?;
                     }
                 } else {
+                    // A large transaction writes its events and redo while
+                    // it runs, not all at COMMIT.
+                    if let Err(error) = context.db().write_ahead(&mut trx, self.ahead, &context.statement_context()) {
+                        if trx.is_active() {
+                            let _ = trx.rollback_to_savepoint(savepoint);
+                            *self.trx = Some(trx);
+                        } else {
+                            *self.explicit = false;
+                            *self.ahead = None;
+                        }
+                        return Err(database_error(error));
+                    }
                     *self.trx = Some(trx);
                 }
                 Ok(value)
@@ -495,8 +520,10 @@ impl Transactions<'_> {
                 if !trx.is_active() {
                     // A deadlock: the engine rolled the whole transaction back.
                     *self.explicit = false;
+                    *self.ahead = None;
                     drop(trx);
                 } else if self.statement_scoped() {
+                    *self.ahead = None;
                     trx.rollback();
                 } else {
                     let _ = trx.rollback_to_savepoint(savepoint);
@@ -516,13 +543,13 @@ fn commit_with_gtid_next(context: &Context<'_>) -> bool {
 
 /// Commits `trx` with gtid_next's owned GTID; gtid_next must then be set
 /// again (1837 otherwise).
-fn commit_owned(trx: Transaction, context: &Context<'_>) -> SqlResult<()> {
+fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context<'_>) -> SqlResult<()> {
     let mut next = context.env.gtid_next.lock();
     let GtidNext::Owned(owned) = &*next else { unreachable!("checked by the caller") };
     let given = binlog::GivenGtid::new(owned.gtid());
     context
         .db()
-        .commit_with_gtid(trx, &context.statement_context(), database::NextGtid::Owned { owned, given })
+        .commit_written_ahead_with_gtid(trx, ahead, &context.statement_context(), database::NextGtid::Owned { owned, given })
         .map_err(database_error)?;
     next.finish();
     Ok(())
@@ -629,6 +656,7 @@ impl Session for SqlSession {
     }
 
     fn reset_connection(&mut self) -> Result<(), MysqlError> {
+        self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
         }
@@ -678,6 +706,7 @@ impl Session for SqlSession {
 
     fn disconnect(&mut self) {
         self.shared.replicas.unregister(self.info.connection_id);
+        self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
         }

@@ -245,6 +245,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             }
             result
         }
+        Show::ReplicaStatus { old_names } => crate::replica_statements::show_status(*old_names, context),
         Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
             for warning in context.warnings {

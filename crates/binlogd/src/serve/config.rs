@@ -80,6 +80,10 @@ impl Settings {
                     database.redo_prepare_part_bytes = number(name, value)? as usize;
                     global = false;
                 }
+                "binlogd_write_ahead_min_changes" => {
+                    database.write_ahead_min_changes = number(name, value)? as usize;
+                    global = false;
+                }
                 "innodb_lock_wait_timeout" => database.engine.lock_wait_timeout = Duration::from_secs(number(name, value)?),
                 "binlogd_engine_memory_limit" => {
                     database.engine.memory_limit_bytes = number(name, value)?;

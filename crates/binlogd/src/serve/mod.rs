@@ -84,13 +84,15 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
             ));
         }
     }
+    let replica_source =
+        sql::ReplicaSource::open(&options.datadir).map_err(|error| format!("cannot load the replica's source settings: {error}"))?;
     let settings = config::Settings::from_options(options)?;
     let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
     info!(datadir = %options.datadir.display(), "opening the database");
     let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
     info!(?report, "database open");
     let database = Arc::new(database);
-    let service = Arc::new(SqlService::new(Arc::clone(&database), globals, Arc::clone(&accounts)));
+    let service = Arc::new(SqlService::new(Arc::clone(&database), globals, Arc::clone(&accounts), replica_source));
     let server_config = ServerConfig {
         bind_address: SocketAddr::new(options.bind, options.port),
         max_connections: settings.max_connections,

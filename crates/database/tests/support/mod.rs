@@ -50,6 +50,8 @@ pub fn config(dir: &Path, storage: Arc<dyn Storage>) -> DatabaseConfig {
     config.redo.binlogd_redo_segment_bytes = 16 * 1024;
     // Bulk transactions also go to redo as several prepare parts.
     config.redo_prepare_part_bytes = 4 * 1024;
+    // Bulk transactions write their events and redo ahead of COMMIT.
+    config.write_ahead_min_changes = 30;
     config.checkpoint_interval = Duration::ZERO;
     config.checkpoint_redo_bytes = 0;
     config.engine.lock_wait_timeout = Duration::from_millis(100);
@@ -177,14 +179,27 @@ pub const BULK_ROWS: usize = 100;
 pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thread_id: u32) -> Attempt {
     let mut trx = db.begin();
     if rng.gen_ratio(1, 20) {
+        // Four statements of 25 rows; each statement end may write the
+        // events and redo ahead of COMMIT (`write_ahead_min_changes`).
         let base: i64 = rng.gen_range(0..i64::MAX / 2);
+        let mut ahead = None;
         for n in 0..BULK_ROWS as i64 {
             let payload = format!("{base:020}-{n:0>178}").into_bytes();
             if let Err(error) = trx.insert(tables.bulk, vec![Value::Int(base + n), Value::Bytes(payload)]) {
                 return if error.is_retryable() { Attempt::Retry } else { Attempt::Failed(error.into()) };
             }
+            if n % 25 == 24 && n + 1 < BULK_ROWS as i64 {
+                if let Err(error) = db.write_ahead(&mut trx, &mut ahead, &context(thread_id)) {
+                    return if error.is_retryable() { Attempt::Retry } else { Attempt::Failed(error) };
+                }
+            }
         }
-        return match db.commit(trx, &context(thread_id)) {
+        if rng.gen_ratio(1, 10) {
+            // Written ahead, then rolled back: recovery must ignore its parts.
+            trx.rollback();
+            return Attempt::Committed(None);
+        }
+        return match db.commit_written_ahead(trx, ahead, &context(thread_id)) {
             Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
             Err(error) if error.is_retryable() => Attempt::Retry,
             Err(error) => Attempt::Failed(error),

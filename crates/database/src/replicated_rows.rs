@@ -1,0 +1,241 @@
+//! Applying a source's row events to the engine: what a replica's workers
+//! do with each transaction's `Table_map` and `Write/Update/Delete_rows`
+//! events (MySQL's `Rows_log_event::do_apply_event`).
+//!
+//! | event | finds the row by | no row |
+//! |-------|------------------|--------|
+//! | Write_rows | (inserts) | — (a duplicate key is 1062) |
+//! | Update_rows | primary key of the before image; a table without one: the first row equal to the whole before image | 1032 |
+//! | Delete_rows | the same | 1032 |
+//!
+//! Rows are matched by their before image's key only (MySQL's default
+//! `replica_exec_mode=STRICT` with a primary key): a row whose other
+//! columns differ is still updated, as MySQL does.
+//!
+//! Signedness comes from the replica's own table: a source that sends no
+//! SIGNEDNESS metadata (MariaDB with `binlog_row_metadata=NO_LOG`) would
+//! otherwise decode an UNSIGNED column's high values as negative.
+//!
+//! Errors carry MySQL's replica message, the one `SHOW REPLICA STATUS`
+//! shows in `Last_SQL_Error`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use binlog_format::events::table_map_metadata::OptionalMetadata;
+use binlog_format::{RowChange, RowsEvent, RowsKind, TableMap};
+use engine::{Engine, EngineError, Row, ScanSpec, TableDef, TableId, Transaction, UpdateOutcome};
+
+/// ER_KEY_NOT_FOUND: "Can't find record in '%s'".
+pub const ER_KEY_NOT_FOUND: u16 = 1032;
+
+/// Where the event that failed ends in the source's binlog, for the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcePosition {
+    pub log_file: String,
+    pub end_log_pos: u64,
+}
+
+/// An apply failure as MySQL reports it: the code of the underlying error
+/// and the replica's full message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApplyError {
+    pub code: u16,
+    pub message: String,
+}
+
+struct MappedTable {
+    id: TableId,
+    def: Arc<TableDef>,
+    /// The source's map with the replica's signedness, for decoding.
+    decode_map: TableMap,
+}
+
+/// The table maps of the transaction being applied; one per transaction.
+#[derive(Default)]
+pub struct ReplicatedRows {
+    tables: HashMap<u64, MappedTable>,
+}
+
+impl ReplicatedRows {
+    pub fn new() -> ReplicatedRows {
+        ReplicatedRows::default()
+    }
+
+    /// A `Table_map` event: resolves the table (1146 if the replica lacks it).
+    pub fn table_map(&mut self, engine: &Engine, map: &TableMap) -> Result<(), ApplyError> {
+        let database = String::from_utf8_lossy(&map.database);
+        let table = String::from_utf8_lossy(&map.table);
+        let def = engine
+            .table(&database, &table)
+            .map_err(|error| ApplyError {
+                code: error.mysql_code(),
+                message: format!("Error executing row event: '{error}'"),
+            })?;
+        let decode_map = with_local_signedness(map, &def);
+        self.tables.insert(
+            map.table_id,
+            MappedTable {
+                id: def.id,
+                def,
+                decode_map,
+            },
+        );
+        Ok(())
+    }
+
+    /// A rows event: applies every row in it to `trx`. On an error the
+    /// event's earlier rows stay applied; the caller rolls the
+    /// transaction back, as the replica applier does.
+    pub fn rows(
+        &mut self,
+        trx: &mut Transaction,
+        event: &RowsEvent,
+        at: &SourcePosition,
+    ) -> Result<usize, ApplyError> {
+        let Some(table) = self.tables.get(&event.table_id) else {
+            return Err(ApplyError {
+                code: 1032,
+                message: format!(
+                    "Could not execute {} event; no Table_map for table id {}, Error_code: 1032; the event's source log {}, end_log_pos {}",
+                    event_name(event.kind),
+                    event.table_id,
+                    at.log_file,
+                    at.end_log_pos
+                ),
+            });
+        };
+        let fail = |code: u16, reason: String, handler: &str| {
+            ApplyError {
+            code,
+            message: format!(
+                "Could not execute {} event on table {}; {reason}, Error_code: {code}; handler error {handler}; the event's source log {}, end_log_pos {}",
+                event_name(event.kind),
+                table.def.qualified_name(),
+                at.log_file,
+                at.end_log_pos
+            ),
+        }
+        };
+        let engine_error = |error: EngineError| {
+            let handler = match error {
+                EngineError::DuplicateEntry { .. } => "HA_ERR_FOUND_DUPP_KEY",
+                EngineError::LockWaitTimeout => "HA_ERR_LOCK_WAIT_TIMEOUT",
+                EngineError::Deadlock => "HA_ERR_LOCK_DEADLOCK",
+                EngineError::TableFull { .. } => "HA_ERR_RECORD_FILE_FULL",
+                _ => "HA_ERR_GENERIC",
+            };
+            fail(error.mysql_code(), error.to_string(), handler)
+        };
+        let not_found = || {
+            fail(
+                ER_KEY_NOT_FOUND,
+                format!("Can't find record in '{}'", table.def.name),
+                "HA_ERR_KEY_NOT_FOUND",
+            )
+        };
+        let changes = event.decode_rows(&table.decode_map).map_err(|error| {
+            fail(
+                1594,
+                format!("Relay log read failure: {error}"),
+                "HA_ERR_CORRUPT_EVENT",
+            )
+        })?;
+        let applied = changes.len();
+        for change in changes {
+            match change {
+                RowChange::Write(row) => {
+                    trx.insert(table.id, row).map_err(engine_error)?;
+                }
+                RowChange::Update { before, after } => {
+                    let outcome = match primary_key(&table.def, &before) {
+                        Some(key) => trx
+                            .update_by_pk(table.id, &key, after)
+                            .map_err(engine_error)?,
+                        None => match first_equal_row(trx, table, &before).map_err(engine_error)? {
+                            Some(key) => trx.update(table.id, &key, after).map_err(engine_error)?,
+                            None => UpdateOutcome::Missing,
+                        },
+                    };
+                    if outcome == UpdateOutcome::Missing {
+                        return Err(not_found());
+                    }
+                }
+                RowChange::Delete(before) => {
+                    let deleted = match primary_key(&table.def, &before) {
+                        Some(key) => trx.delete_by_pk(table.id, &key).map_err(engine_error)?,
+                        None => match first_equal_row(trx, table, &before).map_err(engine_error)? {
+                            Some(key) => trx.delete(table.id, &key).map_err(engine_error)?,
+                            None => false,
+                        },
+                    };
+                    if !deleted {
+                        return Err(not_found());
+                    }
+                }
+            }
+        }
+        Ok(applied)
+    }
+}
+
+/// MySQL's event names, as its messages print them.
+fn event_name(kind: RowsKind) -> &'static str {
+    match kind {
+        RowsKind::Write => "Write_rows",
+        RowsKind::Update => "Update_rows",
+        RowsKind::Delete => "Delete_rows",
+    }
+}
+
+/// The primary key values of `row`, or `None` for a table without one.
+fn primary_key(def: &TableDef, row: &Row) -> Option<Vec<binlog_format::Value>> {
+    if !def.has_primary_key() {
+        return None;
+    }
+    Some(
+        def.primary_key
+            .iter()
+            .map(|&column| {
+                row.get(column)
+                    .cloned()
+                    .unwrap_or(binlog_format::Value::Null)
+            })
+            .collect(),
+    )
+}
+
+/// The clustered key of the first row equal to `image` (a table without a
+/// primary key: MySQL scans for it too).
+fn first_equal_row(
+    trx: &Transaction,
+    table: &MappedTable,
+    image: &Row,
+) -> Result<Option<engine::RowKey>, EngineError> {
+    let mut scan = trx.scan(table.id, &ScanSpec::primary())?;
+    Ok(scan.find(|(_, row)| row == image).map(|(key, _)| key))
+}
+
+/// `map` with a SIGNEDNESS field taken from the replica's columns.
+fn with_local_signedness(map: &TableMap, def: &TableDef) -> TableMap {
+    let mut decode_map = map.clone();
+    decode_map
+        .optional_metadata
+        .retain(|field| !matches!(field, OptionalMetadata::Signedness(_)));
+    let flags: Vec<bool> = map
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(_, column)| column.column_type.is_numeric())
+        .map(|(position, _)| {
+            def.columns
+                .get(position)
+                .is_some_and(|column| column.unsigned)
+        })
+        .collect();
+    decode_map
+        .optional_metadata
+        .push(OptionalMetadata::Signedness(flags));
+    decode_map
+}

@@ -1,0 +1,145 @@
+//! A large transaction writes its row events and redo ahead of COMMIT
+//! (`write_ahead.rs`): what it wrote survives a checkpoint taken while it
+//! runs and a crash after its commit, and is ignored after a rollback or a
+//! crash before its commit.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use binlog::sim_storage::SimStorage;
+use binlog::storage::Storage;
+use binlog_format::Value;
+use database::engine::Transaction;
+use database::{Database, WrittenAhead};
+use rand::SeedableRng;
+use support::*;
+
+const DIR: &str = "/data";
+
+fn bulk_rows(trx: &mut Transaction, tables: Tables, ids: std::ops::Range<i64>) {
+    for id in ids {
+        trx.insert(tables.bulk, vec![Value::Int(id), Value::Bytes(format!("{id:0>190}").into_bytes())]).unwrap();
+    }
+}
+
+fn write_ahead(db: &Database, trx: &mut Transaction, ahead: &mut Option<WrittenAhead>) {
+    let records = db.redo().counters().records;
+    db.write_ahead(trx, ahead, &context(1)).unwrap();
+    assert!(ahead.is_some(), "the events were written ahead");
+    assert!(db.redo().counters().records > records, "the changes went to redo ahead of the commit");
+}
+
+fn spill_files(storage: &SimStorage) -> usize {
+    storage.list(&Path::new(DIR).join("binlog").join(binlog::options::SPILL_DIR_NAME)).map(|names| names.len()).unwrap_or(0)
+}
+
+fn bulk_ids(db: &Database, tables: Tables) -> Vec<i64> {
+    let trx = db.begin();
+    let ids = trx
+        .scan(tables.bulk, &database::engine::ScanSpec::primary())
+        .unwrap()
+        .map(|(_, row)| match row[0] {
+            Value::Int(id) => id,
+            ref other => panic!("{other:?}"),
+        })
+        .collect();
+    trx.rollback();
+    ids
+}
+
+#[test]
+fn written_ahead_survives_a_checkpoint_then_a_crash_after_commit() {
+    for kind in ["process kill", "power cut"] {
+        let storage = SimStorage::new();
+        let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+        let tables = create_schema(&db).unwrap();
+        let mut acknowledged = BTreeSet::new();
+
+        let mut trx = db.begin();
+        let mut ahead = None;
+        bulk_rows(&mut trx, tables, 0..40);
+        write_ahead(&db, &mut trx, &mut ahead);
+        // Other commits move redo on by many segments, then a checkpoint
+        // drops old ones: the parts written ahead must be kept.
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..200 {
+            if let Attempt::Committed(gtid) = random_transaction(&db, &mut rng, tables, 2) {
+                acknowledged.extend(gtid);
+            }
+        }
+        db.checkpoint().unwrap();
+        bulk_rows(&mut trx, tables, 40..80);
+        write_ahead(&db, &mut trx, &mut ahead);
+        // The last statement's rows go at COMMIT.
+        bulk_rows(&mut trx, tables, 80..90);
+        let info = db.commit_written_ahead(trx, ahead, &context(1)).unwrap().unwrap();
+        acknowledged.insert(info.gtid);
+
+        let image = if kind == "power cut" { storage.crash_image(None) } else { storage.process_kill_image() };
+        drop(db);
+        let (db, report) = Database::open(config(Path::new(DIR), Arc::new(image.clone()))).unwrap();
+        let label = format!("written ahead across a checkpoint, {kind}");
+        assert!(report.checkpoint.is_some(), "{label}");
+        let ids = bulk_ids(&db, tables);
+        assert_eq!(ids.iter().filter(|id| (0..90).contains(*id)).count(), 90, "{label}: the transaction's 90 rows");
+        check(&db, &image, &acknowledged, &label);
+        db.close().unwrap();
+    }
+}
+
+#[test]
+fn written_ahead_then_rolled_back_or_crashed_leaves_nothing() {
+    let storage = SimStorage::new();
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+    let tables = create_schema(&db).unwrap();
+
+    let mut trx = db.begin();
+    let mut ahead = None;
+    bulk_rows(&mut trx, tables, 0..40);
+    write_ahead(&db, &mut trx, &mut ahead);
+    assert_eq!(spill_files(&storage), 1, "the events spilled past binlog_cache_size");
+    trx.rollback();
+    drop(ahead);
+    assert_eq!(spill_files(&storage), 0, "rollback deletes the spill file");
+
+    // Crashed while running, after writing ahead.
+    let mut trx = db.begin();
+    let mut ahead = None;
+    bulk_rows(&mut trx, tables, 100..140);
+    write_ahead(&db, &mut trx, &mut ahead);
+    let image = storage.process_kill_image();
+    drop((trx, ahead));
+    drop(db);
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(image.clone()))).unwrap();
+    assert_eq!(bulk_ids(&db, tables), Vec::<i64>::new(), "nothing of either transaction");
+    assert_eq!(spill_files(&image), 0, "recovery removed the crashed transaction's spill file");
+    check(&db, &image, &BTreeSet::new(), "written ahead, then crashed");
+    db.close().unwrap();
+}
+
+#[test]
+fn a_failed_statement_after_writing_ahead_keeps_the_transaction_usable() {
+    let storage = SimStorage::new();
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+    let tables = create_schema(&db).unwrap();
+    let mut trx = db.begin();
+    let mut ahead = None;
+    bulk_rows(&mut trx, tables, 0..40);
+    write_ahead(&db, &mut trx, &mut ahead);
+    // A savepoint before what redo holds cannot be rolled back to.
+    let savepoint = trx.savepoint();
+    bulk_rows(&mut trx, tables, 40..45);
+    trx.rollback_to_savepoint(savepoint).unwrap();
+    bulk_rows(&mut trx, tables, 45..50);
+    let info = db.commit_written_ahead(trx, ahead, &context(1)).unwrap().unwrap();
+    let image = storage.process_kill_image();
+    drop(db);
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(image.clone()))).unwrap();
+    let ids = bulk_ids(&db, tables);
+    assert_eq!(ids, (0..40).chain(45..50).collect::<Vec<_>>());
+    check(&db, &image, &BTreeSet::from([info.gtid]), "statement rolled back after writing ahead");
+    db.close().unwrap();
+}
