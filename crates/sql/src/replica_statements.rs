@@ -132,7 +132,7 @@ pub fn show_status(old_names: bool, context: &Context<'_>) -> ResultSet {
     if let Some(settings) = context.shared.replica_source.settings() {
         result.push_row(status_row(
             &settings,
-            &context.db().engine().executed_gtids().to_string(),
+            &crate::gtid_next::gtid_set_text(&context.db().executed_gtids()),
         ));
     }
     result
