@@ -128,18 +128,15 @@ impl FileRelayLog {
 
     fn wait_for_space(&self, open_bytes: u64, length: u64, stop: &StopFlag, stats: &RelayStats) -> Result<(), AppendError> {
         let mut pending = self.pending_bytes.lock();
-        let mut blocked_since: Option<Instant> = None;
         while *pending + length > self.space_limit_bytes && *pending > open_bytes {
             if stop.is_requested() {
                 return Err(AppendError::Stopped);
             }
-            blocked_since.get_or_insert_with(Instant::now);
+            let waited_since = Instant::now();
             self.space_freed.wait_for(&mut pending, WAIT_SLICE);
+            stats.add_blocked(waited_since.elapsed());
         }
         *pending += length;
-        if let Some(since) = blocked_since {
-            stats.add_blocked(since.elapsed());
-        }
         Ok(())
     }
 

@@ -42,6 +42,11 @@ impl MemoryRelayLog {
         MemoryRelayLog { ring: ByteRing::new(limit_bytes), spill_threshold_bytes, spill_directory }
     }
 
+    /// Bytes in the ring not yet applied, and the most there ever were.
+    pub fn used_bytes_and_peak(&self) -> (u64, u64) {
+        self.ring.used_bytes_and_peak()
+    }
+
     pub fn limit_bytes(&self) -> u64 {
         self.ring.capacity_bytes()
     }
@@ -53,14 +58,12 @@ impl MemoryRelayLog {
     pub fn append(&self, open: &mut OpenMemoryTransaction, event: &[u8], stop: &StopFlag, stats: &RelayStats) -> Result<(), AppendError> {
         let length = event.len() as u64;
         if open.spill.is_none() && open.length_bytes + length > self.spill_threshold_bytes {
-            open.spill = Some(self.move_to_spill(open, stats)?);
+            open.spill = Some(self.move_to_spill(open)?);
         }
         match &mut open.spill {
             Some(spill) => spill.append(event)?,
             None => {
-                let blocked = self.ring.append(event, stop).map_err(|_| AppendError::Stopped)?;
-                stats.add_blocked(blocked);
-                stats.add_memory_bytes(length);
+                self.ring.append(event, stop, &stats.receiver_blocked_ns).map_err(|_| AppendError::Stopped)?;
             }
         }
         open.length_bytes += length;
@@ -68,7 +71,7 @@ impl MemoryRelayLog {
     }
 
     /// Moves the open transaction's bytes from the ring to a new spill file.
-    fn move_to_spill(&self, open: &OpenMemoryTransaction, stats: &RelayStats) -> Result<SpillWriter, MysqlError> {
+    fn move_to_spill(&self, open: &OpenMemoryTransaction) -> Result<SpillWriter, MysqlError> {
         let mut spill = SpillWriter::create(&self.spill_directory)?;
         let mut piece = Vec::new();
         let end = open.begin + open.length_bytes;
@@ -80,7 +83,6 @@ impl MemoryRelayLog {
             offset = piece_end;
         }
         self.ring.truncate_head(open.begin);
-        RelayStats::sub(&stats.memory_bytes, open.length_bytes);
         Ok(spill)
     }
 
@@ -103,10 +105,9 @@ impl MemoryRelayLog {
     }
 
     /// Drops an incomplete transaction (its connection ended).
-    pub fn abandon(&self, open: OpenMemoryTransaction, stats: &RelayStats) {
+    pub fn abandon(&self, open: OpenMemoryTransaction) {
         if open.spill.is_none() {
             self.ring.truncate_head(open.begin);
-            RelayStats::sub(&stats.memory_bytes, open.length_bytes);
         }
     }
 
@@ -116,7 +117,6 @@ impl MemoryRelayLog {
 
     pub fn release(&self, begin: u64, end: u64, stats: &RelayStats) {
         self.ring.release(begin, end);
-        RelayStats::sub(&stats.memory_bytes, end - begin);
         RelayStats::sub(&stats.memory_transactions, 1);
     }
 }

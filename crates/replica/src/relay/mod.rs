@@ -166,7 +166,7 @@ impl RelayLog {
     pub fn abandon(&self, open: OpenTransaction) -> Result<(), MysqlError> {
         match (&self.store, open.0) {
             (Store::Memory(memory), OpenKind::Memory(open)) => {
-                memory.abandon(open, &self.stats);
+                memory.abandon(open);
                 Ok(())
             }
             (Store::Files(files), OpenKind::File(open)) => files.abandon(open, &self.stats),
@@ -209,7 +209,11 @@ impl RelayLog {
     }
 
     pub fn stats(&self) -> RelayStatsSnapshot {
-        self.stats.snapshot()
+        let (memory_bytes, memory_bytes_peak) = match &self.store {
+            Store::Memory(memory) => memory.used_bytes_and_peak(),
+            Store::Files(_) => (0, 0),
+        };
+        self.stats.snapshot(memory_bytes, memory_bytes_peak)
     }
 
     /// The memory ring's size (0 for the file relay log).

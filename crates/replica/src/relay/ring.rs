@@ -19,7 +19,8 @@
 //! worker.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 
@@ -33,6 +34,8 @@ struct Ring {
     tail: u64,
     /// Released ranges ahead of `tail`: begin → end.
     released_ahead: BTreeMap<u64, u64>,
+    /// Highest `head - tail` ever: what the memory bound is checked on.
+    used_bytes_peak: u64,
 }
 
 pub struct ByteRing {
@@ -48,7 +51,7 @@ impl ByteRing {
         // the receiver first writes them.
         let buffer = vec![0u8; capacity_bytes as usize].into_boxed_slice();
         ByteRing {
-            ring: Mutex::new(Ring { buffer, head: 0, tail: 0, released_ahead: BTreeMap::new() }),
+            ring: Mutex::new(Ring { buffer, head: 0, tail: 0, released_ahead: BTreeMap::new(), used_bytes_peak: 0 }),
             space_freed: Condvar::new(),
             capacity_bytes,
         }
@@ -64,30 +67,38 @@ impl ByteRing {
         ring.head - ring.tail
     }
 
+    /// `(used, highest used ever)`, read together under the lock.
+    pub fn used_bytes_and_peak(&self) -> (u64, u64) {
+        let ring = self.ring.lock();
+        (ring.head - ring.tail, ring.used_bytes_peak)
+    }
+
     pub fn head(&self) -> u64 {
         self.ring.lock().head
     }
 
-    /// Appends `bytes` at the head, waiting while there is no room.
-    /// Returns how long it waited. `bytes` must fit in the ring at all.
-    pub fn append(&self, bytes: &[u8], stop: &StopFlag) -> Result<Duration, Stopped> {
+    /// Appends `bytes` at the head, waiting while there is no room; the
+    /// time waited is added to `blocked_ns` slice by slice, so a status
+    /// read during a long wait sees it grow. `bytes` must fit in the ring.
+    pub fn append(&self, bytes: &[u8], stop: &StopFlag, blocked_ns: &AtomicU64) -> Result<(), Stopped> {
         let length = bytes.len() as u64;
         assert!(length <= self.capacity_bytes, "an append of {length} bytes into a ring of {}", self.capacity_bytes);
         let mut ring = self.ring.lock();
-        let mut blocked_since: Option<Instant> = None;
         while self.capacity_bytes - (ring.head - ring.tail) < length {
             if stop.is_requested() {
                 return Err(Stopped);
             }
-            blocked_since.get_or_insert_with(Instant::now);
+            let waited_since = Instant::now();
             self.space_freed.wait_for(&mut ring, WAIT_SLICE);
+            blocked_ns.fetch_add(waited_since.elapsed().as_nanos() as u64, Ordering::Relaxed);
         }
         let start = (ring.head % self.capacity_bytes) as usize;
         let first = bytes.len().min(self.capacity_bytes as usize - start);
         ring.buffer[start..start + first].copy_from_slice(&bytes[..first]);
         ring.buffer[..bytes.len() - first].copy_from_slice(&bytes[first..]);
         ring.head += length;
-        Ok(blocked_since.map(|since| since.elapsed()).unwrap_or_default())
+        ring.used_bytes_peak = ring.used_bytes_peak.max(ring.head - ring.tail);
+        Ok(())
     }
 
     /// Copies `begin..end` into `out` (replacing its contents).
@@ -138,13 +149,14 @@ mod tests {
     fn wraps_and_releases_out_of_order() {
         let ring = ByteRing::new(10);
         let stop = StopFlag::new();
-        ring.append(b"abcd", &stop).unwrap();
-        ring.append(b"efg", &stop).unwrap();
+        let blocked = AtomicU64::new(0);
+        ring.append(b"abcd", &stop, &blocked).unwrap();
+        ring.append(b"efg", &stop, &blocked).unwrap();
         ring.release(4, 7); // ahead of the tail: remembered only
         assert_eq!(ring.used_bytes(), 7);
         ring.release(0, 4);
         assert_eq!(ring.used_bytes(), 0);
-        ring.append(b"hijklm", &stop).unwrap(); // wraps at 10
+        ring.append(b"hijklm", &stop, &blocked).unwrap(); // wraps at 10
         let mut out = Vec::new();
         ring.copy_out(7, 13, &mut out);
         assert_eq!(out, b"hijklm");
@@ -154,8 +166,9 @@ mod tests {
     fn a_full_ring_blocks_until_stop() {
         let ring = ByteRing::new(4);
         let stop = StopFlag::new();
-        ring.append(b"abcd", &stop).unwrap();
+        let blocked = AtomicU64::new(0);
+        ring.append(b"abcd", &stop, &blocked).unwrap();
         stop.request();
-        assert_eq!(ring.append(b"e", &stop), Err(Stopped));
+        assert_eq!(ring.append(b"e", &stop, &blocked), Err(Stopped));
     }
 }

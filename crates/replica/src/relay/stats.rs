@@ -7,10 +7,6 @@ use std::time::Duration;
 
 #[derive(Debug, Default)]
 pub struct RelayStats {
-    /// Bytes in the memory ring not yet applied.
-    pub memory_bytes: AtomicU64,
-    /// Highest `memory_bytes` seen: never above the ring's capacity.
-    pub memory_bytes_peak: AtomicU64,
     /// Complete transactions in the ring not yet applied.
     pub memory_transactions: AtomicU64,
     /// Bytes in spill files not yet applied.
@@ -28,7 +24,9 @@ pub struct RelayStats {
 /// A copy of the counters at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelayStatsSnapshot {
+    /// Bytes in the memory ring not yet applied.
     pub memory_bytes: u64,
+    /// Most bytes the ring ever held: never above its capacity.
     pub memory_bytes_peak: u64,
     pub memory_transactions: u64,
     pub spilled_bytes: u64,
@@ -41,11 +39,6 @@ pub struct RelayStatsSnapshot {
 }
 
 impl RelayStats {
-    pub fn add_memory_bytes(&self, bytes: u64) {
-        let now = self.memory_bytes.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        self.memory_bytes_peak.fetch_max(now, Ordering::Relaxed);
-    }
-
     pub fn sub(counter: &AtomicU64, amount: u64) {
         counter.fetch_sub(amount, Ordering::Relaxed);
     }
@@ -60,11 +53,13 @@ impl RelayStats {
         }
     }
 
-    pub fn snapshot(&self) -> RelayStatsSnapshot {
+    /// The counters; the ring's bytes (`memory_bytes`, its peak) are the
+    /// caller's, read from the ring under its lock.
+    pub fn snapshot(&self, memory_bytes: u64, memory_bytes_peak: u64) -> RelayStatsSnapshot {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         RelayStatsSnapshot {
-            memory_bytes: load(&self.memory_bytes),
-            memory_bytes_peak: load(&self.memory_bytes_peak),
+            memory_bytes,
+            memory_bytes_peak,
             memory_transactions: load(&self.memory_transactions),
             spilled_bytes: load(&self.spilled_bytes),
             spilled_transactions: load(&self.spilled_transactions),
