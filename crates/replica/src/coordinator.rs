@@ -203,7 +203,7 @@ fn dispatch_loop(
             CoordinatorMode::EventScan => {
                 *held.lock() = Some(popped.clone());
                 let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer);
-                let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone())).map_err(Interrupted::Failed)?;
+                let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
                 if scan_buffer.capacity() > 1 << 20 {
                     scan_buffer = Vec::new();
                 }

@@ -42,8 +42,12 @@ struct State {
     connection_epoch: u64,
     next_ticket: u64,
     next_commit_ticket: u64,
-    /// The first worker error: every wait ends with it.
+    /// The first worker error: dispatching ends with it.
     error: Option<MysqlError>,
+    /// The ticket that failed: every later one rolls back (it could never
+    /// get its commit turn); earlier ones still commit, so the applied
+    /// transactions stay a prefix of the queue (no gaps).
+    failed_ticket: Option<u64>,
 }
 
 pub struct Scheduler {
@@ -114,17 +118,19 @@ impl Scheduler {
     }
 
     /// With commit order preserved, waits until `ticket` is next to commit.
-    pub fn wait_commit_turn(&self, ticket: &Ticket, stop: &StopFlag) -> Result<(), Interrupted> {
+    /// A stop request does not end the wait: every earlier ticket is held
+    /// by a worker that finishes it, so the wait is short and STOP leaves
+    /// no gap. Only a failed earlier ticket ends it.
+    pub fn wait_commit_turn(&self, ticket: &Ticket) -> Result<(), Interrupted> {
         if !self.preserve_commit_order {
             return Ok(());
         }
         let mut state = self.state.lock();
         while state.next_commit_ticket != ticket.number {
-            if let Some(error) = &state.error {
-                return Err(Interrupted::Failed(error.clone()));
-            }
-            if stop.is_requested() {
-                return Err(Interrupted::Stopped);
+            if let (Some(error), Some(failed)) = (&state.error, state.failed_ticket) {
+                if failed < ticket.number {
+                    return Err(Interrupted::Failed(error.clone()));
+                }
             }
             self.changed.wait_for(&mut state, WAIT_SLICE);
         }
@@ -146,10 +152,15 @@ impl Scheduler {
         self.changed.notify_all();
     }
 
-    /// A worker failed: the first error is kept, every wait ends.
-    pub fn fail(&self, error: MysqlError) {
+    /// A transaction failed (`ticket`: a dispatched one; `None`: the
+    /// coordinator's own failure): the first error is kept and dispatching
+    /// ends.
+    pub fn fail(&self, error: MysqlError, ticket: Option<&Ticket>) {
         let mut state = self.state.lock();
         state.error.get_or_insert(error);
+        if let Some(ticket) = ticket {
+            state.failed_ticket = Some(state.failed_ticket.map_or(ticket.number, |failed| failed.min(ticket.number)));
+        }
         drop(state);
         self.changed.notify_all();
     }

@@ -35,7 +35,7 @@ pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: JobReceiver<Job>, mut
                 shared.record_applied(&job.entry);
             }
             Err(Interrupted::Stopped) => {}
-            Err(Interrupted::Failed(error)) => shared.scheduler.fail(error),
+            Err(Interrupted::Failed(error)) => shared.scheduler.fail(error, Some(&job.ticket)),
         }
         // A large transaction's buffer is not kept for the next one.
         if buffer.capacity() > BUFFER_KEPT_BYTES_MAX {
@@ -63,7 +63,7 @@ fn apply_one(
         applier.rollback(entry);
         return Err(failed(error));
     }
-    if let Err(interrupted) = shared.scheduler.wait_commit_turn(&job.ticket, &shared.stop) {
+    if let Err(interrupted) = shared.scheduler.wait_commit_turn(&job.ticket) {
         applier.rollback(entry);
         return Err(interrupted);
     }
