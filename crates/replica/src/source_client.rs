@@ -46,6 +46,13 @@ const NATIVE_PASSWORD_PLUGIN: &[u8] = b"mysql_native_password";
 /// `replica_max_allowed_packet` maximum) plus its 0x00 marker.
 pub const PACKET_BYTES_MAX: usize = (1 << 30) + 1;
 
+/// Socket read buffer: a dump streams megabytes; large reads keep the
+/// receiver's system calls few.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// The packet buffer is reused up to this size.
+const PACKET_BUFFER_KEPT_BYTES_MAX: usize = 16 << 20;
+
 /// Where the source is and who we are to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceAddress {
@@ -89,7 +96,8 @@ impl SourceClient {
     /// nothing, not even a heartbeat, for that long is taken for gone.
     pub fn connect(address: &SourceAddress, timeout: Duration) -> Result<SourceClient, MysqlError> {
         let socket = connect_socket(address, timeout)?;
-        let stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
+        let mut stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
+        stream.set_read_buffer_bytes(READ_BUFFER_BYTES).map_err(wire_error)?;
         stream.set_read_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_write_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
         let mut client = SourceClient { stream, events_have_checksum: false, verify_checksums: true, packet: Vec::new(), server_version: String::new() };
@@ -250,7 +258,11 @@ impl SourceClient {
     /// or the end of a non-blocking dump. An ERR packet is the source's
     /// error (1236 and its message, usually).
     pub fn read_event(&mut self) -> Result<DumpPacket<'_>, MysqlError> {
-        self.packet = self.read_packet()?;
+        if self.packet.capacity() > PACKET_BUFFER_KEPT_BYTES_MAX {
+            // Do not keep a huge event's buffer for the small ones after it.
+            self.packet = Vec::new();
+        }
+        self.stream.read_packet_into(&mut self.packet).map_err(wire_error)?;
         match self.packet.first() {
             Some(0x00) => {}
             Some(0xFE) if self.packet.len() < 9 => return Ok(DumpPacket::EndOfLog),
