@@ -66,7 +66,7 @@ fn one_entry_per_transaction_matching_it() {
     let large = transaction(3, 2, 3, 100 << 10);
     let mut commit_by_query = transaction(4, 2, 4, 300);
     *commit_by_query.last_mut().unwrap() = query_event("COMMIT");
-    let mut expected = vec![rows, ddl, large, commit_by_query];
+    let mut expected = [rows, ddl, large, commit_by_query];
     let mut position = 4 + 200;
     let mut ends = Vec::new();
     for transaction in expected.iter_mut() {
