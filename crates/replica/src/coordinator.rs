@@ -65,7 +65,7 @@ pub struct CoordinatorStatus {
     pub bytes_applied: u64,
     /// Source position of the last transaction committed
     /// (Relay_Source_Log_File / Exec_Source_Log_Pos).
-    pub source_log_file: String,
+    pub source_log_file: Arc<str>,
     pub exec_source_log_pos: u64,
     /// Last_SQL_Errno / Last_SQL_Error / Last_SQL_Error_Timestamp.
     pub last_error: Option<(MysqlError, SystemTime)>,
@@ -87,7 +87,7 @@ impl Shared {
         let mut status = self.status.lock();
         status.transactions_applied += 1;
         status.bytes_applied += entry.size_bytes;
-        status.source_log_file = entry.source_log_file.to_string();
+        status.source_log_file = entry.source_log_file.clone();
         status.exec_source_log_pos = entry.source_end_log_pos;
     }
 }

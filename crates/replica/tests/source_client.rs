@@ -38,9 +38,9 @@ impl Connection {
         read_packet(&mut self.reader, &mut self.sequence, 1 << 30).ok()
     }
 
+    /// Writes errors are ignored: a test's receiver may close first.
     fn write(&mut self, payload: &[u8]) {
-        write_packet(&mut self.writer, &mut self.sequence, payload, &[]).unwrap();
-        self.writer.flush().unwrap();
+        let _ = write_packet(&mut self.writer, &mut self.sequence, payload, &[]).and_then(|()| self.writer.flush());
     }
 
     fn ok(&mut self) {
@@ -234,4 +234,34 @@ fn a_dropped_connection_is_retried_and_the_cut_transaction_asked_again() {
     assert_eq!(gnos, vec![1, 2], "each transaction once, the cut one whole");
     assert_eq!(entries[1].size_bytes, second.iter().map(|event| event.len() as u64).sum::<u64>());
     assert_ne!(entries[0].connection_epoch, entries[1].connection_epoch);
+}
+
+#[test]
+fn a_receiver_blocked_on_a_full_ring_stops_on_request() {
+    let transactions: Vec<Vec<u8>> = (1..=50u64).flat_map(|gno| transaction(gno, gno as i64 - 1, gno as i64, 4000)).collect();
+    let (port, source) = fake_source(vec![Script::Events(transactions)]);
+    let directory = tempfile::tempdir().unwrap();
+    let ring_bytes = 64 << 10;
+    let config = RelayLogConfig::Memory { limit_bytes: ring_bytes, spill_threshold_bytes: 16 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = Arc::new(RelayLog::open(&config).unwrap());
+    let queue = Arc::new(BoundaryQueue::new(100));
+    let receiver = Receiver::start(ReceiverConfig::new(address(port), 2, StartPosition::Gtids(GtidSet::new())), relay.clone(), queue.clone());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while relay.stats().receiver_blocked < Duration::from_millis(100) {
+        assert!(Instant::now() < deadline, "the receiver never blocked: {:?}", relay.stats());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let stats = relay.stats();
+    assert!(stats.memory_bytes <= ring_bytes && stats.memory_bytes_peak <= ring_bytes, "{stats:?}");
+    assert!(queue.len() < 50);
+    let stopping = Instant::now();
+    let status = receiver.stop();
+    assert!(stopping.elapsed() < Duration::from_secs(2), "STOP took {:?}", stopping.elapsed());
+    assert_eq!(status.state, IoState::No);
+    assert!(status.last_error.is_none(), "a requested stop is not an error: {:?}", status.last_error);
+    // The transaction that was waiting for space was dropped, the others
+    // are whole in the queue.
+    assert_eq!(status.transactions_received, queue.len() as u64);
+    assert_eq!(relay.stats().memory_transactions, queue.len() as u64);
+    source.join().unwrap();
 }
