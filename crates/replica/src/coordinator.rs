@@ -2,7 +2,7 @@
 //!
 //! The coordinator pops boundary queue entries, waits until each may run
 //! (logical clock, [`Scheduler`]), and hands it to the next free worker
-//! through a channel of one slot per worker. In [`CoordinatorMode::BoundaryQueue`]
+//! through a queue of one slot per worker. In [`CoordinatorMode::BoundaryQueue`]
 //! it never reads or decodes an event; [`CoordinatorMode::EventScan`] first
 //! rescans the transaction's events (today's MySQL, for comparison).
 //!
@@ -18,16 +18,16 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::SystemTime;
 
-use crossbeam_channel::{bounded, SendTimeoutError, Sender};
 use parking_lot::Mutex;
 use protocol::MysqlError;
 
 use crate::applier::Applier;
 use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::event_scan;
+use crate::job_queue::JobQueue;
 use crate::relay::RelayLog;
 use crate::scheduler::{Interrupted, Scheduler};
-use crate::stop::{StopFlag, WAIT_SLICE};
+use crate::stop::StopFlag;
 use crate::worker::{self, Job};
 
 /// replica_parallel_workers default.
@@ -77,7 +77,8 @@ pub struct Shared {
     pub scheduler: Scheduler,
     pub stop: StopFlag,
     status: Mutex<CoordinatorStatus>,
-    /// Dispatched and not committed, by queue index.
+    /// Dispatched and not committed, by queue index; the coordinator adds
+    /// the entry it held (popped, not dispatched) when it ends.
     in_flight: Mutex<BTreeMap<u64, BoundaryEntry>>,
 }
 
@@ -104,8 +105,6 @@ pub struct Coordinator {
     thread: Option<JoinHandle<()>>,
     workers: Vec<JoinHandle<()>>,
     shared: Arc<Shared>,
-    /// The entry the coordinator held when it stopped, if any.
-    held: Arc<Mutex<Option<BoundaryEntry>>>,
 }
 
 impl Coordinator {
@@ -118,23 +117,26 @@ impl Coordinator {
             status: Mutex::new(CoordinatorStatus::default()),
             in_flight: Mutex::new(BTreeMap::new()),
         });
-        let (jobs, job_receiver) = bounded::<Job>(worker_count);
+        let jobs = Arc::new(JobQueue::<Job>::new(worker_count));
         let workers = (0..worker_count)
             .map(|index| {
-                let (shared, jobs, session) = (shared.clone(), job_receiver.clone(), applier.worker(index));
+                let (shared, jobs, session) = (shared.clone(), jobs.clone(), applier.worker(index));
                 std::thread::Builder::new()
                     .name(format!("replica-worker-{}", index + 1))
                     .spawn(move || worker::run(index, shared, jobs, session))
                     .expect("spawn a replica worker")
             })
             .collect();
-        let held = Arc::new(Mutex::new(None));
         let thread = {
-            let (shared, held) = (shared.clone(), held.clone());
+            let shared = shared.clone();
             std::thread::Builder::new()
                 .name("replica-coordinator".into())
                 .spawn(move || {
-                    let result = dispatch_loop(config.mode, &shared, &queue, &jobs, &held);
+                    let mut held = None;
+                    let result = dispatch_loop(config.mode, &shared, &queue, &jobs, &mut held);
+                    if let Some(entry) = held {
+                        shared.in_flight.lock().insert(entry.index, entry);
+                    }
                     if let Err(Interrupted::Failed(error)) = result {
                         shared.status.lock().last_error = Some((error, SystemTime::now()));
                     }
@@ -143,7 +145,7 @@ impl Coordinator {
                 })
                 .expect("spawn the replica coordinator")
         };
-        Coordinator { thread: Some(thread), workers, shared, held }
+        Coordinator { thread: Some(thread), workers, shared }
     }
 
     pub fn status(&self) -> CoordinatorStatus {
@@ -159,9 +161,7 @@ impl Coordinator {
     /// roll back what they hold, and returns what was not applied.
     pub fn stop(mut self) -> CoordinatorOutcome {
         self.shut_down();
-        let mut unapplied: Vec<BoundaryEntry> = std::mem::take(&mut *self.shared.in_flight.lock()).into_values().collect();
-        unapplied.extend(self.held.lock().take());
-        unapplied.sort_by_key(|entry| entry.index);
+        let unapplied: Vec<BoundaryEntry> = std::mem::take(&mut *self.shared.in_flight.lock()).into_values().collect();
         CoordinatorOutcome { error: self.shared.scheduler.error(), unapplied }
     }
 
@@ -192,8 +192,8 @@ fn dispatch_loop(
     mode: CoordinatorMode,
     shared: &Shared,
     queue: &BoundaryQueue,
-    jobs: &Sender<Job>,
-    held: &Mutex<Option<BoundaryEntry>>,
+    jobs: &JobQueue<Job>,
+    held: &mut Option<BoundaryEntry>,
 ) -> Result<(), Interrupted> {
     let mut scan_buffer = Vec::new();
     loop {
@@ -201,7 +201,7 @@ fn dispatch_loop(
         let entry = match mode {
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {
-                *held.lock() = Some(popped.clone());
+                *held = Some(popped.clone());
                 let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer);
                 let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
                 if scan_buffer.capacity() > 1 << 20 {
@@ -210,25 +210,13 @@ fn dispatch_loop(
                 entry
             }
         };
-        *held.lock() = Some(entry.clone());
+        *held = Some(entry.clone());
         let ticket = shared.scheduler.wait_to_dispatch(&entry.clock(), entry.connection_epoch, &shared.stop)?;
         shared.in_flight.lock().insert(entry.index, entry.clone());
-        held.lock().take();
-        let mut job = Job { entry, ticket };
-        loop {
-            match jobs.send_timeout(job, WAIT_SLICE) {
-                Ok(()) => break,
-                Err(SendTimeoutError::Timeout(returned)) => {
-                    if let Some(error) = shared.scheduler.error() {
-                        return Err(Interrupted::Failed(error));
-                    }
-                    if shared.stop.is_requested() {
-                        return Err(Interrupted::Stopped);
-                    }
-                    job = returned;
-                }
-                Err(SendTimeoutError::Disconnected(_)) => return Err(Interrupted::Stopped),
-            }
+        *held = None;
+        let job = Job { entry, ticket };
+        if jobs.push(job, || shared.stop.is_requested() || shared.scheduler.error().is_some()).is_err() {
+            return Err(shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed));
         }
     }
 }

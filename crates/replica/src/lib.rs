@@ -20,6 +20,7 @@ pub mod coordinator;
 pub mod errors;
 pub mod event_scan;
 pub mod intake;
+mod job_queue;
 pub mod receiver;
 pub mod receiver_status;
 pub mod relay;

@@ -52,7 +52,12 @@ struct State {
 
 pub struct Scheduler {
     state: Mutex<State>,
-    changed: Condvar,
+    /// The coordinator waits here for a dependency to commit.
+    dispatch_possible: Condvar,
+    /// Workers wait here for their commit turn: a separate variable, so a
+    /// commit wakes the coordinator without waking every waiting worker
+    /// for nothing, and the other way round.
+    commit_turn: Condvar,
     preserve_commit_order: bool,
 }
 
@@ -65,7 +70,7 @@ pub struct Ticket {
 
 impl Scheduler {
     pub fn new(preserve_commit_order: bool) -> Scheduler {
-        Scheduler { state: Mutex::new(State::default()), changed: Condvar::new(), preserve_commit_order }
+        Scheduler { state: Mutex::new(State::default()), dispatch_possible: Condvar::new(), commit_turn: Condvar::new(), preserve_commit_order }
     }
 
     pub fn preserves_commit_order(&self) -> bool {
@@ -99,7 +104,7 @@ impl Scheduler {
             if runnable {
                 break;
             }
-            self.changed.wait_for(&mut state, WAIT_SLICE);
+            self.dispatch_possible.wait_for(&mut state, WAIT_SLICE);
         }
         if !comparable {
             // A new clock run starts here.
@@ -132,7 +137,7 @@ impl Scheduler {
                     return Err(Interrupted::Failed(error.clone()));
                 }
             }
-            self.changed.wait_for(&mut state, WAIT_SLICE);
+            self.commit_turn.wait_for(&mut state, WAIT_SLICE);
         }
         Ok(())
     }
@@ -149,7 +154,10 @@ impl Scheduler {
             state.next_commit_ticket += 1;
         }
         drop(state);
-        self.changed.notify_all();
+        self.dispatch_possible.notify_one();
+        if self.preserve_commit_order {
+            self.commit_turn.notify_all();
+        }
     }
 
     /// A transaction failed (`ticket`: a dispatched one; `None`: the
@@ -162,7 +170,8 @@ impl Scheduler {
             state.failed_ticket = Some(state.failed_ticket.map_or(ticket.number, |failed| failed.min(ticket.number)));
         }
         drop(state);
-        self.changed.notify_all();
+        self.dispatch_possible.notify_all();
+        self.commit_turn.notify_all();
     }
 
     pub fn error(&self) -> Option<MysqlError> {

@@ -4,30 +4,23 @@
 
 use std::sync::Arc;
 
-use crossbeam_channel::{Receiver as JobReceiver, RecvTimeoutError};
 use protocol::MysqlError;
 
 use crate::applier::WorkerApplier;
 use crate::boundary_queue::BoundaryEntry;
 use crate::coordinator::Shared;
 use crate::errors;
+use crate::job_queue::JobQueue;
 use crate::scheduler::{Interrupted, Ticket};
-use crate::stop::WAIT_SLICE;
 
 pub struct Job {
     pub entry: BoundaryEntry,
     pub ticket: Ticket,
 }
 
-pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: JobReceiver<Job>, mut applier: Box<dyn WorkerApplier>) {
+pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: Arc<JobQueue<Job>>, mut applier: Box<dyn WorkerApplier>) {
     let mut buffer = Vec::new();
-    loop {
-        let job = match jobs.recv_timeout(WAIT_SLICE) {
-            Ok(job) => job,
-            Err(RecvTimeoutError::Timeout) if shared.stop.is_requested() => return,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => return,
-        };
+    while let Some(job) = jobs.pop(&shared.stop) {
         match apply_one(worker_index, &shared, &job, applier.as_mut(), &mut buffer) {
             Ok(()) => {
                 shared.relay.release(&job.entry.location);
