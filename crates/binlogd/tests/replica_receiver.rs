@@ -83,11 +83,15 @@ fn source(port: u16, password: &str) -> SourceAddress {
 }
 
 fn start_pipeline(port: u16, start: GtidSet, mode: CoordinatorMode) -> Pipeline {
+    start_pipeline_at(port, StartPosition::Gtids(start), mode)
+}
+
+fn start_pipeline_at(port: u16, start: StartPosition, mode: CoordinatorMode) -> Pipeline {
     let spill_directory = tempfile::tempdir().unwrap();
     let relay_config = RelayLogConfig::memory(32 << 20, 1 << 20, spill_directory.path().to_path_buf()).unwrap();
     let relay = Arc::new(RelayLog::open(&relay_config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(1024));
-    let mut config = ReceiverConfig::new(source(port, "repl-pw"), REPLICA_SERVER_ID, StartPosition::Gtids(start));
+    let mut config = ReceiverConfig::new(source(port, "repl-pw"), REPLICA_SERVER_ID, start);
     config.connect_retry = Duration::from_millis(200);
     config.retry_count = 100;
     config.heartbeat_period = Duration::from_secs(1);
@@ -197,6 +201,24 @@ fn auto_position_from_a_gtid_set_sends_only_what_is_missing() {
     // Nothing more comes: the set was honoured, not just a prefix skipped.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(pipeline.record.lock().committed.len(), missing.len());
+}
+
+#[test]
+fn file_and_position_across_a_source_restart() {
+    let mut server = start_source();
+    workload(&server, 1, 20);
+    let first_file = server.query(None, "SHOW BINARY LOGS").lines().next().unwrap().split('\t').next().unwrap().to_owned();
+    let start = StartPosition::FilePosition { file_name: first_file, position: 4 };
+    let pipeline = start_pipeline_at(server.port, start, CoordinatorMode::BoundaryQueue);
+    wait_for(&pipeline, &gtids(&executed(&server)), &server);
+    // The reconnect asks from the end of the last complete transaction in
+    // the old file; the source goes on into the files written since.
+    server.restart();
+    workload(&server, 100, 20);
+    wait_for(&pipeline, &gtids(&executed(&server)), &server);
+    let status = pipeline.receiver.status();
+    assert!(status.connections >= 2, "{status:?}");
+    assert!(pipeline.record.lock().malformed.is_empty());
 }
 
 #[test]
