@@ -265,3 +265,33 @@ fn a_receiver_blocked_on_a_full_ring_stops_on_request() {
     assert_eq!(relay.stats().memory_transactions, queue.len() as u64);
     source.join().unwrap();
 }
+
+#[test]
+fn a_receiver_blocked_on_a_full_ring_resumes_when_transactions_are_applied() {
+    let transactions: Vec<Vec<u8>> = (1..=50u64).flat_map(|gno| transaction(gno, gno as i64 - 1, gno as i64, 4000)).collect();
+    let (port, source) = fake_source(vec![Script::Events(transactions), Script::Error(1236, "done")]);
+    let directory = tempfile::tempdir().unwrap();
+    let ring_bytes = 64 << 10;
+    let config = RelayLogConfig::Memory { limit_bytes: ring_bytes, spill_threshold_bytes: 16 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = Arc::new(RelayLog::open(&config).unwrap());
+    let queue = Arc::new(BoundaryQueue::new(100));
+    let mut receiver_config = ReceiverConfig::new(address(port), 2, StartPosition::Gtids(GtidSet::new()));
+    receiver_config.connect_retry = Duration::from_millis(50);
+    let receiver = Receiver::start(receiver_config, relay.clone(), queue.clone());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while relay.stats().receiver_blocked < Duration::from_millis(100) {
+        assert!(Instant::now() < deadline, "the receiver never blocked: {:?}", relay.stats());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let blocked_at = receiver.status().transactions_received;
+    assert!(blocked_at < 50);
+    let applier = Arc::new(RecordingApplier::new(200, None));
+    let coordinator = replica::Coordinator::start(replica::CoordinatorConfig::default(), relay.clone(), queue, applier.clone());
+    assert!(wait_until(Duration::from_secs(20), || applier.record.lock().committed.len() == 50), "{:?}", receiver.status());
+    assert_eq!(applier.record.lock().committed, (1..=50).collect::<Vec<_>>());
+    wait_finished(&receiver); // the second connection's 1236
+    assert_eq!(receiver.status().transactions_received, 50);
+    assert!(relay.stats().memory_bytes_peak <= ring_bytes, "{:?}", relay.stats());
+    coordinator.stop();
+    source.join().unwrap();
+}
