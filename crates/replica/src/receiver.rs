@@ -80,6 +80,8 @@ impl ReceiverConfig {
 
 pub struct Receiver {
     thread: Option<JoinHandle<()>>,
+    relay: Arc<RelayLog>,
+    queue: Arc<BoundaryQueue>,
     stop: StopFlag,
     status: Arc<Mutex<ReceiverStatus>>,
     /// The live connection's socket, shut down by `stop` so a blocked read
@@ -93,7 +95,7 @@ impl Receiver {
         let status = Arc::new(Mutex::new(ReceiverStatus { state: IoState::Connecting, ..ReceiverStatus::default() }));
         let socket = Arc::new(Mutex::new(None));
         let thread = {
-            let (stop, status, socket) = (stop.clone(), status.clone(), socket.clone());
+            let (stop, status, socket, relay, queue) = (stop.clone(), status.clone(), socket.clone(), relay.clone(), queue.clone());
             std::thread::Builder::new()
                 .name("replica-receiver".into())
                 .spawn(move || {
@@ -103,11 +105,14 @@ impl Receiver {
                 })
                 .expect("spawn the receiver thread")
         };
-        Receiver { thread: Some(thread), stop, status, socket }
+        Receiver { thread: Some(thread), relay, queue, stop, status, socket }
     }
 
     pub fn status(&self) -> ReceiverStatus {
-        self.status.lock().clone()
+        let mut status = self.status.lock().clone();
+        status.queue_length = self.queue.len();
+        status.relay = self.relay.stats();
+        status
     }
 
     /// True once the thread ended by itself (a fatal error).

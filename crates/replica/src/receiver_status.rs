@@ -8,6 +8,8 @@ use std::time::{Duration, SystemTime};
 use binlog_format::gtid_set::GtidSet;
 use protocol::MysqlError;
 
+use crate::relay::stats::RelayStatsSnapshot;
+
 /// Replica_IO_Running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IoState {
@@ -49,6 +51,11 @@ pub struct ReceiverStatus {
     pub queue_blocked: Duration,
     /// Last_IO_Errno / Last_IO_Error / Last_IO_Error_Timestamp.
     pub last_error: Option<(MysqlError, SystemTime)>,
+    /// Filled when the status is read: the boundary queue's length
+    /// (In_Memory_Queue_Length) and the relay log counters (bytes and
+    /// transactions in memory, spilled, in files; receiver blocked time).
+    pub queue_length: usize,
+    pub relay: RelayStatsSnapshot,
 }
 
 impl ReceiverStatus {

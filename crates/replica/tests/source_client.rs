@@ -283,8 +283,10 @@ fn a_receiver_blocked_on_a_full_ring_resumes_when_transactions_are_applied() {
         assert!(Instant::now() < deadline, "the receiver never blocked: {:?}", relay.stats());
         std::thread::sleep(Duration::from_millis(10));
     }
-    let blocked_at = receiver.status().transactions_received;
-    assert!(blocked_at < 50);
+    let status = receiver.status();
+    assert!(status.transactions_received < 50);
+    assert_eq!(status.queue_length as u64, status.transactions_received);
+    assert!(status.relay.receiver_blocked > Duration::ZERO && status.relay.memory_bytes <= ring_bytes, "{status:?}");
     let applier = Arc::new(RecordingApplier::new(200, None));
     let coordinator = replica::Coordinator::start(replica::CoordinatorConfig::default(), relay.clone(), queue, applier.clone());
     assert!(wait_until(Duration::from_secs(20), || applier.record.lock().committed.len() == 50), "{:?}", receiver.status());
