@@ -29,6 +29,19 @@ pub fn read_packet<R: Read>(
     max_allowed_packet_bytes: usize,
 ) -> Result<Vec<u8>, ProtocolError> {
     let mut payload = Vec::new();
+    read_packet_into(reader, sequence_id, max_allowed_packet_bytes, &mut payload)?;
+    Ok(payload)
+}
+
+/// [`read_packet`] into a caller's buffer (cleared first), so a reader of
+/// a long packet stream (a replica's binlog dump) reuses one allocation.
+pub fn read_packet_into<R: Read>(
+    reader: &mut R,
+    sequence_id: &mut u8,
+    max_allowed_packet_bytes: usize,
+    payload: &mut Vec<u8>,
+) -> Result<(), ProtocolError> {
+    payload.clear();
     let mut first_chunk = true;
     loop {
         let mut header = [0u8; 4];
@@ -62,7 +75,7 @@ pub fn read_packet<R: Read>(
         payload.resize(total_bytes, 0);
         reader.read_exact(&mut payload[start..])?;
         if chunk_bytes < CHUNK_PAYLOAD_BYTES_MAX {
-            return Ok(payload);
+            return Ok(());
         }
     }
 }
@@ -173,6 +186,32 @@ impl PacketStream {
             &mut self.sequence_id,
             self.max_allowed_packet_bytes,
         )
+    }
+
+    /// Reads one packet into `payload` (cleared first).
+    pub fn read_packet_into(&mut self, payload: &mut Vec<u8>) -> Result<(), ProtocolError> {
+        read_packet_into(
+            &mut self.reader,
+            &mut self.sequence_id,
+            self.max_allowed_packet_bytes,
+            payload,
+        )
+    }
+
+    /// Replaces the read buffer with one of `bytes`: a replica reading a
+    /// binlog dump takes megabytes in fewer, larger reads. Only between
+    /// packets with nothing buffered (unread bytes would be lost), which
+    /// is checked.
+    pub fn set_read_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
+        if !self.reader.buffer().is_empty() {
+            return Err(ProtocolError::malformed(
+                "read buffer change",
+                "bytes are still buffered",
+            ));
+        }
+        let socket = self.reader.get_ref().try_clone()?;
+        self.reader = BufReader::with_capacity(bytes, socket);
+        Ok(())
     }
 
     /// Buffers one packet; call [`PacketStream::flush`] to send.

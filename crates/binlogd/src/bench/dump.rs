@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use replica::source_client::{DumpPacket, SourceAddress, SourceClient};
 use serde::Serialize;
 
 use super::report::{self, Bar, Table};
-use super::wire_client::WireClient;
 use crate::serve::{self, ServeOptions};
 
 /// Most readers one run may start (two threads each for the baseline).
@@ -34,6 +34,8 @@ const FILL_ROWS_PER_STATEMENT: usize = 64;
 const COPY_BUFFER_BYTES: usize = 256 * 1024;
 const TARGET_RATIO_MIN: f64 = 0.8;
 const MIB: f64 = 1024.0 * 1024.0;
+/// Connect, read and write timeout of the benchmark's clients.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 const CSV_COLUMNS: [&str; 6] = ["readers", "bytes_per_reader", "dump_seconds", "mb_per_sec", "baseline_mb_per_sec", "ratio"];
 
 #[derive(Debug, Clone, clap::Args)]
@@ -180,9 +182,9 @@ fn print_table(result: &DumpResult) {
 
 /// Writes 1 MiB INSERT statements until the binlog holds `bytes`.
 fn fill(address: SocketAddr, running: &serve::Running, bytes: u64) -> Result<(), String> {
-    let mut client = WireClient::connect(address, "root")?;
-    client.execute("CREATE DATABASE IF NOT EXISTS dumpbench")?;
-    client.execute("CREATE TABLE dumpbench.t (id BIGINT NOT NULL, note TEXT, PRIMARY KEY (id))")?;
+    let mut client = connect(address)?;
+    execute(&mut client, "CREATE DATABASE IF NOT EXISTS dumpbench")?;
+    execute(&mut client, "CREATE TABLE dumpbench.t (id BIGINT NOT NULL, note TEXT, PRIMARY KEY (id))")?;
     let text = "x".repeat(FILL_ROW_BYTES);
     let mut next_id = 0u64;
     while binlog_bytes(running) < bytes {
@@ -194,9 +196,34 @@ fn fill(address: SocketAddr, running: &serve::Running, bytes: u64) -> Result<(),
             next_id += 1;
             sql.push_str(&format!("({next_id}, '{text}')"));
         }
-        client.execute(&sql)?;
+        execute(&mut client, &sql)?;
     }
     Ok(())
+}
+
+/// Logs in as root (no password) with the replica's client.
+fn connect(address: SocketAddr) -> Result<SourceClient, String> {
+    let source = SourceAddress { host: address.ip().to_string(), port: address.port(), user: "root".into(), password: String::new() };
+    SourceClient::connect(&source, CLIENT_TIMEOUT).map_err(|error| format!("connect {address}: {error}"))
+}
+
+fn execute(client: &mut SourceClient, sql: &str) -> Result<(), String> {
+    client.query(sql).map(drop).map_err(|error| format!("{}: {error}", &sql[..sql.len().min(80)]))
+}
+
+/// COM_BINLOG_DUMP with the non-blocking flag from `file`:4; returns the
+/// bytes of the events received until the server's EOF. Checksums are not
+/// verified: the benchmark measures the source, not this reader.
+fn dump_to_end(client: &mut SourceClient, file: &str, server_id: u32) -> Result<u64, String> {
+    client.skip_event_verification();
+    client.request_dump_position(server_id, file, 4, true).map_err(|error| format!("COM_BINLOG_DUMP: {error}"))?;
+    let mut event_bytes = 0u64;
+    loop {
+        match client.read_event().map_err(|error| format!("COM_BINLOG_DUMP: {error}"))? {
+            DumpPacket::Event(event) => event_bytes += event.len() as u64,
+            DumpPacket::EndOfLog => return Ok(event_bytes),
+        }
+    }
 }
 
 fn binlog_bytes(running: &serve::Running) -> u64 {
@@ -223,12 +250,12 @@ fn dump(address: SocketAddr, first_file: &str, readers: u32) -> Result<(u64, Dur
             let barrier = Arc::clone(&barrier);
             let first_file = first_file.to_string();
             std::thread::spawn(move || -> Result<u64, String> {
-                let login = WireClient::connect(address, "root").and_then(|mut client| {
-                    client.execute("SET @master_binlog_checksum = 'CRC32'")?;
+                let login = connect(address).and_then(|mut client| {
+                    execute(&mut client, "SET @master_binlog_checksum = 'CRC32'")?;
                     Ok(client)
                 });
                 barrier.wait();
-                login?.dump_to_end(&first_file, 1000 + reader)
+                dump_to_end(&mut login?, &first_file, 1000 + reader)
             })
         })
         .collect();

@@ -27,7 +27,6 @@ pub mod large_commit;
 pub mod recovery;
 pub mod report;
 pub mod side_by_side;
-mod wire_client;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,127 @@
+//! The group boundary queue (seed 001's proposal 2): one entry per
+//! complete transaction, pushed by the receiver, which already saw every
+//! event on its way into the relay log, and popped by the coordinator,
+//! which then schedules without reading or decoding a single event.
+//!
+//! Bounded: a full queue makes the receiver wait like a full ring does.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use binlog_format::events::DecodeContext;
+use binlog_format::gtid_set::Gtid;
+use parking_lot::{Condvar, Mutex};
+
+use crate::boundary::TransactionClock;
+use crate::relay::TransactionLocation;
+use crate::stop::{StopFlag, Stopped, WAIT_SLICE};
+
+/// Default bound: far more transactions than a 128 MiB ring holds at the
+/// sizes sysbench writes (~1 KiB), so the ring, not the queue, is what
+/// normally fills.
+pub const QUEUE_ENTRIES_MAX_DEFAULT: usize = 1 << 17;
+
+/// One complete transaction.
+#[derive(Debug, Clone)]
+pub struct BoundaryEntry {
+    /// Position in the stream since the receiver started: 0, 1, 2, ...
+    pub index: u64,
+    pub gtid: Option<Gtid>,
+    pub last_committed: i64,
+    pub sequence_number: i64,
+    /// Bumped at every (re)connect: logical clocks are per source binlog
+    /// file and restart with a new dump, so an epoch change is a barrier.
+    pub connection_epoch: u64,
+    pub location: TransactionLocation,
+    pub size_bytes: u64,
+    /// The source's binlog file and the `log_pos` of the transaction's last
+    /// event (its end in that file).
+    pub source_log_file: Arc<str>,
+    pub source_end_log_pos: u64,
+    /// How to decode the events: the source's Format_description.
+    pub format: Arc<DecodeContext>,
+}
+
+impl BoundaryEntry {
+    pub fn clock(&self) -> TransactionClock {
+        TransactionClock { gtid: self.gtid, last_committed: self.last_committed, sequence_number: self.sequence_number }
+    }
+
+    /// The GTID as MySQL prints it in messages (`ANONYMOUS` without one).
+    pub fn gtid_text(&self) -> String {
+        self.gtid.map(|gtid| gtid.to_string()).unwrap_or_else(|| "ANONYMOUS".to_owned())
+    }
+}
+
+pub struct BoundaryQueue {
+    entries: Mutex<VecDeque<BoundaryEntry>>,
+    changed: Condvar,
+    entries_max: usize,
+}
+
+impl BoundaryQueue {
+    pub fn new(entries_max: usize) -> BoundaryQueue {
+        assert!(entries_max > 0, "a queue of 0 entries");
+        BoundaryQueue { entries: Mutex::new(VecDeque::new()), changed: Condvar::new(), entries_max }
+    }
+
+    /// Pushes at the back, waiting while the queue is full; returns how
+    /// long it waited.
+    pub fn push(&self, entry: BoundaryEntry, stop: &StopFlag) -> Result<Duration, Stopped> {
+        let mut entries = self.entries.lock();
+        let mut blocked_since: Option<Instant> = None;
+        while entries.len() >= self.entries_max {
+            if stop.is_requested() {
+                return Err(Stopped);
+            }
+            blocked_since.get_or_insert_with(Instant::now);
+            self.changed.wait_for(&mut entries, WAIT_SLICE);
+        }
+        entries.push_back(entry);
+        drop(entries);
+        self.changed.notify_all();
+        Ok(blocked_since.map(|since| since.elapsed()).unwrap_or_default())
+    }
+
+    /// Pops the front entry, waiting while the queue is empty.
+    pub fn pop(&self, stop: &StopFlag) -> Result<BoundaryEntry, Stopped> {
+        let mut entries = self.entries.lock();
+        loop {
+            if let Some(entry) = entries.pop_front() {
+                drop(entries);
+                self.changed.notify_all();
+                return Ok(entry);
+            }
+            if stop.is_requested() {
+                return Err(Stopped);
+            }
+            self.changed.wait_for(&mut entries, WAIT_SLICE);
+        }
+    }
+
+    /// Pops the front entry if there is one.
+    pub fn try_pop(&self) -> Option<BoundaryEntry> {
+        let entry = self.entries.lock().pop_front();
+        if entry.is_some() {
+            self.changed.notify_all();
+        }
+        entry
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every entry (RESET REPLICA, or a receiver restart that
+    /// discards what was not applied); the caller releases their space.
+    pub fn drain(&self) -> Vec<BoundaryEntry> {
+        let drained: Vec<BoundaryEntry> = self.entries.lock().drain(..).collect();
+        self.changed.notify_all();
+        drained
+    }
+}

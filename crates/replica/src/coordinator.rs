@@ -1,0 +1,222 @@
+//! The coordinator (MySQL's SQL thread) and its workers.
+//!
+//! The coordinator pops boundary queue entries, waits until each may run
+//! (logical clock, [`Scheduler`]), and hands it to the next free worker
+//! through a queue of one slot per worker. In [`CoordinatorMode::BoundaryQueue`]
+//! it never reads or decodes an event; [`CoordinatorMode::EventScan`] first
+//! rescans the transaction's events (today's MySQL, for comparison).
+//!
+//! An apply error stops everything: the first error is kept for SHOW
+//! REPLICA STATUS (Last_SQL_Errno/Last_SQL_Error, the worker's code), the
+//! coordinator stops dispatching and the workers roll back what waits to
+//! commit. [`Coordinator::stop`] returns the entries popped but not
+//! committed, in queue order, so a restart applies them first; their relay
+//! space is still held.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::SystemTime;
+
+use parking_lot::Mutex;
+use protocol::MysqlError;
+
+use crate::applier::Applier;
+use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
+use crate::event_scan;
+use crate::job_queue::JobQueue;
+use crate::relay::RelayLog;
+use crate::scheduler::{Interrupted, Scheduler};
+use crate::stop::StopFlag;
+use crate::worker::{self, Job};
+
+/// replica_parallel_workers default.
+pub const WORKERS_DEFAULT: usize = 4;
+/// MySQL's replica_parallel_workers maximum.
+pub const WORKERS_MAX: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinatorMode {
+    /// Schedule from the boundary queue's metadata alone.
+    BoundaryQueue,
+    /// Read and decode every event to find boundaries and clocks.
+    EventScan,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoordinatorConfig {
+    /// replica_parallel_workers (at least 1).
+    pub workers: usize,
+    /// replica_preserve_commit_order.
+    pub preserve_commit_order: bool,
+    pub mode: CoordinatorMode,
+}
+
+impl Default for CoordinatorConfig {
+    fn default() -> Self {
+        CoordinatorConfig { workers: WORKERS_DEFAULT, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue }
+    }
+}
+
+/// SHOW REPLICA STATUS's SQL-thread side.
+#[derive(Debug, Clone, Default)]
+pub struct CoordinatorStatus {
+    pub transactions_applied: u64,
+    pub bytes_applied: u64,
+    /// Source position of the last transaction committed
+    /// (Relay_Source_Log_File / Exec_Source_Log_Pos).
+    pub source_log_file: Arc<str>,
+    pub exec_source_log_pos: u64,
+    /// Last_SQL_Errno / Last_SQL_Error / Last_SQL_Error_Timestamp.
+    pub last_error: Option<(MysqlError, SystemTime)>,
+}
+
+/// What the coordinator and workers share.
+pub struct Shared {
+    pub relay: Arc<RelayLog>,
+    pub scheduler: Scheduler,
+    pub stop: StopFlag,
+    status: Mutex<CoordinatorStatus>,
+    /// Dispatched and not committed, by queue index; the coordinator adds
+    /// the entry it held (popped, not dispatched) when it ends.
+    in_flight: Mutex<BTreeMap<u64, BoundaryEntry>>,
+}
+
+impl Shared {
+    pub fn record_applied(&self, entry: &BoundaryEntry) {
+        self.in_flight.lock().remove(&entry.index);
+        let mut status = self.status.lock();
+        status.transactions_applied += 1;
+        status.bytes_applied += entry.size_bytes;
+        status.source_log_file = entry.source_log_file.clone();
+        status.exec_source_log_pos = entry.source_end_log_pos;
+    }
+}
+
+/// What a stopped coordinator leaves.
+#[derive(Debug)]
+pub struct CoordinatorOutcome {
+    pub error: Option<MysqlError>,
+    /// Popped from the queue and not committed, in queue order.
+    pub unapplied: Vec<BoundaryEntry>,
+}
+
+pub struct Coordinator {
+    thread: Option<JoinHandle<()>>,
+    workers: Vec<JoinHandle<()>>,
+    shared: Arc<Shared>,
+}
+
+impl Coordinator {
+    pub fn start(config: CoordinatorConfig, relay: Arc<RelayLog>, queue: Arc<BoundaryQueue>, applier: Arc<dyn Applier>) -> Coordinator {
+        let worker_count = config.workers.clamp(1, WORKERS_MAX);
+        let shared = Arc::new(Shared {
+            relay,
+            scheduler: Scheduler::new(config.preserve_commit_order),
+            stop: StopFlag::new(),
+            status: Mutex::new(CoordinatorStatus::default()),
+            in_flight: Mutex::new(BTreeMap::new()),
+        });
+        let jobs = Arc::new(JobQueue::<Job>::new(worker_count));
+        let workers = (0..worker_count)
+            .map(|index| {
+                let (shared, jobs, session) = (shared.clone(), jobs.clone(), applier.worker(index));
+                std::thread::Builder::new()
+                    .name(format!("replica-worker-{}", index + 1))
+                    .spawn(move || worker::run(index, shared, jobs, session))
+                    .expect("spawn a replica worker")
+            })
+            .collect();
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("replica-coordinator".into())
+                .spawn(move || {
+                    let mut held = None;
+                    let result = dispatch_loop(config.mode, &shared, &queue, &jobs, &mut held);
+                    if let Some(entry) = held {
+                        shared.in_flight.lock().insert(entry.index, entry);
+                    }
+                    if let Err(Interrupted::Failed(error)) = result {
+                        shared.status.lock().last_error = Some((error, SystemTime::now()));
+                    }
+                    // Workers finish what they hold, then see the flag.
+                    shared.stop.request();
+                })
+                .expect("spawn the replica coordinator")
+        };
+        Coordinator { thread: Some(thread), workers, shared }
+    }
+
+    pub fn status(&self) -> CoordinatorStatus {
+        self.shared.status.lock().clone()
+    }
+
+    /// True once the coordinator ended by itself (an apply error).
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// STOP REPLICA SQL_THREAD: stops dispatching, lets workers finish or
+    /// roll back what they hold, and returns what was not applied.
+    pub fn stop(mut self) -> CoordinatorOutcome {
+        self.shut_down();
+        let unapplied: Vec<BoundaryEntry> = std::mem::take(&mut *self.shared.in_flight.lock()).into_values().collect();
+        CoordinatorOutcome { error: self.shared.scheduler.error(), unapplied }
+    }
+
+    fn shut_down(&mut self) {
+        self.shared.stop.request();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
+        if let Some(error) = self.shared.scheduler.error() {
+            let mut status = self.shared.status.lock();
+            if status.last_error.is_none() {
+                status.last_error = Some((error, SystemTime::now()));
+            }
+        }
+    }
+}
+
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+fn dispatch_loop(
+    mode: CoordinatorMode,
+    shared: &Shared,
+    queue: &BoundaryQueue,
+    jobs: &JobQueue<Job>,
+    held: &mut Option<BoundaryEntry>,
+) -> Result<(), Interrupted> {
+    let mut scan_buffer = Vec::new();
+    loop {
+        let popped = queue.pop(&shared.stop).map_err(|_| Interrupted::Stopped)?;
+        let entry = match mode {
+            CoordinatorMode::BoundaryQueue => popped,
+            CoordinatorMode::EventScan => {
+                *held = Some(popped.clone());
+                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer);
+                let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
+                if scan_buffer.capacity() > 1 << 20 {
+                    scan_buffer = Vec::new();
+                }
+                entry
+            }
+        };
+        *held = Some(entry.clone());
+        let ticket = shared.scheduler.wait_to_dispatch(&entry.clock(), entry.connection_epoch, &shared.stop)?;
+        shared.in_flight.lock().insert(entry.index, entry.clone());
+        *held = None;
+        let job = Job { entry, ticket };
+        if jobs.push(job, || shared.stop.is_requested() || shared.scheduler.error().is_some()).is_err() {
+            return Err(shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed));
+        }
+    }
+}

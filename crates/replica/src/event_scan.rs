@@ -1,0 +1,47 @@
+//! The event-scanning coordinator's one extra job (MySQL's coordinator
+//! today, kept for the benchmark's comparison): find a transaction's
+//! boundaries and logical clock by reading its bytes back from the relay
+//! log and decoding every event header (and the Gtid and Query bodies).
+//!
+//! The queue entry is used only as "these bytes are now in the relay log",
+//! what MySQL's coordinator learns from the relay log's end position: its
+//! GTID, clock and boundaries are thrown away and found again here.
+
+use protocol::MysqlError;
+
+use crate::boundary::{BoundaryTracker, Step, TransactionClock};
+use crate::boundary_queue::BoundaryEntry;
+use crate::errors;
+use crate::relay::RelayLog;
+
+/// The entry with its clock replaced by what scanning its events gives.
+pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>) -> Result<BoundaryEntry, MysqlError> {
+    let has_checksum = entry.format.format.has_checksum();
+    let mut tracker = BoundaryTracker::new();
+    let mut clock: Option<TransactionClock> = None;
+    let mut ended = false;
+    let mut events = relay.events(&entry.location, buffer)?;
+    while let Some(event) = events.next_event()? {
+        if ended {
+            return Err(errors::relay_log_read_failure("events after the end of a transaction"));
+        }
+        let header = binlog_format::header::EventHeader::decode(event).map_err(|error| errors::relay_log_read_failure(&error.to_string()))?;
+        let footer = if has_checksum { binlog_format::checksum::CHECKSUM_LENGTH } else { 0 };
+        let body = event
+            .get(binlog_format::constants::COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
+            .ok_or_else(|| errors::relay_log_read_failure("an event shorter than its header"))?;
+        match tracker.step(header.event_type, body)? {
+            Step::Begin { clock: found, ends } => {
+                clock = Some(found);
+                ended = ends;
+            }
+            Step::End => ended = true,
+            Step::Continue | Step::Outside => {}
+        }
+    }
+    let clock = clock.filter(|_| ended).ok_or_else(|| errors::relay_log_read_failure("a relay log range that is not one whole transaction"))?;
+    entry.gtid = clock.gtid;
+    entry.last_committed = clock.last_committed;
+    entry.sequence_number = clock.sequence_number;
+    Ok(entry)
+}

@@ -1,0 +1,202 @@
+//! The receiver's per-event work: the event goes into the relay log if it
+//! belongs to a transaction, and when it ends one, one boundary queue entry
+//! goes out. Rotate and Format_description update where we are and how to
+//! decode; heartbeats only move the position.
+
+use std::sync::Arc;
+
+use binlog_format::checksum::CHECKSUM_LENGTH;
+use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH, LOG_EVENT_ARTIFICIAL_F};
+use binlog_format::events::format_description::FormatDescription;
+use binlog_format::events::simple::RotateEvent;
+use binlog_format::events::DecodeContext;
+use binlog_format::header::EventHeader;
+use parking_lot::Mutex;
+use protocol::MysqlError;
+
+use crate::boundary::{BoundaryTracker, Step, TransactionClock};
+use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
+use crate::errors;
+use crate::receiver_status::ReceiverStatus;
+use crate::relay::{AppendError, OpenTransaction, RelayLog};
+use crate::stop::StopFlag;
+
+/// Why intake stopped.
+#[derive(Debug)]
+pub enum IntakeError {
+    Stopped,
+    Failed(MysqlError),
+}
+
+impl From<MysqlError> for IntakeError {
+    fn from(error: MysqlError) -> Self {
+        IntakeError::Failed(error)
+    }
+}
+
+impl From<AppendError> for IntakeError {
+    fn from(error: AppendError) -> Self {
+        match error {
+            AppendError::Stopped => IntakeError::Stopped,
+            AppendError::Failed(error) => IntakeError::Failed(error),
+        }
+    }
+}
+
+/// Where the last complete transaction ended in the source's log: a
+/// file/position reconnect asks from there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcePosition {
+    pub file_name: String,
+    pub position: u64,
+}
+
+/// One connection's intake state.
+pub struct Intake<'a> {
+    pub relay: &'a RelayLog,
+    pub queue: &'a BoundaryQueue,
+    pub status: &'a Mutex<ReceiverStatus>,
+    pub stop: &'a StopFlag,
+    pub events_have_checksum: bool,
+    pub connection_epoch: u64,
+    /// Index of the next queue entry; kept across connections.
+    pub next_index: &'a mut u64,
+    pub last_complete: &'a mut SourcePosition,
+    tracker: BoundaryTracker,
+    open: Option<(OpenTransaction, TransactionClock)>,
+    format: Arc<DecodeContext>,
+    source_file: Arc<str>,
+}
+
+impl<'a> Intake<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        relay: &'a RelayLog,
+        queue: &'a BoundaryQueue,
+        status: &'a Mutex<ReceiverStatus>,
+        stop: &'a StopFlag,
+        events_have_checksum: bool,
+        connection_epoch: u64,
+        next_index: &'a mut u64,
+        last_complete: &'a mut SourcePosition,
+    ) -> Intake<'a> {
+        let source_file: Arc<str> = Arc::from(last_complete.file_name.as_str());
+        Intake {
+            relay,
+            queue,
+            status,
+            stop,
+            events_have_checksum,
+            connection_epoch,
+            next_index,
+            last_complete,
+            tracker: BoundaryTracker::new(),
+            open: None,
+            format: Arc::new(DecodeContext::default()),
+            source_file,
+        }
+    }
+
+    /// Takes one event (checksum already verified).
+    pub fn take(&mut self, event: &[u8]) -> Result<(), IntakeError> {
+        let header = EventHeader::decode(event).map_err(|error| errors::relay_log_write_failure(&error.to_string()))?;
+        let body = self.body(event, header.event_type)?;
+        self.track_position(&header, body)?;
+        match self.tracker.step(header.event_type, body)? {
+            Step::Outside => {}
+            Step::Begin { clock, ends } => {
+                self.abandon_open()?;
+                let mut open = self.relay.begin()?;
+                self.relay.append(&mut open, event, self.stop)?;
+                self.open = Some((open, clock));
+                if ends {
+                    self.finish(&header)?;
+                }
+            }
+            Step::Continue => {
+                let (open, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("an event outside any transaction"))?;
+                self.relay.append(open, event, self.stop)?;
+            }
+            Step::End => {
+                let (open, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("a commit outside any transaction"))?;
+                self.relay.append(open, event, self.stop)?;
+                self.finish(&header)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, end_header: &EventHeader) -> Result<(), IntakeError> {
+        let (open, clock) = self.open.take().expect("an open transaction");
+        let location = self.relay.finish(open)?;
+        let size_bytes = location.length_bytes();
+        let entry = BoundaryEntry {
+            index: *self.next_index,
+            gtid: clock.gtid,
+            last_committed: clock.last_committed,
+            sequence_number: clock.sequence_number,
+            connection_epoch: self.connection_epoch,
+            location,
+            size_bytes,
+            source_log_file: self.source_file.clone(),
+            source_end_log_pos: u64::from(end_header.log_pos),
+            format: self.format.clone(),
+        };
+        *self.next_index += 1;
+        let queue_blocked = self.queue.push(entry, self.stop).map_err(|_| IntakeError::Stopped)?;
+        if end_header.log_pos != 0 {
+            self.last_complete.file_name = self.source_file.to_string();
+            self.last_complete.position = u64::from(end_header.log_pos);
+        }
+        let mut status = self.status.lock();
+        if let Some(gtid) = clock.gtid {
+            status.retrieved_gtid_set.add(gtid);
+        }
+        status.transactions_received += 1;
+        status.bytes_received += size_bytes;
+        status.queue_blocked += queue_blocked;
+        Ok(())
+    }
+
+    /// Drops the open transaction, if any: its end never came (a new
+    /// transaction began, or the connection ended).
+    pub fn abandon_open(&mut self) -> Result<(), MysqlError> {
+        if let Some((open, _)) = self.open.take() {
+            self.relay.abandon(open)?;
+        }
+        Ok(())
+    }
+
+    fn track_position(&mut self, header: &EventHeader, body: &[u8]) -> Result<(), MysqlError> {
+        match EventType::from_code(header.event_type) {
+            Some(EventType::Rotate) => {
+                let rotate = RotateEvent::decode_body(body).map_err(|error| errors::relay_log_write_failure(&format!("a Rotate event: {error}")))?;
+                let name = rotate.next_file;
+                self.source_file = Arc::from(name.as_str());
+                let mut status = self.status.lock();
+                status.source_log_file = name;
+                status.read_source_log_pos = rotate.position;
+                return Ok(());
+            }
+            Some(EventType::FormatDescription) => {
+                let format = FormatDescription::decode_body(body).map_err(|error| errors::relay_log_write_failure(&format!("a Format_description event: {error}")))?;
+                self.format = Arc::new(DecodeContext { format });
+            }
+            _ => {}
+        }
+        // Artificial events and an FDE sent mid-file carry log_pos 0: they
+        // do not move the position.
+        if header.log_pos != 0 && header.flags & LOG_EVENT_ARTIFICIAL_F == 0 {
+            self.status.lock().read_source_log_pos = u64::from(header.log_pos);
+        }
+        Ok(())
+    }
+
+    /// The bytes between the common header and the checksum.
+    fn body<'e>(&self, event: &'e [u8], event_type: u8) -> Result<&'e [u8], MysqlError> {
+        let footer = if self.events_have_checksum || event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
+        event
+            .get(COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
+            .ok_or_else(|| errors::relay_log_write_failure("an event shorter than its header"))
+    }
+}

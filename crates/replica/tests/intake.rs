@@ -1,0 +1,123 @@
+//! The receiver's per-event work on a dump stream as a source sends it:
+//! one queue entry per transaction, matching the transaction (GTID, clock,
+//! bytes, size, source position); control events kept out of the relay
+//! log; an incomplete transaction dropped.
+
+mod support;
+
+use binlog_format::constants::LOG_EVENT_ARTIFICIAL_F;
+use binlog_format::events::format_description::FormatDescription;
+use binlog_format::events::simple::{HeartbeatEvent, RotateEvent};
+use binlog_format::frame::{encode_event, set_log_pos};
+use binlog_format::gtid_set::{Gtid, GtidSet};
+use binlog_format::header::EventHeader;
+use binlog_format::EventType;
+use parking_lot::Mutex;
+use replica::intake::{Intake, SourcePosition};
+use replica::relay::RelayLogConfig;
+use replica::{BoundaryQueue, ReceiverStatus, RelayLog, StopFlag, TransactionLocation};
+use support::*;
+
+fn control(event_type: EventType, body: &[u8], flags: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_event(EventHeader { timestamp: 0, event_type: event_type as u8, server_id: 1, event_size: 0, log_pos: 0, flags }, body, true, &mut out);
+    out
+}
+
+fn rotate(file: &str) -> Vec<u8> {
+    let mut body = Vec::new();
+    RotateEvent { position: 4, next_file: file.to_owned() }.encode_body(&mut body);
+    control(EventType::Rotate, &body, LOG_EVENT_ARTIFICIAL_F)
+}
+
+/// Gives each event the `log_pos` it would have in a file starting at
+/// `start`; returns the end position.
+fn place(events: &mut [Vec<u8>], start: u64) -> u64 {
+    let mut position = start;
+    for event in events.iter_mut() {
+        position += event.len() as u64;
+        set_log_pos(event, position as u32, true);
+    }
+    position
+}
+
+#[test]
+fn one_entry_per_transaction_matching_it() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = RelayLog::open(&config).unwrap();
+    let queue = BoundaryQueue::new(100);
+    let status = Mutex::new(ReceiverStatus::default());
+    let stop = StopFlag::new();
+    let mut next_index = 0;
+    let mut last_complete = SourcePosition { file_name: String::new(), position: 4 };
+
+    let mut fde = Vec::new();
+    FormatDescription::binlogd(0, true).encode_body(&mut fde);
+    let mut heartbeat = Vec::new();
+    HeartbeatEvent { log_file: "binlog.000001".into() }.encode_body(&mut heartbeat);
+    let mut previous_gtids = Vec::new();
+    GtidSet::new().encode_previous_gtids_body(&mut previous_gtids);
+
+    // The transactions: rows (BEGIN … Xid), a DDL (Gtid + one Query), a
+    // large one that spills, one ended by Query COMMIT.
+    let rows = transaction(1, 0, 1, 500);
+    let ddl = vec![gtid_event(2, 1, 2), query_event("CREATE TABLE t (id INT PRIMARY KEY)")];
+    let large = transaction(3, 2, 3, 100 << 10);
+    let mut commit_by_query = transaction(4, 2, 4, 300);
+    *commit_by_query.last_mut().unwrap() = query_event("COMMIT");
+    let mut expected = [rows, ddl, large, commit_by_query];
+    let mut position = 4 + 200;
+    let mut ends = Vec::new();
+    for transaction in expected.iter_mut() {
+        position = place(transaction, position);
+        ends.push(position);
+    }
+    let incomplete = transaction(5, 4, 5, 300);
+
+    let mut stream = vec![
+        rotate("binlog.000001"),
+        control(EventType::FormatDescription, &fde, 0),
+        control(EventType::PreviousGtids, &previous_gtids, 0),
+    ];
+    for (index, transaction) in expected.iter().enumerate() {
+        stream.extend(transaction.iter().cloned());
+        if index == 1 {
+            stream.push(control(EventType::Heartbeat, &heartbeat, LOG_EVENT_ARTIFICIAL_F));
+        }
+    }
+    stream.extend(incomplete.iter().take(3).cloned());
+
+    {
+        let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
+        for event in &stream {
+            intake.take(event).unwrap();
+        }
+        intake.abandon_open().unwrap();
+    }
+
+    assert_eq!(queue.len(), 4, "one entry per complete transaction");
+    let mut buffer = Vec::new();
+    for (index, events) in expected.iter().enumerate() {
+        let entry = queue.try_pop().unwrap();
+        let gno = index as u64 + 1;
+        assert_eq!(entry.index, index as u64);
+        assert_eq!(entry.gtid, Some(Gtid { uuid: SOURCE_UUID, gno }));
+        let (last_committed, sequence_number) = [(0, 1), (1, 2), (2, 3), (2, 4)][index];
+        assert_eq!((entry.last_committed, entry.sequence_number), (last_committed, sequence_number), "gno {gno}");
+        assert_eq!(entry.size_bytes, events.iter().map(|event| event.len() as u64).sum::<u64>(), "gno {gno}");
+        assert_eq!(&*entry.source_log_file, "binlog.000001");
+        assert_eq!(entry.source_end_log_pos, ends[index], "gno {gno}");
+        assert_eq!(entry.connection_epoch, 1);
+        assert_eq!(matches!(entry.location, TransactionLocation::Spilled(_)), gno == 3, "only gno 3 spills");
+        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer).unwrap()), events, "gno {gno}: exactly its events");
+        relay.release(&entry.location);
+    }
+    let stats = relay.stats();
+    assert_eq!(stats.memory_bytes, 0, "the incomplete transaction was taken back");
+    let status = status.lock();
+    assert_eq!(status.retrieved_gtid_set.to_string(), format!("{SOURCE_UUID}:1-4"));
+    assert_eq!(status.transactions_received, 4);
+    assert_eq!(last_complete, SourcePosition { file_name: "binlog.000001".into(), position: ends[3] });
+    assert_eq!(next_index, 4);
+}
