@@ -28,3 +28,33 @@ fn binlog_storage_engine_is_shown_and_read_only() {
     let log = std::fs::read_to_string(&file.log).unwrap();
     assert!(!log.contains("sync_binlog is ignored"), "the note is for engine mode only:\n{log}");
 }
+
+/// The engine-mode writer appends to the files behind the commit path;
+/// statements that show the binlog wait for it, so a session sees its own
+/// commit there at once, even with `innodb_flush_log_at_trx_commit = 2`
+/// (where the writer would otherwise wait up to a second for redo's
+/// background sync), and FLUSH BINARY LOGS closes a file holding every
+/// commit that returned before it.
+#[test]
+fn a_session_sees_its_commits_in_the_binlog_at_once() {
+    let server = ServerProcess::start_with(&["--binlog-storage-engine=engine", "--innodb-flush-log-at-trx-commit=2"]);
+    let uuid = server.query(None, "SELECT @@server_uuid").trim().to_string();
+    for round in 1..=3 {
+        let shown = server.query(
+            None,
+            &format!(
+                "CREATE DATABASE d{round}; CREATE TABLE d{round}.t (id INT NOT NULL, PRIMARY KEY (id)); INSERT INTO d{round}.t VALUES ({round});
+                 SELECT @@gtid_executed; SHOW BINARY LOG STATUS; FLUSH BINARY LOGS;"
+            ),
+        );
+        let gtids = format!("{uuid}:1-{}", 3 * round);
+        let mut lines = shown.lines();
+        assert_eq!(lines.next(), Some(gtids.as_str()), "{shown}");
+        assert!(lines.next().unwrap().ends_with(&format!("\t{gtids}")), "{shown}");
+        // The closed file ends with this round's insert, then the Rotate.
+        let file = format!("binlog.{round:06}");
+        let events = server.query(None, &format!("SHOW BINLOG EVENTS IN '{file}'"));
+        let types: Vec<&str> = events.lines().map(|line| line.split('\t').nth(2).unwrap()).collect();
+        assert_eq!(types[types.len() - 4..], ["Table_map", "Write_rows", "Xid", "Rotate"], "{file}:\n{events}");
+    }
+}

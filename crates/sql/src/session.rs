@@ -161,7 +161,11 @@ impl Environment for Env<'_> {
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
             "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
-            "gtid_executed" => Value::Bytes(binlog.executed_gtids().to_string().into_bytes()),
+            "gtid_executed" => {
+                // Engine mode: this session's commits are in the set.
+                self.shared.db.wait_binlog_written().map_err(crate::error::database_error)?;
+                Value::Bytes(binlog.executed_gtids().to_string().into_bytes())
+            }
             "gtid_purged" => Value::Bytes(binlog.purged_gtids().to_string().into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })

@@ -43,6 +43,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             text_result(&["Variable_name", "Value"], rows)
         }
         Show::Status { filter, .. } => {
+            // Engine mode: the binlog counters include every commit so far.
+            context.db().wait_binlog_written().map_err(crate::error::database_error)?;
             let counters = context.db().binlog().counters();
             let registry = context.env.info.handle.registry();
             let status = [
@@ -189,6 +191,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             result
         }
         Show::BinaryLogs => {
+            context.db().wait_binlog_written().map_err(crate::error::database_error)?;
             let binlog = context.db().binlog();
             let dir = binlog.options().dir.clone();
             let mut result = ResultSet::new(vec![
@@ -203,6 +206,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             result
         }
         Show::BinaryLogStatus => {
+            context.db().wait_binlog_written().map_err(crate::error::database_error)?;
             let binlog = context.db().binlog();
             let (file, position) = binlog.active_position();
             let mut result = ResultSet::new(vec![
