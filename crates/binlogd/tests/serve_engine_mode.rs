@@ -58,3 +58,55 @@ fn a_session_sees_its_commits_in_the_binlog_at_once() {
         assert_eq!(types[types.len() - 4..], ["Table_map", "Write_rows", "Xid", "Rotate"], "{file}:\n{events}");
     }
 }
+
+/// RESET MASTER (and its 8.4 name) on an engine-mode server: the log
+/// starts again at binlog.000001 and GTID 1, even with commits still
+/// queued for the writer when it runs (flush 2 keeps them there); after a
+/// kill -9 (redo replay passes the GTID reset record) and after a clean
+/// restart, nothing from before the reset comes back and new commits go on
+/// from where the new log is.
+#[test]
+fn reset_master_in_engine_mode_survives_kill_and_restart() {
+    let mut server = ServerProcess::start_with(&["--binlog-storage-engine=engine", "--innodb-flush-log-at-trx-commit=2"]);
+    let uuid = server.query(None, "SELECT @@server_uuid").trim().to_string();
+    let mut old = String::from("CREATE DATABASE r; CREATE TABLE r.t (id INT NOT NULL, v VARCHAR(20), PRIMARY KEY (id)); FLUSH BINARY LOGS;");
+    for id in 1..=40 {
+        old.push_str(&format!("INSERT INTO r.t VALUES ({id}, 'old');"));
+    }
+    old.push_str("RESET MASTER; SELECT @@gtid_executed = '', @@gtid_purged = '';");
+    assert_eq!(server.query(None, &old), "1\t1\n");
+    assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(), ["binlog.000001"]);
+    server.query(None, "INSERT INTO r.t VALUES (41, 'new')");
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1\n"));
+
+    let gtids_in_binlog = |server: &ServerProcess| -> Vec<String> {
+        let mut gtids = Vec::new();
+        for line in server.query(None, "SHOW BINARY LOGS").lines() {
+            let file = line.split('\t').next().unwrap();
+            for event in server.query(None, &format!("SHOW BINLOG EVENTS IN '{file}'")).lines() {
+                if let Some(gtid) = event.split('\t').nth(5).and_then(|info| info.strip_prefix("SET @@SESSION.GTID_NEXT= ")) {
+                    gtids.push(gtid.trim_matches('\'').to_string());
+                }
+            }
+        }
+        gtids
+    };
+    assert_eq!(gtids_in_binlog(&server), [format!("{uuid}:1")]);
+
+    // Redo still holds the 40 old commits, then the reset record, then the
+    // new one: replay must rebuild only what follows the reset.
+    server.kill();
+    server.start_again(&[]);
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1\n"));
+    assert_eq!(gtids_in_binlog(&server), [format!("{uuid}:1")]);
+    assert_eq!(server.query(None, "SELECT COUNT(*), SUM(v = 'new') FROM r.t"), "41\t1\n", "RESET keeps the data");
+    server.query(None, "RESET BINARY LOGS AND GTIDS; INSERT INTO r.t VALUES (42, 'newer'); UPDATE r.t SET v = 'newest' WHERE id = 1");
+    assert_eq!(gtids_in_binlog(&server), [format!("{uuid}:1"), format!("{uuid}:2")]);
+
+    server.restart();
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1-2\n"));
+    assert_eq!(gtids_in_binlog(&server), [format!("{uuid}:1"), format!("{uuid}:2")]);
+    server.query(None, "INSERT INTO r.t VALUES (43, 'after restart')");
+    assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1-3\n"));
+    assert_eq!(server.query(None, "SELECT id, v FROM r.t WHERE id IN (1, 41, 42, 43) ORDER BY id"), "1\tnewest\n41\tnew\n42\tnewer\n43\tafter restart\n");
+}

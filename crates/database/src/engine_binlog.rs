@@ -244,6 +244,16 @@ impl EngineBinlog {
         self.wait_written_through(lsn)
     }
 
+    /// After `RESET BINARY LOGS AND GTIDS` emptied the log (the caller
+    /// holds the locks that keep commits out, and the queue was written):
+    /// the next GTID is the log's next one again, `server_uuid:1`. The
+    /// dependency numbering goes on, as the log's own does across a reset.
+    pub fn restart_gtid_numbering(&self) {
+        let mut order = self.order.lock();
+        debug_assert!(self.queue.lock().entries.is_empty(), "a reset with transactions still queued");
+        order.next_gno = self.binlog.executed_gtids().last_gno(&self.binlog.options().server_uuid) + 1;
+    }
+
     /// Before a checkpoint deletes redo below `start_lsn`: everything
     /// before it is written to the binlog files and synced.
     pub fn make_durable_through(&self, start_lsn: Lsn) -> Result<()> {
