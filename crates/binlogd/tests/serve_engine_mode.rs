@@ -110,3 +110,31 @@ fn reset_master_in_engine_mode_survives_kill_and_restart() {
     assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1-3\n"));
     assert_eq!(server.query(None, "SELECT id, v FROM r.t WHERE id IN (1, 41, 42, 43) ORDER BY id"), "1\tnewest\n41\tnew\n42\tnewer\n43\tafter restart\n");
 }
+
+/// SHOW GLOBAL STATUS counts the commit path's fsyncs (what `bench
+/// side-by-side` reports per transaction): one after another, each
+/// commit syncs redo in both modes; classic files also sync the binlog at
+/// every commit (`sync_binlog = 1`), engine mode never does (no rotation
+/// or checkpoint in between).
+#[test]
+fn fsync_counters_show_what_each_mode_syncs() {
+    let counters = |server: &ServerProcess| -> (u64, u64) {
+        let status = server.query(None, "SHOW GLOBAL STATUS LIKE '%fsyncs'");
+        let value = |name: &str| -> u64 {
+            let line = status.lines().find(|line| line.starts_with(&format!("{name}\t"))).unwrap_or_else(|| panic!("{name} in:\n{status}"));
+            line.split('\t').nth(1).unwrap().parse().unwrap()
+        };
+        (value("Innodb_os_log_fsyncs"), value("binlogd_binlog_fsyncs"))
+    };
+    const COMMITS: u64 = 20;
+    let inserts: String = (1..=COMMITS).map(|id| format!("INSERT INTO f.t VALUES ({id});")).collect();
+    for (options, binlog_syncs_per_commit) in [(&["--binlog-storage-engine=engine"][..], 0), (&[][..], 1)] {
+        let server = ServerProcess::start_with(options);
+        server.query(None, "CREATE DATABASE f; CREATE TABLE f.t (id INT NOT NULL, PRIMARY KEY (id))");
+        let (redo_before, binlog_before) = counters(&server);
+        server.query(None, &inserts);
+        let (redo_after, binlog_after) = counters(&server);
+        assert!(redo_after - redo_before >= COMMITS, "{options:?}: redo fsyncs {redo_before} -> {redo_after}");
+        assert_eq!(binlog_after - binlog_before, COMMITS * binlog_syncs_per_commit, "{options:?}: binlog fsyncs");
+    }
+}
