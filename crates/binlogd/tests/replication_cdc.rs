@@ -147,7 +147,7 @@ fn reads_every_row_event(server: &Binlogd) {
 
     // Position mode from the first file: everything, across the rotation
     // and the promoted file.
-    let (rows, commits) = split(read_rows(&server, &["position", "binlog.000001", "4"]));
+    let (rows, commits) = split(read_rows(server, &["position", "binlog.000001", "4"]));
     assert_eq!(rows, expected_rows());
     // CREATE DATABASE and the two CREATE TABLEs are GTIDs 1-3; the
     // reader prints a commit for each Xid (the five DML transactions).
@@ -155,15 +155,15 @@ fn reads_every_row_event(server: &Binlogd) {
     assert_eq!(commits, dml);
 
     // Auto-position: the DDL is already there, then also the first insert.
-    let (rows, commits) = split(read_rows(&server, &["gtid", &format!("{uuid}:1-3")]));
+    let (rows, commits) = split(read_rows(server, &["gtid", &format!("{uuid}:1-3")]));
     assert_eq!(rows, expected_rows());
     assert_eq!(commits, dml);
-    let (rows, commits) = split(read_rows(&server, &["gtid", &format!("{uuid}:1-4")]));
+    let (rows, commits) = split(read_rows(server, &["gtid", &format!("{uuid}:1-4")]));
     assert_eq!(rows, expected_rows()[1..]);
     assert_eq!(commits, dml[1..]);
 
     // Mid-file resume in position mode: from the second file's start.
-    let (rows, _) = split(read_rows(&server, &["position", "binlog.000002", "4"]));
+    let (rows, _) = split(read_rows(server, &["position", "binlog.000002", "4"]));
     assert_eq!(rows, expected_rows()[2..]);
 }
 
