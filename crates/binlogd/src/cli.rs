@@ -20,7 +20,8 @@ pub enum Command {
     /// Print the events of binlog files, like `mysqlbinlog -vv` (or as JSON lines).
     Inspect(InspectArgs),
     /// Run a benchmark (`bench commit`: group-commit throughput); prints a table or JSON, optionally CSV and a PNG chart.
-    Bench(crate::bench::BenchArgs),
+    // Boxed: the benchmarks' arguments are far larger than the others.
+    Bench(Box<crate::bench::BenchArgs>),
     /// Run the MySQL-compatible server: `serve [--datadir DIR] [--port N] [--bind ADDR] [--defaults-file FILE] [--NAME=VALUE ...]`.
     Serve(crate::serve::ServeArgs),
 }

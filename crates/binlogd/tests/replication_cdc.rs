@@ -89,15 +89,65 @@ fn split(lines: Vec<Value>) -> (Vec<Value>, Vec<String>) {
     (rows, commits)
 }
 
+/// The workload in both `binlog_storage_engine` modes, one server each:
+/// the python reader sees the same row events and commits from both, and
+/// the two binlogs are logically identical (same events in the same files,
+/// `binlogd inspect --json` without positions, times and server UUIDs).
 #[test]
-fn python_mysql_replication_reads_every_row_event() {
-    let server = Binlogd::start(&[]);
-    workload(&server);
+fn python_mysql_replication_reads_every_row_event_in_file_and_engine_modes() {
+    let file = Binlogd::start(&[]);
+    let engine = Binlogd::start(&["--binlog-storage-engine=engine"]);
+    assert_eq!(engine.query("SELECT @@binlog_storage_engine"), "engine\n");
+    workload(&file);
+    workload(&engine);
+    reads_every_row_event(&file);
+    reads_every_row_event(&engine);
+    let (in_file_mode, in_engine_mode) = (logical_binlog(&file), logical_binlog(&engine));
+    // The rotation and the promoted large transaction each start a file.
+    assert!(in_file_mode.len() >= 3, "{:?}", in_file_mode.iter().map(|(name, _)| name).collect::<Vec<_>>());
+    assert_eq!(in_engine_mode, in_file_mode, "engine and file modes wrote different binlogs");
+}
+
+/// Every event of every listed file as `binlogd inspect --json` prints it,
+/// without what differs between two servers running the same workload:
+/// the file's directory, timestamps (and the checksums over them), the
+/// server UUID and connection ids.
+fn logical_binlog(server: &Binlogd) -> Vec<(String, Vec<Value>)> {
+    let uuid = server.server_uuid();
+    server
+        .binlog_files()
+        .into_iter()
+        .map(|name| {
+            let text = support::inspect(&["--json"], &server.binlog_dir().join(&name));
+            let events = text.lines().map(|line| without_run_details(serde_json::from_str(line).unwrap(), &uuid)).collect();
+            (name, events)
+        })
+        .collect()
+}
+
+fn without_run_details(value: Value, uuid: &str) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .filter(|(key, _)| !RUN_DETAILS.contains(&key.as_str()))
+                .map(|(key, value)| (key, without_run_details(value, uuid)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(|item| without_run_details(item, uuid)).collect()),
+        Value::String(text) => Value::String(text.replace(uuid, "UUID")),
+        other => other,
+    }
+}
+
+const RUN_DETAILS: &[&str] = &["file", "timestamp", "crc32", "create_timestamp", "immediate_commit_timestamp", "original_commit_timestamp", "thread_id"];
+
+fn reads_every_row_event(server: &Binlogd) {
     let uuid = server.server_uuid();
 
     // Position mode from the first file: everything, across the rotation
     // and the promoted file.
-    let (rows, commits) = split(read_rows(&server, &["position", "binlog.000001", "4"]));
+    let (rows, commits) = split(read_rows(server, &["position", "binlog.000001", "4"]));
     assert_eq!(rows, expected_rows());
     // CREATE DATABASE and the two CREATE TABLEs are GTIDs 1-3; the
     // reader prints a commit for each Xid (the five DML transactions).
@@ -105,15 +155,15 @@ fn python_mysql_replication_reads_every_row_event() {
     assert_eq!(commits, dml);
 
     // Auto-position: the DDL is already there, then also the first insert.
-    let (rows, commits) = split(read_rows(&server, &["gtid", &format!("{uuid}:1-3")]));
+    let (rows, commits) = split(read_rows(server, &["gtid", &format!("{uuid}:1-3")]));
     assert_eq!(rows, expected_rows());
     assert_eq!(commits, dml);
-    let (rows, commits) = split(read_rows(&server, &["gtid", &format!("{uuid}:1-4")]));
+    let (rows, commits) = split(read_rows(server, &["gtid", &format!("{uuid}:1-4")]));
     assert_eq!(rows, expected_rows()[1..]);
     assert_eq!(commits, dml[1..]);
 
     // Mid-file resume in position mode: from the second file's start.
-    let (rows, _) = split(read_rows(&server, &["position", "binlog.000002", "4"]));
+    let (rows, _) = split(read_rows(server, &["position", "binlog.000002", "4"]));
     assert_eq!(rows, expected_rows()[2..]);
 }
 

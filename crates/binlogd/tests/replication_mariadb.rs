@@ -3,7 +3,9 @@
 //! binlog.000001:4, then sysbench oltp_write_only (prepare + 30 s run), a
 //! promoted large transaction and DDL on binlogd. Afterwards every table
 //! has the same rows on both servers (ordered row checksums) and SHOW SLAVE
-//! STATUS shows no error. `.ci/run` installs mariadb-server and sysbench.
+//! STATUS shows no error; once with classic binlog files, once with
+//! `binlog_storage_engine = engine`. `.ci/run` installs mariadb-server and
+//! sysbench.
 //!
 //! What MariaDB needs of our stream: it ignores MySQL's Gtid and
 //! Previous_gtids events (types 33/35, it has its own 162/163) but must
@@ -151,7 +153,18 @@ fn table_checksum(rows: &str) -> (usize, u64) {
 
 #[test]
 fn mariadb_replica_replicates_sysbench_large_transaction_and_ddl() {
-    let source = Binlogd::start(&[]);
+    replicates_sysbench_large_transaction_and_ddl(&[]);
+}
+
+/// The same with `binlog_storage_engine = engine`: the files the replica
+/// reads are written behind the redo log.
+#[test]
+fn mariadb_replica_replicates_an_engine_mode_binlog() {
+    replicates_sysbench_large_transaction_and_ddl(&["--binlog-storage-engine=engine"]);
+}
+
+fn replicates_sysbench_large_transaction_and_ddl(source_args: &[&str]) {
+    let source = Binlogd::start(source_args);
     let replica = MariaDb::start();
     replica.query(&format!(
         "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', MASTER_PASSWORD='',

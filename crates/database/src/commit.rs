@@ -371,6 +371,19 @@ impl Database {
         self.rotate_binlog_when(|_| true)
     }
 
+    /// With `binlog_storage_engine = engine`, waits until every committed
+    /// transaction is written to the binlog files (the writer is behind
+    /// the commit path); with classic files a commit is in the file when
+    /// it returns, so this returns at once. For statements that show the
+    /// binlog's state (`gtid_executed`, SHOW BINARY LOG STATUS, SHOW
+    /// BINLOG EVENTS): a session sees its own commits there, as in MySQL.
+    pub fn wait_binlog_written(&self) -> Result<()> {
+        match &self.inner.engine_binlog {
+            Some(engine_binlog) => engine_binlog.wait_written_all(),
+            None => Ok(()),
+        }
+    }
+
     /// `PURGE BINARY LOGS TO` / `BEFORE` with no commit between its binlog
     /// write and its engine commit, so only readers stop a purge.
     pub fn purge_binary_logs(&self, purge: impl FnOnce(&BinaryLog) -> binlog::Result<binlog::purge::PurgeReport>) -> Result<binlog::purge::PurgeReport> {
@@ -388,7 +401,7 @@ impl Database {
         }
         if let Some(engine_binlog) = &inner.engine_binlog {
             // Files only hold transactions durable in redo already.
-            engine_binlog.rotate()?;
+            engine_binlog.rotate_after_committed()?;
             inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         }

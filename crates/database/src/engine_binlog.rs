@@ -37,6 +37,12 @@
 //!   a prefix of the redo-committed sequence, and readers, which stop at
 //!   the files' written end ([`binlog::BinaryLog::durable_end`]), never see
 //!   a transaction a crash could take back.
+//! - Statements that show the binlog (`gtid_executed`, SHOW BINARY LOG
+//!   STATUS, SHOW BINLOG EVENTS, SHOW STATUS) and FLUSH BINARY LOGS first
+//!   wait until every committed transaction is written
+//!   ([`EngineBinlog::wait_written_all`]), so a session sees its own
+//!   commits there as in the classic mode, and a rotation closes a file
+//!   holding every commit that returned before it.
 //! - Binlog bytes reach the disk by rotation (which syncs the closed file),
 //!   by a checkpoint, and by close. A checkpoint first makes redo durable
 //!   up to its start LSN, waits for the writer to pass every transaction
@@ -252,6 +258,31 @@ impl EngineBinlog {
         }
     }
 
+    /// Waits until every transaction committed so far (its GTID assigned)
+    /// is written to the files, so what a session committed shows in
+    /// `gtid_executed`, SHOW BINARY LOG STATUS and the files it names. Under
+    /// `innodb_flush_log_at_trx_commit` 0 or 2 this syncs redo: the files
+    /// never get ahead of durable redo.
+    pub fn wait_written_all(&self) -> Result<()> {
+        // A commit appends its record and joins the queue under the order
+        // lock: once we hold it, every record up to `current_lsn` is queued.
+        let lsn = {
+            let _order = self.order.lock();
+            self.redo.current_lsn()
+        };
+        self.wait_written_through(lsn)
+    }
+
+    /// After `RESET BINARY LOGS AND GTIDS` emptied the log (the caller
+    /// holds the locks that keep commits out, and the queue was written):
+    /// the next GTID is the log's next one again, `server_uuid:1`. The
+    /// dependency numbering goes on, as the log's own does across a reset.
+    pub fn restart_gtid_numbering(&self) {
+        let mut order = self.order.lock();
+        debug_assert!(self.queue.lock().entries.is_empty(), "a reset with transactions still queued");
+        order.next_gno = self.binlog.executed_gtids().last_gno(&self.binlog.options().server_uuid) + 1;
+    }
+
     /// Before a checkpoint deletes redo below `start_lsn`: everything
     /// before it is written to the binlog files and synced.
     pub fn make_durable_through(&self, start_lsn: Lsn) -> Result<()> {
@@ -277,6 +308,18 @@ impl EngineBinlog {
     /// `FLUSH BINARY LOGS` in engine mode: the closed file is synced by
     /// the rotation, so everything written before it is durable.
     pub fn rotate(&self) -> Result<()> {
+        let written = self.queue.lock().written_through;
+        self.binlog.rotate()?;
+        self.note_synced(written);
+        Ok(())
+    }
+
+    /// `FLUSH BINARY LOGS`: as in the classic mode, every transaction
+    /// committed before the statement is in the file it closes. The caller
+    /// holds the rotation lock, so no commit is between its record and the
+    /// queue.
+    pub fn rotate_after_committed(&self) -> Result<()> {
+        self.wait_written_all()?;
         let written = self.queue.lock().written_through;
         self.binlog.rotate()?;
         self.note_synced(written);

@@ -4,7 +4,10 @@
 //! next transaction is `server_uuid:1`.
 //!
 //! No commit, DDL statement or checkpoint runs meanwhile (their locks are
-//! held). The steps, and what a crash after each leaves:
+//! held). With `binlog_storage_engine = engine` the write-behind writer
+//! first writes every committed transaction to the old files, and after
+//! step 4 the engine commit order numbers GTIDs from 1 again. The steps,
+//! and what a crash after each leaves:
 //!
 //! | step | durable when it ends | recovery |
 //! |------|----------------------|----------|
@@ -51,6 +54,12 @@ impl Database {
         if inner.binlog.open_readers() > 0 {
             return Err(DatabaseError::Binlog(binlog::BinlogError::Invalid("the binary log is being read".into())));
         }
+        if let Some(engine_binlog) = &inner.engine_binlog {
+            // Engine mode: the writer is behind the commit path. Everything
+            // committed goes to the old files first, or it would land in
+            // the new log after the reset, under GTIDs the reset discards.
+            engine_binlog.wait_written_all()?;
+        }
         inner.redo.flush()?;
         let storage = inner.config.storage.as_ref();
         let dir = inner.binlog.options().dir.clone();
@@ -62,6 +71,10 @@ impl Database {
             inner.engine.reset_executed_gtids();
             inner.crash.hit(crash_points::RESET_AFTER_REDO_RECORD).map_err(|e| DatabaseError::Crash(e.to_string()))?;
             inner.binlog.reset()?;
+            if let Some(engine_binlog) = &inner.engine_binlog {
+                // The commit order numbers GTIDs itself: it starts at 1 too.
+                engine_binlog.restart_gtid_numbering();
+            }
             inner.crash.hit(crash_points::RESET_AFTER_BINLOG_RESET).map_err(|e| DatabaseError::Crash(e.to_string()))?;
             remove_marker(storage, &dir)
         })();

@@ -29,6 +29,7 @@ fn command_error(reason: &str) -> MysqlError {
 }
 
 pub fn show_binlog_events(file: Option<&str>, from: Option<u64>, offset: u64, limit: Option<u64>, context: &Context<'_>) -> SqlResult<ResultSet> {
+    context.db().wait_binlog_written().map_err(crate::error::database_error)?;
     let binlog = context.db().binlog();
     let name = match file {
         Some(name) => name.to_string(),

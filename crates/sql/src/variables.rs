@@ -59,7 +59,8 @@ pub const DEFINITIONS: &[Definition] = &[
     def("binlog_large_transaction_optimization_threshold", "134217728", Kind::Global, Type::Integer),
     def("binlog_row_image", "FULL", Kind::ReadOnly, Type::Text),
     def("binlog_row_metadata", "FULL", Kind::ReadOnly, Type::Text),
-    // MariaDB 12.3's name: empty = classic files, `engine` = the binlog rides redo.
+    // MariaDB 12.3's startup-only option: '' (classic files) or 'engine'
+    // (the binlog rides the redo log); read at start, so SET is refused.
     def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
     def("character_set_client", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_connection", "utf8mb4", Kind::Both, Type::Text),

@@ -70,7 +70,11 @@ impl Settings {
                 // Takes effect at restart; in `engine` mode sync_binlog is ignored.
                 "binlog_storage_engine" => {
                     database.binlog_storage_engine = database::BinlogStorageEngine::parse(value)
-                        .ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?
+                        .ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?;
+                    // Shown as the mode's own spelling ('' or 'engine'),
+                    // whichever alias (`file`, `innodb`) started it.
+                    globals.push((name.clone(), database.binlog_storage_engine.as_str().to_string()));
+                    global = false;
                 }
                 "binlogd_spill_sync_chunk_bytes" => {
                     database.binlog.spill_sync_chunk_bytes = number(name, value)?;

@@ -88,6 +88,11 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
         sql::ReplicaSource::open(&options.datadir).map_err(|error| format!("cannot load the replica's source settings: {error}"))?;
     let settings = config::Settings::from_options(options)?;
     let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
+    if settings.database.binlog_storage_engine == database::BinlogStorageEngine::Engine {
+        // The redo record carries the binlog bytes, so the redo log's flush
+        // is the binlog's durability; the files are written behind unsynced.
+        info!("binlog_storage_engine=engine: sync_binlog is ignored, innodb_flush_log_at_trx_commit alone decides durability");
+    }
     info!(datadir = %options.datadir.display(), "opening the database");
     let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
     info!(?report, "database open");

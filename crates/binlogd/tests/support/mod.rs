@@ -99,6 +99,15 @@ impl ServerProcess {
         self.child.wait().unwrap()
     }
 
+    /// SIGKILL (no shutdown at all), then wait for the process to end.
+    pub fn kill(&mut self) {
+        // SAFETY: kill(2) on our own child's PID.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGKILL);
+        }
+        self.child.wait().unwrap();
+    }
+
     /// Stops cleanly and starts again on the same data directory and port.
     pub fn restart(&mut self) {
         assert!(self.stop().success(), "clean stop: {}", std::fs::read_to_string(&self.log).unwrap_or_default());

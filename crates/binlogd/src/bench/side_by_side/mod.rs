@@ -1,18 +1,24 @@
 //! `binlogd bench side-by-side`: MariaDB 10.11 and `binlogd serve` with
-//! equal durability (binlog on, `sync_binlog = 1`,
-//! `innodb_flush_log_at_trx_commit = 1`), driven by the same sysbench
+//! equal durability (binlog on, `sync_binlog = 1`, the same
+//! `innodb_flush_log_at_trx_commit`), driven by the same sysbench
 //! workloads, then the large-transaction experiment of seed 002 on each
-//! (issue 5).
+//! (issue 5). binlogd runs in each `--binlog-storage-engine` mode (issue
+//! 8: `file` = classic files with two-phase commit, `engine` = the binlog
+//! inside the redo log) at each `--flush-log-at-trx-commit` value; MariaDB
+//! once per flush value, as the reference. Each run also reports the
+//! commit path's fsyncs per transaction ([`fsyncs`]).
 //!
-//! The servers run one after the other, each alone on the machine: start,
-//! `sysbench prepare`, every (workload, threads) for `--seconds`, the
-//! large transaction ([`large_trx`]) with oltp_write_only running, stop.
+//! The server setups run one after the other, each alone on the machine:
+//! start, `sysbench prepare`, every (workload, threads) for `--seconds`,
+//! the large transaction ([`large_trx`], once per server: on its first
+//! `file`-mode setup) with oltp_write_only running, stop.
 //! Each is held by a guard that stops it by PID on any error or Ctrl-C
 //! ([`servers`]). The results are one table (or JSON), a CSV of the
 //! summary rows, a CSV of every per-second sysbench report and a PNG of
 //! TPS per second during the large-transaction runs ([`output`]).
 
 pub mod client;
+pub mod fsyncs;
 pub mod large_trx;
 pub mod output;
 pub mod servers;
@@ -20,6 +26,7 @@ pub mod sysbench;
 
 use std::path::PathBuf;
 
+use database::BinlogStorageEngine;
 use serde::Serialize;
 
 use self::servers::{Interrupt, Kind, Server, Sizing};
@@ -46,9 +53,9 @@ const PROMOTION_THRESHOLD_MIN_BYTES: u64 = 10 << 20;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct SideBySideBenchArgs {
-    /// Directory for both servers' data directories (DIR/mariadb,
-    /// DIR/binlogd), created if missing and removed at the end unless
-    /// --keep.
+    /// Directory for every setup's data directory (DIR/mariadb-flush1,
+    /// DIR/binlogd-engine-flush1, ...), created if missing and removed at
+    /// the end unless --keep.
     #[arg(long, value_name = "DIR")]
     pub dir: PathBuf,
 
@@ -88,6 +95,18 @@ pub struct SideBySideBenchArgs {
     /// Servers to run, comma-separated.
     #[arg(long, value_name = "LIST", default_value = "mariadb,binlogd", value_delimiter = ',', value_parser = parse_server)]
     pub servers: Vec<Kind>,
+
+    /// binlogd's `binlog_storage_engine` modes, comma-separated: `file`
+    /// (classic files, two-phase commit) and `engine` (binlog inside the
+    /// redo log). MariaDB 10.11 has classic files only.
+    #[arg(long, value_name = "LIST", default_value = "file,engine", value_delimiter = ',', value_parser = parse_mode)]
+    pub binlog_storage_engine: Vec<BinlogStorageEngine>,
+
+    /// `innodb_flush_log_at_trx_commit` values, comma-separated (0, 1, 2),
+    /// for every server; `sync_binlog` stays 1.
+    #[arg(long, value_name = "LIST", default_value = "1", value_delimiter = ',',
+          value_parser = clap::value_parser!(u64).range(0..=2))]
+    pub flush_log_at_trx_commit: Vec<u64>,
 
     /// MariaDB's innodb_buffer_pool_size (default: 1 GiB + twice the large transaction).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -138,6 +157,65 @@ fn parse_large_trx_size(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
+fn parse_mode(text: &str) -> Result<BinlogStorageEngine, String> {
+    BinlogStorageEngine::parse(text).ok_or_else(|| format!("{text:?} is not file or engine"))
+}
+
+/// `file` or `engine`: the mode as the table and the CSV name it.
+pub fn mode_name(mode: BinlogStorageEngine) -> &'static str {
+    match mode {
+        BinlogStorageEngine::File => "file",
+        BinlogStorageEngine::Engine => "engine",
+    }
+}
+
+/// One server configuration of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setup {
+    pub kind: Kind,
+    /// binlogd's `binlog_storage_engine`; always `File` for MariaDB 10.11.
+    pub mode: BinlogStorageEngine,
+    pub flush_log_at_trx_commit: u64,
+}
+
+impl Setup {
+    /// Its data directory's name and its name in progress lines.
+    pub fn name(&self) -> String {
+        match self.kind {
+            Kind::MariaDb => format!("mariadb-flush{}", self.flush_log_at_trx_commit),
+            Kind::Binlogd => format!("binlogd-{}-flush{}", mode_name(self.mode), self.flush_log_at_trx_commit),
+        }
+    }
+}
+
+/// Every setup, flush value by flush value: MariaDB (the reference), then
+/// binlogd in each mode.
+pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
+    let mut setups = Vec::new();
+    for &flush_log_at_trx_commit in &args.flush_log_at_trx_commit {
+        for &kind in &args.servers {
+            let modes: &[BinlogStorageEngine] = match kind {
+                Kind::MariaDb => &[BinlogStorageEngine::File],
+                Kind::Binlogd => &args.binlog_storage_engine,
+            };
+            for &mode in modes {
+                setups.push(Setup { kind, mode, flush_log_at_trx_commit });
+            }
+        }
+    }
+    setups
+}
+
+/// Whether `setup` runs the large-transaction experiment: once per server,
+/// on its first `file`-mode setup. Engine mode copies a large transaction
+/// into one redo record (bounded by `binlogd_redo_record_bytes_max`) until
+/// the by-reference form exists, so it is not measured there.
+fn runs_large_trx(args: &SideBySideBenchArgs, setup: &Setup) -> bool {
+    args.large_trx_size > 0
+        && setup.mode == BinlogStorageEngine::File
+        && setups(args).into_iter().find(|s| s.kind == setup.kind && s.mode == BinlogStorageEngine::File) == Some(*setup)
+}
+
 fn parse_server(text: &str) -> Result<Kind, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "mariadb" => Ok(Kind::MariaDb),
@@ -150,6 +228,9 @@ fn parse_server(text: &str) -> Result<Kind, String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRow {
     pub server: Kind,
+    /// `file` or `engine` (`binlog_storage_engine`; MariaDB: `file`).
+    pub binlog_storage_engine: &'static str,
+    pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
     /// The large-transaction run (a commit happened a third of the way in).
@@ -158,6 +239,9 @@ pub struct RunRow {
     pub latency_ms_p99: f64,
     pub latency_ms_max: f64,
     pub ignored_errors: u64,
+    /// Commit-path fsyncs (redo + binlog, [`fsyncs`]) per sysbench
+    /// transaction; `None` when the server lacks a counter.
+    pub fsyncs_per_transaction: Option<f64>,
     /// The median of the per-second TPS reports.
     pub tps_median_per_second: f64,
     pub large_trx_bytes: Option<u64>,
@@ -179,6 +263,8 @@ pub struct RunRow {
 #[derive(Debug, Clone)]
 pub struct SeriesPoint {
     pub server: Kind,
+    pub binlog_storage_engine: &'static str,
+    pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
     pub large_trx: bool,
@@ -203,9 +289,9 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
     let dirs = RunDirs::prepare(&args.dir)?;
     let outcome = (|| -> Result<Results, String> {
         let mut results = Results::default();
-        for &kind in &args.servers {
-            let dir = dirs.fresh(kind.name(), args.clean)?;
-            let measured = run_server(kind, &dir, args, &interrupt, &mut results);
+        for setup in setups(args) {
+            let dir = dirs.fresh(&setup.name(), args.clean)?;
+            let measured = run_server(setup, &dir, args, &interrupt, &mut results);
             let removed = if args.keep { Ok(()) } else { RunDirs::remove(&dir) };
             measured?;
             removed?;
@@ -218,7 +304,7 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
     output::print(args, &results)?;
     output::write_summary_csv(&args.csv, &results.rows)?;
     output::write_series_csv(&args.series_csv, &results.series)?;
-    if args.large_trx_size > 0 {
+    if results.rows.iter().any(|row| row.large_trx) {
         output::plot_large_trx(&args.plot, &results)?;
     }
     eprintln!(
@@ -244,35 +330,42 @@ fn promotion_threshold(large_trx_bytes: u64) -> u64 {
     (large_trx_bytes / 2).clamp(PROMOTION_THRESHOLD_MIN_BYTES, PROMOTION_THRESHOLD_DEFAULT_BYTES)
 }
 
-/// Starts one server, runs every workload and the large transaction
-/// against it, stops it.
+/// Starts one server setup, runs every workload (and the large
+/// transaction, [`runs_large_trx`]) against it, stops it.
 fn run_server(
-    kind: Kind,
+    setup: Setup,
     dir: &std::path::Path,
     args: &SideBySideBenchArgs,
     interrupt: &Interrupt,
     results: &mut Results,
 ) -> Result<(), String> {
     let sizing = sizing(args);
-    eprintln!("bench side-by-side: starting {} in {}", kind.name(), dir.display());
+    let (kind, name, flush) = (setup.kind, setup.name(), setup.flush_log_at_trx_commit);
+    eprintln!("bench side-by-side: starting {name} in {}", dir.display());
     let mut server = match kind {
-        Kind::MariaDb => Server::start_mariadb(dir, &sizing, interrupt)?,
-        Kind::Binlogd => Server::start_binlogd(dir, &sizing, interrupt)?,
+        Kind::MariaDb => Server::start_mariadb(dir, &sizing, flush, interrupt)?,
+        Kind::Binlogd => Server::start_binlogd(dir, &sizing, setup.mode, flush, interrupt)?,
     };
-    eprintln!("bench side-by-side: {} is PID {} on port {}", kind.name(), server.pid(), server.port);
-    client::Client::new(server.port).query("CREATE DATABASE sbtest")?;
+    eprintln!("bench side-by-side: {name} is PID {} on port {}", server.pid(), server.port);
+    let client = client::Client::new(server.port);
+    client.query("CREATE DATABASE sbtest")?;
     let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
-    eprintln!("bench side-by-side: {}: sysbench prepare ({} tables of {} rows)", kind.name(), args.tables, args.table_size);
+    eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
     target.prepare(args.tables.min(8), interrupt)?;
     for workload in &args.workloads {
         for &threads in &args.threads {
-            eprintln!("bench side-by-side: {}: {workload}, {threads} threads, {}s", kind.name(), args.seconds);
+            eprintln!("bench side-by-side: {name}: {workload}, {threads} threads, {}s", args.seconds);
+            let fsyncs_before = fsyncs::count(kind, &client)?;
             let output = target.start_run(workload, threads, args.seconds)?.finish(interrupt)?;
             server.check_alive()?;
+            let fsyncs_after = fsyncs::count(kind, &client)?;
             let summary = sysbench::parse_summary(&output.text)?;
             let reports: Vec<IntervalReport> = output.intervals.into_iter().map(|(_, report)| report).collect();
             results.rows.push(RunRow {
                 server: kind,
+                binlog_storage_engine: mode_name(setup.mode),
+                flush_log_at_trx_commit: flush,
+                fsyncs_per_transaction: fsyncs::per_transaction(fsyncs_before, fsyncs_after, summary.transactions),
                 workload: workload.clone(),
                 threads,
                 large_trx: false,
@@ -291,13 +384,12 @@ fn run_server(
                 commit_outlasted_run: None,
                 promoted: None,
             });
-            push_series(results, kind, workload, threads, false, reports);
+            push_series(results, setup, workload, threads, false, reports);
         }
     }
-    if args.large_trx_size > 0 {
+    if runs_large_trx(args, &setup) {
         eprintln!(
-            "bench side-by-side: {}: large transaction of {} with {} {} threads",
-            kind.name(),
+            "bench side-by-side: {name}: large transaction of {} with {} {} threads",
             format_size(args.large_trx_size),
             large_trx::WORKLOAD,
             args.large_trx_threads
@@ -313,6 +405,9 @@ fn run_server(
         )?;
         results.rows.push(RunRow {
             server: kind,
+            binlog_storage_engine: mode_name(setup.mode),
+            flush_log_at_trx_commit: flush,
+            fsyncs_per_transaction: None,
             workload: large_trx::WORKLOAD.to_string(),
             threads: args.large_trx_threads,
             large_trx: true,
@@ -335,15 +430,17 @@ fn run_server(
             commit_outlasted_run: Some(outcome.commit_outlasted_run),
             promoted: outcome.promoted,
         });
-        push_series(results, kind, large_trx::WORKLOAD, args.large_trx_threads, true, outcome.intervals);
+        push_series(results, setup, large_trx::WORKLOAD, args.large_trx_threads, true, outcome.intervals);
     }
-    eprintln!("bench side-by-side: stopping {}", kind.name());
+    eprintln!("bench side-by-side: stopping {name}");
     server.stop()
 }
 
-fn push_series(results: &mut Results, server: Kind, workload: &str, threads: u32, large_trx: bool, reports: Vec<IntervalReport>) {
+fn push_series(results: &mut Results, setup: Setup, workload: &str, threads: u32, large_trx: bool, reports: Vec<IntervalReport>) {
     results.series.extend(reports.into_iter().map(|report| SeriesPoint {
-        server,
+        server: setup.kind,
+        binlog_storage_engine: mode_name(setup.mode),
+        flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
         workload: workload.to_string(),
         threads,
         large_trx,
@@ -374,6 +471,8 @@ mod tests {
         assert_eq!(parsed.workloads, vec!["oltp_write_only", "oltp_read_write"]);
         assert_eq!(parsed.large_trx_size, 640 << 20);
         assert_eq!(parsed.servers, vec![Kind::MariaDb, Kind::Binlogd]);
+        assert_eq!(parsed.binlog_storage_engine, vec![BinlogStorageEngine::File, BinlogStorageEngine::Engine]);
+        assert_eq!(parsed.flush_log_at_trx_commit, vec![1]);
         let sizing = sizing(&parsed);
         assert_eq!(sizing.engine_memory_limit_bytes, (1 << 30) + 4 * (640 << 20));
         assert_eq!(promotion_threshold(parsed.large_trx_size), 128 << 20);
@@ -388,5 +487,25 @@ mod tests {
         assert!(args(&["--dir", "/x", "--servers", "mysql"]).is_err());
         assert!(args(&["--dir", "/x", "--threads", "0"]).is_err());
         assert!(args(&["--dir", "/x", "--seconds", "1"]).is_err());
+        assert!(args(&["--dir", "/x", "--flush-log-at-trx-commit", "3"]).is_err());
+        assert!(args(&["--dir", "/x", "--binlog-storage-engine", "rocks"]).is_err());
+    }
+
+    #[test]
+    fn mariadb_once_per_flush_binlogd_per_mode_and_flush() {
+        let parsed = args(&["--dir", "/x", "--binlog-storage-engine", "file,engine", "--flush-log-at-trx-commit", "0,1,2"]).unwrap();
+        let names: Vec<String> = setups(&parsed).iter().map(Setup::name).collect();
+        assert_eq!(
+            names,
+            [
+                "mariadb-flush0", "binlogd-file-flush0", "binlogd-engine-flush0",
+                "mariadb-flush1", "binlogd-file-flush1", "binlogd-engine-flush1",
+                "mariadb-flush2", "binlogd-file-flush2", "binlogd-engine-flush2",
+            ]
+        );
+        let large: Vec<String> = setups(&parsed).iter().filter(|s| runs_large_trx(&parsed, s)).map(Setup::name).collect();
+        assert_eq!(large, ["mariadb-flush0", "binlogd-file-flush0"]);
+        let engine_only = args(&["--dir", "/x", "--servers", "binlogd", "--binlog-storage-engine", "engine"]).unwrap();
+        assert!(setups(&engine_only).iter().all(|s| !runs_large_trx(&engine_only, s)));
     }
 }

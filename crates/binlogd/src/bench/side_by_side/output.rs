@@ -1,6 +1,7 @@
 //! What `bench side-by-side` prints and writes: the summary table (or
-//! JSON) with binlogd/MariaDB ratios from the same invocation, the two
-//! CSV files and the PNG of TPS per second during the large commit.
+//! JSON) with binlogd/MariaDB and engine/file ratios from the same
+//! invocation, the two CSV files and the PNG of TPS per second during the
+//! large commit.
 
 use std::path::Path;
 
@@ -15,9 +16,18 @@ fn optional(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
 }
 
-/// binlogd's TPS over MariaDB's for the same workload and threads.
+/// Whether two rows measured the same thing (workload, threads, flush
+/// setting, large transaction or not) on different setups.
+fn same_run(a: &RunRow, b: &RunRow) -> bool {
+    a.workload == b.workload && a.threads == b.threads && a.large_trx == b.large_trx && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
+}
+
+/// binlogd's TPS (in one mode) over MariaDB's for the same workload,
+/// threads and flush setting.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Ratio {
+    pub binlog_storage_engine: &'static str,
+    pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
     pub large_trx: bool,
@@ -28,13 +38,10 @@ pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
     rows.iter()
         .filter(|row| row.server == Kind::Binlogd)
         .filter_map(|binlogd| {
-            let mariadb = rows.iter().find(|row| {
-                row.server == Kind::MariaDb
-                    && row.workload == binlogd.workload
-                    && row.threads == binlogd.threads
-                    && row.large_trx == binlogd.large_trx
-            })?;
+            let mariadb = rows.iter().find(|row| row.server == Kind::MariaDb && same_run(row, binlogd))?;
             Some(Ratio {
+                binlog_storage_engine: binlogd.binlog_storage_engine,
+                flush_log_at_trx_commit: binlogd.flush_log_at_trx_commit,
                 workload: binlogd.workload.clone(),
                 threads: binlogd.threads,
                 large_trx: binlogd.large_trx,
@@ -44,24 +51,57 @@ pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
         .collect()
 }
 
+/// binlogd's engine mode against its file mode (issue 8's target: at
+/// least 1.3x TPS at flush 1, fsyncs per transaction at least halved).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ModeRatio {
+    pub flush_log_at_trx_commit: u64,
+    pub workload: String,
+    pub threads: u32,
+    pub engine_over_file_tps: f64,
+    pub fsyncs_per_transaction_file: Option<f64>,
+    pub fsyncs_per_transaction_engine: Option<f64>,
+}
+
+pub fn mode_ratios(rows: &[RunRow]) -> Vec<ModeRatio> {
+    let binlogd = |mode: &'static str| rows.iter().filter(move |row| row.server == Kind::Binlogd && !row.large_trx && row.binlog_storage_engine == mode);
+    binlogd("engine")
+        .filter_map(|engine| {
+            let file = binlogd("file").find(|row| same_run(row, engine))?;
+            Some(ModeRatio {
+                flush_log_at_trx_commit: engine.flush_log_at_trx_commit,
+                workload: engine.workload.clone(),
+                threads: engine.threads,
+                engine_over_file_tps: ratio(engine.tps, file.tps),
+                fsyncs_per_transaction_file: file.fsyncs_per_transaction,
+                fsyncs_per_transaction_engine: engine.fsyncs_per_transaction,
+            })
+        })
+        .collect()
+}
+
 #[derive(Serialize)]
 struct Json<'a> {
     rows: &'a [RunRow],
     ratios: Vec<Ratio>,
+    mode_ratios: Vec<ModeRatio>,
 }
 
 pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String> {
     if args.json {
-        let json = Json { rows: &results.rows, ratios: ratios(&results.rows) };
+        let json = Json { rows: &results.rows, ratios: ratios(&results.rows), mode_ratios: mode_ratios(&results.rows) };
         let text = serde_json::to_string(&json).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
         return Ok(());
     }
     let mut table = Table::new(&[
         "server",
+        "mode",
+        "flush",
         "workload",
         "threads",
         "TPS",
+        "fsyncs/trx",
         "p99 ms",
         "max ms",
         "errors",
@@ -73,9 +113,12 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
         let workload = if row.large_trx { format!("{} + large trx", row.workload) } else { row.workload.clone() };
         table.push_row(vec![
             row.server.name().to_string(),
+            row.binlog_storage_engine.to_string(),
+            row.flush_log_at_trx_commit.to_string(),
             workload,
             row.threads.to_string(),
             format!("{:.1}", row.tps),
+            optional(row.fsyncs_per_transaction, 3),
             format!("{:.2}", row.latency_ms_p99),
             format!("{:.2}", row.latency_ms_max),
             row.ignored_errors.to_string(),
@@ -94,8 +137,19 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     for ratio in ratios(&results.rows) {
         let what = if ratio.large_trx { " + large trx" } else { "" };
         println!(
-            "binlogd/mariadb TPS, {}{what}, {} threads: {:.2}",
-            ratio.workload, ratio.threads, ratio.binlogd_over_mariadb_tps
+            "binlogd ({})/mariadb TPS, {}{what}, {} threads, flush {}: {:.2}",
+            ratio.binlog_storage_engine, ratio.workload, ratio.threads, ratio.flush_log_at_trx_commit, ratio.binlogd_over_mariadb_tps
+        );
+    }
+    for mode in mode_ratios(&results.rows) {
+        println!(
+            "binlogd engine/file TPS, {}, {} threads, flush {}: {:.2}; fsyncs/trx file {} engine {}",
+            mode.workload,
+            mode.threads,
+            mode.flush_log_at_trx_commit,
+            mode.engine_over_file_tps,
+            optional(mode.fsyncs_per_transaction_file, 3),
+            optional(mode.fsyncs_per_transaction_engine, 3)
         );
     }
     for row in results.rows.iter().filter(|row| row.large_trx) {
@@ -116,8 +170,10 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     Ok(())
 }
 
-const SUMMARY_COLUMNS: [&str; 19] = [
+const SUMMARY_COLUMNS: [&str; 23] = [
     "server",
+    "binlog_storage_engine",
+    "flush_log_at_trx_commit",
     "workload",
     "threads",
     "large_trx",
@@ -125,6 +181,7 @@ const SUMMARY_COLUMNS: [&str; 19] = [
     "latency_ms_p99",
     "latency_ms_max",
     "ignored_errors",
+    "fsyncs_per_transaction",
     "tps_median_per_second",
     "large_trx_bytes",
     "large_trx_rows",
@@ -136,10 +193,12 @@ const SUMMARY_COLUMNS: [&str; 19] = [
     "commit_outlasted_run",
     "promoted",
     "binlogd_over_mariadb_tps",
+    "engine_over_file_tps",
 ];
 
 pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
     let ratios = ratios(rows);
+    let mode_ratios = mode_ratios(rows);
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
@@ -147,11 +206,32 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
             let count = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
             let row_ratio = ratios
                 .iter()
-                .find(|r| row.server == Kind::Binlogd && r.workload == row.workload && r.threads == row.threads && r.large_trx == row.large_trx)
+                .find(|r| {
+                    row.server == Kind::Binlogd
+                        && r.binlog_storage_engine == row.binlog_storage_engine
+                        && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
+                        && r.workload == row.workload
+                        && r.threads == row.threads
+                        && r.large_trx == row.large_trx
+                })
                 .map(|r| format!("{:.3}", r.binlogd_over_mariadb_tps))
+                .unwrap_or_default();
+            let mode_ratio = mode_ratios
+                .iter()
+                .find(|r| {
+                    row.server == Kind::Binlogd
+                        && row.binlog_storage_engine == "engine"
+                        && !row.large_trx
+                        && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
+                        && r.workload == row.workload
+                        && r.threads == row.threads
+                })
+                .map(|r| format!("{:.3}", r.engine_over_file_tps))
                 .unwrap_or_default();
             vec![
                 row.server.name().to_string(),
+                row.binlog_storage_engine.to_string(),
+                row.flush_log_at_trx_commit.to_string(),
                 row.workload.clone(),
                 row.threads.to_string(),
                 row.large_trx.to_string(),
@@ -159,6 +239,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 format!("{:.2}", row.latency_ms_p99),
                 format!("{:.2}", row.latency_ms_max),
                 row.ignored_errors.to_string(),
+                number(row.fsyncs_per_transaction),
                 format!("{:.2}", row.tps_median_per_second),
                 count(row.large_trx_bytes),
                 count(row.large_trx_rows),
@@ -170,14 +251,26 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 row.commit_outlasted_run.map_or_else(String::new, |o| o.to_string()),
                 row.promoted.map_or_else(String::new, |p| p.to_string()),
                 row_ratio,
+                mode_ratio,
             ]
         })
         .collect();
     report::write_csv(path, &SUMMARY_COLUMNS, &cells)
 }
 
-const SERIES_COLUMNS: [&str; 9] =
-    ["server", "workload", "threads", "large_trx", "second", "tps", "qps", "latency_ms_p99", "errors_per_sec"];
+const SERIES_COLUMNS: [&str; 11] = [
+    "server",
+    "binlog_storage_engine",
+    "flush_log_at_trx_commit",
+    "workload",
+    "threads",
+    "large_trx",
+    "second",
+    "tps",
+    "qps",
+    "latency_ms_p99",
+    "errors_per_sec",
+];
 
 pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), String> {
     let cells: Vec<Vec<String>> = series
@@ -185,6 +278,8 @@ pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), Strin
         .map(|point| {
             vec![
                 point.server.name().to_string(),
+                point.binlog_storage_engine.to_string(),
+                point.flush_log_at_trx_commit.to_string(),
                 point.workload.clone(),
                 point.threads.to_string(),
                 point.large_trx.to_string(),
@@ -244,6 +339,9 @@ mod tests {
     fn row(server: Kind, threads: u32, tps: f64) -> RunRow {
         RunRow {
             server,
+            binlog_storage_engine: "file",
+            flush_log_at_trx_commit: 1,
+            fsyncs_per_transaction: Some(2.0),
             workload: "oltp_write_only".into(),
             threads,
             large_trx: false,
@@ -269,7 +367,28 @@ mod tests {
         let rows = vec![row(Kind::MariaDb, 8, 400.0), row(Kind::MariaDb, 32, 500.0), row(Kind::Binlogd, 8, 600.0)];
         assert_eq!(
             ratios(&rows),
-            vec![Ratio { workload: "oltp_write_only".into(), threads: 8, large_trx: false, binlogd_over_mariadb_tps: 1.5 }]
+            vec![Ratio {
+                binlog_storage_engine: "file",
+                flush_log_at_trx_commit: 1,
+                workload: "oltp_write_only".into(),
+                threads: 8,
+                large_trx: false,
+                binlogd_over_mariadb_tps: 1.5
+            }]
         );
+    }
+
+    #[test]
+    fn mode_ratios_pair_engine_with_file_at_the_same_flush() {
+        let engine = |flush, tps| RunRow { binlog_storage_engine: "engine", flush_log_at_trx_commit: flush, fsyncs_per_transaction: Some(0.5), ..row(Kind::Binlogd, 8, tps) };
+        let file_flush2 = RunRow { flush_log_at_trx_commit: 2, ..row(Kind::Binlogd, 8, 100.0) };
+        let rows = vec![row(Kind::MariaDb, 8, 400.0), row(Kind::Binlogd, 8, 600.0), file_flush2, engine(1, 900.0), engine(2, 300.0), engine(0, 1.0)];
+        let found = mode_ratios(&rows);
+        assert_eq!(found.len(), 2, "no file row at flush 0: {found:?}");
+        assert_eq!((found[0].flush_log_at_trx_commit, found[0].engine_over_file_tps), (1, 1.5));
+        assert_eq!((found[0].fsyncs_per_transaction_file, found[0].fsyncs_per_transaction_engine), (Some(2.0), Some(0.5)));
+        assert_eq!((found[1].flush_log_at_trx_commit, found[1].engine_over_file_tps), (2, 3.0));
+        // MariaDB pairs with binlogd at the same flush only.
+        assert_eq!(ratios(&rows).iter().filter(|r| r.flush_log_at_trx_commit == 1).count(), 2);
     }
 }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use database::BinlogStorageEngine;
+
 use super::client::Client;
 
 /// How long a server may take to accept connections after start.
@@ -179,8 +181,9 @@ pub struct Sizing {
 
 impl Server {
     /// `mariadb-install-db` into `dir/data`, then `mariadbd` with the
-    /// binlog on and both logs synced at every commit.
-    pub fn start_mariadb(dir: &Path, sizing: &Sizing, interrupt: &Interrupt) -> Result<Server, String> {
+    /// binlog on, synced at every group commit, and
+    /// `innodb_flush_log_at_trx_commit = flush`.
+    pub fn start_mariadb(dir: &Path, sizing: &Sizing, flush: u64, interrupt: &Interrupt) -> Result<Server, String> {
         let datadir = dir.join("data");
         let tmpdir = dir.join("tmp");
         std::fs::create_dir_all(&tmpdir).map_err(|e| format!("creating {}: {e}", tmpdir.display()))?;
@@ -219,7 +222,7 @@ impl Server {
             "--binlog-format=ROW".to_string(),
             "--server-id=1".to_string(),
             "--sync-binlog=1".to_string(),
-            "--innodb-flush-log-at-trx-commit=1".to_string(),
+            format!("--innodb-flush-log-at-trx-commit={flush}"),
             format!("--innodb-buffer-pool-size={}", sizing.buffer_pool_bytes),
             // A redo log that holds the large transaction, as a production
             // server sized for such transactions would have.
@@ -232,8 +235,10 @@ impl Server {
         Ok(server)
     }
 
-    /// This executable's `serve` with its own data directory.
-    pub fn start_binlogd(dir: &Path, sizing: &Sizing, interrupt: &Interrupt) -> Result<Server, String> {
+    /// This executable's `serve` with its own data directory, in `mode`
+    /// (`sync_binlog = 1`, which engine mode ignores) with
+    /// `innodb_flush_log_at_trx_commit = flush`.
+    pub fn start_binlogd(dir: &Path, sizing: &Sizing, mode: BinlogStorageEngine, flush: u64, interrupt: &Interrupt) -> Result<Server, String> {
         let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
         let port = free_port()?;
         let mut command = Command::new(exe);
@@ -243,7 +248,8 @@ impl Server {
             format!("--port={port}"),
             "--bind=127.0.0.1".to_string(),
             "--sync-binlog=1".to_string(),
-            "--innodb-flush-log-at-trx-commit=1".to_string(),
+            format!("--innodb-flush-log-at-trx-commit={flush}"),
+            format!("--binlog-storage-engine={}", mode.as_str()),
             format!("--binlogd-engine-memory-limit={}", sizing.engine_memory_limit_bytes),
             format!("--max-allowed-packet={}", sizing.max_allowed_packet_bytes),
             "--max-connections=200".to_string(),
