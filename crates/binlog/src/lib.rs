@@ -23,6 +23,7 @@ pub mod recovery;
 pub mod reset;
 pub mod sim_storage;
 pub mod storage;
+pub mod visible_end;
 
 pub use cache::TransactionCache;
 pub use crash_points::CrashPoints;
@@ -30,6 +31,6 @@ pub use error::{BinlogError, Result};
 pub use group_commit::{BehindTransaction, CommitHook, CommitInfo};
 pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
-pub use reader::{LogEvent, LogReader};
+pub use reader::{LogEvent, LogEventRef, LogReader};
 pub use recovery::RecoveryReport;
 pub use storage::{OsStorage, Storage};

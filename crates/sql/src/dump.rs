@@ -16,9 +16,10 @@
 //! `@master_heartbeat_period` nanoseconds carry the end of the last event.
 //!
 //! Cost to the source: a dump reads the files through its own
-//! [`LogReader`] (one event in memory at a time, plus a 256 KiB write
-//! buffer) and waits on the log's publish condition; commits
-//! never wait for a reader. A reader that stops reading blocks only its own
+//! [`LogReader`] (its 1 MiB read-ahead, from which events are lent
+//! straight into a 256 KiB socket write buffer) and waits on
+//! the log's visible end, which commits publish without a lock readers
+//! take (binlog's visible_end.rs); commits never wait for a reader. A reader that stops reading blocks only its own
 //! thread, until `net_write_timeout`.
 
 use std::fs::File;
@@ -27,7 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use binlog::{BinaryLog, BinlogError, LogEvent, LogReader};
+use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader};
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
@@ -248,7 +249,7 @@ impl Sender<'_, '_, '_> {
                 return Ok(());
             }
             let wait = if self.settings.non_blocking { Duration::ZERO } else { self.wait_time() };
-            match reader.next(wait).map_err(reader_error)? {
+            match reader.next_ref(wait).map_err(reader_error)? {
                 Some(event) => self.send(event)?,
                 None => {
                     let (file_name, position) = reader.position();
@@ -285,12 +286,14 @@ impl Sender<'_, '_, '_> {
         }
     }
 
-    fn send(&mut self, event: LogEvent) -> Result<(), MysqlError> {
+    /// Sends one event as stored, from the reader's buffer into the
+    /// socket buffer; only an FDE is copied first, to clear its flag.
+    fn send(&mut self, event: LogEventRef<'_>) -> Result<(), MysqlError> {
         if event.file_name != self.file_name {
             // The reader moved on (after a Rotate, or to a promoted file).
-            self.file_name = event.file_name.clone();
+            self.file_name = event.file_name.to_string();
             self.expected_position = 0;
-            self.start_file(&event.file_name, 4)?;
+            self.start_file(event.file_name, 4)?;
         }
         if event.header.event_type == EventType::FormatDescription as u8 {
             if event.position == 4 && self.expected_position != 0 {
@@ -301,7 +304,7 @@ impl Sender<'_, '_, '_> {
                 // ("heartbeat is not compatible with local info").
                 return Ok(());
             }
-            let mut bytes = event.bytes;
+            let mut bytes = event.bytes.to_vec();
             self.checksum_on = fde_has_checksum(&bytes);
             bytes[FLAGS_OFFSET] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
             self.expected_position = event.position + bytes.len() as u64;
@@ -315,7 +318,7 @@ impl Sender<'_, '_, '_> {
         if event.header.event_type == EventType::Rotate as u8 {
             self.rotated = true;
         }
-        self.send_bytes(&event.bytes)
+        self.send_bytes(event.bytes)
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
