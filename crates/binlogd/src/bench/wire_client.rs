@@ -6,6 +6,8 @@
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 
+use binlog_format::constants::LOG_POS_OFFSET;
+
 const CLIENT_LONG_PASSWORD: u32 = 0x1;
 const CLIENT_PROTOCOL_41: u32 = 0x200;
 const CLIENT_TRANSACTIONS: u32 = 0x2000;
@@ -91,6 +93,38 @@ impl WireClient {
                 _ => return Err(self.error_text("COM_BINLOG_DUMP")),
             }
         }
+    }
+
+    /// COM_BINLOG_DUMP without the non-blocking flag from `file`:`position`:
+    /// the server follows the tail until the connection ends. Read the
+    /// stream with [`WireClient::next_event_end`].
+    pub fn start_dump(&mut self, file: &str, position: u32, server_id: u32) -> Result<(), String> {
+        self.sequence_id = 0;
+        let mut payload = vec![COM_BINLOG_DUMP];
+        payload.extend_from_slice(&position.to_le_bytes());
+        payload.extend_from_slice(&0u16.to_le_bytes());
+        payload.extend_from_slice(&server_id.to_le_bytes());
+        payload.extend_from_slice(file.as_bytes());
+        self.write_packet(&payload)
+    }
+
+    /// The next event of a dump: its `log_pos` (where it ends in its file;
+    /// 0 for events the source makes up) and its length. An error packet,
+    /// EOF or a closed socket is an error.
+    pub fn next_event_end(&mut self) -> Result<(u32, usize), String> {
+        self.read_packet()?;
+        match self.packet.first() {
+            Some(0x00) if self.packet.len() >= 1 + LOG_POS_OFFSET + 4 => {
+                let log_pos = &self.packet[1 + LOG_POS_OFFSET..1 + LOG_POS_OFFSET + 4];
+                Ok((u32::from_le_bytes(log_pos.try_into().expect("4 bytes")), self.packet.len() - 1))
+            }
+            _ => Err(self.error_text("COM_BINLOG_DUMP")),
+        }
+    }
+
+    /// Ends the connection from another thread (a blocked read returns).
+    pub fn shutdown_handle(&self) -> Result<TcpStream, String> {
+        self.writer.get_ref().try_clone().map_err(|error| error.to_string())
     }
 
     fn error_text(&self, what: &str) -> String {
