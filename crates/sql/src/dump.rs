@@ -111,6 +111,7 @@ pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: 
         file_name: plan.file_name.clone(),
         expected_position: 0,
         last_sent: Instant::now(),
+        unflushed: false,
         rotated: false,
         first_file: Some(plan),
     };
@@ -229,6 +230,8 @@ struct Sender<'l, 's, 'a> {
     /// the first event of a file.
     expected_position: u64,
     last_sent: Instant,
+    /// Events were buffered since the last flush.
+    unflushed: bool,
     /// The file's Rotate went out: no heartbeat until the next file starts.
     /// MariaDB's replica has already switched to the new file name then and
     /// fails on a heartbeat naming the old one ("heartbeat is not
@@ -248,7 +251,11 @@ impl Sender<'_, '_, '_> {
             if self.stream.is_killed() {
                 return Ok(());
             }
-            let wait = if self.settings.non_blocking { Duration::ZERO } else { self.wait_time() };
+            // Events still in the write buffer go out as soon as the reader
+            // has caught up, before it waits: a replica must not lag by a
+            // wait. Everything visible when a commit wakes the dump leaves
+            // in one write.
+            let wait = if self.settings.non_blocking || self.unflushed { Duration::ZERO } else { self.wait_time() };
             match reader.next_ref(wait).map_err(reader_error)? {
                 Some(event) => self.send(event)?,
                 None => {
@@ -271,6 +278,10 @@ impl Sender<'_, '_, '_> {
                         }
                     }
                     self.stream.flush().map_err(network)?;
+                    if std::mem::take(&mut self.unflushed) {
+                        // Caught up: now wait (the peer check is for idle dumps).
+                        continue;
+                    }
                     if self.stream.peer_closed() {
                         return Ok(());
                     }
@@ -324,6 +335,7 @@ impl Sender<'_, '_, '_> {
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
         self.stream.send_event(bytes).map_err(network)?;
         self.last_sent = Instant::now();
+        self.unflushed = true;
         Ok(())
     }
 
@@ -376,6 +388,7 @@ impl Sender<'_, '_, '_> {
         let event = self.build_event(EventType::Heartbeat, position as u32, 0, name.as_bytes());
         self.send_bytes(&event)?;
         self.expected_position = position;
+        self.unflushed = false;
         self.stream.flush().map_err(network)
     }
 

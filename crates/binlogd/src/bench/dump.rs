@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::dump_tail::{self, TailArgs};
+use super::dump_tail::{self, ReaderCounts, TailArgs};
 use super::report::{self, Bar, Table};
 use super::wire_client::WireClient;
 use crate::serve::{self, ServeOptions};
@@ -78,7 +78,7 @@ pub struct DumpBenchArgs {
     /// ratio to the run without readers (JSON: `rows`; CSV: one row per
     /// count).
     #[arg(long, value_name = "N,N,...", value_parser = super::dump_tail::parse_reader_counts)]
-    pub tail_readers: Option<Vec<u32>>,
+    pub tail_readers: Option<ReaderCounts>,
 
     /// With --tail-readers: how long each count's sessions commit.
     #[arg(long, value_name = "S", default_value_t = 5.0)]
@@ -117,7 +117,7 @@ pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
     let running = serve::start(&options)?;
     let address = running.server.local_address();
     if let Some(reader_counts) = &args.tail_readers {
-        return run_tail(args, reader_counts, address, running);
+        return run_tail(args, &reader_counts.0, address, running);
     }
     let result = (|| {
         if needs_fill {
@@ -398,11 +398,13 @@ mod tests {
             json: true,
             csv: Some(csv.clone()),
             png: None,
-            tail_readers: Some(vec![0, 2]),
+            tail_readers: Some(ReaderCounts(vec![0, 2])),
             commit_seconds: 0.5,
             commit_sessions: 2,
         };
         run(&args).unwrap();
+        let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(["binlogd", "bench", "dump", "--dir", "d", "--tail-readers", "0,16"]);
+        assert!(parsed.is_ok(), "{:?}", parsed.err());
         let text = std::fs::read_to_string(&csv).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("tail_readers,commit_sessions,"), "{text}");

@@ -80,16 +80,20 @@ pub struct TailResult {
     pub target_ratio_min: f64,
 }
 
-/// Parses `0,16`.
-pub fn parse_reader_counts(text: &str) -> Result<Vec<u32>, String> {
+/// `--tail-readers 0,16` (a type of its own: clap reads a bare `Vec` as
+/// a repeated argument).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReaderCounts(pub Vec<u32>);
+
+pub fn parse_reader_counts(text: &str) -> Result<ReaderCounts, String> {
     let counts: Vec<u32> = text
         .split(',')
         .map(|part| part.trim().parse::<u32>().map_err(|error| format!("--tail-readers {text:?}: {error}")))
         .collect::<Result<_, _>>()?;
     if counts.is_empty() || counts.iter().any(|&count| count > TAIL_READERS_MAX) {
-        return Err(format!("--tail-readers: 1 to 256 counts of 0..={TAIL_READERS_MAX} readers"));
+        return Err(format!("--tail-readers: counts of 0..={TAIL_READERS_MAX} readers, comma-separated"));
     }
-    Ok(counts)
+    Ok(ReaderCounts(counts))
 }
 
 pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<TailResult, String> {
