@@ -63,6 +63,15 @@ pub struct DumpSettings {
 /// how long KILL or shutdown takes to end a dump that has nothing to send.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
+/// After a dump has sent everything visible it rests this long before it
+/// reads again, so that under a steady commit stream each dump wakes,
+/// reads and writes once per interval instead of once per group commit.
+/// Measured with 16 readers following sysbench oltp_write_only on 2 cores
+/// (`bench dump --tail-readers`): per-group wake-ups of every dump and
+/// reader cost the source a third of its commits. A replica lags by at
+/// most this much more; an idle dump still wakes at the first commit.
+const SEND_INTERVAL_MIN: Duration = Duration::from_millis(5);
+
 /// MySQL's `net_write_timeout` default: a reader that reads nothing for this
 /// long loses its dump.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -279,7 +288,10 @@ impl Sender<'_, '_, '_> {
                     }
                     self.stream.flush().map_err(network)?;
                     if std::mem::take(&mut self.unflushed) {
-                        // Caught up: now wait (the peer check is for idle dumps).
+                        // Caught up and sent. Commits of the next moments
+                        // go out together (see SEND_INTERVAL_MIN); then
+                        // wait (the peer check is for idle dumps).
+                        std::thread::sleep(SEND_INTERVAL_MIN);
                         continue;
                     }
                     if self.stream.peer_closed() {
