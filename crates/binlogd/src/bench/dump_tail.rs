@@ -37,7 +37,7 @@ const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
 const READER_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Row text per INSERT: a small sysbench-like row.
 const NOTE_BYTES: usize = 60;
-pub const CSV_COLUMNS: [&str; 8] = [
+pub const CSV_COLUMNS: [&str; 9] = [
     "tail_readers",
     "commit_sessions",
     "commit_seconds",
@@ -46,6 +46,7 @@ pub const CSV_COLUMNS: [&str; 8] = [
     "ratio_to_no_readers",
     "catch_up_ms",
     "process_cpu_percent",
+    "cpu_ms_per_commit",
 ];
 
 #[derive(Debug, Clone)]
@@ -72,6 +73,9 @@ pub struct TailRow {
     /// CPU time of this whole process (server, sessions, readers) per
     /// wall second, in percent of one core.
     pub process_cpu_percent: f64,
+    /// The same CPU time per commit: what readers add per commit, and
+    /// unlike commits/s little moved by other load on a shared machine.
+    pub cpu_ms_per_commit: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -127,6 +131,7 @@ pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<Ta
                 ratio_to_no_readers: without_readers.map_or(1.0, |base| phase.commits_per_sec() / base.max(1e-9)),
                 catch_up_ms: phase.catch_up.as_secs_f64() * 1000.0,
                 process_cpu_percent: phase.cpu_seconds / phase.commit_time.as_secs_f64().max(1e-9) * 100.0,
+                cpu_ms_per_commit: phase.cpu_seconds * 1000.0 / phase.commits.max(1) as f64,
             }
         })
         .collect();
@@ -134,7 +139,7 @@ pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<Ta
 }
 
 pub fn print_table(result: &TailResult) {
-    let mut table = Table::new(&["tail readers", "sessions", "commits", "commits/s", "vs 0 readers", "catch-up ms", "process CPU %", "target"]);
+    let mut table = Table::new(&["tail readers", "sessions", "commits", "commits/s", "vs 0 readers", "catch-up ms", "process CPU %", "CPU ms/commit", "target"]);
     for row in &result.rows {
         table.push_row(vec![
             row.tail_readers.to_string(),
@@ -144,6 +149,7 @@ pub fn print_table(result: &TailResult) {
             format!("{:.3}", row.ratio_to_no_readers),
             format!("{:.1}", row.catch_up_ms),
             format!("{:.0}", row.process_cpu_percent),
+            format!("{:.3}", row.cpu_ms_per_commit),
             format!(">= {TAIL_TARGET_RATIO_MIN}x (16 readers)"),
         ]);
     }
@@ -164,6 +170,7 @@ pub fn csv_rows(result: &TailResult) -> Vec<Vec<String>> {
                 format!("{:.3}", row.ratio_to_no_readers),
                 format!("{:.1}", row.catch_up_ms),
                 format!("{:.1}", row.process_cpu_percent),
+                format!("{:.4}", row.cpu_ms_per_commit),
             ]
         })
         .collect()
