@@ -78,8 +78,8 @@ pub struct LogReader {
     file_finished: bool,
     /// The visible end last looked up. It only grows, so reading up to a
     /// stale copy is safe; a reader that is behind reads event after event
-    /// without taking the log's `visible` lock, which commits publish under
-    /// (16 dump threads locking it per event slowed commits measurably).
+    /// without looking at the published end (a lock-free load, see
+    /// visible_end.rs, but still a shared cache line commits write).
     visible_cached: Option<VisibleEnd>,
     /// Length of the current file once it is closed (no longer the active
     /// one): it never changes, and looking it up per event cost an open,
