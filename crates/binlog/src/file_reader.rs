@@ -1,10 +1,12 @@
 //! Sequential event reading from a binlog file through [`Storage`], with a
 //! bounded buffer: recovery and log readers never hold a whole file.
 
+use binlog_format::checksum::CHECKSUM_LENGTH;
 use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX};
 use binlog_format::error::DecodeError;
 use binlog_format::events::FormatDescription;
 use binlog_format::frame::{peek_event_size, RawEvent};
+use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 
 use crate::storage::FileHandle;
@@ -32,6 +34,19 @@ impl std::fmt::Display for ReadError {
             ReadError::Io(error) => write!(f, "{error}"),
         }
     }
+}
+
+/// Where the last event read sits: its bytes stay in the reader's buffer
+/// until the next read.
+#[derive(Debug, Clone, Copy)]
+pub struct EventSpan {
+    /// Offset of the event in its file.
+    pub offset: u64,
+    pub header: EventHeader,
+    /// The whole event's length, header and checksum included.
+    pub size: usize,
+    /// Whether the event was read as carrying a CRC32 footer.
+    pub has_checksum: bool,
 }
 
 pub struct FileEventReader {
@@ -118,6 +133,18 @@ impl FileEventReader {
 
     /// The next event's bytes and offset; `Ok(None)` when `limit` is reached.
     pub fn next_event(&mut self) -> Result<Option<(u64, RawEvent<'_>)>, ReadError> {
+        let Some(span) = self.next_event_span()? else { return Ok(None) };
+        let bytes = self.buffered(&span);
+        let footer = if span.has_checksum || span.header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
+        let raw = RawEvent { header: span.header, body: &bytes[COMMON_HEADER_LENGTH..bytes.len() - footer], bytes, has_checksum: span.has_checksum };
+        Ok(Some((span.offset, raw)))
+    }
+
+    /// Like [`FileEventReader::next_event`] (lengths and checksum checked),
+    /// but leaves the event in the read-ahead buffer for
+    /// [`FileEventReader::buffered`] to lend out: a log reader that sends
+    /// events on copies none of them.
+    pub fn next_event_span(&mut self) -> Result<Option<EventSpan>, ReadError> {
         if self.offset >= self.limit {
             return Ok(None);
         }
@@ -138,14 +165,22 @@ impl FileEventReader {
         }
         self.fill(offset, size as usize)?;
         let start = (offset - self.buffer_offset) as usize;
-        let raw = RawEvent::parse(&self.buffer[start..start + size as usize], self.has_checksum)
+        let has_checksum = self.has_checksum;
+        let raw = RawEvent::parse(&self.buffer[start..start + size as usize], has_checksum)
             .map_err(|error| ReadError::Corrupt { offset, error })?;
+        let header = raw.header;
         if raw.header.event_type == EventType::FormatDescription as u8 {
             let format = FormatDescription::decode_body(raw.body).map_err(|error| ReadError::Corrupt { offset, error })?;
             self.has_checksum = format.has_checksum();
             self.format = Some(format);
         }
         self.offset = offset + size;
-        Ok(Some((offset, raw)))
+        Ok(Some(EventSpan { offset, header, size: size as usize, has_checksum }))
+    }
+
+    /// The bytes of the event `span` names, valid until the next read.
+    pub fn buffered(&self, span: &EventSpan) -> &[u8] {
+        let start = (span.offset - self.buffer_offset) as usize;
+        &self.buffer[start..start + span.size]
     }
 }

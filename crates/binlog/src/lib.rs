@@ -24,6 +24,7 @@ pub mod recovery;
 pub mod reset;
 pub mod sim_storage;
 pub mod storage;
+pub mod visible_end;
 
 pub use cache::TransactionCache;
 pub use crash_points::CrashPoints;
@@ -32,6 +33,6 @@ pub use group_commit::{BehindTransaction, CommitHook, CommitInfo};
 pub use gtid_owners::{CommitOutcome, GivenGtid, GtidOwners, OwnedGtid, Ownership};
 pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
-pub use reader::{LogEvent, LogReader};
+pub use reader::{LogEvent, LogEventRef, LogReader};
 pub use recovery::RecoveryReport;
 pub use storage::{OsStorage, Storage};

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use binlog_format::events::{Event, RotateEvent};
 use binlog_format::file::{append_event, file_preamble, WriterIdentity};
 use binlog_format::gtid_set::GtidSet;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 
 use crate::cache::{CacheContext, TransactionCache};
 use crate::crash_points::{self, CrashPoints};
@@ -21,6 +21,7 @@ use crate::index;
 use crate::options::Options;
 use crate::recovery::{self, RecoveryReport};
 use crate::storage::{FileHandle, Storage};
+use crate::visible_end::PublishedEnd;
 
 /// The file commits append to.
 pub(crate) struct ActiveFile {
@@ -53,15 +54,7 @@ impl Writer {
     }
 }
 
-/// How far readers may read: the end of durable (sync_binlog=1) or
-/// written (otherwise) data in the active file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VisibleEnd {
-    pub file_number: u64,
-    pub position: u64,
-    /// Bumped on every publish, so waiters can tell something changed.
-    pub generation: u64,
-}
+pub use crate::visible_end::VisibleEnd;
 
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -87,8 +80,8 @@ pub(crate) struct Inner {
     pub queue: CommitQueue,
     pub sync_stage: Mutex<SyncStage>,
     pub commit_stage: Mutex<()>,
-    pub visible: Mutex<VisibleEnd>,
-    pub visible_changed: Condvar,
+    /// What readers may read; published without a lock readers take.
+    pub visible: PublishedEnd,
     /// Set after a failed write or sync: the first error's text.
     pub poisoned: Mutex<Option<String>>,
     pub is_poisoned: AtomicBool,
@@ -131,7 +124,7 @@ impl BinaryLog {
         index::store(storage.as_ref(), &options, &index_names, &crash)?;
         let purged = report.purged_gtids.clone();
         let next_gno = report.executed_gtids.last_gno(&options.server_uuid) + 1;
-        let visible = VisibleEnd { file_number: active.number, position: active.position, generation: 0 };
+        let visible = PublishedEnd::new(active.number, active.position);
         let cache_context = CacheContext {
             storage: storage.clone(),
             spill_dir: options.spill_dir(),
@@ -167,8 +160,7 @@ impl BinaryLog {
                 queue: CommitQueue::default(),
                 sync_stage: Mutex::new(SyncStage::default()),
                 commit_stage: Mutex::new(()),
-                visible: Mutex::new(visible),
-                visible_changed: Condvar::new(),
+                visible,
                 poisoned: Mutex::new(None),
                 is_poisoned: AtomicBool::new(false),
                 max_committed: AtomicU64::new(0),
@@ -255,7 +247,7 @@ impl BinaryLog {
     }
 
     pub fn visible_end(&self) -> VisibleEnd {
-        *self.inner.visible.lock()
+        self.inner.visible.load()
     }
 
     pub fn counters(&self) -> &Counters {
@@ -306,17 +298,13 @@ impl BinaryLog {
             *poisoned = Some(error.to_string());
         }
         self.inner.is_poisoned.store(true, Ordering::Release);
-        self.inner.visible_changed.notify_all();
+        self.inner.visible.wake_all();
     }
 
+    /// Moves the visible end forward and wakes waiting readers; never
+    /// waits for a reader.
     pub(crate) fn publish(&self, file_number: u64, position: u64) {
-        let mut visible = self.inner.visible.lock();
-        if (file_number, position) > (visible.file_number, visible.position) {
-            visible.file_number = file_number;
-            visible.position = position;
-            visible.generation += 1;
-            self.inner.visible_changed.notify_all();
-        }
+        self.inner.visible.advance(file_number, position);
     }
 
     /// `FLUSH BINARY LOGS`: closes the active file and starts the next.
@@ -422,7 +410,7 @@ impl BinaryLog {
         writer.active.position = end;
         drop(path);
         self.publish(number, end);
-        self.inner.visible_changed.notify_all();
+        self.inner.visible.wake_all();
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use binlog_format::gtid_set::GtidSet;
 use binlog_format::header::EventHeader;
 
 use crate::error::{BinlogError, Result};
-use crate::file_reader::{FileEventReader, ReadError};
+use crate::file_reader::{EventSpan, FileEventReader, ReadError};
 use crate::log::{BinaryLog, VisibleEnd};
 use crate::recovery::read_preamble;
 
@@ -36,6 +36,36 @@ impl LogEvent {
     }
 }
 
+/// One event lent from the reader's read-ahead buffer, valid until the
+/// reader's next call: a dump sends it from there without a copy.
+#[derive(Debug, Clone, Copy)]
+pub struct LogEventRef<'r> {
+    pub file_name: &'r str,
+    /// Offset of the event in its file.
+    pub position: u64,
+    pub header: EventHeader,
+    /// The whole event, header and checksum included.
+    pub bytes: &'r [u8],
+    /// Whether events of this file carry a CRC32 footer.
+    pub has_checksum: bool,
+}
+
+impl LogEventRef<'_> {
+    pub fn end_position(&self) -> u64 {
+        self.position + self.bytes.len() as u64
+    }
+
+    pub fn to_owned(&self) -> LogEvent {
+        LogEvent {
+            file_name: self.file_name.to_string(),
+            position: self.position,
+            header: self.header,
+            bytes: self.bytes.to_vec(),
+            has_checksum: self.has_checksum,
+        }
+    }
+}
+
 pub struct LogReader {
     log: BinaryLog,
     id: u64,
@@ -48,9 +78,13 @@ pub struct LogReader {
     file_finished: bool,
     /// The visible end last looked up. It only grows, so reading up to a
     /// stale copy is safe; a reader that is behind reads event after event
-    /// without taking the log's `visible` lock, which commits publish under
-    /// (16 dump threads locking it per event slowed commits measurably).
+    /// without looking at the published end (a lock-free load, see
+    /// visible_end.rs, but still a shared cache line commits write).
     visible_cached: Option<VisibleEnd>,
+    /// Length of the current file once it is closed (no longer the active
+    /// one): it never changes, and looking it up per event cost an open,
+    /// a stat and a close per event (half a dump thread's time).
+    closed_file_length: Option<u64>,
 }
 
 impl LogReader {
@@ -66,7 +100,7 @@ impl LogReader {
         if position > 4 {
             // Learn the file's checksum setting from its FDE first.
             let visible = log.visible_end();
-            reader.read_raw(visible)?;
+            reader.read_span(visible)?;
             let length = reader.reader.limit();
             let file_length = log.inner.storage.open(&log.inner.options.dir.join(file_name)).and_then(|f| f.len()).unwrap_or(length);
             if position > file_length {
@@ -116,6 +150,7 @@ impl LogReader {
             skip: None,
             file_finished: false,
             visible_cached: None,
+            closed_file_length: None,
         })
     }
 
@@ -127,23 +162,41 @@ impl LogReader {
     /// The next event, waiting up to `timeout` for one to be committed;
     /// `Ok(None)` when none came (time for a heartbeat).
     pub fn next(&mut self, timeout: Duration) -> Result<Option<LogEvent>> {
+        Ok(self.next_ref(timeout)?.map(|event| event.to_owned()))
+    }
+
+    /// [`LogReader::next`] without the copy: the event is lent from the
+    /// read-ahead buffer until the next call.
+    pub fn next_ref(&mut self, timeout: Duration) -> Result<Option<LogEventRef<'_>>> {
+        let Some(span) = self.next_span(timeout)? else { return Ok(None) };
+        Ok(Some(LogEventRef {
+            file_name: &self.file_name,
+            position: span.offset,
+            header: span.header,
+            bytes: self.reader.buffered(&span),
+            has_checksum: span.has_checksum,
+        }))
+    }
+
+    fn next_span(&mut self, timeout: Duration) -> Result<Option<EventSpan>> {
         loop {
-            let Some(event) = self.next_unfiltered(timeout)? else { return Ok(None) };
+            let Some(span) = self.next_unfiltered(timeout)? else { return Ok(None) };
             if let Some(skip) = &self.skip {
-                if event.header.event_type == EventType::Gtid as u8 {
-                    let raw = binlog_format::frame::RawEvent::parse(&event.bytes, event.has_checksum)
-                        .map_err(|e| self.corruption(event.position, e.to_string()))?;
-                    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| self.corruption(event.position, e.to_string()))?;
+                if span.header.event_type == EventType::Gtid as u8 {
+                    let bytes = self.reader.buffered(&span);
+                    let corruption = |reason: String| BinlogError::Corruption { file: self.file_name.clone(), offset: span.offset, reason };
+                    let raw = binlog_format::frame::RawEvent::parse(bytes, span.has_checksum).map_err(|e| corruption(e.to_string()))?;
+                    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| corruption(e.to_string()))?;
                     if skip.contains(&gtid.gtid) {
                         if gtid.transaction_length == 0 {
-                            return Err(self.corruption(event.position, "cannot skip a transaction without transaction_length".into()));
+                            return Err(corruption("cannot skip a transaction without transaction_length".into()));
                         }
-                        self.reader.seek(event.position + gtid.transaction_length);
+                        self.reader.seek(span.offset + gtid.transaction_length);
                         continue;
                     }
                 }
             }
-            return Ok(Some(event));
+            return Ok(Some(span));
         }
     }
 
@@ -151,7 +204,10 @@ impl LogReader {
         BinlogError::Corruption { file: self.file_name.clone(), offset, reason }
     }
 
-    fn next_unfiltered(&mut self, timeout: Duration) -> Result<Option<LogEvent>> {
+    /// The next event of the log. Reads everything visible before it
+    /// looks up the visible end again, and waits only when at the end: a
+    /// reader woken by a commit sends all that is there in one go.
+    fn next_unfiltered(&mut self, timeout: Duration) -> Result<Option<EventSpan>> {
         let deadline = std::time::Instant::now() + timeout;
         loop {
             if self.file_finished && !self.advance_file()? {
@@ -162,14 +218,14 @@ impl LogReader {
                 continue;
             }
             if let Some(cached) = self.visible_cached {
-                if let Some(event) = self.read_raw(cached)? {
-                    return Ok(Some(event));
+                if let Some(span) = self.read_span(cached)? {
+                    return Ok(Some(span));
                 }
             }
             let visible = self.log.durable_end();
             self.visible_cached = Some(visible);
-            if let Some(event) = self.read_raw(visible)? {
-                return Ok(Some(event));
+            if let Some(span) = self.read_span(visible)? {
+                return Ok(Some(span));
             }
             // At the readable end of this file.
             if self.file_number < visible.file_number {
@@ -177,7 +233,7 @@ impl LogReader {
                 self.file_finished = true;
                 continue;
             }
-            if !self.wait_for_change_from(visible.generation, deadline) {
+            if !self.log.inner.visible.wait_for_change(visible.generation, deadline) {
                 return Ok(None);
             }
         }
@@ -185,42 +241,33 @@ impl LogReader {
 
     fn wait_for_change(&self, deadline: std::time::Instant) -> bool {
         let generation = self.log.durable_end().generation;
-        self.wait_for_change_from(generation, deadline)
-    }
-
-    /// Waits until something new is published; false on timeout.
-    fn wait_for_change_from(&self, generation: u64, deadline: std::time::Instant) -> bool {
-        let mut visible = self.log.inner.visible.lock();
-        while visible.generation == generation {
-            if self.log.inner.visible_changed.wait_until(&mut visible, deadline).timed_out() {
-                return visible.generation != generation;
-            }
-        }
-        true
+        self.log.inner.visible.wait_for_change(generation, deadline)
     }
 
     /// Reads one event within the visible limit of the current file.
-    fn read_raw(&mut self, visible: VisibleEnd) -> Result<Option<LogEvent>> {
+    fn read_span(&mut self, visible: VisibleEnd) -> Result<Option<EventSpan>> {
         let limit = if self.file_number == visible.file_number {
             visible.position
+        } else if let Some(length) = self.closed_file_length {
+            length
         } else {
             let path = self.log.inner.options.dir.join(&self.file_name);
-            self.log.inner.storage.open(&path).and_then(|f| f.len()).map_err(|e| BinlogError::io("stat", &path, e))?
+            let length = self.log.inner.storage.open(&path).and_then(|f| f.len()).map_err(|e| BinlogError::io("stat", &path, e))?;
+            // Only a file older than the visible end's is closed for good
+            // (after RESET BINARY LOGS numbers start over, but the reader's
+            // file is gone then and advance_file reports it).
+            if self.file_number < visible.file_number {
+                self.closed_file_length = Some(length);
+            }
+            length
         };
         self.reader.set_limit(limit);
-        match self.reader.next_event() {
-            Ok(Some((position, raw))) => {
-                let event = LogEvent {
-                    file_name: self.file_name.clone(),
-                    position,
-                    header: raw.header,
-                    bytes: raw.bytes.to_vec(),
-                    has_checksum: raw.has_checksum,
-                };
-                if raw.header.event_type == EventType::Rotate as u8 || raw.header.event_type == EventType::Stop as u8 {
+        match self.reader.next_event_span() {
+            Ok(Some(span)) => {
+                if span.header.event_type == EventType::Rotate as u8 || span.header.event_type == EventType::Stop as u8 {
                     self.file_finished = true;
                 }
-                Ok(Some(event))
+                Ok(Some(span))
             }
             Ok(None) => Ok(None),
             Err(ReadError::Io(e)) => Err(BinlogError::io("read", &self.file_name, e)),
@@ -242,6 +289,7 @@ impl LogReader {
         self.file_number = self.log.options().file_number(next).unwrap_or(0);
         self.log.inner.readers.lock().insert(self.id, self.file_number);
         self.file_finished = false;
+        self.closed_file_length = None;
         Ok(true)
     }
 

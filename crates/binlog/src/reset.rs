@@ -15,7 +15,7 @@ use binlog_format::gtid_set::GtidSet;
 
 use crate::error::{BinlogError, Result};
 use crate::index;
-use crate::log::{create_file, BinaryLog, VisibleEnd};
+use crate::log::{create_file, BinaryLog};
 use crate::options::Options;
 use crate::storage::Storage;
 
@@ -62,9 +62,7 @@ impl BinaryLog {
             writer.dependency.rotate();
             *inner.purged_gtids.lock() = GtidSet::new();
             // Readers compare positions: the sequence starts over.
-            let mut visible = inner.visible.lock();
-            *visible = VisibleEnd { file_number: number, position, generation: visible.generation + 1 };
-            inner.visible_changed.notify_all();
+            inner.visible.reset(number, position);
             Ok(())
         })();
         drop(writer);

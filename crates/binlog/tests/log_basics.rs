@@ -200,3 +200,45 @@ fn incomplete_transactions_are_refused() {
     log.close().unwrap();
     assert_eq!(check_log(&OsStorage, dir.path(), None).transactions.len(), 1);
 }
+
+/// A reader waiting at the end wakes for each commit at once (not at its
+/// timeout), and a reader that stops reading does not hold commits up.
+#[test]
+fn a_waiting_reader_wakes_per_commit_and_a_stalled_one_blocks_nothing() {
+    let dir = temp_dir();
+    let log = open(dir.path(), Arc::new(OsStorage), |_| {});
+    let first = log.file_names()[0].clone();
+    // Opened and never read again: it must not slow anything below.
+    let mut stalled = LogReader::from_position(&log, &first, 4).unwrap();
+    assert!(stalled.next(Duration::from_millis(10)).unwrap().is_some());
+    let mut reader = LogReader::from_position(&log, &first, 4).unwrap();
+    while reader.next(Duration::ZERO).unwrap().is_some() {}
+    for xid in 1..=20 {
+        let writer_log = log.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(5));
+            let committed = std::time::Instant::now();
+            writer_log.commit(transaction(&writer_log, xid, 1)).unwrap();
+            committed
+        });
+        let mut xid_seen = None;
+        while xid_seen.is_none() {
+            // A 30 s timeout: only a wake-up ends the wait in time.
+            let event = reader.next(Duration::from_secs(30)).unwrap().expect("an event");
+            if let Event::Xid(event) = LogReader::decode(&event).unwrap() {
+                xid_seen = Some(event.xid);
+            }
+        }
+        let committed = writer.join().unwrap();
+        assert_eq!(xid_seen, Some(xid));
+        let latency = committed.elapsed();
+        assert!(latency < Duration::from_secs(5), "woke {latency:?} after commit {xid}");
+    }
+    let started = std::time::Instant::now();
+    for xid in 21..=200 {
+        log.commit(transaction(&log, xid, 1)).unwrap();
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "commits with a stalled reader took {:?}", started.elapsed());
+    drop(stalled);
+    log.close().unwrap();
+}

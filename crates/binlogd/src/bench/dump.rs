@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use replica::source_client::{DumpPacket, SourceAddress, SourceClient};
 use serde::Serialize;
 
+use super::dump_tail::{self, ReaderCounts, TailArgs};
 use super::report::{self, Bar, Table};
 use crate::serve::{self, ServeOptions};
 
@@ -72,6 +73,23 @@ pub struct DumpBenchArgs {
     /// Write a bar chart (dump vs baseline MB/s) as PNG.
     #[arg(long, value_name = "FILE.png")]
     pub png: Option<PathBuf>,
+
+    /// Instead of dumping existing files: for each reader count in the
+    /// list (e.g. `0,16`), sessions commit small transactions while that
+    /// many readers follow the tail; prints commits/s per count and the
+    /// ratio to the run without readers (JSON: `rows`; CSV: one row per
+    /// count).
+    #[arg(long, value_name = "N,N,...", value_parser = super::dump_tail::parse_reader_counts)]
+    pub tail_readers: Option<ReaderCounts>,
+
+    /// With --tail-readers: how long each count's sessions commit.
+    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    pub commit_seconds: f64,
+
+    /// With --tail-readers: concurrent committing sessions.
+    #[arg(long, value_name = "N", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=super::dump_tail::COMMIT_SESSIONS_MAX as i64))]
+    pub commit_sessions: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +118,9 @@ pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
     let needs_fill = !args.dir.join("binlog").join("binlog.index").exists();
     let running = serve::start(&options)?;
     let address = running.server.local_address();
+    if let Some(reader_counts) = &args.tail_readers {
+        return run_tail(args, &reader_counts.0, address, running);
+    }
     let result = (|| {
         if needs_fill {
             fill(address, &running, args.fill_mib * 1024 * 1024)?;
@@ -146,6 +167,39 @@ pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
             Bar { label: format!("baseline x{}", result.readers), value: result.baseline_mb_per_sec },
         ];
         report::plot_bars(path, "binlog dump MB/s vs file-to-socket baseline", &bars)?;
+    }
+    Ok(())
+}
+
+fn run_tail(args: &DumpBenchArgs, reader_counts: &[u32], address: SocketAddr, running: serve::Running) -> Result<(), String> {
+    if !(0.1..=3600.0).contains(&args.commit_seconds) {
+        running.stop()?;
+        return Err("--commit-seconds: 0.1 to 3600".into());
+    }
+    let tail_args = TailArgs {
+        reader_counts: reader_counts.to_vec(),
+        commit_seconds: args.commit_seconds,
+        commit_sessions: args.commit_sessions,
+        rounds: args.rounds,
+    };
+    let result = dump_tail::run(address, &running, &tail_args);
+    running.stop()?;
+    let result = result?;
+    if args.json {
+        println!("{}", serde_json::to_string(&result).map_err(|error| error.to_string())?);
+    } else {
+        dump_tail::print_table(&result);
+    }
+    if let Some(path) = &args.csv {
+        report::write_csv(path, &dump_tail::CSV_COLUMNS, &dump_tail::csv_rows(&result))?;
+    }
+    if let Some(path) = &args.png {
+        let bars = result
+            .rows
+            .iter()
+            .map(|row| Bar { label: format!("{} tail readers", row.tail_readers), value: row.commits_per_sec })
+            .collect::<Vec<_>>();
+        report::plot_bars(path, "source commits/s with N readers following the tail", &bars)?;
     }
     Ok(())
 }
@@ -202,12 +256,12 @@ fn fill(address: SocketAddr, running: &serve::Running, bytes: u64) -> Result<(),
 }
 
 /// Logs in as root (no password) with the replica's client.
-fn connect(address: SocketAddr) -> Result<SourceClient, String> {
+pub(super) fn connect(address: SocketAddr) -> Result<SourceClient, String> {
     let source = SourceAddress { host: address.ip().to_string(), port: address.port(), user: "root".into(), password: String::new() };
     SourceClient::connect(&source, CLIENT_TIMEOUT).map_err(|error| format!("connect {address}: {error}"))
 }
 
-fn execute(client: &mut SourceClient, sql: &str) -> Result<(), String> {
+pub(super) fn execute(client: &mut SourceClient, sql: &str) -> Result<(), String> {
     client.query(sql).map(drop).map_err(|error| format!("{}: {error}", &sql[..sql.len().min(80)]))
 }
 
@@ -334,7 +388,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         let csv = dir.path().join("dump.csv");
-        let args = DumpBenchArgs { dir: data.clone(), readers: 2, fill_mib: 2, rounds: 1, json: true, csv: Some(csv.clone()), png: None };
+        let args = DumpBenchArgs {
+            dir: data.clone(),
+            readers: 2,
+            fill_mib: 2,
+            rounds: 1,
+            json: true,
+            csv: Some(csv.clone()),
+            png: None,
+            tail_readers: None,
+            commit_seconds: 5.0,
+            commit_sessions: 16,
+        };
         run(&args).unwrap();
         let text = std::fs::read_to_string(&csv).unwrap();
         assert!(text.starts_with("readers,bytes_per_reader,"), "{text}");
@@ -343,5 +408,40 @@ mod tests {
         // Two fills' worth of files: at least the 2 MiB written.
         assert!(row[1].parse::<u64>().unwrap() >= 2 * 1024 * 1024, "{text}");
         assert!(row[3].parse::<f64>().unwrap() > 0.0 && row[4].parse::<f64>().unwrap() > 0.0, "{text}");
+    }
+
+    /// The tail mode commits with 0 and 2 readers following; each reader
+    /// must reach the log's end (the run fails otherwise), and the CSV has
+    /// one row per reader count.
+    #[test]
+    fn tail_readers_follow_every_commit_and_report_commit_rates() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("tail.csv");
+        let args = DumpBenchArgs {
+            dir: dir.path().join("data"),
+            readers: 1,
+            fill_mib: 1,
+            rounds: 1,
+            json: true,
+            csv: Some(csv.clone()),
+            png: None,
+            tail_readers: Some(ReaderCounts(vec![0, 2])),
+            commit_seconds: 0.5,
+            commit_sessions: 2,
+        };
+        run(&args).unwrap();
+        let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(["binlogd", "bench", "dump", "--dir", "d", "--tail-readers", "0,16"]);
+        assert!(parsed.is_ok(), "{:?}", parsed.err());
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("tail_readers,commit_sessions,"), "{text}");
+        assert_eq!(lines.len(), 3, "{text}");
+        for (line, readers) in lines[1..].iter().zip(["0", "2"]) {
+            let row: Vec<&str> = line.split(',').collect();
+            assert_eq!(row[0], readers);
+            assert!(row[3].parse::<u64>().unwrap() > 0, "no commits: {text}");
+            assert!(row[4].parse::<f64>().unwrap() > 0.0, "{text}");
+        }
+        assert_eq!(lines[1].split(',').nth(5), Some("1.000"), "{text}");
     }
 }

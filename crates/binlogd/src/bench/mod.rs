@@ -15,13 +15,15 @@
 //! - `side-by-side` ([`side_by_side`]): MariaDB 10.11 and `binlogd serve`
 //!   under the same sysbench workloads and a large commit (issue 5).
 //! - `dump` ([`dump`]): binlog dump MB/s to N readers over loopback beside
-//!   a file-to-socket baseline of the same run.
+//!   a file-to-socket baseline of the same run; with `--tail-readers`
+//!   ([`dump_tail`]) the source's commits/s while N readers follow the tail.
 //!
 //! What they share (directories, sizes, histograms) is in [`common`].
 
 pub mod commit;
 pub mod common;
 pub mod dump;
+pub mod dump_tail;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
