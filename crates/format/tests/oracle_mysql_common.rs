@@ -70,7 +70,11 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
         Value::UInt(v) => i64::try_from(*v).map_or(TheirValue::UInt(*v), TheirValue::Int),
         Value::Float(v) => TheirValue::Float(*v),
         Value::Double(v) => TheirValue::Double(*v),
-        Value::Decimal(text) => TheirValue::Bytes(text.clone().into_bytes()),
+        // A negative zero is stored (and read back) as zero, as in MySQL.
+        Value::Decimal(text) => match text.strip_prefix('-') {
+            Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => TheirValue::Bytes(rest.as_bytes().to_vec()),
+            _ => TheirValue::Bytes(text.clone().into_bytes()),
+        },
         Value::Bytes(bytes) => TheirValue::Bytes(bytes.clone()),
         Value::Date { year, month, day } => TheirValue::Date(*year, *month, *day, 0, 0, 0, 0),
         Value::DateTime { year, month, day, hour, minute, second, micros } => {

@@ -88,7 +88,8 @@ pub fn encode_decimal(text: &str, precision: u8, scale: u8, out: &mut Vec<u8>) -
         let width = BYTES_BY_DIGITS[group];
         out.extend_from_slice(&value.to_be_bytes()[4 - width..]);
     }
-    if negative {
+    // MySQL has no negative zero: "-0.00" is stored as 0.00.
+    if negative && digits.iter().any(|&digit| digit != b'0') {
         out[start..].iter_mut().for_each(|byte| *byte = !*byte);
     }
     out[start] ^= 0x80;
@@ -123,13 +124,22 @@ pub fn decode_decimal(bytes: &[u8], precision: u8, scale: u8) -> Result<String, 
         "" => "0",
         trimmed => trimmed,
     };
-    let sign = if negative { "-" } else { "" };
+    let is_zero = digits.bytes().all(|digit| digit == b'0');
+    let sign = if negative && !is_zero { "-" } else { "" };
     Ok(if scale == 0 { format!("{sign}{integer}") } else { format!("{sign}{integer}.{fraction}") })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn negative_zero_is_stored_and_read_as_zero() {
+        assert_eq!(encoded("-0.00", 5, 2), encoded("0.00", 5, 2));
+        assert_eq!(encoded("-0", 4, 0), encoded("0", 4, 0));
+        assert_eq!(decode_decimal(&encoded("-0.00", 5, 2), 5, 2).unwrap(), "0.00");
+        assert_eq!(decode_decimal(&encoded("-0.01", 5, 2), 5, 2).unwrap(), "-0.01");
+    }
 
     fn encoded(text: &str, precision: u8, scale: u8) -> Vec<u8> {
         let mut out = Vec::new();

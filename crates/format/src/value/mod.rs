@@ -32,8 +32,9 @@ pub enum Value {
     UInt(u64),
     Float(f32),
     Double(f64),
-    /// Canonical decimal text: optional `-`, integer digits without leading
-    /// zeros (`0` when none), then `.` and exactly `scale` digits.
+    /// Canonical decimal text: optional `-` (never on zero), integer digits
+    /// without leading zeros (`0` when none), then `.` and exactly `scale`
+    /// digits.
     Decimal(String),
     Bytes(Vec<u8>),
     Date { year: u16, month: u8, day: u8 },

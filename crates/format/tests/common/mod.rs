@@ -151,7 +151,9 @@ fn decimal_value(precision: u8, scale: u8) -> BoxedStrategy<Value> {
                 "" => "0".to_string(),
                 trimmed => trimmed.to_string(),
             };
-            let sign = if negative { "-" } else { "" };
+            // Canonical text has no negative zero (MySQL stores -0 as 0).
+            let is_zero = integer == "0" && fraction.iter().all(|&d| d == 0);
+            let sign = if negative && !is_zero { "-" } else { "" };
             let text = if scale == 0 { format!("{sign}{integer}") } else { format!("{sign}{integer}.{}", digits(&fraction)) };
             Value::Decimal(text)
         })
