@@ -39,19 +39,27 @@ pub struct WrittenAhead {
 }
 
 impl Database {
+    /// Whether [`Database::write_ahead`] would write anything now: a check
+    /// of two counters, so a session can skip building the statement
+    /// context after every statement of a small transaction.
+    pub fn wants_write_ahead(&self, trx: &Transaction, ahead: &Option<WrittenAhead>) -> bool {
+        let inner = &self.inner;
+        let min_changes = inner.config.write_ahead_min_changes;
+        // Engine mode logs a transaction as one record at commit.
+        if inner.engine_binlog.is_some() || !trx.is_active() || min_changes == 0 {
+            return false;
+        }
+        let encoded = ahead.as_ref().map_or(0, |written| written.events.encoded_changes());
+        trx.changes().len() >= encoded + min_changes
+    }
+
     /// Writes `trx`'s changes since the last call ahead of its commit, if
     /// enough have gathered (see the module docs). Call between statements.
     pub fn write_ahead(&self, trx: &mut Transaction, ahead: &mut Option<WrittenAhead>, context: &StatementContext) -> Result<()> {
+        if !self.wants_write_ahead(trx, ahead) {
+            return Ok(());
+        }
         let inner = &self.inner;
-        let min_changes = inner.config.write_ahead_min_changes;
-        if inner.engine_binlog.is_some() || !trx.is_active() || min_changes == 0 {
-            // Engine mode logs a transaction as one record at commit.
-            return Ok(());
-        }
-        let encoded = ahead.as_ref().map_or(0, |written| written.events.encoded_changes());
-        if trx.changes().len() < encoded + min_changes {
-            return Ok(());
-        }
         inner.check_writable()?;
         if ahead.is_none() {
             *ahead = Some(WrittenAhead { events: RowEvents::begin(&inner.binlog, context)? });

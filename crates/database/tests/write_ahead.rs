@@ -32,6 +32,19 @@ fn write_ahead(db: &Database, trx: &mut Transaction, ahead: &mut Option<WrittenA
     assert!(db.redo().counters().records > records, "the changes went to redo ahead of the commit");
 }
 
+/// A fresh database with a transaction that inserted bulk rows 0..40 and
+/// wrote them ahead.
+fn forty_rows_written_ahead() -> (SimStorage, Database, Tables, Transaction, Option<WrittenAhead>) {
+    let storage = SimStorage::new();
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+    let tables = create_schema(&db).unwrap();
+    let mut trx = db.begin();
+    let mut ahead = None;
+    bulk_rows(&mut trx, tables, 0..40);
+    write_ahead(&db, &mut trx, &mut ahead);
+    (storage, db, tables, trx, ahead)
+}
+
 fn spill_files(storage: &SimStorage) -> usize {
     storage.list(&Path::new(DIR).join("binlog").join(binlog::options::SPILL_DIR_NAME)).map(|names| names.len()).unwrap_or(0)
 }
@@ -92,14 +105,7 @@ fn written_ahead_survives_a_checkpoint_then_a_crash_after_commit() {
 
 #[test]
 fn written_ahead_then_rolled_back_or_crashed_leaves_nothing() {
-    let storage = SimStorage::new();
-    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
-    let tables = create_schema(&db).unwrap();
-
-    let mut trx = db.begin();
-    let mut ahead = None;
-    bulk_rows(&mut trx, tables, 0..40);
-    write_ahead(&db, &mut trx, &mut ahead);
+    let (storage, db, tables, trx, ahead) = forty_rows_written_ahead();
     assert_eq!(spill_files(&storage), 1, "the events spilled past binlog_cache_size");
     trx.rollback();
     drop(ahead);
@@ -122,13 +128,7 @@ fn written_ahead_then_rolled_back_or_crashed_leaves_nothing() {
 
 #[test]
 fn a_failed_statement_after_writing_ahead_keeps_the_transaction_usable() {
-    let storage = SimStorage::new();
-    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
-    let tables = create_schema(&db).unwrap();
-    let mut trx = db.begin();
-    let mut ahead = None;
-    bulk_rows(&mut trx, tables, 0..40);
-    write_ahead(&db, &mut trx, &mut ahead);
+    let (storage, db, tables, mut trx, ahead) = forty_rows_written_ahead();
     // A savepoint before what redo holds cannot be rolled back to.
     let savepoint = trx.savepoint();
     bulk_rows(&mut trx, tables, 40..45);

@@ -502,7 +502,11 @@ impl Transactions<'_> {
                 } else {
                     // A large transaction writes its events and redo while
                     // it runs, not all at COMMIT.
-                    if let Err(error) = context.db().write_ahead(&mut trx, self.ahead, &context.statement_context()) {
+                    let written = match context.db().wants_write_ahead(&trx, self.ahead) {
+                        true => context.db().write_ahead(&mut trx, self.ahead, &context.statement_context()),
+                        false => Ok(()),
+                    };
+                    if let Err(error) = written {
                         if trx.is_active() {
                             let _ = trx.rollback_to_savepoint(savepoint);
                             *self.trx = Some(trx);
