@@ -352,6 +352,9 @@ pub fn binlog_tables(storage: &dyn Storage, binlog_dir: &Path) -> (BTreeMap<Stri
 /// The three promises (see the module docs). `label` names the case in
 /// failure messages.
 pub fn check(db: &Database, storage: &dyn Storage, acknowledged: &BTreeSet<Gtid>, label: &str) {
+    // In engine mode the files are written behind the commits: compare
+    // once the writer has caught up with every commit that returned.
+    db.wait_binlog_written().unwrap_or_else(|error| panic!("{label}: waiting for the binlog writer: {error}"));
     let engine_executed = db.engine().executed_gtids();
     assert_eq!(engine_executed, db.binlog().executed_gtids(), "{label}: engine and binlog GTID sets differ");
     for gtid in acknowledged {
