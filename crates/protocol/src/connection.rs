@@ -164,6 +164,7 @@ impl Connection {
             collation: hello.collation,
             attributes: hello.attributes,
             handle: self.handle.clone(),
+            system_thread: false,
         }))
     }
 

@@ -38,6 +38,10 @@ pub struct ConnectionInfo {
     pub attributes: Vec<(String, String)>,
     /// The connection's process-list entry: set state, poll kill flags.
     pub handle: ConnectionHandle,
+    /// A server thread (the replica applier's "system user"), not a
+    /// client: it holds every privilege and no account. Only code inside
+    /// the server makes one; the handshake always sets `false`.
+    pub system_thread: bool,
 }
 
 impl ConnectionInfo {

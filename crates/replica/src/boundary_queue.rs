@@ -56,6 +56,9 @@ impl BoundaryEntry {
 
 pub struct BoundaryQueue {
     entries: Mutex<VecDeque<BoundaryEntry>>,
+    /// The source position after the last entry pushed: where a new
+    /// receiver continues while the queue's entries are still to apply.
+    last_pushed: Mutex<Option<(Arc<str>, u64)>>,
     changed: Condvar,
     entries_max: usize,
 }
@@ -63,7 +66,7 @@ pub struct BoundaryQueue {
 impl BoundaryQueue {
     pub fn new(entries_max: usize) -> BoundaryQueue {
         assert!(entries_max > 0, "a queue of 0 entries");
-        BoundaryQueue { entries: Mutex::new(VecDeque::new()), changed: Condvar::new(), entries_max }
+        BoundaryQueue { entries: Mutex::new(VecDeque::new()), last_pushed: Mutex::new(None), changed: Condvar::new(), entries_max }
     }
 
     /// Pushes at the back, waiting while the queue is full; returns how
@@ -78,6 +81,7 @@ impl BoundaryQueue {
             blocked_since.get_or_insert_with(Instant::now);
             self.changed.wait_for(&mut entries, WAIT_SLICE);
         }
+        *self.last_pushed.lock() = Some((entry.source_log_file.clone(), entry.source_end_log_pos));
         entries.push_back(entry);
         drop(entries);
         self.changed.notify_all();
@@ -100,6 +104,22 @@ impl BoundaryQueue {
         }
     }
 
+    /// Puts entries back at the front, in their order: what a stopped
+    /// coordinator popped and did not commit (`CoordinatorOutcome::unapplied`)
+    /// runs first when the applier starts again. Their relay space is
+    /// still held, so the bound may be exceeded by these few entries.
+    pub fn push_front_all(&self, entries: Vec<BoundaryEntry>) {
+        if entries.is_empty() {
+            return;
+        }
+        let mut queue = self.entries.lock();
+        for entry in entries.into_iter().rev() {
+            queue.push_front(entry);
+        }
+        drop(queue);
+        self.changed.notify_all();
+    }
+
     /// Pops the front entry if there is one.
     pub fn try_pop(&self) -> Option<BoundaryEntry> {
         let entry = self.entries.lock().pop_front();
@@ -107,6 +127,11 @@ impl BoundaryQueue {
             self.changed.notify_all();
         }
         entry
+    }
+
+    /// The source file and end position of the last entry pushed.
+    pub fn last_pushed_position(&self) -> Option<(Arc<str>, u64)> {
+        self.last_pushed.lock().clone()
     }
 
     pub fn len(&self) -> usize {

@@ -76,6 +76,10 @@ pub struct Shared {
     pub relay: Arc<RelayLog>,
     pub scheduler: Scheduler,
     pub stop: StopFlag,
+    /// Ends the coordinator's wait for the next queue entry: requested by
+    /// `stop` and by a worker that failed (the coordinator may be waiting
+    /// for a transaction that never comes).
+    pub dispatch_stop: StopFlag,
     status: Mutex<CoordinatorStatus>,
     /// Dispatched and not committed, by queue index; the coordinator adds
     /// the entry it held (popped, not dispatched) when it ends.
@@ -97,6 +101,8 @@ impl Shared {
 #[derive(Debug)]
 pub struct CoordinatorOutcome {
     pub error: Option<MysqlError>,
+    /// The status once every worker ended (SHOW REPLICA STATUS after STOP).
+    pub status: CoordinatorStatus,
     /// Popped from the queue and not committed, in queue order.
     pub unapplied: Vec<BoundaryEntry>,
 }
@@ -114,6 +120,7 @@ impl Coordinator {
             relay,
             scheduler: Scheduler::new(config.preserve_commit_order),
             stop: StopFlag::new(),
+            dispatch_stop: StopFlag::new(),
             status: Mutex::new(CoordinatorStatus::default()),
             in_flight: Mutex::new(BTreeMap::new()),
         });
@@ -162,11 +169,12 @@ impl Coordinator {
     pub fn stop(mut self) -> CoordinatorOutcome {
         self.shut_down();
         let unapplied: Vec<BoundaryEntry> = std::mem::take(&mut *self.shared.in_flight.lock()).into_values().collect();
-        CoordinatorOutcome { error: self.shared.scheduler.error(), unapplied }
+        CoordinatorOutcome { error: self.shared.scheduler.error(), status: self.status(), unapplied }
     }
 
     fn shut_down(&mut self) {
         self.shared.stop.request();
+        self.shared.dispatch_stop.request();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -197,7 +205,7 @@ fn dispatch_loop(
 ) -> Result<(), Interrupted> {
     let mut scan_buffer = Vec::new();
     loop {
-        let popped = queue.pop(&shared.stop).map_err(|_| Interrupted::Stopped)?;
+        let popped = queue.pop(&shared.dispatch_stop).map_err(|_| shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed))?;
         let entry = match mode {
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {

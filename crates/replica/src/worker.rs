@@ -28,7 +28,10 @@ pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: Arc<JobQueue<Job>>, m
                 shared.record_applied(&job.entry);
             }
             Err(Interrupted::Stopped) => {}
-            Err(Interrupted::Failed(error)) => shared.scheduler.fail(error, Some(&job.ticket)),
+            Err(Interrupted::Failed(error)) => {
+                shared.scheduler.fail(error, Some(&job.ticket));
+                shared.dispatch_stop.request();
+            }
         }
         // A large transaction's buffer is not kept for the next one.
         if buffer.capacity() > BUFFER_KEPT_BYTES_MAX {

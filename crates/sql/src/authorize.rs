@@ -65,19 +65,24 @@ pub struct Principal<'a> {
     info: &'a ConnectionInfo,
     accounts: Arc<Vec<Account>>,
     position: Option<usize>,
-    no_grants: Grants,
+    grants_without_account: Grants,
 }
 
 impl<'a> Principal<'a> {
     pub fn new(shared: &Shared, info: &'a ConnectionInfo) -> Principal<'a> {
         let accounts = shared.accounts.snapshot();
+        if info.system_thread {
+            // The replica applier: every privilege, no account.
+            return Principal { info, accounts, position: None, grants_without_account: Grants::everything() };
+        }
         let position = accounts.iter().position(|account| account.named(&info.account.user, &info.account.host));
-        Principal { info, accounts, position, no_grants: Grants::default() }
+        Principal { info, accounts, position, grants_without_account: Grants::default() }
     }
 
-    /// The session's grants now (none if its account was dropped).
+    /// The session's grants now (none if its account was dropped; all of
+    /// them for a system thread).
     pub fn grants(&self) -> &Grants {
-        self.position.map_or(&self.no_grants, |position| &self.accounts[position].grants)
+        self.position.map_or(&self.grants_without_account, |position| &self.accounts[position].grants)
     }
 
     pub fn account(&self) -> Option<&Account> {

@@ -160,6 +160,20 @@ impl ReplicaSource {
         Ok(settings)
     }
 
+    /// Where a file-and-position replica starts next: after the last
+    /// transaction it applied (stored when its applier stops).
+    pub fn set_position(&self, log_file: &str, log_pos: u64) -> Result<(), MysqlError> {
+        let mut current = self.current.lock();
+        let Some(mut settings) = current.clone() else {
+            return Ok(());
+        };
+        settings.log_file = log_file.to_string();
+        settings.log_pos = log_pos;
+        self.store(Some(&settings))?;
+        *current = Some(settings);
+        Ok(())
+    }
+
     /// RESET REPLICA keeps the connection settings and forgets the start
     /// position; RESET REPLICA ALL forgets everything.
     pub fn reset(&self, all: bool) -> Result<(), MysqlError> {

@@ -1,18 +1,18 @@
 //! CHANGE REPLICATION SOURCE TO, START / STOP / RESET REPLICA and SHOW
 //! REPLICA STATUS, over the stored settings (`replica_source.rs`).
 //!
-//! The receiver and applier threads are not wired to these statements yet
-//! (the pipeline lives in the `replica` crate): START REPLICA on a
-//! configured server answers 1235, the threads always show `No`, and STOP
-//! REPLICA finds them stopped (note 3084), as MySQL does for threads that
-//! are not running.
+//! The threads themselves are `replica_threads.rs`.
 
-use protocol::{ColumnDefinition, ResultSet, Value as Wire};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::error::{not_supported, SqlResult};
-use crate::parse::{ReplicaStatement, ReplicaThreads};
+use protocol::{ColumnDefinition, MysqlError, ResultSet, Value as Wire};
+use replica::IoState;
+
+use crate::error::SqlResult;
+use crate::parse::ReplicaStatement;
 use crate::replica_source::SourceSettings;
-use crate::session::{Context, Outcome, Warning};
+use crate::replica_threads::ThreadsStatus;
+use crate::session::{Context, Outcome};
 
 /// MySQL 8.4's SHOW REPLICA STATUS columns, then binlogd's relay-log ones.
 const STATUS_COLUMNS: [&str; 60] = [
@@ -79,39 +79,25 @@ const STATUS_COLUMNS: [&str; 60] = [
 ];
 
 pub fn execute(statement: &ReplicaStatement, context: &Context<'_>) -> SqlResult<Outcome> {
-    let source = &context.shared.replica_source;
-    match statement {
+    let shared = context.shared;
+    let source = &shared.replica_source;
+    let warnings = match statement {
         ReplicaStatement::ChangeSource(options) => {
+            shared.replica.require_stopped(shared, false)?;
             source.change(options)?;
-            Ok(Outcome::ok())
+            Vec::new()
         }
-        ReplicaStatement::Start(_) => match source.settings() {
-            Some(settings) if !settings.host.is_empty() => Err(not_supported("START REPLICA")),
-            _ => Err(protocol::MysqlError::new(
-                1200,
-                "HY000",
-                "The server is not configured as replica; fix in config file or with CHANGE REPLICATION SOURCE TO",
-            )),
-        },
-        ReplicaStatement::Stop(threads) => {
-            let mut outcome = Outcome::ok();
-            let which = match threads {
-                ReplicaThreads::Both => "",
-                ReplicaThreads::Io => " IO",
-                ReplicaThreads::Sql => " SQL",
-            };
-            outcome.warnings.push(Warning {
-                level: "Note",
-                code: 3084,
-                message: format!("Replication thread(s){which} for channel '' are already stopped."),
-            });
-            Ok(outcome)
-        }
+        ReplicaStatement::Start(threads) => shared.replica.start(shared, *threads)?,
+        ReplicaStatement::Stop(threads) => shared.replica.stop(shared, *threads)?,
         ReplicaStatement::Reset { all } => {
+            shared.replica.require_stopped(shared, true)?;
             source.reset(*all)?;
-            Ok(Outcome::ok())
+            Vec::new()
         }
-    }
+    };
+    let mut outcome = Outcome::ok();
+    outcome.warnings = warnings;
+    Ok(outcome)
 }
 
 /// SHOW REPLICA STATUS (`old_names`: SHOW SLAVE STATUS's Master/Slave
@@ -130,8 +116,10 @@ pub fn show_status(old_names: bool, context: &Context<'_>) -> ResultSet {
         .collect();
     let mut result = ResultSet::new(columns);
     if let Some(settings) = context.shared.replica_source.settings() {
+        let threads = context.shared.replica.status(context.shared);
         result.push_row(status_row(
             &settings,
+            &threads,
             &crate::gtid_next::gtid_set_text(&context.db().executed_gtids()),
         ));
     }
@@ -144,31 +132,49 @@ fn old_name(name: &str) -> String {
         .replace("Replica", "Slave")
 }
 
-fn status_row(settings: &SourceSettings, executed_gtids: &str) -> Vec<Wire> {
+fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids: &str) -> Vec<Wire> {
     let text = |value: &str| Wire::from(value.to_string());
     let number = |value: u64| Wire::from(value.to_string());
+    let receiver = &threads.receiver;
+    let coordinator = &threads.coordinator;
+    let io_running = if threads.receiver_running { receiver.state } else { IoState::No };
+    let io_state = match io_running {
+        IoState::Yes => "Waiting for source to send event",
+        IoState::Connecting => "Connecting to source",
+        IoState::No => "",
+    };
+    let sql_state = match (threads.coordinator_running, threads.queue_length) {
+        (false, _) => "",
+        (true, 0) => "Replica has read all relay log; waiting for more updates",
+        (true, _) => "Waiting for dependent transaction to commit",
+    };
+    let or_setting = |file: &str| if file.is_empty() { settings.log_file.clone() } else { file.to_string() };
+    let exec_pos = if coordinator.source_log_file.is_empty() { settings.log_pos } else { coordinator.exec_source_log_pos };
+    let (io_errno, io_error, io_time) = error_columns(&receiver.last_error);
+    let (sql_errno, sql_error, sql_time) = error_columns(&coordinator.last_error);
+    let relay = &receiver.relay;
     let mut row = vec![
-        text(""),
+        text(io_state),
         text(&settings.host),
         text(&settings.user),
         number(u64::from(settings.port)),
         number(settings.connect_retry_seconds),
-        text(&settings.log_file),
-        number(settings.log_pos),
-        text(""),
+        text(&or_setting(&receiver.source_log_file)),
+        number(receiver.read_source_log_pos),
+        text(""), // Relay_Log_File: none in memory
         number(0),
-        text(&settings.log_file),
-        text("No"),
-        text("No"),
+        text(&or_setting(&coordinator.source_log_file)),
+        text(io_running.as_str()),
+        text(if threads.coordinator_running { "Yes" } else { "No" }),
     ];
     // Replicate_* filters: none.
     row.extend((0..6).map(|_| text("")));
     row.extend([
-        number(0), // Last_Errno
-        text(""),  // Last_Error
+        number(u64::from(sql_errno)), // Last_Errno
+        text(&sql_error),
         number(0), // Skip_Counter
-        number(settings.log_pos),
-        number(0), // Relay_Log_Space
+        number(exec_pos),
+        number(threads.relay_memory_bytes + relay.spilled_bytes + relay.file_bytes), // Relay_Log_Space
         text("None"),
         text(""),
         number(0),
@@ -176,24 +182,24 @@ fn status_row(settings: &SourceSettings, executed_gtids: &str) -> Vec<Wire> {
     ]);
     row.extend((0..5).map(|_| text(""))); // SSL files and cipher
     row.extend([
-        Wire::Null, // Seconds_Behind_Source: NULL while not replicating
+        threads.seconds_behind_source.map_or(Wire::Null, number),
         text("No"),
-        number(0),
+        number(u64::from(io_errno)),
+        text(&io_error),
+        number(u64::from(sql_errno)),
+        text(&sql_error),
         text(""),
-        number(0),
-        text(""),
-        text(""),
-        number(0), // Source_Server_Id
-        text(""),
+        number(u64::from(receiver.source_server_id)),
+        text(&receiver.source_uuid),
         text("mysql.slave_master_info"),
         number(0),
         Wire::Null,
-        text(""),
+        text(sql_state),
         number(settings.retry_count),
         text(""),
-        text(""),
-        text(""),
-        text(""), // Retrieved_Gtid_Set
+        text(&io_time),
+        text(&sql_time),
+        text(&crate::gtid_next::gtid_set_text(&receiver.retrieved_gtid_set)),
         text(executed_gtids),
         number(u64::from(settings.auto_position)),
         text(""),
@@ -202,9 +208,22 @@ fn status_row(settings: &SourceSettings, executed_gtids: &str) -> Vec<Wire> {
         text(""),
         number(0),
         text(""),
-        number(0), // In_Memory_Relay_Log_Space
-        number(0), // In_Memory_Queue_Length
+        number(threads.relay_memory_bytes),
+        number(threads.queue_length as u64),
     ]);
     debug_assert_eq!(row.len(), STATUS_COLUMNS.len());
     row
+}
+
+/// Last_*_Errno, Last_*_Error and Last_*_Error_Timestamp (MySQL prints
+/// the time as `YYMMDD HH:MM:SS`).
+fn error_columns(error: &Option<(MysqlError, SystemTime)>) -> (u16, String, String) {
+    let Some((error, at)) = error else {
+        return (0, String::new(), String::new());
+    };
+    let seconds = at.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
+    let (year, month, day) = engine::row::civil_from_days((seconds / 86_400) as i64);
+    let time_of_day = seconds % 86_400;
+    let timestamp = format!("{:02}{month:02}{day:02} {:02}:{:02}:{:02}", year % 100, time_of_day / 3600, time_of_day / 60 % 60, time_of_day % 60);
+    (error.code, error.message.clone(), timestamp)
 }

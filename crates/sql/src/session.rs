@@ -10,7 +10,7 @@
 //! DDL commits the open transaction first, as MySQL does.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use database::{Database, StatementContext};
@@ -24,6 +24,7 @@ use parking_lot::RwLock;
 
 use crate::accounts::Accounts;
 use crate::replica_source::ReplicaSource;
+use crate::replica_threads::ReplicaThreads;
 use crate::authorize::Principal;
 use crate::privileges::Privilege;
 use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
@@ -46,6 +47,11 @@ pub struct Shared {
     pub replicas: Replicas,
     /// This server's own source, when it is a replica.
     pub replica_source: ReplicaSource,
+    /// The replica's receiver and applier threads (START / STOP REPLICA).
+    pub replica: ReplicaThreads,
+    /// This value's own Arc, for what must outlive a statement (the
+    /// replica threads' sessions).
+    pub this: Weak<Shared>,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -56,7 +62,17 @@ pub struct SqlService {
 impl SqlService {
     pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>, replica_source: ReplicaSource) -> SqlService {
         let defaults = RwLock::new(HashMap::new());
-        SqlService { shared: Arc::new(Shared { db, globals, accounts, defaults, replicas: Replicas::default(), replica_source }) }
+        let shared = Arc::new_cyclic(|this| Shared {
+            db,
+            globals,
+            accounts,
+            defaults,
+            replicas: Replicas::default(),
+            replica_source,
+            replica: ReplicaThreads::default(),
+            this: this.clone(),
+        });
+        SqlService { shared }
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
@@ -296,6 +312,41 @@ impl Context<'_> {
 }
 
 impl SqlSession {
+    /// A session for a server thread (the replica applier's "system
+    /// user"): every privilege, no client, its own process-list entry
+    /// outside the server's list.
+    pub fn system(shared: Arc<Shared>) -> SqlSession {
+        let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let registration = protocol::Registry::new().register(peer, None);
+        let info = ConnectionInfo {
+            connection_id: registration.handle().id(),
+            user: "system user".into(),
+            host: String::new(),
+            peer,
+            account: protocol::StoredAccount::new("system user", "", None),
+            database: None,
+            capabilities: protocol::CapabilityFlags::empty(),
+            collation: 45,
+            attributes: Vec::new(),
+            handle: registration.handle().clone(),
+            system_thread: true,
+        };
+        SqlSession { shared, info, state: State::default(), prepared: HashMap::new() }
+    }
+
+    /// The current database (`USE`), set without the checks a client's
+    /// USE makes: the replica applier runs a source's statement where the
+    /// source ran it, which may not exist yet (CREATE DATABASE).
+    pub fn set_database(&mut self, database: Option<String>) {
+        self.state.database = database;
+    }
+
+    /// The session's gtid_next, for the replica applier to hand it an
+    /// owned GTID.
+    pub fn gtid_next(&mut self) -> &mut GtidNext {
+        self.state.gtid_next.get_mut()
+    }
+
     /// The session's account and its grants as of now (re-read at each
     /// call, so a REVOKE applies to the next command).
     pub fn principal(&self) -> Principal<'_> {

@@ -48,7 +48,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let counters = context.db().binlog().counters();
             let database_counters = context.db().counters();
             let registry = context.env.info.handle.registry();
-            let status = [
+            let mut status = vec![
                 ("Binlog_cache_disk_use", counters.cache_disk_use.load(Ordering::Relaxed).to_string()),
                 ("Binlog_cache_use", counters.cache_use.load(Ordering::Relaxed).to_string()),
                 ("binlog_large_transaction_optimization_count", counters.large_transaction_promotions.load(Ordering::Relaxed).to_string()),
@@ -63,6 +63,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Threads_connected", registry.len().to_string()),
                 ("Uptime", registry.uptime_secs().to_string()),
             ];
+            // The replica's relay log and queue (issue 7's counters).
+            status.extend(context.shared.replica.counters());
             let rows = status
                 .into_iter()
                 .filter(|(name, _)| passes(filter, name))

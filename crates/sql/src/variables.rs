@@ -96,9 +96,17 @@ pub const DEFINITIONS: &[Definition] = &[
     def("net_write_timeout", "60", Kind::Both, Type::Integer),
     def("performance_schema", "0", Kind::ReadOnly, Type::Boolean),
     def("port", "3306", Kind::ReadOnly, Type::Integer),
+    // The replica's (read by START REPLICA): seconds without a byte from
+    // the source before reconnecting, applier workers, commit order.
+    def("replica_net_timeout", "60", Kind::Global, Type::Integer),
+    def("replica_parallel_workers", "4", Kind::Global, Type::Integer),
+    def("replica_preserve_commit_order", "1", Kind::Global, Type::Boolean),
     def("server_id", "1", Kind::ReadOnly, Type::Integer),
     // Read from the binlog's options (session.rs).
     def("server_uuid", "", Kind::ReadOnly, Type::Text),
+    // Startup only: a configured replica starts its threads with the server
+    // unless this is ON.
+    def("skip_replica_start", "0", Kind::ReadOnly, Type::Boolean),
     def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),
     def("sync_binlog", "1", Kind::ReadOnly, Type::Integer),

@@ -56,14 +56,35 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
 pub struct Running {
     pub server: Server,
     pub database: Arc<database::Database>,
+    pub service: Arc<SqlService>,
 }
 
 impl Running {
-    /// Closes every connection, then the database.
+    /// Stops the replica's threads, closes every connection, then the
+    /// database.
     pub fn stop(self) -> Result<(), String> {
+        let shared = self.service.shared();
+        shared.replica.shut_down(shared);
         self.server.shutdown();
         // Every session is gone with the server's threads; the database can close.
         self.database.close().map_err(|error| format!("closing the database: {error}"))
+    }
+}
+
+/// A configured replica starts its threads with the server, as mysqld
+/// does, unless `skip_replica_start` is ON. A failure to start is logged,
+/// not fatal: the server serves, and START REPLICA reports the error.
+fn start_replica(service: &SqlService) {
+    let shared = service.shared();
+    let Some(settings) = shared.replica_source.settings() else {
+        return;
+    };
+    if settings.host.is_empty() || matches!(shared.globals.get("skip_replica_start"), Some(sql::value::Value::Int(1))) {
+        return;
+    }
+    match shared.replica.start(shared, sql::parse::ReplicaThreads::Both) {
+        Ok(_) => info!(source = %format!("{}:{}", settings.host, settings.port), "replica threads started"),
+        Err(error) => error!(code = error.code, message = %error.message, "cannot start the replica threads"),
     }
 }
 
@@ -109,12 +130,13 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
         ..ServerConfig::default()
     };
     let authenticator: Arc<dyn Authenticator> = accounts;
-    let server = match Server::start(server_config, authenticator, service) {
+    let server = match Server::start(server_config, authenticator, Arc::clone(&service)) {
         Ok(server) => server,
         Err(error) => {
             let _ = database.close();
             return Err(format!("cannot listen on {}:{}: {error}", options.bind, options.port));
         }
     };
-    Ok(Running { server, database })
+    start_replica(&service);
+    Ok(Running { server, database, service })
 }

@@ -1,0 +1,277 @@
+//! The replica's applier: what each worker does with a transaction the
+//! pipeline (`replica` crate) hands it. MySQL's `Rows_log_event::do_apply_event`
+//! and `Query_log_event::do_apply_event`, per worker.
+//!
+//! | the transaction holds | `apply` (in parallel)                     | `commit` (in commit order)                          |
+//! |-----------------------|-------------------------------------------|-----------------------------------------------------|
+//! | a GTID already executed here | nothing (owning it fails: executed) | nothing: skipped, as MySQL skips it             |
+//! | BEGIN, Table_map, rows…, Xid/COMMIT | rows applied to one engine transaction (`ReplicatedRows`); written ahead past `binlogd_write_ahead_min_changes` changes, as a session's | two-phase commit with the source's GTID (and its original commit timestamp and server version) |
+//! | one Query (DDL)       | remembered                                | run by the worker's system session with `gtid_next` = the GTID, so the DDL and its GTID are logged as one transaction |
+//! | BEGIN; COMMIT (an empty GTID transaction) | nothing                | logged as an empty transaction with the GTID        |
+//!
+//! The GTID is owned from `apply` on (MySQL owns it at `SET gtid_next`):
+//! a transaction received twice (after a reconnect) cannot be applied
+//! twice, and one executed before a crash is skipped.
+//!
+//! DDL waits for its commit turn because it cannot be undone: a failure
+//! of an earlier transaction must be able to stop the applier before it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use binlog::{GivenGtid, OwnedGtid, Ownership};
+use binlog_format::frame::RawEvent;
+use binlog_format::events::gtid::GtidEvent;
+use binlog_format::Event;
+use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
+use database::{Database, NextGtid, StatementContext, WrittenAhead};
+use engine::Transaction;
+use protocol::MysqlError;
+use replica::relay::events::TransactionEvents;
+use replica::{Applier, BoundaryEntry, WorkerApplier};
+
+use crate::error::{database_error, not_supported};
+use crate::gtid_next::GtidNext;
+use crate::session::{Shared, SqlSession};
+
+/// ER_REPLICA_RELAY_LOG_READ_FAILURE: an event that does not decode.
+const ER_RELAY_LOG_READ_FAILURE: u16 = 1594;
+
+/// Makes the workers' sessions; SHOW REPLICA STATUS reads what they share.
+pub struct SqlApplier {
+    shared: Arc<Shared>,
+    progress: Arc<ApplierProgress>,
+}
+
+/// What the workers report for Seconds_Behind_Source.
+#[derive(Debug, Default)]
+pub struct ApplierProgress {
+    /// The source's original commit timestamp (µs) of the last transaction
+    /// committed here.
+    pub last_original_commit_us: AtomicU64,
+}
+
+impl SqlApplier {
+    pub fn new(shared: Arc<Shared>, progress: Arc<ApplierProgress>) -> SqlApplier {
+        SqlApplier { shared, progress }
+    }
+}
+
+impl Applier for SqlApplier {
+    fn worker(&self, worker_index: usize) -> Box<dyn WorkerApplier> {
+        Box::new(WorkerSession {
+            shared: self.shared.clone(),
+            progress: self.progress.clone(),
+            worker_index,
+            system_session: None,
+            pending: Pending::Nothing,
+        })
+    }
+}
+
+/// What `apply` left for `commit`.
+enum Pending {
+    Nothing,
+    /// The GTID is executed here already.
+    Skip,
+    Rows(Box<RowsTransaction>),
+    Ddl { gtid: Option<(OwnedGtid, GivenGtid)>, database: String, query: String },
+}
+
+struct RowsTransaction {
+    trx: Transaction,
+    ahead: Option<WrittenAhead>,
+    gtid: Option<(OwnedGtid, GivenGtid)>,
+    context: StatementContext,
+}
+
+struct WorkerSession {
+    shared: Arc<Shared>,
+    progress: Arc<ApplierProgress>,
+    worker_index: usize,
+    /// Runs the DDL statements, with every privilege; made at the first.
+    system_session: Option<SqlSession>,
+    pending: Pending,
+}
+
+impl WorkerSession {
+    fn db(&self) -> &Database {
+        &self.shared.db
+    }
+
+    /// The pseudo connection id this worker's events carry (Query events'
+    /// thread_id): above the ids clients get for a long time.
+    fn thread_id(&self) -> u32 {
+        u32::MAX - self.worker_index as u32
+    }
+}
+
+/// The transaction as `apply` reads it, event by event.
+struct Reading {
+    gtid: Option<(OwnedGtid, GivenGtid)>,
+    /// The Gtid event's header timestamp: the statement's time on the source.
+    timestamp: u32,
+    trx: Option<Transaction>,
+    ahead: Option<WrittenAhead>,
+    tables: ReplicatedRows,
+    ddl: Option<(String, String)>,
+    skip: bool,
+}
+
+impl WorkerApplier for WorkerSession {
+    fn apply(&mut self, entry: &BoundaryEntry, events: &mut TransactionEvents<'_>) -> Result<(), MysqlError> {
+        self.pending = Pending::Nothing;
+        let has_checksum = entry.format.format.has_checksum();
+        let mut reading = Reading { gtid: None, timestamp: 0, trx: None, ahead: None, tables: ReplicatedRows::new(), ddl: None, skip: false };
+        let outcome = (|| {
+            while let Some(bytes) = events.next_event()? {
+                let raw = RawEvent::parse(bytes, has_checksum).map_err(|error| relay_read_failure(&error.to_string()))?;
+                let event = Event::decode(&raw, &entry.format).map_err(|error| relay_read_failure(&error.to_string()))?;
+                self.apply_event(entry, &raw, event, &mut reading)?;
+                if reading.skip {
+                    return Ok(());
+                }
+            }
+            Ok(())
+        })();
+        if let Err(error) = outcome {
+            if let Some(trx) = reading.trx.take() {
+                trx.rollback();
+            }
+            return Err(error);
+        }
+        self.pending = if reading.skip {
+            Pending::Skip
+        } else if let Some((database, query)) = reading.ddl {
+            Pending::Ddl { gtid: reading.gtid, database, query }
+        } else {
+            let trx = reading.trx.unwrap_or_else(|| self.db().begin());
+            let context = StatementContext { thread_id: self.thread_id(), database: String::new(), timestamp: reading.timestamp };
+            Pending::Rows(Box::new(RowsTransaction { trx, ahead: reading.ahead, gtid: reading.gtid, context }))
+        };
+        Ok(())
+    }
+
+    fn commit(&mut self, _entry: &BoundaryEntry) -> Result<(), MysqlError> {
+        let original_commit_us = match std::mem::replace(&mut self.pending, Pending::Nothing) {
+            Pending::Nothing | Pending::Skip => return Ok(()),
+            Pending::Rows(rows) => {
+                let RowsTransaction { trx, ahead, gtid, context } = *rows;
+                let committed = match &gtid {
+                    Some((owned, given)) => self.db().commit_written_ahead_with_gtid(trx, ahead, &context, NextGtid::Owned { owned, given: *given }),
+                    None => self.db().commit_written_ahead(trx, ahead, &context),
+                };
+                // `gtid` (the ownership) lives until here: it is released
+                // once the GTID is executed, or never will be.
+                committed.map_err(database_error)?;
+                gtid.and_then(|(_, given)| given.original_commit_timestamp_us)
+            }
+            Pending::Ddl { gtid, database, query } => {
+                let original = gtid.as_ref().and_then(|(_, given)| given.original_commit_timestamp_us);
+                self.run_ddl(gtid.map(|(owned, _)| owned), database, &query)?;
+                original
+            }
+        };
+        if let Some(original) = original_commit_us {
+            self.progress.last_original_commit_us.fetch_max(original, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self, _entry: &BoundaryEntry) {
+        if let Pending::Rows(rows) = std::mem::replace(&mut self.pending, Pending::Nothing) {
+            rows.trx.rollback();
+        }
+    }
+}
+
+impl WorkerSession {
+    fn apply_event(&mut self, entry: &BoundaryEntry, raw: &RawEvent<'_>, event: Event, reading: &mut Reading) -> Result<(), MysqlError> {
+        match event {
+            Event::Gtid(gtid) => {
+                reading.timestamp = raw.header.timestamp;
+                match self.db().acquire_gtid(gtid.gtid) {
+                    Ownership::AlreadyExecuted => reading.skip = true,
+                    Ownership::Owned(owned) => reading.gtid = Some((owned, given_gtid(&gtid))),
+                }
+            }
+            Event::AnonymousGtid(_) => reading.timestamp = raw.header.timestamp,
+            Event::Query(query) => {
+                let text = String::from_utf8_lossy(&query.query);
+                if text.eq_ignore_ascii_case("BEGIN") {
+                    reading.trx.get_or_insert_with(|| self.shared.db.begin());
+                } else if text.eq_ignore_ascii_case("COMMIT") {
+                } else if reading.trx.is_some() {
+                    // Statement-based changes inside a transaction
+                    // (binlog_format=STATEMENT or MIXED on the source).
+                    return Err(not_supported(format!("statement-based events from a source ({text})")));
+                } else {
+                    reading.ddl = Some((String::from_utf8_lossy(&query.database).into_owned(), text.into_owned()));
+                }
+            }
+            Event::TableMap(map) => reading.tables.table_map(self.shared.db.engine(), &map).map_err(apply_error)?,
+            Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
+                let trx = reading.trx.get_or_insert_with(|| self.shared.db.begin());
+                let at = SourcePosition { log_file: entry.source_log_file.to_string(), end_log_pos: u64::from(raw.header.log_pos) };
+                reading.tables.rows(trx, &rows, &at).map_err(apply_error)?;
+                let db = &self.shared.db;
+                if db.wants_write_ahead(trx, &reading.ahead) {
+                    let context = StatementContext { thread_id: self.thread_id(), database: String::new(), timestamp: reading.timestamp };
+                    db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
+                }
+            }
+            Event::Xid(_) | Event::RowsQuery(_) | Event::Ignorable { .. } | Event::LargeTransactionHeader(_) => {}
+            Event::Unknown { event_type, .. } if is_ignorable(raw) || is_mariadb_annotation(event_type) => {}
+            other => {
+                return Err(relay_read_failure(&format!("an event of type {} inside a transaction is not supported by binlogd's applier", other.event_type())));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a DDL statement with its GTID through the worker's system
+    /// session (the SQL layer's own DDL path: parse, check, engine, binlog).
+    fn run_ddl(&mut self, owned: Option<OwnedGtid>, database: String, query: &str) -> Result<(), MysqlError> {
+        let shared = self.shared.clone();
+        let session = self.system_session.get_or_insert_with(|| SqlSession::system(shared));
+        session.set_database((!database.is_empty()).then_some(database));
+        *session.gtid_next() = owned.map_or(GtidNext::Automatic, GtidNext::Owned);
+        let result = protocol::Session::query(session, query).map(|_| ());
+        // Releases the GTID if the statement failed before logging it.
+        *session.gtid_next() = GtidNext::Automatic;
+        result
+    }
+}
+
+/// The Gtid event's GTID with the source's original commit timestamp and
+/// server version, which a replica's own Gtid event repeats.
+fn given_gtid(event: &GtidEvent) -> GivenGtid {
+    GivenGtid {
+        gtid: event.gtid,
+        original_commit_timestamp_us: Some(event.original_commit_timestamp_us.unwrap_or(event.immediate_commit_timestamp_us)),
+        original_server_version: Some(event.original_server_version.unwrap_or(event.immediate_server_version)),
+    }
+}
+
+/// LOG_EVENT_IGNORABLE_F: a reader that does not know the event may skip it.
+fn is_ignorable(raw: &RawEvent<'_>) -> bool {
+    raw.header.flags & binlog_format::constants::LOG_EVENT_IGNORABLE_F != 0
+}
+
+/// MariaDB's Annotate_rows, Binlog_checkpoint, GTID and Gtid_list events
+/// (160–163) carry nothing to apply.
+fn is_mariadb_annotation(event_type: u8) -> bool {
+    (160..=163).contains(&event_type)
+}
+
+fn relay_read_failure(reason: &str) -> MysqlError {
+    MysqlError::new(
+        ER_RELAY_LOG_READ_FAILURE,
+        "HY000",
+        format!("Relay log read failure: Could not parse relay log event entry. {reason}"),
+    )
+}
+
+fn apply_error(error: ApplyError) -> MysqlError {
+    MysqlError::new(error.code, "HY000", error.message)
+}
