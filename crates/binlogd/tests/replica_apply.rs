@@ -364,3 +364,32 @@ fn a_1_gib_transaction_passes_through_a_128_mib_memory_relay_log() {
         "replica peak RSS {replica_peak_rss} bytes, source {source_peak_rss} bytes, for {data_bytes} bytes of rows"
     );
 }
+
+/// IN_MEMORY_RELAYLOG_ENABLED=0: the receiver writes relay-log files
+/// (MySQL's way) and the workers read them back; applied files are purged.
+#[test]
+fn a_file_relay_log_replicates_the_same() {
+    let source = start_source();
+    let replica = ServerProcess::start_with(&["--server-id=2"]);
+    replica.query(
+        None,
+        &format!(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={}, SOURCE_USER='repl', SOURCE_PASSWORD='{REPL_PASSWORD}',
+                 SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1, IN_MEMORY_RELAYLOG_ENABLED=0;
+             START REPLICA",
+            source.port
+        ),
+    );
+    source.query(None, "CREATE DATABASE sbtest");
+    sysbench_write_only(source.port, &["prepare"]);
+    sysbench_write_only(source.port, &["--threads=4", "--time=5", "run"]);
+    wait_caught_up(&source, &replica);
+    assert_same_contents(&source, &replica);
+    let status = |name: &str| replica.query(None, &format!("SHOW GLOBAL STATUS LIKE '{name}'")).trim().rsplit('\t').next().unwrap().to_string();
+    assert_eq!(status("Replica_relay_log_memory_bytes_peak"), "0", "nothing went through the ring");
+    assert_eq!(status("Replica_relay_log_file_transactions"), "0", "every relay-log transaction was applied");
+    let applied: u64 = status("Replica_transactions_applied").parse().unwrap();
+    assert!(applied > 100, "{applied} transactions applied");
+    let relay_files: Vec<_> = std::fs::read_dir(replica.datadir.join("relay-log")).unwrap().collect();
+    assert!(!relay_files.is_empty(), "relay-log files in the data directory");
+}
