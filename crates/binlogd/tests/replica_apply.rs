@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use std::process::Command;
 
-use support::{sysbench, ServerProcess};
+use support::{sysbench, ServerProcess, DDL_WORKLOAD};
 
 const REPL_PASSWORD: &str = "repl-pw";
 
@@ -147,18 +147,7 @@ fn binlogd_replica_replicates_sysbench_a_large_transaction_and_ddl() {
     );
 
     // DDL: tables and indexes come and go, a rotation, a TRUNCATE.
-    source.query(
-        None,
-        "CREATE TABLE extra.kv (id INT NOT NULL AUTO_INCREMENT, k VARCHAR(32) NOT NULL, v INT, PRIMARY KEY (id));
-         CREATE INDEX k_1 ON extra.kv (k);
-         INSERT INTO extra.kv (k, v) VALUES ('a', 1), ('b', NULL), ('c', 3);
-         FLUSH BINARY LOGS;
-         CREATE TABLE extra.gone (id INT NOT NULL, PRIMARY KEY (id)); INSERT INTO extra.gone VALUES (1);
-         DROP TABLE extra.gone;
-         UPDATE extra.kv SET v = v + 10 WHERE k <> 'b'; DELETE FROM extra.kv WHERE k = 'a';
-         TRUNCATE TABLE sbtest.sbtest2;
-         INSERT INTO sbtest.sbtest2 (k, c, pad) VALUES (1, 'c', 'pad');",
-    );
+    source.query(None, DDL_WORKLOAD);
 
     wait_caught_up(&source, &replica);
     assert_same_contents(&source, &replica);

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{free_port, terminate, wait_for_port, Binlogd};
+use support::{free_port, terminate, wait_for_port, Binlogd, DDL_WORKLOAD};
 
 /// A MariaDB server in a temporary data directory; SIGTERM by PID on drop.
 struct MariaDb {
@@ -193,17 +193,7 @@ fn replicates_sysbench_large_transaction_and_ddl(source_args: &[&str]) {
     assert_eq!(source.query("SHOW GLOBAL STATUS LIKE 'binlog_large_transaction_optimization_count'").trim(), "binlog_large_transaction_optimization_count\t1");
 
     // DDL: tables and indexes come and go, and a rotation.
-    source.query(
-        "CREATE TABLE extra.kv (id INT NOT NULL AUTO_INCREMENT, k VARCHAR(32) NOT NULL, v INT, PRIMARY KEY (id));
-         CREATE INDEX k_1 ON extra.kv (k);
-         INSERT INTO extra.kv (k, v) VALUES ('a', 1), ('b', NULL), ('c', 3);
-         FLUSH BINARY LOGS;
-         CREATE TABLE extra.gone (id INT NOT NULL, PRIMARY KEY (id)); INSERT INTO extra.gone VALUES (1);
-         DROP TABLE extra.gone;
-         UPDATE extra.kv SET v = v + 10 WHERE k <> 'b'; DELETE FROM extra.kv WHERE k = 'a';
-         TRUNCATE TABLE sbtest.sbtest2;
-         INSERT INTO sbtest.sbtest2 (k, c, pad) VALUES (1, 'c', 'pad');",
-    );
+    source.query(DDL_WORKLOAD);
 
     wait_caught_up(&source, &replica);
 

@@ -334,6 +334,19 @@ impl Binlogd {
     }
 }
 
+/// The replication tests' DDL after sysbench (database `sbtest` with
+/// sbtest2, database `extra`): tables and an index come and go, rows
+/// change around them, a rotation, a TRUNCATE.
+pub const DDL_WORKLOAD: &str = "CREATE TABLE extra.kv (id INT NOT NULL AUTO_INCREMENT, k VARCHAR(32) NOT NULL, v INT, PRIMARY KEY (id));
+         CREATE INDEX k_1 ON extra.kv (k);
+         INSERT INTO extra.kv (k, v) VALUES ('a', 1), ('b', NULL), ('c', 3);
+         FLUSH BINARY LOGS;
+         CREATE TABLE extra.gone (id INT NOT NULL, PRIMARY KEY (id)); INSERT INTO extra.gone VALUES (1);
+         DROP TABLE extra.gone;
+         UPDATE extra.kv SET v = v + 10 WHERE k <> 'b'; DELETE FROM extra.kv WHERE k = 'a';
+         TRUNCATE TABLE sbtest.sbtest2;
+         INSERT INTO sbtest.sbtest2 (k, c, pad) VALUES (1, 'c', 'pad');";
+
 /// `crates/binlogd/tests/python/<name>`.
 pub fn python_script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(name)
