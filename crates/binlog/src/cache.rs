@@ -19,7 +19,8 @@ use binlog_format::header::EventHeader;
 
 use crate::crash_points::{self, CrashPoints};
 use crate::error::{BinlogError, Result};
-use crate::options::SPILL_FILE_PREFIX;
+use crate::options::{REFERENCED_SPILL_PREFIX, SPILL_FILE_PREFIX};
+use crate::spill_reference::SpillReference;
 use crate::storage::{FileHandle, Storage};
 
 /// What a cache needs from the log that made it.
@@ -303,6 +304,71 @@ impl TransactionCache {
             last_event_size: self.last_event_size,
             terminating_event_type: self.terminating_event_type,
         })
+    }
+
+    /// Seals the spill file (as [`TransactionCache::seal_for_promotion`])
+    /// and renames it to a name the binlog's startup keeps, so a redo
+    /// record can refer to it instead of carrying the body (the
+    /// engine-integrated binlog). The cache keeps owning the file: the
+    /// writer promotes it into the log later, or dropping the cache deletes
+    /// it.
+    pub fn seal_for_reference(&mut self, reference_name: &str) -> Result<SpillReference> {
+        let sealed = self.seal_for_promotion()?;
+        let spill = self.spill.as_mut().expect("sealed");
+        let file_name = format!("{REFERENCED_SPILL_PREFIX}{reference_name}");
+        let target = self.context.spill_dir.join(&file_name);
+        let storage = &self.context.storage;
+        storage.rename(&spill.path, &target).map_err(|e| BinlogError::io("rename spill file", &target, e))?;
+        storage.sync_dir(&self.context.spill_dir).map_err(|e| BinlogError::io("fsync directory", &self.context.spill_dir, e))?;
+        spill.path = target;
+        Ok(SpillReference {
+            file_name,
+            checksum: self.context.checksum,
+            header_room: sealed.header_room,
+            body_length: sealed.body_length,
+            event_count: self.event_count,
+            last_event_size: sealed.last_event_size,
+            terminating_event_type: sealed.terminating_event_type,
+            timestamp: self.timestamp,
+        })
+    }
+
+    /// The cache a [`SpillReference`] describes, from its file (recovery
+    /// of the engine-integrated binlog). Constant time: the file's size
+    /// and its last event are checked, not every event (each carries its
+    /// checksum, verified when the promoted file is read).
+    pub fn from_spill_reference(context: CacheContext, reference: &SpillReference) -> Result<TransactionCache> {
+        let path = context.spill_dir.join(&reference.file_name);
+        let invalid = |reason: String| BinlogError::Invalid(format!("{}: {reason}", path.display()));
+        if reference.checksum != context.checksum {
+            return Err(invalid("written with another binlog_checksum: restart once with the old setting".into()));
+        }
+        let file = context.storage.open(&path).map_err(|e| BinlogError::io("open referenced spill file", &path, e))?;
+        let end = reference.header_room + reference.body_length;
+        let length = file.len().map_err(|e| BinlogError::io("size of", &path, e))?;
+        if length < end || reference.last_event_size < COMMON_HEADER_LENGTH as u64 || reference.last_event_size > reference.body_length {
+            return Err(invalid(format!("{length} bytes, the reference says {end} with a last event of {}", reference.last_event_size)));
+        }
+        let mut header = [0u8; COMMON_HEADER_LENGTH];
+        file.read_exact_at(end - reference.last_event_size, &mut header).map_err(|e| BinlogError::io("read referenced spill file", &path, e))?;
+        let last = EventHeader::decode(&header).map_err(|e| invalid(e.to_string()))?;
+        if u64::from(last.event_size) != reference.last_event_size || last.event_type != reference.terminating_event_type || !is_terminating_type(last.event_type) {
+            return Err(invalid(format!("the last event is type {} of {} bytes, the reference says type {} of {}", last.event_type, last.event_size, reference.terminating_event_type, reference.last_event_size)));
+        }
+        context.spill_count.fetch_add(1, Ordering::Relaxed);
+        let mut cache = TransactionCache::new(context);
+        cache.spill = Some(SpillFile { path, file, length: reference.body_length, synced_length: reference.body_length });
+        cache.length = reference.body_length;
+        cache.event_count = reference.event_count;
+        cache.shape = Shape::Complete;
+        cache.terminating_event_type = reference.terminating_event_type;
+        cache.last_event_size = reference.last_event_size;
+        cache.timestamp = reference.timestamp;
+        cache.header_room = reference.header_room;
+        // A promotion candidate whatever the threshold now is: its room
+        // is laid out, and the writer promotes it by rename.
+        cache.threshold = 0;
+        Ok(cache)
     }
 
     /// After a promotion renamed the spill file into the log: the cache

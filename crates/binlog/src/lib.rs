@@ -23,6 +23,7 @@ pub mod reader;
 pub mod recovery;
 pub mod reset;
 pub mod sim_storage;
+pub mod spill_reference;
 pub mod storage;
 pub mod visible_end;
 
@@ -34,5 +35,6 @@ pub use gtid_owners::{CommitOutcome, GivenGtid, GtidOwners, OwnedGtid, Ownership
 pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
 pub use reader::{LogEvent, LogEventRef, LogReader};
+pub use spill_reference::SpillReference;
 pub use recovery::RecoveryReport;
 pub use storage::{OsStorage, Storage};

@@ -138,3 +138,7 @@ impl Options {
 pub const SPILL_DIR_NAME: &str = ".binlogd-tmp";
 /// Prefix of every spill file; startup deletes leftovers with it.
 pub const SPILL_FILE_PREFIX: &str = "binlogd-spill-";
+/// Prefix of a spill file a redo record refers to (the engine-integrated
+/// binlog's large transactions, `spill_reference.rs`): the binlog's own
+/// startup keeps them; the database removes them once recovery is done.
+pub const REFERENCED_SPILL_PREFIX: &str = "binlogd-referenced-";

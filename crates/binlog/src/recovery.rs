@@ -37,7 +37,7 @@ use crate::crash_points::{self, CrashPoints};
 use crate::error::{BinlogError, Result};
 use crate::file_reader::{FileEventReader, ReadError};
 use crate::index;
-use crate::options::{Options, SPILL_FILE_PREFIX};
+use crate::options::{Options, REFERENCED_SPILL_PREFIX, SPILL_FILE_PREFIX};
 use crate::storage::Storage;
 
 /// What scanning one file found.
@@ -358,8 +358,19 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
         if storage.exists(&stale) {
             if stale == marker {
                 let text = String::from_utf8_lossy(&storage.read_all(&marker).map_err(|e| BinlogError::io("read", &marker, e))?).into_owned();
+                let source = text.split_whitespace().next().unwrap_or("").to_string();
                 let target = text.split_whitespace().nth(1).unwrap_or("").to_string();
                 let outcome = if report.index.contains(&target) { "rolled forward" } else { "rolled back" };
+                let renamed = dir.join(&target);
+                if outcome == "rolled back" && source.starts_with(REFERENCED_SPILL_PREFIX) && !target.is_empty() && storage.exists(&renamed) {
+                    // A redo record refers to this body (the engine-integrated
+                    // binlog): the transaction is committed there, so the file
+                    // goes back to its referenced name, not away.
+                    let back = options.spill_dir().join(&source);
+                    storage.rename(&renamed, &back).map_err(|e| BinlogError::io("rename back", &back, e))?;
+                    storage.sync_dir(&options.spill_dir()).map_err(|e| BinlogError::io("fsync directory", options.spill_dir(), e))?;
+                    storage.sync_dir(dir).map_err(|e| BinlogError::io("fsync directory", dir, e))?;
+                }
                 tracing::info!("binlog recovery: interrupted promotion to {target} {outcome}");
                 report.interrupted_promotion = Some((target, outcome.to_string()));
             }

@@ -41,6 +41,9 @@ pub const RESET_AFTER_BINLOG_RESET: &str = "database::reset::after_binlog_reset"
 /// `binlog_storage_engine = engine` (`engine_binlog.rs`): the binlog cache
 /// is built; nothing is logged.
 pub const ENGINE_BEFORE_REDO_WRITE: &str = "database::engine_binlog::before_redo_write";
+/// A large transaction's spill file is sealed and renamed for its redo
+/// record to refer to; nothing is in redo.
+pub const ENGINE_AFTER_REFERENCE_SEAL: &str = "database::engine_binlog::after_reference_seal";
 /// The one redo record (changes, GTID, binlog events) is appended to the
 /// log buffer and the engine committed (one step); not yet durable.
 pub const ENGINE_AFTER_REDO_WRITE: &str = "database::engine_binlog::after_redo_write";
@@ -61,6 +64,7 @@ pub const TWO_PHASE: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
 ///
 /// | point | durable when reached | recovery gives |
 /// |-------|----------------------|----------------|
+/// | `after_reference_seal` | a large transaction's spill file, under its referenced name | nothing of it; the file removed |
 /// | `before_redo_write` | nothing of the transaction | nothing of it |
 /// | `after_redo_write` | maybe the record (a later group's sync may cover it) | committed in engine and binlog if the record is durable, else in neither |
 /// | `after_redo_sync` | the record | committed in both (the binlog rebuilt from redo) |
@@ -68,6 +72,7 @@ pub const TWO_PHASE: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
 /// | `after_binlog_sync` | records; binlog synced before a checkpoint | the checkpoint not taken; committed in both |
 /// | `in_rebuild` | part of the missing tail re-appended | the next recovery appends the rest |
 pub const ENGINE_BINLOG: &[&str] = &[
+    ENGINE_AFTER_REFERENCE_SEAL,
     ENGINE_BEFORE_REDO_WRITE,
     ENGINE_AFTER_REDO_WRITE,
     ENGINE_AFTER_REDO_SYNC,
@@ -85,6 +90,7 @@ pub const ALL: &[&str] = &[
     RESET_AFTER_MARKER,
     RESET_AFTER_REDO_RECORD,
     RESET_AFTER_BINLOG_RESET,
+    ENGINE_AFTER_REFERENCE_SEAL,
     ENGINE_BEFORE_REDO_WRITE,
     ENGINE_AFTER_REDO_WRITE,
     ENGINE_AFTER_REDO_SYNC,

@@ -68,11 +68,18 @@
 //!
 //! ## Large transactions
 //!
-//! Not promoted by reference yet: the record carries the whole body (read
-//! back from the spill file), up to `binlogd_redo_record_bytes_max`
-//! (larger ones fail with 1197 and roll back). The writer may still promote
-//! the spill file into the binlog by rename. A `BINLOG_FILE_REFERENCE`
-//! section (redo FORMAT.md) is reserved for the by-reference form.
+//! A transaction whose cache spilled and reached the promotion threshold
+//! (`binlog_large_transaction_optimization_*`) goes by reference: its
+//! spill file is sealed (the body was fdatasynced chunk by chunk as it
+//! grew; the tail now) and renamed to a name the binlog's startup keeps
+//! (`binlog::spill_reference`), and the record carries a
+//! `BINLOG_FILE_REFERENCE` section (the file's name, sizes and last event)
+//! instead of the body. The writer then promotes the file into the log by
+//! rename, as the classic mode does. Recovery promotes a referenced file
+//! whose GTID the log lacks, and removes referenced files no record
+//! names (`database::engine_binlog::after_reference_seal`: sealed,
+//! nothing in redo: rolled back). Smaller transactions' events travel in
+//! the record, up to `binlogd_redo_record_bytes_max`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,7 +97,7 @@ use crate::binlog_events::{self, StatementContext};
 use crate::crash_points::{self, CrashPoints};
 use crate::database::{Database, Inner};
 use crate::error::{DatabaseError, Result};
-use crate::redo_sink::{self, BinlogEvents};
+use crate::redo_sink::{self, BinlogBody, BinlogEvents};
 
 /// How long the writer waits for redo durability before looking again.
 const WRITER_POLL: Duration = Duration::from_millis(20);
@@ -509,8 +516,16 @@ impl Database {
         let inner = &self.inner;
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
-        let cache = binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?;
-        let events = binlog_events(inner, &cache)?;
+        let mut cache = binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?;
+        let events = if cache.is_spilled() && cache.is_promotion_candidate() {
+            // Large: the writer promotes its spill file by rename; the
+            // record refers to that file instead of carrying the body.
+            let reference = cache.seal_for_reference(&xid.to_string())?;
+            inner.crash.hit(crash_points::ENGINE_AFTER_REFERENCE_SEAL).map_err(|e| DatabaseError::Crash(e.to_string()))?;
+            BinlogBody::Reference(reference)
+        } else {
+            BinlogBody::Events(binlog_events(inner, &cache)?)
+        };
         let cache_len = cache.len();
         inner.crash.hit(crash_points::ENGINE_BEFORE_REDO_WRITE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
         // Close and rotation wait for commits between here and the queue.
@@ -629,11 +644,12 @@ impl Database {
 /// with its binlog events whose GTID the binlog lacks (after the binlog's
 /// own recovery cut its torn tail), then syncs the file. Returns the
 /// GTIDs appended.
-pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogEvents)>, crash: &CrashPoints) -> Result<GtidSet> {
+pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogBody)>, crash: &CrashPoints) -> Result<GtidSet> {
     let have = binlog.executed_gtids();
-    let missing: Vec<(Gtid, BinlogEvents)> = logged.into_iter().filter(|(gtid, _)| !have.contains(gtid)).collect();
+    let missing: Vec<(Gtid, BinlogBody)> = logged.into_iter().filter(|(gtid, _)| !have.contains(gtid)).collect();
     let mut rebuilt = GtidSet::new();
     if missing.is_empty() {
+        remove_referenced_spills(binlog)?;
         return Ok(rebuilt);
     }
     let inconsistent = |reason: String| DatabaseError::Inconsistent { reason };
@@ -641,15 +657,23 @@ pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogEvents)>, cra
     let mut missing = missing.into_iter().peekable();
     while missing.peek().is_some() {
         let mut batch = Vec::new();
-        for (gtid, events) in missing.by_ref().take(BATCH_TRANSACTIONS_MAX) {
-            if events.checksum != binlog.checksum() {
+        for (gtid, body) in missing.by_ref().take(BATCH_TRANSACTIONS_MAX) {
+            let checksum = match &body {
+                BinlogBody::Events(events) => events.checksum,
+                BinlogBody::Reference(reference) => reference.checksum,
+            };
+            if checksum != binlog.checksum() {
                 return Err(inconsistent(format!(
                     "redo holds {gtid} with binlog_checksum {}, the log now uses {}: restart once with the old setting",
-                    if events.checksum { "CRC32" } else { "NONE" },
+                    if checksum { "CRC32" } else { "NONE" },
                     if binlog.checksum() { "CRC32" } else { "NONE" }
                 )));
             }
-            let cache = binlog.cache_from_encoded_events(events.events)?;
+            let cache = match body {
+                BinlogBody::Events(events) => binlog.cache_from_encoded_events(events.events)?,
+                // Promoted by rename when appended, as the writer would have.
+                BinlogBody::Reference(reference) => binlog.cache_from_spill_reference(&reference)?,
+            };
             sequence += 1;
             // Given: redo numbered it, whatever its UUID (a replica's
             // foreign GTIDs, or the server's own given by `gtid_next`).
@@ -665,7 +689,18 @@ pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogEvents)>, cra
     }
     binlog.sync_active()?;
     tracing::info!("recovery: appended {rebuilt} from redo to the binary log");
+    remove_referenced_spills(binlog)?;
     Ok(rebuilt)
+}
+
+/// Once the log holds every transaction redo committed, no referenced
+/// spill file is needed: one left never reached redo (rolled back).
+fn remove_referenced_spills(binlog: &BinaryLog) -> Result<()> {
+    let removed = binlog.remove_referenced_spills(&Default::default())?;
+    if !removed.is_empty() {
+        tracing::info!(?removed, "recovery: removed spill files of large transactions that never committed");
+    }
+    Ok(())
 }
 
 /// Transactions [`rebuild`] appended (the dependency tracker's numbering).

@@ -23,7 +23,8 @@
 //! | DDL intent, no outcome             | GTIDs the engine lacks                | they are the DDL's: add them to the engine |
 //! | DDL intent, no outcome             | nothing the engine lacks              | the DDL missed the binlog: close the intent |
 //! | engine commit (kind 7) or engine DDL binlog (kind 8) | its GTID          | replayed; the files are right |
-//! | engine commit or engine DDL binlog | not its GTID                          | replayed; its events re-appended to the binlog in redo order (`engine_binlog::rebuild`) |
+//! | engine commit or engine DDL binlog | not its GTID                          | replayed; its events re-appended to the binlog in redo order (`engine_binlog::rebuild`); a large transaction's referenced spill file promoted |
+//! | no record referring to a referenced spill file | —                       | the file is removed (its transaction never reached redo, or its promotion renamed it away) |
 //!
 //! The last two rows (`binlog_storage_engine = engine`, see
 //! `engine_binlog.rs`) apply whatever mode the database opens in, so a
@@ -80,7 +81,7 @@ struct Replay {
     in_doubt: Vec<InDoubt>,
     /// Engine-integrated commits (and DDL binlog records) in redo order:
     /// the binlog's tail is rebuilt from these.
-    engine_binlog: Vec<(Gtid, redo_sink::BinlogEvents)>,
+    engine_binlog: Vec<(Gtid, redo_sink::BinlogBody)>,
     max_xid: u64,
     records: u64,
     transactions: u64,
@@ -287,7 +288,7 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                 if after_start {
                     engine.apply_redo_transaction(&[], Some(gtid))?;
                 }
-                replay.engine_binlog.push((gtid, binlog));
+                replay.engine_binlog.push((gtid, redo_sink::BinlogBody::Events(binlog)));
             }
             RedoEntry::Ddl(record) => {
                 if after_start {

@@ -13,7 +13,7 @@
 //! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
 //! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
-//! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, `BINLOG_EVENTS` |
+//! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, and `BINLOG_EVENTS` or, for a large transaction promoted by rename, `BINLOG_FILE_REFERENCE` |
 //! | 8 | engine DDL binlog | `binlog_storage_engine = engine`: a DDL statement's binlog transaction: `GTID`, `BINLOG_EVENTS` (the change itself is the kind 4 record before it) |
 //! | 9 | prepare part | `TRANSACTION` (no XID), `PAYLOAD` = `engine::codec::encode_changes` of the first changes of a large transaction; its prepare record (kind 1) carries the rest |
 //!
@@ -40,6 +40,12 @@
 //! and checksums when it appends them to a file, at commit time or when
 //! recovery rebuilds the files' tail.
 //!
+//! `BINLOG_FILE_REFERENCE` (tag 4): flags u8 (bit 0: CRC32 footers), header
+//! room u64, body length u64, event count u64, last event size u64,
+//! terminating event type u8, first event's timestamp u32, file name length
+//! u16, file name (all LE): a sealed spill file in the binlog's spill
+//! directory (`binlog::spill_reference`), durable before the record.
+//!
 //! `TRANSACTION` (tag 0x80, the first engine tag): boot u64, engine
 //! transaction id u64, XID presence u8, XID u64 (all LE; 25 bytes). The
 //! engine numbers transactions from 1 at every start, so records are keyed
@@ -63,6 +69,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use binlog::SpillReference;
 use binlog_format::Gtid;
 use engine::{codec, DdlRecord, EngineError, Lsn, RedoSink, RowChange, TrxId, Xid};
 use parking_lot::Mutex;
@@ -112,7 +119,7 @@ pub enum RedoEntry {
     DdlIntent { key: RedoTrxKey },
     GtidReset,
     /// A whole commit of the engine-integrated binlog.
-    EngineCommit { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange>, gtid: Gtid, binlog: BinlogEvents },
+    EngineCommit { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange>, gtid: Gtid, binlog: BinlogBody },
     /// A DDL statement's binlog transaction (engine-integrated binlog).
     EngineDdlBinlog { gtid: Gtid, binlog: BinlogEvents },
 }
@@ -139,6 +146,62 @@ impl BinlogEvents {
     }
 }
 
+/// The binlog side of an engine-integrated commit: its events, or, for a
+/// large transaction promoted by rename, a reference to its sealed spill
+/// file (`binlog::spill_reference`), so redo does not carry the body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BinlogBody {
+    Events(BinlogEvents),
+    Reference(SpillReference),
+}
+
+/// `BINLOG_FILE_REFERENCE` bytes before the file name: flags u8, header
+/// room u64, body length u64, event count u64, last event size u64,
+/// terminating event type u8, timestamp u32, name length u16 (all LE).
+const REFERENCE_FIXED_BYTES: usize = 1 + 8 + 8 + 8 + 8 + 1 + 4 + 2;
+
+impl BinlogBody {
+    /// (section tag, section bytes).
+    fn section(&self) -> (u8, Vec<u8>) {
+        match self {
+            BinlogBody::Events(events) => (section::BINLOG_EVENTS, events.encode()),
+            BinlogBody::Reference(reference) => {
+                let mut out = Vec::with_capacity(REFERENCE_FIXED_BYTES + reference.file_name.len());
+                out.push(if reference.checksum { BINLOG_EVENTS_CHECKSUM } else { 0 });
+                for value in [reference.header_room, reference.body_length, reference.event_count, reference.last_event_size] {
+                    out.extend_from_slice(&value.to_le_bytes());
+                }
+                out.push(reference.terminating_event_type);
+                out.extend_from_slice(&reference.timestamp.to_le_bytes());
+                out.extend_from_slice(&(reference.file_name.len() as u16).to_le_bytes());
+                out.extend_from_slice(reference.file_name.as_bytes());
+                (section::BINLOG_FILE_REFERENCE, out)
+            }
+        }
+    }
+
+    fn decode_reference(bytes: &[u8]) -> Option<SpillReference> {
+        if bytes.len() < REFERENCE_FIXED_BYTES || bytes[0] & !BINLOG_EVENTS_CHECKSUM != 0 {
+            return None;
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let name_length = usize::from(u16::from_le_bytes(bytes[38..40].try_into().unwrap()));
+        if bytes.len() != REFERENCE_FIXED_BYTES + name_length {
+            return None;
+        }
+        Some(SpillReference {
+            checksum: bytes[0] & BINLOG_EVENTS_CHECKSUM != 0,
+            header_room: u64_at(1),
+            body_length: u64_at(9),
+            event_count: u64_at(17),
+            last_event_size: u64_at(25),
+            terminating_event_type: bytes[33],
+            timestamp: u32::from_le_bytes(bytes[34..38].try_into().unwrap()),
+            file_name: String::from_utf8(bytes[REFERENCE_FIXED_BYTES..].to_vec()).ok()?,
+        })
+    }
+}
+
 fn gtid_section(gtid: Gtid) -> Vec<u8> {
     let mut out = Vec::with_capacity(GTID_SECTION_BYTES);
     out.extend_from_slice(&gtid.uuid.0);
@@ -155,12 +218,12 @@ fn decode_gtid_section(bytes: &[u8]) -> Option<Gtid> {
 }
 
 /// The one record of an engine-integrated commit.
-pub fn engine_commit_record(key: RedoTrxKey, xid: Option<Xid>, changes_payload: Vec<u8>, gtid: Gtid, binlog_section: Vec<u8>) -> Record {
+pub fn engine_commit_record(key: RedoTrxKey, xid: Option<Xid>, changes_payload: Vec<u8>, gtid: Gtid, binlog_section: (u8, Vec<u8>)) -> Record {
     Record::new(KIND_ENGINE_COMMIT)
         .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
         .with_section(section::PAYLOAD, changes_payload)
         .with_section(section::GTID, gtid_section(gtid))
-        .with_section(section::BINLOG_EVENTS, binlog_section)
+        .with_section(binlog_section.0, binlog_section.1)
 }
 
 pub fn engine_ddl_binlog_record(gtid: Gtid, binlog: &BinlogEvents) -> Record {
@@ -265,7 +328,11 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         KIND_ENGINE_COMMIT => {
             let (key, xid) = transaction()?;
             let changes = codec::decode_changes(payload()?).map_err(engine_error)?;
-            RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: binlog()? }
+            let body = match record.section(section::BINLOG_FILE_REFERENCE) {
+                Some(bytes) => BinlogBody::Reference(BinlogBody::decode_reference(bytes).ok_or_else(|| bad("no valid binlog file reference section".into()))?),
+                None => BinlogBody::Events(binlog()?),
+            };
+            RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: body }
         }
         KIND_ENGINE_DDL_BINLOG => RedoEntry::EngineDdlBinlog { gtid: gtid()?, binlog: binlog()? },
         _ => RedoEntry::Ddl(codec::decode_ddl(payload()?).map_err(engine_error)?),
@@ -302,7 +369,8 @@ pub struct RedoAdapter {
 /// What an engine-integrated commit's record needs besides the GTID.
 struct Staged {
     xid: Option<Xid>,
-    binlog_section: Vec<u8>,
+    /// (section tag, bytes): `BINLOG_EVENTS` or `BINLOG_FILE_REFERENCE`.
+    binlog_section: (u8, Vec<u8>),
     /// Encoded by `log_prepare`, outside the engine's commit lock.
     changes_payload: Option<Vec<u8>>,
 }
@@ -360,8 +428,8 @@ impl RedoAdapter {
 
     /// `trx` commits in one record (engine-integrated binlog): its prepare
     /// logs nothing, its commit logs the changes, the GTID and `binlog`.
-    pub fn stage_engine_commit(&self, trx: TrxId, xid: Option<Xid>, binlog: &BinlogEvents) {
-        let staged = Staged { xid, binlog_section: binlog.encode(), changes_payload: None };
+    pub fn stage_engine_commit(&self, trx: TrxId, xid: Option<Xid>, binlog: &BinlogBody) {
+        let staged = Staged { xid, binlog_section: binlog.section(), changes_payload: None };
         self.staged.lock().insert(trx, staged);
     }
 
@@ -454,6 +522,16 @@ mod tests {
             hidden_row_id: None,
         };
         let gtid = Gtid { uuid: Uuid([9; 16]), gno: 42 };
+        let reference = SpillReference {
+            file_name: "binlogd-referenced-8".into(),
+            checksum: true,
+            header_room: 65536,
+            body_length: 1 << 33,
+            event_count: 123_456,
+            last_event_size: 31,
+            terminating_event_type: 16,
+            timestamp: 1_796_000_000,
+        };
         let cases = [
             (prepare_record(key, Some(900), std::slice::from_ref(&change)), RedoEntry::Prepare { key, xid: Some(900), changes: vec![change.clone()] }),
             (prepare_record(key, None, &[]), RedoEntry::Prepare { key, xid: None, changes: vec![] }),
@@ -461,8 +539,12 @@ mod tests {
             (rollback_record(key), RedoEntry::Rollback { key }),
             (ddl_intent_record(key), RedoEntry::DdlIntent { key }),
             (
-                engine_commit_record(key, Some(7), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogEvents { checksum: true, events: vec![1, 2, 3] }.encode()),
-                RedoEntry::EngineCommit { key, xid: Some(7), changes: vec![change.clone()], gtid, binlog: BinlogEvents { checksum: true, events: vec![1, 2, 3] } },
+                engine_commit_record(key, Some(7), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }).section()),
+                RedoEntry::EngineCommit { key, xid: Some(7), changes: vec![change.clone()], gtid, binlog: BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }) },
+            ),
+            (
+                engine_commit_record(key, Some(8), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogBody::Reference(reference.clone()).section()),
+                RedoEntry::EngineCommit { key, xid: Some(8), changes: vec![change.clone()], gtid, binlog: BinlogBody::Reference(reference.clone()) },
             ),
             (
                 engine_ddl_binlog_record(gtid, &BinlogEvents { checksum: false, events: vec![4] }),

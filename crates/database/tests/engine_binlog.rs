@@ -232,3 +232,60 @@ fn mariadb_binlog_reads_the_files_after_a_switch_and_a_rebuild() {
     }
     assert!(inserts > 0, "mariadb-binlog decoded no row event in {names:?}");
 }
+
+/// A large transaction goes by reference (issue 8): its redo record
+/// carries the row changes and a reference to its sealed spill file, not
+/// its binlog events, so redo grows by about the changes alone; the writer
+/// promotes the file into the log. After a process kill right after the
+/// commit returned, before the writer could append it, recovery promotes
+/// the referenced file, and no referenced file is left behind.
+#[test]
+fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer() {
+    let storage = SimStorage::new();
+    let (db, _) = open(engine_config(Path::new(DIR), Arc::new(storage.clone())));
+    let tables = create_schema(&db).unwrap();
+    let payload = "r".repeat(1000);
+    let rows = 400i64;
+    let commit_bulk = |db: &Database, first_id: i64| {
+        let mut trx = db.begin();
+        for id in first_id..first_id + rows {
+            trx.insert(tables.bulk, vec![binlog_format::Value::Int(id), binlog_format::Value::Bytes(payload.clone().into_bytes())]).unwrap();
+        }
+        db.commit(trx, &context(1)).unwrap().expect("logged").gtid
+    };
+    let lsn_before = db.redo().current_lsn();
+    commit_bulk(&db, 0);
+    let redo_bytes = db.redo().current_lsn() - lsn_before;
+    let row_bytes = rows as u64 * 1000;
+    assert!(redo_bytes < row_bytes * 3 / 2, "the record carried {redo_bytes} bytes for {row_bytes} bytes of rows: the binlog body travelled too");
+    db.wait_binlog_written().unwrap();
+    assert_eq!(db.binlog().counters().large_transaction_promotions.load(std::sync::atomic::Ordering::Relaxed), 1);
+
+    // The next one: the storage freezes when the writer starts promoting
+    // it (its commit has returned: the record is durable, flush = 1), so
+    // the crash image has the record and the referenced file only.
+    drop(db);
+    let config = engine_config(Path::new(DIR), Arc::new(storage.clone()));
+    let writer_crash = config.binlog_crash_points.clone();
+    let (db, _) = open(config);
+    let frozen = storage.clone();
+    writer_crash.arm(binlog::crash_points::PROMOTE_AFTER_HEADER_SYNC, 0, move || frozen.freeze());
+    let gtid = commit_bulk(&db, rows);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !writer_crash.fired(binlog::crash_points::PROMOTE_AFTER_HEADER_SYNC) {
+        assert!(std::time::Instant::now() < deadline, "the writer never promoted");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let image = storage.crash_image(None);
+    drop(db);
+    let spill_dir = Path::new(DIR).join("binlog").join(".binlogd-tmp");
+    let referenced = |storage: &SimStorage| -> Vec<String> {
+        binlog::Storage::list(storage, &spill_dir).unwrap().into_iter().filter(|name| name.starts_with("binlogd-referenced-")).collect()
+    };
+    assert_eq!(referenced(&image).len(), 1, "the crash image holds the referenced file");
+    let (db, report) = open(engine_config(Path::new(DIR), Arc::new(image.clone())));
+    assert!(report.binlog_rebuilt_from_redo.contains(&gtid), "recovery promoted {gtid} from its referenced file ({} rebuilt)", report.binlog_rebuilt_from_redo);
+    assert!(referenced(&image).is_empty(), "referenced spill files left: {:?}", referenced(&image));
+    check(&db, &image, &BTreeSet::from([gtid]), "after the crash");
+    db.close().unwrap();
+}
