@@ -196,13 +196,14 @@ fn dispatch_loop(
     held: &mut Option<BoundaryEntry>,
 ) -> Result<(), Interrupted> {
     let mut scan_buffer = Vec::new();
+    let mut mariadb_clock = crate::mariadb_clock::MariadbClock::new();
     loop {
         let popped = queue.pop(&shared.stop).map_err(|_| Interrupted::Stopped)?;
         let entry = match mode {
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {
                 *held = Some(popped.clone());
-                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer);
+                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer, &mut mariadb_clock);
                 let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
                 if scan_buffer.capacity() > 1 << 20 {
                     scan_buffer = Vec::new();
