@@ -376,7 +376,13 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     assert_eq!(status.gtid_io_pos.to_string(), gtid_binlog_pos);
     assert_eq!(gtid_binlog_pos, format!("0-1-{total}"));
     assert!(status.retrieved_gtid_set.is_empty(), "MariaDB GTIDs are not MySQL GTIDs");
-    let coordinator = pipeline.coordinator.status();
+    // The worker records the position just after the applier's commit.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut coordinator = pipeline.coordinator.status();
+    while coordinator.transactions_applied < total as u64 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+        coordinator = pipeline.coordinator.status();
+    }
     assert_eq!((&*coordinator.source_log_file, coordinator.exec_source_log_pos), (file.as_str(), position));
     assert_eq!(coordinator.transactions_applied, total as u64);
     assert_eq!(pipeline.receiver.stop().state, IoState::No);

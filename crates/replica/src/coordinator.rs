@@ -88,6 +88,8 @@ impl Shared {
         let mut status = self.status.lock();
         status.transactions_applied += 1;
         status.bytes_applied += entry.size_bytes;
+        // With commit order preserved, workers record in commit order
+        // (before the next may commit): the position only moves forward.
         status.source_log_file = entry.source_log_file.clone();
         status.exec_source_log_pos = entry.source_end_log_pos;
     }
