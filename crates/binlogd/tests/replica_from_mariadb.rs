@@ -159,7 +159,7 @@ struct Pipeline {
     _spill_directory: tempfile::TempDir,
 }
 
-fn start_pipeline(port: u16, start: StartPosition) -> Pipeline {
+fn start_pipeline(port: u16, start: StartPosition, mode: CoordinatorMode) -> Pipeline {
     let spill_directory = tempfile::tempdir().unwrap();
     let relay_config = RelayLogConfig::memory(32 << 20, 1 << 20, spill_directory.path().to_path_buf()).unwrap();
     let relay = Arc::new(RelayLog::open(&relay_config).unwrap());
@@ -173,7 +173,7 @@ fn start_pipeline(port: u16, start: StartPosition) -> Pipeline {
     let record = Arc::new(Mutex::new(Record::default()));
     let receiver = Receiver::start(config, relay.clone(), queue.clone());
     let coordinator = Coordinator::start(
-        CoordinatorConfig { workers: 4, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue },
+        CoordinatorConfig { workers: 4, preserve_commit_order: true, mode },
         relay,
         queue,
         Arc::new(RecordingApplier(record.clone())),
@@ -274,7 +274,7 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     );
     let first_file = source.query("SHOW BINARY LOGS").lines().next().unwrap().split('\t').next().unwrap().to_owned();
     assert_eq!(first_file, "mariadb-bin.000001");
-    let pipeline = start_pipeline(source.port, StartPosition::FilePosition { file_name: first_file, position: 4 });
+    let pipeline = start_pipeline(source.port, StartPosition::FilePosition { file_name: first_file, position: 4 }, CoordinatorMode::BoundaryQueue);
 
     // Phase 1: DDL, single-statement and multi-statement transactions, and
     // two transactions group-committed together (binlog_commit_wait_count
@@ -391,12 +391,16 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
 
     // MariaDB GTID positioning: a receiver that has everything up to the
     // multi-statement transaction (0-1-6) gets exactly what follows it.
+    // Its coordinator scans events (boundaries and clock found again from
+    // the relay log): the group-committed pair shares a slot there too.
     let start: MariadbGtidPosition = "0-1-6".parse().unwrap();
-    let by_gtid = start_pipeline(source.port, StartPosition::MariadbGtids(start));
+    let by_gtid = start_pipeline(source.port, StartPosition::MariadbGtids(start), CoordinatorMode::EventScan);
     let rest = wait_for_committed(&by_gtid, total - 6, &source);
     let gtids: Vec<String> = rest.iter().map(|applied| applied.gtid.clone()).collect();
     let expected: Vec<String> = (7..=total).map(|seq_no| format!("0-1-{seq_no}")).collect();
     assert_eq!(gtids, expected);
+    assert_eq!(rest[0].last_committed, rest[1].last_committed, "the pair 0-1-7 and 0-1-8: {:?}", &rest[..2]);
+    assert_eq!((rest[2].last_committed, rest[2].sequence_number), (rest[2].sequence_number - 1, 3));
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(by_gtid.record.lock().committed.len(), total - 6, "nothing before the position, nothing twice");
     assert_eq!(by_gtid.receiver.status().gtid_io_pos.to_string(), gtid_binlog_pos);
@@ -408,7 +412,7 @@ fn auto_position_by_mysql_gtids_is_refused_by_a_mariadb_source() {
     // 127.0.0.1 resolves to localhost, where MariaDB's anonymous user
     // would win over 'repl'@'%'.
     source.query("CREATE USER 'repl'@'localhost' IDENTIFIED BY 'repl-pw'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'localhost';");
-    let pipeline = start_pipeline(source.port, StartPosition::Gtids(Default::default()));
+    let pipeline = start_pipeline(source.port, StartPosition::Gtids(Default::default()), CoordinatorMode::BoundaryQueue);
     let deadline = Instant::now() + Duration::from_secs(30);
     while !pipeline.receiver.is_finished() {
         assert!(Instant::now() < deadline, "a fatal error ends the receiver without retries");
