@@ -22,7 +22,7 @@ const FILE: &[u8] = include_bytes!("data/mariadb-10.11-bin.000001");
 fn events() -> Vec<(u64, u32, Event)> {
     let mut stream = EventStream::new(FILE).unwrap();
     let mut events = Vec::new();
-    while let Some(next) = stream.next() {
+    for next in stream.by_ref() {
         let (offset, raw, event) = next.unwrap_or_else(|error| panic!("{error:?}"));
         let mut body = Vec::new();
         event.encode_body(&mut body);

@@ -124,7 +124,7 @@ fn data(record: &EventRecord<'_>) -> Value {
         Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => rows_data(rows, &record.extra),
         Event::Ignorable { body } => undecoded(record.header.event_type, body),
         Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
-            match mariadb::from_event(&record.event, record.header.server_id) {
+            match mariadb::from_event(record.event, record.header.server_id) {
                 Some(event) => mariadb_data(&event),
                 None => json!({}),
             }
