@@ -14,7 +14,8 @@
 //! (file and position) and nothing is lost or repeated; Source_Log_File /
 //! Read_Source_Log_Pos, the applier's position and Gtid_IO_Pos end where
 //! the source's binlog ends; a second receiver positioned by MariaDB GTID
-//! (`@slave_connect_state`) gets exactly the transactions after it.
+//! (`@slave_connect_state`) gets exactly the transactions after it, also
+//! across a source restart.
 
 mod support;
 
@@ -404,6 +405,17 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(by_gtid.record.lock().committed.len(), total - 6, "nothing before the position, nothing twice");
     assert_eq!(by_gtid.receiver.status().gtid_io_pos.to_string(), gtid_binlog_pos);
+
+    // Its reconnect asks from the start position moved forward by what it
+    // received (Gtid_IO_Pos), not from the start position again.
+    source.restart();
+    source.query("CREATE TABLE shop.later (id INT PRIMARY KEY); INSERT INTO shop.later VALUES (1);");
+    let rest = wait_for_committed(&by_gtid, total - 6 + 2, &source);
+    let gtids: Vec<&str> = rest[total - 6..].iter().map(|applied| applied.gtid.as_str()).collect();
+    assert_eq!(gtids, [format!("0-1-{}", total + 1), format!("0-1-{}", total + 2)]);
+    assert_eq!(rest.last().unwrap().rows, [("later".to_owned(), RowChange::Write(vec![Value::Int(1)]))]);
+    assert!(by_gtid.receiver.status().connections >= 2);
+    assert!(by_gtid.record.lock().problems.is_empty(), "{:?}", by_gtid.record.lock().problems);
 }
 
 #[test]
