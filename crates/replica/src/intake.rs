@@ -14,9 +14,7 @@ use binlog_format::header::EventHeader;
 use parking_lot::Mutex;
 use protocol::MysqlError;
 
-use binlog_format::events::mariadb_gtid::MariadbGtid;
-
-use crate::boundary::{BoundaryTracker, Step, TransactionClock};
+use crate::boundary::{BoundaryTracker, MariadbGroup, Step, TransactionClock};
 use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::errors;
 use crate::mariadb_clock::MariadbClock;
@@ -66,7 +64,7 @@ pub struct Intake<'a> {
     pub next_index: &'a mut u64,
     pub last_complete: &'a mut SourcePosition,
     tracker: BoundaryTracker,
-    open: Option<(OpenTransaction, TransactionClock, Option<MariadbGtid>)>,
+    open: Option<(OpenTransaction, TransactionClock, Option<MariadbGroup>)>,
     mariadb_clock: MariadbClock,
     format: Arc<DecodeContext>,
     source_file: Arc<str>,
@@ -109,14 +107,11 @@ impl<'a> Intake<'a> {
         self.track_position(&header, body)?;
         match self.tracker.step(&header, body)? {
             Step::Outside => {}
-            Step::Begin { mut clock, mariadb, ends } => {
+            Step::Begin { clock, mariadb, ends } => {
                 self.abandon_open()?;
-                if let Some(group) = &mariadb {
-                    (clock.last_committed, clock.sequence_number) = self.mariadb_clock.assign(group, self.connection_epoch);
-                }
                 let mut open = self.relay.begin()?;
                 self.relay.append(&mut open, event, self.stop)?;
-                self.open = Some((open, clock, mariadb.map(|group| group.gtid)));
+                self.open = Some((open, clock, mariadb));
                 if ends {
                     self.finish(&header)?;
                 }
@@ -135,7 +130,14 @@ impl<'a> Intake<'a> {
     }
 
     fn finish(&mut self, end_header: &EventHeader) -> Result<(), IntakeError> {
-        let (open, clock, mariadb_gtid) = self.open.take().expect("an open transaction");
+        let (open, mut clock, mariadb) = self.open.take().expect("an open transaction");
+        // A MariaDB group gets its clock when complete: a group abandoned
+        // half-way must not take a sequence number that would never commit
+        // (what came after it would wait for it forever).
+        if let Some(group) = &mariadb {
+            (clock.last_committed, clock.sequence_number) = self.mariadb_clock.assign(group, self.connection_epoch);
+        }
+        let mariadb_gtid = mariadb.map(|group| group.gtid);
         let location = self.relay.finish(open)?;
         let size_bytes = location.length_bytes();
         let entry = BoundaryEntry {

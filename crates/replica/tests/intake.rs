@@ -126,6 +126,53 @@ fn one_entry_per_transaction_matching_it() {
 /// tests/mariadb_source_binlog.rs for what it holds), as a dump sends it.
 const MARIADB_FILE: &[u8] = include_bytes!("../../format/tests/data/mariadb-10.11-bin.000001");
 
+/// The file's events as framed, and the events of each GTID's group.
+fn mariadb_events_and_groups() -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
+    let mut events: Vec<Vec<u8>> = Vec::new();
+    let mut at = 4;
+    while at < MARIADB_FILE.len() {
+        let size = binlog_format::frame::peek_event_size(&MARIADB_FILE[at..]).unwrap() as usize;
+        events.push(MARIADB_FILE[at..at + size].to_vec());
+        at += size;
+    }
+    let mut groups: Vec<Vec<Vec<u8>>> = Vec::new();
+    for event in &events {
+        match event[4] {
+            t if t == EventType::MariadbGtid as u8 => groups.push(vec![event.clone()]),
+            t if [EventType::Rotate, EventType::GtidList, EventType::BinlogCheckpoint, EventType::FormatDescription].iter().any(|&outside| t == outside as u8) => {}
+            _ => groups.last_mut().expect("a GTID first").push(event.clone()),
+        }
+    }
+    assert_eq!(groups.len(), 10);
+    (events, groups)
+}
+
+/// A group cut short (its end never came) takes no sequence number: the
+/// groups after it do not wait for it.
+#[test]
+fn an_abandoned_mariadb_group_takes_no_clock_slot() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = RelayLog::open(&config).unwrap();
+    let queue = BoundaryQueue::new(100);
+    let status = Mutex::new(ReceiverStatus::default());
+    let stop = StopFlag::new();
+    let (mut next_index, mut last_complete) = (0, SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 });
+    let (events, groups) = mariadb_events_and_groups();
+    let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
+    intake.take(&events[0]).unwrap(); // the FDE
+    // 0-1-4 cut after two events, then 0-1-5 and 0-1-6 (commit id 26).
+    for event in groups[3].iter().take(2).chain(groups[4].iter()).chain(groups[5].iter()) {
+        intake.take(event).unwrap();
+    }
+    drop(intake);
+    let clocks: Vec<(String, i64, i64)> = std::iter::from_fn(|| queue.try_pop())
+        .map(|entry| (entry.gtid_text(), entry.last_committed, entry.sequence_number))
+        .collect();
+    assert_eq!(clocks, [("0-1-5".to_owned(), 0, 1), ("0-1-6".to_owned(), 0, 2)]);
+    assert_eq!(relay.stats().memory_transactions, 2, "the cut group's bytes were taken back");
+}
+
 #[test]
 fn a_mariadb_stream_gives_one_entry_per_event_group_with_commit_groups_as_clock() {
     let directory = tempfile::tempdir().unwrap();
@@ -137,26 +184,7 @@ fn a_mariadb_stream_gives_one_entry_per_event_group_with_commit_groups_as_clock(
     let mut next_index = 0;
     let mut last_complete = SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 };
 
-    // The events as framed in the file, and each GTID's group.
-    let mut events: Vec<Vec<u8>> = Vec::new();
-    let mut at = 4;
-    while at < MARIADB_FILE.len() {
-        let size = binlog_format::frame::peek_event_size(&MARIADB_FILE[at..]).unwrap() as usize;
-        events.push(MARIADB_FILE[at..at + size].to_vec());
-        at += size;
-    }
-    let is_gtid = |event: &[u8]| event[4] == EventType::MariadbGtid as u8;
-    let mut groups: Vec<Vec<Vec<u8>>> = Vec::new();
-    for event in &events {
-        match event[4] {
-            t if t == EventType::MariadbGtid as u8 => groups.push(vec![event.clone()]),
-            t if t == EventType::Rotate as u8 || t == EventType::GtidList as u8 || t == EventType::BinlogCheckpoint as u8 => {}
-            t if t == EventType::FormatDescription as u8 => {}
-            _ => groups.last_mut().expect("a GTID first").push(event.clone()),
-        }
-    }
-    assert_eq!(groups.len(), 10);
-    assert!(groups.iter().all(|group| is_gtid(&group[0])));
+    let (events, groups) = mariadb_events_and_groups();
 
     {
         let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
