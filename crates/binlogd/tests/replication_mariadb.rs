@@ -18,96 +18,11 @@ mod support;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::{free_port, terminate, wait_for_port, Binlogd, DDL_WORKLOAD};
-
-/// A MariaDB server in a temporary data directory; SIGTERM by PID on drop.
-struct MariaDb {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-}
-
-fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
-impl MariaDb {
-    fn start() -> MariaDb {
-        let dir = tempfile::tempdir().unwrap();
-        let datadir = dir.path().join("data");
-        let mut install = Command::new("mariadb-install-db");
-        install.args(["--no-defaults", &format!("--datadir={}", datadir.display()), "--auth-root-authentication-method=normal"]);
-        if running_as_root() {
-            install.arg("--user=root");
-        }
-        let output = install.output().expect("run mariadb-install-db (apt-get install mariadb-server)");
-        assert!(output.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&output.stderr));
-        let port = free_port();
-        let mut command = Command::new("mariadbd");
-        command.args([
-            "--no-defaults",
-            &format!("--datadir={}", datadir.display()),
-            &format!("--socket={}", dir.path().join("mariadb.sock").display()),
-            &format!("--port={port}"),
-            "--bind-address=127.0.0.1",
-            "--server-id=2",
-            "--skip-log-bin",
-            "--innodb-buffer-pool-size=64M",
-            &format!("--log-error={}", dir.path().join("error.log").display()),
-            &format!("--pid-file={}", dir.path().join("mariadb.pid").display()),
-        ]);
-        if running_as_root() {
-            command.arg("--user=root");
-        }
-        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start mariadbd");
-        wait_for_port(port, "mariadbd");
-        MariaDb { child, port, dir }
-    }
-
-    fn mariadb(&self, sql: &str) -> Output {
-        Command::new("mariadb")
-            .args(["-h127.0.0.1", &format!("-P{}", self.port), "-uroot", "-B", "-N", "-e", sql])
-            .output()
-            .unwrap()
-    }
-
-    fn query(&self, sql: &str) -> String {
-        let output = self.mariadb(sql);
-        assert!(output.status.success(), "replica: {sql}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn error_log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
-    }
-
-    /// SHOW SLAVE STATUS as (field, value) pairs.
-    fn slave_status(&self) -> Vec<(String, String)> {
-        let output = Command::new("mariadb")
-            .args(["-h127.0.0.1", &format!("-P{}", self.port), "-uroot", "-e", "SHOW SLAVE STATUS\\G"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| line.split_once(": "))
-            .map(|(key, value)| (key.trim().to_string(), value.trim().to_string()))
-            .collect()
-    }
-
-    fn status(&self, field: &str) -> String {
-        self.slave_status().into_iter().find(|(key, _)| key == field).map(|(_, value)| value).unwrap_or_default()
-    }
-}
-
-impl Drop for MariaDb {
-    fn drop(&mut self) {
-        terminate(&mut self.child);
-    }
-}
+use support::mariadb::MariaDb;
+use support::{Binlogd, DDL_WORKLOAD};
 
 fn sysbench(port: u16, args: &[&str]) -> String {
     let output = Command::new("sysbench")
@@ -165,7 +80,7 @@ fn mariadb_replica_replicates_an_engine_mode_binlog() {
 
 fn replicates_sysbench_large_transaction_and_ddl(source_args: &[&str]) {
     let source = Binlogd::start(source_args);
-    let replica = MariaDb::start();
+    let replica = MariaDb::start(&["--server-id=2", "--skip-log-bin"]);
     replica.query(&format!(
         "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', MASTER_PASSWORD='',
              MASTER_USE_GTID=no, MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_HEARTBEAT_PERIOD=1;

@@ -33,8 +33,9 @@ pub const LOG_EVENT_IGNORABLE_F: u16 = 0x0080;
 pub const BINLOG_CHECKSUM_ALG_OFF: u8 = 0;
 pub const BINLOG_CHECKSUM_ALG_CRC32: u8 = 1;
 
-/// Event type codes binlogd knows by name. Anything else is kept as raw
-/// bytes (`Event::Unknown`), MariaDB's 160+ types included.
+/// Event type codes binlogd knows by name: MySQL 8.4's, BOLT's 43 and the
+/// MariaDB events a MariaDB 10.x source sends (160-164). Anything else is
+/// kept as raw bytes (`Event::Unknown`).
 #[repr(u8)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EventType {
@@ -72,6 +73,16 @@ pub enum EventType {
     /// BOLT's `Large_transaction_header_event`: leads a promoted file and
     /// names the offset of the transaction's terminating event.
     LargeTransactionHeader = 43,
+    /// MariaDB: the statement behind the row events that follow.
+    AnnotateRows = 160,
+    /// MariaDB: the oldest binlog file crash recovery still needs.
+    BinlogCheckpoint = 161,
+    /// MariaDB's GTID (domain-server-seq): opens every event group.
+    MariadbGtid = 162,
+    /// MariaDB: the last GTID of every domain and server, at the start of each file.
+    GtidList = 163,
+    /// MariaDB: the rest of the file is encrypted.
+    StartEncryption = 164,
 }
 
 impl EventType {
@@ -110,6 +121,11 @@ impl EventType {
             41 => HeartbeatV2,
             42 => GtidTagged,
             43 => LargeTransactionHeader,
+            160 => AnnotateRows,
+            161 => BinlogCheckpoint,
+            162 => MariadbGtid,
+            163 => GtidList,
+            164 => StartEncryption,
             _ => return None,
         })
     }
@@ -149,13 +165,14 @@ impl EventType {
             Some(GtidTagged) => "Gtid_tagged_log_event",
             Some(LargeTransactionHeader) => "Large_transaction_header",
             Some(StartV3) => "Start_v3",
+            Some(AnnotateRows) => "Annotate_rows",
+            Some(BinlogCheckpoint) => "Binlog_checkpoint",
+            Some(MariadbGtid) => "Gtid (MariaDB)",
+            Some(GtidList) => "Gtid_list",
+            Some(StartEncryption) => "Start_encryption",
             Some(Unknown) | None => match code {
-                160 => "Annotate_rows",
-                161 => "Binlog_checkpoint",
-                162 => "Gtid (MariaDB)",
-                163 => "Gtid_list",
-                164 => "Start_encryption",
-                165..=171 => "MariaDB event",
+                165 => "Query_compressed",
+                166..=171 => "Rows_compressed",
                 _ => "Unknown",
             },
         }

@@ -1,4 +1,5 @@
-//! MySQL 8.4 binlog (v4) events as binlogd writes and reads them.
+//! MySQL 8.4 binlog (v4) events as binlogd writes and reads them, and the
+//! MariaDB 10.x events a MariaDB source sends.
 //!
 //! Every event type is a struct with a symmetric codec: `decode_body` reads
 //! the bytes between the common header and the checksum, `encode_body`
@@ -21,7 +22,7 @@ pub mod value;
 pub use column_type::ColumnType;
 pub use constants::EventType;
 pub use error::{DecodeError, EncodeError};
-pub use events::{ColumnSpec, Event, RowChange, RowsEvent, RowsKind, TableMap};
+pub use events::{ColumnSpec, Event, MariadbGtid, RowChange, RowsEvent, RowsKind, RowsVersion, TableMap};
 pub use frame::{encode_event, RawEvent};
 pub use gtid_set::{Gtid, GtidSet, Uuid};
 pub use header::EventHeader;

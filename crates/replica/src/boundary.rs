@@ -6,17 +6,22 @@
 //! | event                                   | between transactions | after Gtid | inside BEGIN…   |
 //! |-----------------------------------------|----------------------|------------|-----------------|
 //! | Gtid / Anonymous_gtid / Gtid_tagged     | begins               | begins (the open one is incomplete) | begins (same) |
+//! | MariaDB GTID with FL_STANDALONE         | begins, then as after Gtid (its one Query ends it) | begins (same) | begins (same) |
+//! | other MariaDB GTID (no BEGIN follows)   | begins, then as inside BEGIN | begins (same) | begins (same) |
 //! | Query BEGIN                             | begins (no GTID)     | continues  | continues       |
 //! | Query COMMIT / ROLLBACK                 | outside              | ends       | ends            |
 //! | other Query (DDL, XA COMMIT)            | begins and ends      | ends       | continues       |
 //! | Xid, XA_prepare                         | outside              | ends       | ends            |
-//! | FDE, Rotate, Heartbeat, Previous_gtids, Stop, Large_transaction_header | outside | outside | outside |
-//! | anything else (Table_map, rows, ...)    | outside              | continues  | continues       |
+//! | FDE, Rotate, Heartbeat, Previous_gtids, Stop, Large_transaction_header, MariaDB's Gtid_list, Binlog_checkpoint, Start_encryption | outside | outside | outside |
+//! | MariaDB's compressed Query / rows (165-171) | error: binlogd does not decompress them (`log_bin_compress=ON` on the source) | | |
+//! | anything else (Table_map, rows, Annotate_rows, ...) | outside  | continues  | continues       |
 
 use binlog_format::constants::EventType;
 use binlog_format::events::gtid::GtidEvent;
+use binlog_format::events::mariadb_gtid::{MariadbGtid, MariadbGtidEvent};
 use binlog_format::events::query::QueryEvent;
 use binlog_format::gtid_set::Gtid;
+use binlog_format::header::EventHeader;
 use protocol::MysqlError;
 
 use crate::errors;
@@ -33,14 +38,28 @@ pub struct TransactionClock {
     pub sequence_number: i64,
 }
 
+/// What a MariaDB GTID event says about its event group: its GTID, and
+/// what decides whether it may share a logical-clock slot with others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MariadbGroup {
+    pub gtid: MariadbGtid,
+    /// The group commit id: groups with the same one committed together on
+    /// the source.
+    pub commit_id: Option<u64>,
+    /// `flags2` (FL_STANDALONE, FL_TRANSACTIONAL, FL_ALLOW_PARALLEL, FL_DDL, ...).
+    pub flags2: u8,
+}
+
 /// What one event does to the transaction structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// Not part of any transaction (not stored in the relay log).
     Outside,
     /// Opens a transaction; `ends` when the event is the whole of it (a
-    /// statement without BEGIN and without Gtid).
-    Begin { clock: TransactionClock, ends: bool },
+    /// statement without BEGIN and without Gtid). `mariadb` for a MariaDB
+    /// GTID event: its clock is 0/0 here, and the caller turns the group
+    /// commit id into one ([`crate::mariadb_clock::MariadbClock`]).
+    Begin { clock: TransactionClock, mariadb: Option<MariadbGroup>, ends: bool },
     Continue,
     /// The last event of the open transaction.
     End,
@@ -78,13 +97,24 @@ impl BoundaryTracker {
 
     /// Classifies one event (`body`: between the common header and the
     /// checksum).
-    pub fn step(&mut self, event_type: u8, body: &[u8]) -> Result<Step, MysqlError> {
+    pub fn step(&mut self, header: &EventHeader, body: &[u8]) -> Result<Step, MysqlError> {
+        let event_type = header.event_type;
         let kind = EventType::from_code(event_type);
         match kind {
             Some(EventType::Gtid | EventType::AnonymousGtid | EventType::GtidTagged) => {
                 let clock = gtid_clock(kind, body)?;
                 self.state = State::AfterGtid;
-                Ok(Step::Begin { clock, ends: false })
+                Ok(Step::Begin { clock, mariadb: None, ends: false })
+            }
+            Some(EventType::MariadbGtid) => {
+                let event = MariadbGtidEvent::decode_body(body).map_err(|error| errors::relay_log_read_failure(&format!("a MariaDB GTID event: {error}")))?;
+                // A standalone group is one statement (no BEGIN, no COMMIT):
+                // its Query ends it, as after MySQL's Gtid. Any other group
+                // has no BEGIN either: it is open from here to its Xid or
+                // COMMIT (or XA_prepare).
+                self.state = if event.is_standalone() { State::AfterGtid } else { State::InTransaction };
+                let mariadb = MariadbGroup { gtid: event.gtid(header.server_id), commit_id: event.commit_id, flags2: event.flags2 };
+                Ok(Step::Begin { clock: TransactionClock::default(), mariadb: Some(mariadb), ends: false })
             }
             Some(
                 EventType::FormatDescription
@@ -93,8 +123,15 @@ impl BoundaryTracker {
                 | EventType::HeartbeatV2
                 | EventType::PreviousGtids
                 | EventType::Stop
-                | EventType::LargeTransactionHeader,
+                | EventType::LargeTransactionHeader
+                | EventType::GtidList
+                | EventType::BinlogCheckpoint
+                | EventType::StartEncryption,
             ) => Ok(Step::Outside),
+            None if COMPRESSED_EVENT_TYPES.contains(&event_type) => Err(errors::relay_log_read_failure(&format!(
+                "the source sent a compressed event ({}, type {event_type}); binlogd cannot decompress MariaDB's log_bin_compress=ON events",
+                EventType::name_of(event_type)
+            ))),
             Some(EventType::Query) => self.query_step(body),
             Some(EventType::Xid | EventType::XaPrepare) => Ok(self.end_if_open()),
             _ if self.state == State::Between => Ok(Step::Outside),
@@ -110,10 +147,10 @@ impl BoundaryTracker {
         Ok(match (self.state, is_begin, is_end) {
             (State::Between, true, _) => {
                 self.state = State::InTransaction;
-                Step::Begin { clock: TransactionClock::default(), ends: false }
+                Step::Begin { clock: TransactionClock::default(), mariadb: None, ends: false }
             }
             (State::Between, false, true) => Step::Outside,
-            (State::Between, false, false) => Step::Begin { clock: TransactionClock::default(), ends: true },
+            (State::Between, false, false) => Step::Begin { clock: TransactionClock::default(), mariadb: None, ends: true },
             (State::AfterGtid, true, _) => {
                 self.state = State::InTransaction;
                 Step::Continue
@@ -132,6 +169,10 @@ impl BoundaryTracker {
         Step::End
     }
 }
+
+/// MariaDB's Query_compressed (165) and compressed rows events v1/v2
+/// (166-171).
+const COMPRESSED_EVENT_TYPES: std::ops::RangeInclusive<u8> = 165..=171;
 
 fn gtid_clock(kind: Option<EventType>, body: &[u8]) -> Result<TransactionClock, MysqlError> {
     if kind == Some(EventType::GtidTagged) {

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use binlog_format::events::mariadb_gtid::MariadbGtid;
 use binlog_format::events::DecodeContext;
 use binlog_format::gtid_set::Gtid;
 use parking_lot::{Condvar, Mutex};
@@ -27,7 +28,12 @@ pub const QUEUE_ENTRIES_MAX_DEFAULT: usize = 1 << 17;
 pub struct BoundaryEntry {
     /// Position in the stream since the receiver started: 0, 1, 2, ...
     pub index: u64,
+    /// The MySQL GTID; `None` for anonymous and MariaDB transactions.
     pub gtid: Option<Gtid>,
+    /// A MariaDB source's GTID (domain-server-seq); its `last_committed` and
+    /// `sequence_number` come from the group commit id
+    /// ([`crate::mariadb_clock`]).
+    pub mariadb_gtid: Option<MariadbGtid>,
     pub last_committed: i64,
     pub sequence_number: i64,
     /// Bumped at every (re)connect: logical clocks are per source binlog
@@ -48,9 +54,14 @@ impl BoundaryEntry {
         TransactionClock { gtid: self.gtid, last_committed: self.last_committed, sequence_number: self.sequence_number }
     }
 
-    /// The GTID as MySQL prints it in messages (`ANONYMOUS` without one).
+    /// The GTID as MySQL prints it in messages (`ANONYMOUS` without one);
+    /// a MariaDB GTID as MariaDB prints it.
     pub fn gtid_text(&self) -> String {
-        self.gtid.map(|gtid| gtid.to_string()).unwrap_or_else(|| "ANONYMOUS".to_owned())
+        match (self.gtid, self.mariadb_gtid) {
+            (Some(gtid), _) => gtid.to_string(),
+            (None, Some(gtid)) => gtid.to_string(),
+            (None, None) => "ANONYMOUS".to_owned(),
+        }
     }
 }
 

@@ -92,6 +92,8 @@ impl Shared {
         let mut status = self.status.lock();
         status.transactions_applied += 1;
         status.bytes_applied += entry.size_bytes;
+        // With commit order preserved, workers record in commit order
+        // (before the next may commit): the position only moves forward.
         status.source_log_file = entry.source_log_file.clone();
         status.exec_source_log_pos = entry.source_end_log_pos;
     }
@@ -204,13 +206,14 @@ fn dispatch_loop(
     held: &mut Option<BoundaryEntry>,
 ) -> Result<(), Interrupted> {
     let mut scan_buffer = Vec::new();
+    let mut mariadb_clock = crate::mariadb_clock::MariadbClock::new();
     loop {
         let popped = queue.pop(&shared.dispatch_stop).map_err(|_| shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed))?;
         let entry = match mode {
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {
                 *held = Some(popped.clone());
-                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer);
+                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer, &mut mariadb_clock);
                 let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
                 if scan_buffer.capacity() > 1 << 20 {
                     scan_buffer = Vec::new();

@@ -12,10 +12,13 @@ use protocol::MysqlError;
 use crate::boundary::{BoundaryTracker, Step, TransactionClock};
 use crate::boundary_queue::BoundaryEntry;
 use crate::errors;
+use crate::mariadb_clock::MariadbClock;
 use crate::relay::RelayLog;
 
 /// The entry with its clock replaced by what scanning its events gives.
-pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>) -> Result<BoundaryEntry, MysqlError> {
+/// `mariadb_clock` turns MariaDB commit ids into the clock as the receiver
+/// does; the coordinator keeps one across entries.
+pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>, mariadb_clock: &mut MariadbClock) -> Result<BoundaryEntry, MysqlError> {
     let has_checksum = entry.format.format.has_checksum();
     let mut tracker = BoundaryTracker::new();
     let mut clock: Option<TransactionClock> = None;
@@ -30,8 +33,12 @@ pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>) 
         let body = event
             .get(binlog_format::constants::COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
             .ok_or_else(|| errors::relay_log_read_failure("an event shorter than its header"))?;
-        match tracker.step(header.event_type, body)? {
-            Step::Begin { clock: found, ends } => {
+        match tracker.step(&header, body)? {
+            Step::Begin { clock: mut found, mariadb, ends } => {
+                if let Some(group) = &mariadb {
+                    (found.last_committed, found.sequence_number) = mariadb_clock.assign(group, entry.connection_epoch);
+                    entry.mariadb_gtid = Some(group.gtid);
+                }
                 clock = Some(found);
                 ended = ends;
             }

@@ -14,9 +14,10 @@ use binlog_format::header::EventHeader;
 use parking_lot::Mutex;
 use protocol::MysqlError;
 
-use crate::boundary::{BoundaryTracker, Step, TransactionClock};
+use crate::boundary::{BoundaryTracker, MariadbGroup, Step, TransactionClock};
 use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::errors;
+use crate::mariadb_clock::MariadbClock;
 use crate::receiver_status::ReceiverStatus;
 use crate::relay::{AppendError, OpenTransaction, RelayLog};
 use crate::stop::StopFlag;
@@ -63,7 +64,8 @@ pub struct Intake<'a> {
     pub next_index: &'a mut u64,
     pub last_complete: &'a mut SourcePosition,
     tracker: BoundaryTracker,
-    open: Option<(OpenTransaction, TransactionClock)>,
+    open: Option<(OpenTransaction, TransactionClock, Option<MariadbGroup>)>,
+    mariadb_clock: MariadbClock,
     format: Arc<DecodeContext>,
     source_file: Arc<str>,
 }
@@ -92,6 +94,7 @@ impl<'a> Intake<'a> {
             last_complete,
             tracker: BoundaryTracker::new(),
             open: None,
+            mariadb_clock: MariadbClock::new(),
             format: Arc::new(DecodeContext::default()),
             source_file,
         }
@@ -102,23 +105,23 @@ impl<'a> Intake<'a> {
         let header = EventHeader::decode(event).map_err(|error| errors::relay_log_write_failure(&error.to_string()))?;
         let body = self.body(event, header.event_type)?;
         self.track_position(&header, body)?;
-        match self.tracker.step(header.event_type, body)? {
+        match self.tracker.step(&header, body)? {
             Step::Outside => {}
-            Step::Begin { clock, ends } => {
+            Step::Begin { clock, mariadb, ends } => {
                 self.abandon_open()?;
                 let mut open = self.relay.begin()?;
                 self.relay.append(&mut open, event, self.stop)?;
-                self.open = Some((open, clock));
+                self.open = Some((open, clock, mariadb));
                 if ends {
                     self.finish(&header)?;
                 }
             }
             Step::Continue => {
-                let (open, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("an event outside any transaction"))?;
+                let (open, _, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("an event outside any transaction"))?;
                 self.relay.append(open, event, self.stop)?;
             }
             Step::End => {
-                let (open, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("a commit outside any transaction"))?;
+                let (open, _, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("a commit outside any transaction"))?;
                 self.relay.append(open, event, self.stop)?;
                 self.finish(&header)?;
             }
@@ -127,12 +130,20 @@ impl<'a> Intake<'a> {
     }
 
     fn finish(&mut self, end_header: &EventHeader) -> Result<(), IntakeError> {
-        let (open, clock) = self.open.take().expect("an open transaction");
+        let (open, mut clock, mariadb) = self.open.take().expect("an open transaction");
+        // A MariaDB group gets its clock when complete: a group abandoned
+        // half-way must not take a sequence number that would never commit
+        // (what came after it would wait for it forever).
+        if let Some(group) = &mariadb {
+            (clock.last_committed, clock.sequence_number) = self.mariadb_clock.assign(group, self.connection_epoch);
+        }
+        let mariadb_gtid = mariadb.map(|group| group.gtid);
         let location = self.relay.finish(open)?;
         let size_bytes = location.length_bytes();
         let entry = BoundaryEntry {
             index: *self.next_index,
             gtid: clock.gtid,
+            mariadb_gtid,
             last_committed: clock.last_committed,
             sequence_number: clock.sequence_number,
             connection_epoch: self.connection_epoch,
@@ -152,6 +163,9 @@ impl<'a> Intake<'a> {
         if let Some(gtid) = clock.gtid {
             status.retrieved_gtid_set.add(gtid);
         }
+        if let Some(gtid) = mariadb_gtid {
+            status.gtid_io_pos.update(gtid);
+        }
         status.transactions_received += 1;
         status.bytes_received += size_bytes;
         status.queue_blocked += queue_blocked;
@@ -161,7 +175,7 @@ impl<'a> Intake<'a> {
     /// Drops the open transaction, if any: its end never came (a new
     /// transaction began, or the connection ended).
     pub fn abandon_open(&mut self) -> Result<(), MysqlError> {
-        if let Some((open, _)) = self.open.take() {
+        if let Some((open, _, _)) = self.open.take() {
             self.relay.abandon(open)?;
         }
         Ok(())

@@ -21,6 +21,8 @@ pub mod errors;
 pub mod event_scan;
 pub mod intake;
 mod job_queue;
+pub mod mariadb_clock;
+pub mod mariadb_gtid_position;
 pub mod receiver;
 pub mod receiver_status;
 pub mod relay;
@@ -31,6 +33,7 @@ mod worker;
 
 pub use applier::{Applier, WorkerApplier};
 pub use boundary::TransactionClock;
+pub use mariadb_gtid_position::MariadbGtidPosition;
 pub use boundary_queue::{BoundaryEntry, BoundaryQueue, QUEUE_ENTRIES_MAX_DEFAULT};
 pub use coordinator::{Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorOutcome, CoordinatorStatus};
 pub use receiver::{Receiver, ReceiverConfig, StartPosition};

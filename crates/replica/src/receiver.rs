@@ -10,6 +10,12 @@
 //! the start set plus every GTID retrieved so far (auto-position), or
 //! COM_BINLOG_DUMP from the end of the last complete transaction.
 //!
+//! A MariaDB source (version string with "MariaDB") gets MariaDB's replica
+//! sequence instead: no `@@SERVER_UUID` (MariaDB has none), `SET
+//! @mariadb_slave_capability = 4`, `SET @slave_connect_state` when
+//! positioning by MariaDB GTID, COM_REGISTER_SLAVE, COM_BINLOG_DUMP (with
+//! Annotate_rows). Auto-position by MySQL GTIDs cannot work there (1593).
+//!
 //! Retries: a failed connect, or a connection that ends, is retried every
 //! `connect_retry` up to `retry_count` attempts in a row (MySQL's
 //! SOURCE_CONNECT_RETRY, SOURCE_RETRY_COUNT). What a retry cannot fix ends
@@ -29,6 +35,7 @@ use protocol::MysqlError;
 use crate::boundary_queue::BoundaryQueue;
 use crate::errors;
 use crate::intake::{Intake, IntakeError, SourcePosition};
+use crate::mariadb_gtid_position::MariadbGtidPosition;
 use crate::receiver_status::{IoState, ReceiverStatus};
 use crate::relay::RelayLog;
 use crate::source_client::{DumpPacket, SourceAddress, SourceClient};
@@ -42,6 +49,10 @@ pub enum StartPosition {
     Gtids(GtidSet),
     /// SOURCE_LOG_FILE / SOURCE_LOG_POS.
     FilePosition { file_name: String, position: u64 },
+    /// A MariaDB source, by MariaDB GTID (`MASTER_USE_GTID=slave_pos`):
+    /// everything after this position (one GTID per domain; empty: from
+    /// the source's first transaction).
+    MariadbGtids(MariadbGtidPosition),
 }
 
 #[derive(Debug, Clone)]
@@ -166,7 +177,7 @@ impl Run {
     fn run(&mut self) {
         let mut last_complete = match &self.config.start {
             StartPosition::FilePosition { file_name, position } => SourcePosition { file_name: file_name.clone(), position: *position },
-            StartPosition::Gtids(_) => SourcePosition { file_name: String::new(), position: 4 },
+            StartPosition::Gtids(_) | StartPosition::MariadbGtids(_) => SourcePosition { file_name: String::new(), position: 4 },
         };
         let mut failed_attempts = 0u64;
         loop {
@@ -233,28 +244,49 @@ impl Run {
         if source_server_id == config.server_id {
             return Err(errors::replica_fatal("The replica I/O thread stops because source and replica have equal MySQL server ids; these ids must be different for replication to work (or the --replicate-same-server-id option must be used on replica but this does not always make sense; please check the manual before using it)."));
         }
-        let source_uuid = client.query_value("SELECT @@GLOBAL.SERVER_UUID")?.unwrap_or_default();
+        let mariadb = client.is_mariadb();
+        // MariaDB has no server_uuid (the query would fail with 1193).
+        let source_uuid = if mariadb { String::new() } else { client.query_value("SELECT @@GLOBAL.SERVER_UUID")?.unwrap_or_default() };
         client.query(&format!("SET @master_heartbeat_period = {}", config.heartbeat_period.as_nanos()))?;
         client.negotiate_checksum()?;
-        if !config.replica_uuid.is_empty() {
+        if mariadb {
+            client.declare_mariadb_capability()?;
+        }
+        if !config.replica_uuid.is_empty() && !mariadb {
             client.query(&format!("SET @slave_uuid = '{}'", config.replica_uuid.replace('\'', "")))?;
         }
+        if let StartPosition::MariadbGtids(start) = &config.start {
+            if !mariadb {
+                return Err(errors::replica_fatal(&format!("MariaDB GTID positioning needs a MariaDB source; '{}' is not one", client.server_version)));
+            }
+            // From the start position, moved forward by what was received.
+            let mut connect_state = start.clone();
+            connect_state.merge(&self.status.lock().gtid_io_pos);
+            client.set_mariadb_connect_state(&connect_state.to_string())?;
+        }
         client.register_replica(config.server_id, "", 0)?;
+        let dump_position = || u32::try_from(last_complete.position).map_err(|_| errors::replica_fatal("a source position past 4 GiB"));
         match &config.start {
+            StartPosition::Gtids(_) if mariadb => {
+                return Err(errors::replica_fatal(&format!(
+                    "SOURCE_AUTO_POSITION = 1 needs MySQL GTIDs, and '{}' is MariaDB: position by SOURCE_LOG_FILE / SOURCE_LOG_POS or by MariaDB GTID",
+                    client.server_version
+                )));
+            }
             StartPosition::Gtids(start) => {
                 let mut requested = start.clone();
                 requested.union(&self.status.lock().retrieved_gtid_set);
                 client.request_dump_gtid(config.server_id, &requested, false)?;
             }
-            StartPosition::FilePosition { .. } => {
-                let position = u32::try_from(last_complete.position).map_err(|_| errors::replica_fatal("a source position past 4 GiB"))?;
-                client.request_dump_position(config.server_id, &last_complete.file_name, position, false)?;
-            }
+            StartPosition::FilePosition { .. } if mariadb => client.request_mariadb_dump(config.server_id, &last_complete.file_name, dump_position()?)?,
+            StartPosition::FilePosition { .. } => client.request_dump_position(config.server_id, &last_complete.file_name, dump_position()?, false)?,
+            StartPosition::MariadbGtids(_) => client.request_mariadb_dump(config.server_id, "", 4)?,
         }
         let our_now = SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_secs() as i64).unwrap_or(0);
         let mut status = self.status.lock();
         status.source_server_id = source_server_id;
         status.source_uuid = source_uuid;
+        status.source_version = client.server_version.clone();
         status.source_clock_offset_seconds = source_now - our_now;
         status.connections += 1;
         status.state = IoState::Yes;

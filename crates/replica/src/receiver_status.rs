@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use binlog_format::gtid_set::GtidSet;
 use protocol::MysqlError;
 
+use crate::mariadb_gtid_position::MariadbGtidPosition;
 use crate::relay::stats::RelayStatsSnapshot;
 
 /// Replica_IO_Running.
@@ -34,6 +35,12 @@ pub struct ReceiverStatus {
     pub state: IoState,
     /// Every GTID of a transaction received complete (and queued).
     pub retrieved_gtid_set: GtidSet,
+    /// From a MariaDB source: the last GTID per domain received complete
+    /// (MariaDB's Gtid_IO_Pos).
+    pub gtid_io_pos: MariadbGtidPosition,
+    /// The source's version string (from its greeting); "MariaDB" in it
+    /// marks a MariaDB source.
+    pub source_version: String,
     pub source_log_file: String,
     /// `log_pos` of the last event read from the source.
     pub read_source_log_pos: u64,

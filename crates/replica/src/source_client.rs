@@ -8,6 +8,12 @@
 //! COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID (or COM_BINLOG_DUMP) start
 //! the event stream, read one event per packet with its CRC32 verified.
 //!
+//! A MariaDB source (its version string says "MariaDB") gets what a
+//! MariaDB replica sends on top: `SET @mariadb_slave_capability = 4` (send
+//! MariaDB's GTID, Gtid_list, Binlog_checkpoint and Annotate_rows events as
+//! they are), optionally `SET @slave_connect_state` (MariaDB GTID
+//! positioning), and COM_BINLOG_DUMP with `BINLOG_SEND_ANNOTATE_ROWS_EVENT`.
+//!
 //! Every failure is a [`MysqlError`]: the source's own ERR packet (code,
 //! SQLSTATE, message: 1045 for a wrong password, 1236 from a dump), or the
 //! MySQL client library's error for what has no ERR packet (2003 can't
@@ -39,6 +45,11 @@ const BINLOG_THROUGH_GTID: u16 = 0x04;
 /// Dump flag: end with an EOF packet at the end of the log instead of
 /// waiting for new events.
 const BINLOG_DUMP_NON_BLOCK: u16 = 0x01;
+/// MariaDB's dump flag: send Annotate_rows events (else the source drops them).
+const BINLOG_SEND_ANNOTATE_ROWS_EVENT: u16 = 0x02;
+/// `@mariadb_slave_capability`: MARIA_SLAVE_CAPABILITY_GTID, what MariaDB
+/// 10.x replicas send; the source then sends its events unchanged.
+pub const MARIADB_SLAVE_CAPABILITY_GTID: u8 = 4;
 const UTF8MB4_GENERAL_CI: u8 = 45;
 const NATIVE_PASSWORD_PLUGIN: &[u8] = b"mysql_native_password";
 
@@ -243,9 +254,44 @@ impl SourceClient {
 
     /// COM_BINLOG_DUMP from `file_name` at `position` (4: the first event).
     pub fn request_dump_position(&mut self, server_id: u32, file_name: &str, position: u32, non_blocking: bool) -> Result<(), MysqlError> {
+        let flags = if non_blocking { BINLOG_DUMP_NON_BLOCK } else { 0 };
+        self.request_dump(server_id, file_name, position, flags)
+    }
+
+    /// True when the source's greeting names MariaDB (`5.5.5-10.11.19-MariaDB...`).
+    pub fn is_mariadb(&self) -> bool {
+        self.server_version.contains("MariaDB")
+    }
+
+    /// `SET @mariadb_slave_capability = 4`, as a MariaDB 10.x replica: the
+    /// source sends its GTID and other MariaDB events instead of replacing
+    /// them with dummies for old replicas.
+    pub fn declare_mariadb_capability(&mut self) -> Result<(), MysqlError> {
+        self.query(&format!("SET @mariadb_slave_capability = {MARIADB_SLAVE_CAPABILITY_GTID}")).map(drop)
+    }
+
+    /// MariaDB GTID positioning: the dump starts after `connect_state` (the
+    /// last GTID of each domain, `0-1-5,...`; empty: from the source's
+    /// first transaction), with strict mode and duplicate skipping off.
+    pub fn set_mariadb_connect_state(&mut self, connect_state: &str) -> Result<(), MysqlError> {
+        if !connect_state.bytes().all(|byte| byte.is_ascii_digit() || byte == b'-' || byte == b',') {
+            return Err(errors::replica_fatal(&format!("'{connect_state}' is not a MariaDB GTID position")));
+        }
+        self.query(&format!("SET @slave_connect_state = '{connect_state}'"))?;
+        self.query("SET @slave_gtid_strict_mode = 0")?;
+        self.query("SET @slave_gtid_ignore_duplicates = 0").map(drop)
+    }
+
+    /// COM_BINLOG_DUMP to a MariaDB source, asking for its Annotate_rows
+    /// events too. With a connect state set, MariaDB ignores the file and
+    /// position (send "" and 4).
+    pub fn request_mariadb_dump(&mut self, server_id: u32, file_name: &str, position: u32) -> Result<(), MysqlError> {
+        self.request_dump(server_id, file_name, position, BINLOG_SEND_ANNOTATE_ROWS_EVENT)
+    }
+
+    fn request_dump(&mut self, server_id: u32, file_name: &str, position: u32, flags: u16) -> Result<(), MysqlError> {
         let mut payload = vec![COM_BINLOG_DUMP];
         payload.extend_from_slice(&position.to_le_bytes());
-        let flags = if non_blocking { BINLOG_DUMP_NON_BLOCK } else { 0 };
         payload.extend_from_slice(&flags.to_le_bytes());
         payload.extend_from_slice(&server_id.to_le_bytes());
         payload.extend_from_slice(file_name.as_bytes());

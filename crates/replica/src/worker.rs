@@ -24,8 +24,10 @@ pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: Arc<JobQueue<Job>>, m
         match apply_one(worker_index, &shared, &job, applier.as_mut(), &mut buffer) {
             Ok(()) => {
                 shared.relay.release(&job.entry.location);
-                shared.scheduler.committed(&job.ticket);
+                // Recorded before the next transaction may commit, so the
+                // applier's source position only moves forward.
                 shared.record_applied(&job.entry);
+                shared.scheduler.committed(&job.ticket);
             }
             Err(Interrupted::Stopped) => {}
             Err(Interrupted::Failed(error)) => {

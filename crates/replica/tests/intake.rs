@@ -121,3 +121,103 @@ fn one_entry_per_transaction_matching_it() {
     assert_eq!(last_complete, SourcePosition { file_name: "binlog.000001".into(), position: ends[3] });
     assert_eq!(next_index, 4);
 }
+
+/// A binlog a real MariaDB 10.11 wrote (see the format crate's
+/// tests/mariadb_source_binlog.rs for what it holds), as a dump sends it.
+const MARIADB_FILE: &[u8] = include_bytes!("../../format/tests/data/mariadb-10.11-bin.000001");
+
+/// The file's events as framed, and the events of each GTID's group.
+fn mariadb_events_and_groups() -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
+    let mut events: Vec<Vec<u8>> = Vec::new();
+    let mut at = 4;
+    while at < MARIADB_FILE.len() {
+        let size = binlog_format::frame::peek_event_size(&MARIADB_FILE[at..]).unwrap() as usize;
+        events.push(MARIADB_FILE[at..at + size].to_vec());
+        at += size;
+    }
+    let mut groups: Vec<Vec<Vec<u8>>> = Vec::new();
+    for event in &events {
+        match event[4] {
+            t if t == EventType::MariadbGtid as u8 => groups.push(vec![event.clone()]),
+            t if [EventType::Rotate, EventType::GtidList, EventType::BinlogCheckpoint, EventType::FormatDescription].iter().any(|&outside| t == outside as u8) => {}
+            _ => groups.last_mut().expect("a GTID first").push(event.clone()),
+        }
+    }
+    assert_eq!(groups.len(), 10);
+    (events, groups)
+}
+
+/// A group cut short (its end never came) takes no sequence number: the
+/// groups after it do not wait for it.
+#[test]
+fn an_abandoned_mariadb_group_takes_no_clock_slot() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = RelayLog::open(&config).unwrap();
+    let queue = BoundaryQueue::new(100);
+    let status = Mutex::new(ReceiverStatus::default());
+    let stop = StopFlag::new();
+    let (mut next_index, mut last_complete) = (0, SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 });
+    let (events, groups) = mariadb_events_and_groups();
+    let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
+    intake.take(&events[0]).unwrap(); // the FDE
+    // 0-1-4 cut after two events, then 0-1-5 and 0-1-6 (commit id 26).
+    for event in groups[3].iter().take(2).chain(groups[4].iter()).chain(groups[5].iter()) {
+        intake.take(event).unwrap();
+    }
+    drop(intake);
+    let clocks: Vec<(String, i64, i64)> = std::iter::from_fn(|| queue.try_pop())
+        .map(|entry| (entry.gtid_text(), entry.last_committed, entry.sequence_number))
+        .collect();
+    assert_eq!(clocks, [("0-1-5".to_owned(), 0, 1), ("0-1-6".to_owned(), 0, 2)]);
+    assert_eq!(relay.stats().memory_transactions, 2, "the cut group's bytes were taken back");
+}
+
+#[test]
+fn a_mariadb_stream_gives_one_entry_per_event_group_with_commit_groups_as_clock() {
+    let directory = tempfile::tempdir().unwrap();
+    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+    let relay = RelayLog::open(&config).unwrap();
+    let queue = BoundaryQueue::new(100);
+    let status = Mutex::new(ReceiverStatus::default());
+    let stop = StopFlag::new();
+    let mut next_index = 0;
+    let mut last_complete = SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 };
+
+    let (events, groups) = mariadb_events_and_groups();
+
+    {
+        let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
+        intake.take(&rotate("mariadb-bin.000001")).unwrap();
+        for event in &events {
+            intake.take(event).unwrap();
+        }
+    }
+
+    assert_eq!(queue.len(), 10, "one entry per event group");
+    // 1-3 DDL, 4 alone, 5 and 6 group-committed (commit id 26), 7 alone,
+    // 8-9 DDL, 10 MyISAM (not transactional): only 6 shares 5's slot.
+    let clocks = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (4, 6), (6, 7), (7, 8), (8, 9), (9, 10)];
+    let mut buffer = Vec::new();
+    for (index, group) in groups.iter().enumerate() {
+        let entry = queue.try_pop().unwrap();
+        let seq_no = index as u64 + 1;
+        assert_eq!(entry.gtid, None, "no MySQL GTID");
+        assert_eq!(entry.mariadb_gtid.map(|gtid| gtid.to_string()), Some(format!("0-1-{seq_no}")));
+        assert_eq!(entry.gtid_text(), format!("0-1-{seq_no}"));
+        assert_eq!((entry.last_committed, entry.sequence_number), clocks[index], "0-1-{seq_no}");
+        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer).unwrap()), group, "0-1-{seq_no}: exactly its events");
+        let last = group.last().unwrap();
+        assert_eq!(entry.source_end_log_pos, u32::from_le_bytes(last[13..17].try_into().unwrap()) as u64);
+        assert_eq!(&*entry.source_log_file, "mariadb-bin.000001");
+        assert!(entry.format.format.is_mariadb());
+        relay.release(&entry.location);
+    }
+    let status = status.lock();
+    assert_eq!(status.gtid_io_pos.to_string(), "0-1-10");
+    assert!(status.retrieved_gtid_set.is_empty());
+    // The last complete group ends where the Rotate to the next file begins.
+    let rotate_at = MARIADB_FILE.len() - events.last().unwrap().len();
+    assert_eq!(last_complete, SourcePosition { file_name: "mariadb-bin.000001".into(), position: rotate_at as u64 });
+    assert_eq!((status.source_log_file.as_str(), status.read_source_log_pos), ("mariadb-bin.000002", 4), "the Rotate moved on");
+}

@@ -123,15 +123,13 @@ fn data(record: &EventRecord<'_>) -> Value {
         Event::TableMap(table) => table_map_data(table),
         Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => rows_data(rows, &record.extra),
         Event::Ignorable { body } => undecoded(record.header.event_type, body),
-        Event::Unknown { event_type, body } => match mariadb::decode(*event_type, record.header.server_id, body) {
-            Some(Ok(event)) => mariadb_data(&event),
-            Some(Err(error)) => {
-                let mut data = undecoded(*event_type, body);
-                data["error"] = json!(error.to_string());
-                data
+        Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
+            match mariadb::from_event(record.event, record.header.server_id) {
+                Some(event) => mariadb_data(&event),
+                None => json!({}),
             }
-            None => undecoded(*event_type, body),
-        },
+        }
+        Event::Unknown { event_type, body } => undecoded(*event_type, body),
         #[allow(unreachable_patterns)]
         _ => json!({}),
     }
@@ -279,6 +277,15 @@ fn query_data(query: &QueryEvent) -> Value {
                 },
             ),
             StatusVar::Microseconds(v) => ("microseconds", json!(v)),
+            StatusVar::MasterDataWritten(v) => ("master_data_written", json!(v)),
+            StatusVar::Invoker { user, host } => {
+                ("invoker", json!({ "user": String::from_utf8_lossy(user), "host": String::from_utf8_lossy(host) }))
+            }
+            StatusVar::HrNow(v) => ("hrnow_microseconds", json!(v)),
+            StatusVar::Xid(v) => ("xid", json!(v)),
+            StatusVar::GtidFlags3 { flags, start_alter_seq_no } => {
+                ("gtid_flags3", json!({ "flags": flags, "start_alter_seq_no": start_alter_seq_no }))
+            }
             StatusVar::Unparsed { code, rest } => ("unparsed", json!({ "code": code, "bytes": rest.len() })),
         };
         status.insert(key.to_string(), value);

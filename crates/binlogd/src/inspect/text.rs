@@ -106,14 +106,13 @@ impl Render for TextRenderer {
                 write_rows(out, rows, &record.extra)?
             }
             Event::Ignorable { body } => write_undecoded(out, header.event_type, body)?,
-            Event::Unknown { event_type, body } => match mariadb::decode(*event_type, header.server_id, body) {
-                Some(Ok(event)) => write_mariadb(out, &event)?,
-                Some(Err(error)) => {
-                    write_undecoded(out, *event_type, body)?;
-                    writeln!(out, "# cannot decode: {error}")?;
+            Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
+                match mariadb::from_event(record.event, header.server_id) {
+                    Some(event) => write_mariadb(out, &event)?,
+                    None => writeln!(out, "\t{}", record.event.type_name())?,
                 }
-                None => write_undecoded(out, *event_type, body)?,
-            },
+            }
+            Event::Unknown { event_type, body } => write_undecoded(out, *event_type, body)?,
             #[allow(unreachable_patterns)]
             other => writeln!(out, "\t{}", other.type_name())?,
         }
@@ -203,7 +202,17 @@ fn write_query(out: &mut dyn Write, timestamp: u32, query: &QueryEvent) -> io::R
             StatusVar::Unparsed { code, rest } => {
                 writeln!(out, "# status variable {code} and {} more bytes not decoded", rest.len())?
             }
+            StatusVar::Invoker { user, host } => writeln!(
+                out,
+                "# invoker: '{}'@'{}'",
+                String::from_utf8_lossy(user),
+                String::from_utf8_lossy(host)
+            )?,
             StatusVar::Flags2(_)
+            | StatusVar::MasterDataWritten(_)
+            | StatusVar::HrNow(_)
+            | StatusVar::Xid(_)
+            | StatusVar::GtidFlags3 { .. }
             | StatusVar::CatalogNz(_)
             | StatusVar::TableMapForUpdate(_)
             | StatusVar::UpdatedDbNames(_)

@@ -23,7 +23,6 @@
 use binlog_format::constants::{BINLOG_MAGIC_LENGTH, LOG_EVENT_RELAY_LOG_F};
 use binlog_format::{Event, EventType, Gtid, GtidSet};
 
-use super::mariadb;
 use super::record::{EventRecord, Extra, RowsContext, TargetCheck};
 
 /// Problems reported per file before the rest are only counted.
@@ -166,7 +165,7 @@ impl Verifier {
                     began: false,
                 });
             }
-            Event::Unknown { event_type: mariadb::GTID_EVENT, body } => {
+            Event::MariadbGtid(gtid) => {
                 self.uses_gtids = true;
                 if let Some(open) = self.transaction.take() {
                     problem(
@@ -174,10 +173,7 @@ impl Verifier {
                         format!("transaction has no terminating event before the GTID at {offset}"),
                     );
                 }
-                let standalone = match mariadb::decode(mariadb::GTID_EVENT, record.header.server_id, body) {
-                    Some(Ok(gtid)) => gtid.is_standalone(),
-                    _ => false,
-                };
+                let standalone = gtid.is_standalone();
                 self.transaction =
                     Some(Transaction { start_offset: offset, gtid: None, transaction_length: 0, began: !standalone });
             }

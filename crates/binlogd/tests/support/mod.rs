@@ -4,6 +4,7 @@
 //! inspect` and the binlog files. Each test file uses part of it.
 #![allow(dead_code)]
 
+pub mod mariadb;
 pub mod raw_client;
 
 use std::net::{TcpListener, TcpStream};

@@ -1,10 +1,13 @@
 //! Typed events. [`Event::decode`] turns a framed [`RawEvent`] into a
 //! typed event; [`Event::encode_body`] writes the body back byte for byte.
-//! Unknown types (MariaDB's 160+ included) survive as [`Event::Unknown`].
+//! MariaDB's events (Annotate_rows, Binlog_checkpoint, GTID, Gtid_list and
+//! rows events v1) decode too; unknown types survive as [`Event::Unknown`].
 
 pub mod format_description;
 pub mod gtid;
 pub mod large_transaction_header;
+pub mod mariadb_gtid;
+pub mod mariadb_simple;
 pub mod query;
 pub mod rows;
 pub mod simple;
@@ -14,8 +17,10 @@ pub mod table_map_metadata;
 pub use format_description::FormatDescription;
 pub use gtid::GtidEvent;
 pub use large_transaction_header::LargeTransactionHeaderEvent;
+pub use mariadb_gtid::{GtidListEvent, MariadbGtid, MariadbGtidEvent};
+pub use mariadb_simple::{AnnotateRowsEvent, BinlogCheckpointEvent};
 pub use query::{QueryEvent, StatusVar};
-pub use rows::{Row, RowChange, RowsEvent, RowsKind};
+pub use rows::{Row, RowChange, RowsEvent, RowsKind, RowsVersion};
 pub use simple::{HeartbeatEvent, RotateEvent, RowsQueryEvent, XidEvent};
 pub use table_map::{Column, ColumnSpec, TableMap};
 pub use table_map_metadata::OptionalMetadata;
@@ -37,6 +42,8 @@ pub struct DecodeContext {
 /// events; their Table_maps stay [`Event::Unknown`].
 pub const TABLE_MAP_POST_HEADER_LENGTH: u8 = 8;
 pub const ROWS_V2_POST_HEADER_LENGTH: u8 = 10;
+/// Rows events v1 (MariaDB, MySQL 5.1-5.5): table id and flags only.
+pub const ROWS_V1_POST_HEADER_LENGTH: u8 = 8;
 
 impl DecodeContext {
     /// True when the file declares the post-header length binlogd's
@@ -66,9 +73,18 @@ pub enum Event {
     RowsQuery(RowsQueryEvent),
     LargeTransactionHeader(LargeTransactionHeaderEvent),
     TableMap(TableMap),
+    /// Write_rows v2 (30) or v1 (23): the event's `version` says which.
     WriteRows(RowsEvent),
     UpdateRows(RowsEvent),
     DeleteRows(RowsEvent),
+    /// MariaDB (160).
+    AnnotateRows(AnnotateRowsEvent),
+    /// MariaDB (161).
+    BinlogCheckpoint(BinlogCheckpointEvent),
+    /// MariaDB (162).
+    MariadbGtid(MariadbGtidEvent),
+    /// MariaDB (163).
+    GtidList(GtidListEvent),
     /// Ignorable_log_event (type 28): the body as stored.
     Ignorable { body: Vec<u8> },
     /// Any other type: the body as stored, without header and checksum.
@@ -90,9 +106,11 @@ impl Event {
             Event::RowsQuery(_) => EventType::RowsQuery as u8,
             Event::LargeTransactionHeader(_) => EventType::LargeTransactionHeader as u8,
             Event::TableMap(_) => EventType::TableMap as u8,
-            Event::WriteRows(_) => EventType::WriteRows as u8,
-            Event::UpdateRows(_) => EventType::UpdateRows as u8,
-            Event::DeleteRows(_) => EventType::DeleteRows as u8,
+            Event::WriteRows(e) | Event::UpdateRows(e) | Event::DeleteRows(e) => e.event_type(),
+            Event::AnnotateRows(_) => EventType::AnnotateRows as u8,
+            Event::BinlogCheckpoint(_) => EventType::BinlogCheckpoint as u8,
+            Event::MariadbGtid(_) => EventType::MariadbGtid as u8,
+            Event::GtidList(_) => EventType::GtidList as u8,
             Event::Ignorable { .. } => EventType::Ignorable as u8,
             Event::Unknown { event_type, .. } => *event_type,
         }
@@ -132,6 +150,21 @@ impl Event {
                     None => Event::Unknown { event_type, body: body.to_vec() },
                 }
             }
+            Some(EventType::WriteRowsV1 | EventType::UpdateRowsV1 | EventType::DeleteRowsV1)
+                if context.has_post_header_length(event_type, ROWS_V1_POST_HEADER_LENGTH) =>
+            {
+                match RowsKind::with_version(event_type) {
+                    Some((kind, version)) => RowsEvent::decode_body_version(kind, version, body)?.into_event(),
+                    None => Event::Unknown { event_type, body: body.to_vec() },
+                }
+            }
+            // MariaDB's own types: no other server uses these codes, and
+            // their layouts have not changed since MariaDB 10.0 (later
+            // fields are optional), so the code alone decides.
+            Some(EventType::AnnotateRows) => Event::AnnotateRows(AnnotateRowsEvent::decode_body(body)?),
+            Some(EventType::BinlogCheckpoint) => Event::BinlogCheckpoint(BinlogCheckpointEvent::decode_body(body)?),
+            Some(EventType::MariadbGtid) => Event::MariadbGtid(MariadbGtidEvent::decode_body(body)?),
+            Some(EventType::GtidList) => Event::GtidList(GtidListEvent::decode_body(body)?),
             Some(EventType::Ignorable) => Event::Ignorable { body: body.to_vec() },
             _ => Event::Unknown { event_type: raw.header.event_type, body: body.to_vec() },
         })
@@ -154,6 +187,10 @@ impl Event {
                 debug_assert_eq!(e.event_type(), self.event_type(), "rows event in the wrong Event variant");
                 e.encode_body(out)
             }
+            Event::AnnotateRows(e) => e.encode_body(out),
+            Event::BinlogCheckpoint(e) => e.encode_body(out),
+            Event::MariadbGtid(e) => e.encode_body(out),
+            Event::GtidList(e) => e.encode_body(out),
             Event::Ignorable { body } | Event::Unknown { body, .. } => out.extend_from_slice(body),
         }
     }

@@ -15,9 +15,21 @@ pub mod status_code {
     pub const LC_TIME_NAMES: u8 = 7;
     pub const CHARSET_DATABASE: u8 = 8;
     pub const TABLE_MAP_FOR_UPDATE: u8 = 9;
+    pub const MASTER_DATA_WRITTEN: u8 = 10;
+    pub const INVOKER: u8 = 11;
     pub const UPDATED_DB_NAMES: u8 = 12;
     pub const MICROSECONDS: u8 = 13;
+    /// MariaDB: microseconds of the statement's start (`Q_HRNOW`).
+    pub const HRNOW: u8 = 128;
+    /// MariaDB: the XID of a DDL that is its own transaction (`Q_XID`).
+    pub const XID: u8 = 129;
+    /// MariaDB 10.8+: the GTID's flags_extra for ALTER TABLE replicated in
+    /// two phases (`Q_GTID_FLAGS3`).
+    pub const GTID_FLAGS3: u8 = 130;
 }
+
+/// `Q_GTID_FLAGS3` bits that put the START ALTER's seq_no after the flags.
+const GTID_FLAGS3_WITH_SEQ_NO: u8 = 4 | 8;
 
 /// `OVER_MAX_DBS_IN_EVENT_MTS`: the UPDATED_DB_NAMES count meaning "too many".
 const OVER_MAX_DBS_IN_EVENT_MTS: u8 = 254;
@@ -35,9 +47,20 @@ pub enum StatusVar {
     LcTimeNames(u16),
     CharsetDatabase(u16),
     TableMapForUpdate(u64),
+    /// Size of the event on an old (binlog v3) source, relay-logged.
+    MasterDataWritten(u32),
+    /// The definer a stored routine's statement runs as.
+    Invoker { user: Vec<u8>, host: Vec<u8> },
     /// Databases the statement changed; `None` = over the MTS limit.
     UpdatedDbNames(Option<Vec<Vec<u8>>>),
     Microseconds(u32),
+    /// MariaDB's `Q_HRNOW`: microseconds (3 bytes).
+    HrNow(u32),
+    /// MariaDB's `Q_XID`.
+    Xid(u64),
+    /// MariaDB's `Q_GTID_FLAGS3`: flags, then the START ALTER's seq_no
+    /// when the flags say COMMIT or ROLLBACK ALTER.
+    GtidFlags3 { flags: u8, start_alter_seq_no: Option<u64> },
     /// A code this decoder does not know, and everything after it: the
     /// length of an unknown variable cannot be known, so the rest stays raw.
     Unparsed { code: u8, rest: Vec<u8> },
@@ -201,9 +224,35 @@ fn encode_status_var(var: &StatusVar, out: &mut Vec<u8>) {
                 }
             }
         }
+        StatusVar::MasterDataWritten(v) => {
+            out.put_u8(MASTER_DATA_WRITTEN);
+            out.put_u32(*v);
+        }
+        StatusVar::Invoker { user, host } => {
+            out.put_u8(INVOKER);
+            for name in [user, host] {
+                out.put_u8(name.len() as u8);
+                out.put_slice(name);
+            }
+        }
         StatusVar::Microseconds(v) => {
             out.put_u8(MICROSECONDS);
             out.put_u24(*v);
+        }
+        StatusVar::HrNow(v) => {
+            out.put_u8(HRNOW);
+            out.put_u24(*v);
+        }
+        StatusVar::Xid(v) => {
+            out.put_u8(XID);
+            out.put_u64(*v);
+        }
+        StatusVar::GtidFlags3 { flags, start_alter_seq_no } => {
+            out.put_u8(GTID_FLAGS3);
+            out.put_u8(*flags);
+            if let Some(seq_no) = start_alter_seq_no {
+                out.put_u64(*seq_no);
+            }
         }
         StatusVar::Unparsed { code, rest } => {
             out.put_u8(*code);
@@ -259,9 +308,53 @@ fn decode_status_vars(bytes: &[u8]) -> Result<Vec<StatusVar>, DecodeError> {
                 }
             }
             MICROSECONDS => StatusVar::Microseconds(reader.u24("Q_MICROSECONDS")?),
+            MASTER_DATA_WRITTEN => StatusVar::MasterDataWritten(reader.u32("Q_MASTER_DATA_WRITTEN")?),
+            INVOKER => {
+                let user_length = reader.u8("Q_INVOKER user length")? as usize;
+                let user = reader.take(user_length, "Q_INVOKER user")?.to_vec();
+                let host_length = reader.u8("Q_INVOKER host length")? as usize;
+                let host = reader.take(host_length, "Q_INVOKER host")?.to_vec();
+                StatusVar::Invoker { user, host }
+            }
+            HRNOW => StatusVar::HrNow(reader.u24("Q_HRNOW")?),
+            XID => StatusVar::Xid(reader.u64("Q_XID")?),
+            GTID_FLAGS3 => {
+                let flags = reader.u8("Q_GTID_FLAGS3")?;
+                let start_alter_seq_no =
+                    if flags & GTID_FLAGS3_WITH_SEQ_NO != 0 { Some(reader.u64("Q_GTID_FLAGS3 seq_no")?) } else { None };
+                StatusVar::GtidFlags3 { flags, start_alter_seq_no }
+            }
             _ => StatusVar::Unparsed { code, rest: reader.rest().to_vec() },
         };
         vars.push(var);
     }
     Ok(vars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mariadb_status_variables_decode_and_round_trip() {
+        let mut event = QueryEvent::new(5, "shop", "ALTER TABLE t ADD COLUMN c INT");
+        event.status_vars.extend([
+            StatusVar::MasterDataWritten(77),
+            StatusVar::Invoker { user: b"root".to_vec(), host: b"localhost".to_vec() },
+            StatusVar::HrNow(123_456),
+            StatusVar::Xid(42),
+            StatusVar::GtidFlags3 { flags: 2, start_alter_seq_no: None },
+            StatusVar::GtidFlags3 { flags: 4, start_alter_seq_no: Some(9) },
+        ]);
+        let mut body = Vec::new();
+        event.encode_body(&mut body);
+        let decoded = QueryEvent::decode_body(&body).unwrap();
+        assert_eq!(decoded, event);
+        // A code nobody knows keeps the rest raw, and the text is still found.
+        let mut unknown = QueryEvent::new(5, "shop", "DROP TABLE t");
+        unknown.status_vars.push(StatusVar::Unparsed { code: 200, rest: vec![1, 2, 3] });
+        let mut body = Vec::new();
+        unknown.encode_body(&mut body);
+        assert_eq!(QueryEvent::decode_body(&body).unwrap().query, b"DROP TABLE t");
+    }
 }

@@ -1,5 +1,6 @@
 //! Write_rows (30), Update_rows (31) and Delete_rows (32), version 2: the
-//! row images of one statement on one table.
+//! row images of one statement on one table. Version 1 (23, 24, 25: what
+//! MariaDB 10.x writes) is the same event without the extra-data part.
 //!
 //! The event keeps its rows as the raw bytes it carries: decoding them
 //! needs the table's Table_map ([`RowsEvent::decode_rows`]), which a reader
@@ -25,6 +26,14 @@ pub mod rows_flags {
 /// The extra-data length counts its own two bytes.
 const EXTRA_DATA_HEADER_LENGTH: usize = 2;
 
+/// Version 1 (MySQL 5.1-5.5, MariaDB) has no extra-data part; version 2
+/// (MySQL 5.6+) has one. The rows are the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowsVersion {
+    V1,
+    V2,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowsKind {
     Write,
@@ -47,6 +56,26 @@ impl RowsKind {
             EventType::UpdateRows => Some(RowsKind::Update),
             EventType::DeleteRows => Some(RowsKind::Delete),
             _ => None,
+        }
+    }
+
+    /// The kind and version of a rows event type, v1 or v2.
+    pub fn with_version(event_type: u8) -> Option<(RowsKind, RowsVersion)> {
+        match EventType::from_code(event_type)? {
+            EventType::WriteRowsV1 => Some((RowsKind::Write, RowsVersion::V1)),
+            EventType::UpdateRowsV1 => Some((RowsKind::Update, RowsVersion::V1)),
+            EventType::DeleteRowsV1 => Some((RowsKind::Delete, RowsVersion::V1)),
+            _ => RowsKind::from_event_type(event_type).map(|kind| (kind, RowsVersion::V2)),
+        }
+    }
+
+    /// The event type of this kind in `version`.
+    pub fn event_type_of(self, version: RowsVersion) -> u8 {
+        match (version, self) {
+            (RowsVersion::V2, _) => self.event_type(),
+            (RowsVersion::V1, RowsKind::Write) => EventType::WriteRowsV1 as u8,
+            (RowsVersion::V1, RowsKind::Update) => EventType::UpdateRowsV1 as u8,
+            (RowsVersion::V1, RowsKind::Delete) => EventType::DeleteRowsV1 as u8,
         }
     }
 
@@ -76,8 +105,8 @@ pub enum RowChange {
 /// |-------|-------|
 /// | 6 | table_id |
 /// | 2 | flags ([`rows_flags`]) |
-/// | 2 | extra-data length, its own 2 bytes included (>= 2) |
-/// | length - 2 | extra data (NDB and partition info TLVs; binlogd writes none) |
+/// | 2 | v2 only: extra-data length, its own 2 bytes included (>= 2) |
+/// | length - 2 | v2 only: extra data (NDB and partition info TLVs; binlogd writes none) |
 /// | 1-9 | column count (length-encoded) |
 /// | (count + 7) / 8 | columns in the before image (Update, Delete) |
 /// | (count + 7) / 8 | columns in the after image (Write, Update) |
@@ -89,6 +118,8 @@ pub enum RowChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowsEvent {
     pub kind: RowsKind,
+    /// V2 for every event binlogd writes; V1 from MariaDB sources.
+    pub version: RowsVersion,
     pub table_id: u64,
     pub flags: u16,
     pub extra_data: Vec<u8>,
@@ -113,6 +144,7 @@ impl RowsEvent {
         }
         RowsEvent {
             kind,
+            version: RowsVersion::V2,
             table_id,
             flags: 0,
             extra_data: Vec::new(),
@@ -220,7 +252,7 @@ impl RowsEvent {
     }
 
     pub fn event_type(&self) -> u8 {
-        self.kind.event_type()
+        self.kind.event_type_of(self.version)
     }
 
     pub fn into_event(self) -> crate::events::Event {
@@ -234,12 +266,17 @@ impl RowsEvent {
 
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         assert!(self.table_id <= TABLE_ID_MAX, "table id {} does not fit 6 bytes", self.table_id);
-        let extra_length = EXTRA_DATA_HEADER_LENGTH + self.extra_data.len();
-        assert!(extra_length <= u16::MAX as usize, "rows event extra data of {} bytes", self.extra_data.len());
         out.put_u48(self.table_id);
         out.put_u16(self.flags);
-        out.put_u16(extra_length as u16);
-        out.put_slice(&self.extra_data);
+        match self.version {
+            RowsVersion::V1 => assert!(self.extra_data.is_empty(), "extra data in a version 1 rows event"),
+            RowsVersion::V2 => {
+                let extra_length = EXTRA_DATA_HEADER_LENGTH + self.extra_data.len();
+                assert!(extra_length <= u16::MAX as usize, "rows event extra data of {} bytes", self.extra_data.len());
+                out.put_u16(extra_length as u16);
+                out.put_slice(&self.extra_data);
+            }
+        }
         out.put_packed_u64(self.column_count as u64);
         out.put_slice(&self.columns_before);
         out.put_slice(&self.columns_after);
@@ -247,14 +284,23 @@ impl RowsEvent {
     }
 
     pub fn decode_body(kind: RowsKind, body: &[u8]) -> Result<RowsEvent, DecodeError> {
+        RowsEvent::decode_body_version(kind, RowsVersion::V2, body)
+    }
+
+    pub fn decode_body_version(kind: RowsKind, version: RowsVersion, body: &[u8]) -> Result<RowsEvent, DecodeError> {
         let mut reader = ByteReader::new(body);
         let table_id = reader.u48("rows table_id")?;
         let flags = reader.u16("rows flags")?;
-        let extra_length = reader.u16("rows extra-data length")? as usize;
-        let Some(extra_data_length) = extra_length.checked_sub(EXTRA_DATA_HEADER_LENGTH) else {
-            return Err(DecodeError::invalid("rows extra-data length", format!("{extra_length} is below 2")));
+        let extra_data = match version {
+            RowsVersion::V1 => Vec::new(),
+            RowsVersion::V2 => {
+                let extra_length = reader.u16("rows extra-data length")? as usize;
+                let Some(extra_data_length) = extra_length.checked_sub(EXTRA_DATA_HEADER_LENGTH) else {
+                    return Err(DecodeError::invalid("rows extra-data length", format!("{extra_length} is below 2")));
+                };
+                reader.take(extra_data_length, "rows extra data")?.to_vec()
+            }
         };
-        let extra_data = reader.take(extra_data_length, "rows extra data")?.to_vec();
         let column_count = reader.packed_u64_minimal("rows column count")?;
         let bitmap_length = usize::try_from(column_count.div_ceil(8)).unwrap_or(usize::MAX);
         let mut bitmap = |present: bool, what| -> Result<Vec<u8>, DecodeError> {
@@ -264,6 +310,7 @@ impl RowsEvent {
         let columns_after = bitmap(kind.has_after_image(), "rows after-image columns")?;
         Ok(RowsEvent {
             kind,
+            version,
             table_id,
             flags,
             extra_data,

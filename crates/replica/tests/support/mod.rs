@@ -82,6 +82,7 @@ pub fn write_transaction(relay: &RelayLog, queue: &BoundaryQueue, index: u64, gn
     let entry = BoundaryEntry {
         index,
         gtid: Some(Gtid { uuid: SOURCE_UUID, gno }),
+        mariadb_gtid: None,
         last_committed: clock.0,
         sequence_number: clock.1,
         connection_epoch: 1,
