@@ -196,6 +196,18 @@ impl WorkerSession {
                 }
             }
             Event::AnonymousGtid(_) => reading.timestamp = raw.header.timestamp,
+            // MariaDB: its GTID event opens the transaction (no BEGIN), or
+            // announces one DDL statement (standalone). Its GTIDs are not
+            // MySQL's: the transaction commits with this server's next one.
+            Event::MariadbGtid(gtid) => {
+                reading.timestamp = raw.header.timestamp;
+                if gtid.is_prepared_xa() {
+                    return Err(not_supported("XA transactions from a MariaDB source"));
+                }
+                if !gtid.is_standalone() {
+                    reading.trx.get_or_insert_with(|| self.shared.db.begin());
+                }
+            }
             Event::Query(query) => {
                 let text = String::from_utf8_lossy(&query.query);
                 if text.eq_ignore_ascii_case("BEGIN") {
@@ -220,7 +232,7 @@ impl WorkerSession {
                     db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
                 }
             }
-            Event::Xid(_) | Event::RowsQuery(_) | Event::Ignorable { .. } | Event::LargeTransactionHeader(_) => {}
+            Event::Xid(_) | Event::RowsQuery(_) | Event::Ignorable { .. } | Event::LargeTransactionHeader(_) | Event::AnnotateRows(_) => {}
             Event::Unknown { event_type, .. } if is_ignorable(raw) || is_mariadb_annotation(event_type) => {}
             other => {
                 return Err(relay_read_failure(&format!("an event of type {} inside a transaction is not supported by binlogd's applier", other.event_type())));
