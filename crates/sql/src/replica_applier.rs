@@ -164,7 +164,8 @@ impl WorkerApplier for WorkerSession {
                 // `gtid` (the ownership) lives until here: it is released
                 // once the GTID is executed, or never will be.
                 committed.map_err(database_error)?;
-                gtid.and_then(|(_, given)| given.original_commit_timestamp_us)
+                // Without a MySQL GTID (MariaDB, anonymous): the event time.
+                gtid.and_then(|(_, given)| given.original_commit_timestamp_us).or(Some(u64::from(context.timestamp) * 1_000_000))
             }
             Pending::Ddl { gtid, database, query } => {
                 let original = gtid.as_ref().and_then(|(_, given)| given.original_commit_timestamp_us);
