@@ -271,8 +271,9 @@ impl Transaction {
 
     /// Forgets the registry entry, releases row locks and writer
     /// registrations, and closes the read view. Versions must already be
-    /// stamped (commit) or undone (rollback).
-    pub(crate) fn release_resources(&mut self) {
+    /// stamped (commit) or undone (rollback). Returns the released lock
+    /// keys, for the caller to free.
+    pub(crate) fn release_resources(&mut self) -> HashSet<LockKey> {
         // Only a prepared transaction, or one that wrote redo ahead, has a
         // registry entry.
         if self.status == Status::Prepared || self.logged_ahead > 0 {
@@ -286,6 +287,7 @@ impl Transaction {
             table.mdl.exit_writer();
         }
         self.snapshot = OnceLock::new();
+        locks
     }
 }
 
