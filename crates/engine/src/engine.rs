@@ -191,6 +191,9 @@ impl Engine {
     /// wake the background purge thread after a large one); this is for
     /// tests and tools that want it all done now.
     pub fn purge(&self) -> usize {
-        self.shared.purge_pending(usize::MAX)
+        let examined = self.shared.purge_pending(usize::MAX);
+        // A batch the background thread took before is finished too.
+        self.shared.purge_worker.wait_for_batch();
+        examined
     }
 }

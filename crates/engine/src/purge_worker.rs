@@ -73,6 +73,8 @@ pub(crate) struct PurgeWorker {
 struct Signal {
     state: Mutex<State>,
     changed: Condvar,
+    /// Held by the thread while it purges a batch it took from the queue.
+    batch: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -102,6 +104,14 @@ impl PurgeWorker {
         signal.state.lock().purge_requested = true;
         signal.changed.notify_one();
         true
+    }
+
+    /// Waits until the thread is done with a batch it took, if any: after
+    /// the queue is drained, every purge is then finished.
+    pub(crate) fn wait_for_batch(&self) {
+        if let Some(signal) = &self.signal {
+            drop(signal.batch.lock());
+        }
     }
 
     /// Hands `leftovers` to the thread to free; gives them back when there
@@ -159,7 +169,9 @@ fn run(signal: &Signal, shared: &Weak<Shared>) {
         while purge {
             let Some(engine) = shared.upgrade() else { return };
             let started = Instant::now();
+            let batch = signal.batch.lock();
             let taken = engine.purge_batch(PURGE_BATCH_KEYS);
+            drop(batch);
             drop(engine);
             if taken == 0 {
                 break;
