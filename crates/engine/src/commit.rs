@@ -76,6 +76,11 @@ pub struct VisibleCommit {
 }
 
 impl VisibleCommit {
+    /// LSN of the commit record.
+    pub fn commit_lsn(&self) -> Lsn {
+        self.commit_lsn
+    }
+
     pub fn finish(mut self) -> CommitOutcome {
         self.trx.finish_commit(self.seq);
         CommitOutcome { commit_seq: Some(self.seq), commit_lsn: Some(self.commit_lsn) }
