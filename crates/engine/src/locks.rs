@@ -65,6 +65,10 @@ struct LockTable {
     locks: HashMap<LockKey, Lock>,
     /// The lock each waiting transaction waits for.
     waiting: HashMap<TrxId, LockKey>,
+    /// Locks made explicit for a transaction that holds them implicitly
+    /// (see [`LockManager::lock_for_implicit_owner`]): it does not know of
+    /// them, so its release takes them from here.
+    converted: HashMap<TrxId, Vec<LockKey>>,
 }
 
 impl LockTable {
@@ -127,8 +131,43 @@ impl LockManager {
         }
     }
 
+    /// Takes `key` for `trx` if it is free (or `trx`'s already), without
+    /// waiting.
+    pub(crate) fn try_acquire(&self, trx: TrxId, key: &LockKey) -> bool {
+        let mut table = self.table.lock();
+        match table.locks.get(key) {
+            None => {
+                table.locks.insert(key.clone(), Lock { owner: trx, queue: VecDeque::new() });
+                true
+            }
+            Some(lock) => lock.owner == trx,
+        }
+    }
+
+    /// True when someone holds `key`.
+    pub(crate) fn is_locked(&self, key: &LockKey) -> bool {
+        self.table.lock().locks.contains_key(key)
+    }
+
+    /// Makes the implicit lock `writer` holds on `key` explicit: `writer`
+    /// inserted the row there without a lock (the row was new) and has
+    /// not committed or rolled it back, so whoever wants the row must wait
+    /// for it (InnoDB's implicit-to-explicit conversion). The caller holds
+    /// the table's lock and saw `writer`'s unstamped version, so `writer`
+    /// has not released its locks yet and its release will find this one.
+    pub(crate) fn lock_for_implicit_owner(&self, writer: TrxId, key: &LockKey) {
+        let mut table = self.table.lock();
+        if let Some(lock) = table.locks.get(key) {
+            debug_assert_eq!(lock.owner, writer, "a lock on a row another transaction wrote without one");
+            return;
+        }
+        table.locks.insert(key.clone(), Lock { owner: writer, queue: VecDeque::new() });
+        table.converted.entry(writer).or_default().push(key.clone());
+    }
+
     /// Releases the locks `trx` holds among `keys`, handing each to its
-    /// first waiter. A large release works in batches of
+    /// first waiter, and those made explicit for it. A large release works
+    /// in batches of
     /// [`LOCK_RELEASE_BATCH_KEYS`] and lets go of the mutex every lock
     /// request needs after each, for as long as the batch took, so a
     /// transaction that locked many rows neither stops every other session
@@ -136,7 +175,8 @@ impl LockManager {
     /// `lock_release` also lets go of its mutex between batches). Waiters
     /// handed a lock in a batch are woken at its end.
     pub(crate) fn release_all<'k>(&self, trx: TrxId, keys: impl IntoIterator<Item = &'k LockKey>) {
-        let mut keys = keys.into_iter().peekable();
+        let converted = self.table.lock().converted.remove(&trx).unwrap_or_default();
+        let mut keys = keys.into_iter().map(|key| -> &LockKey { key }).chain(converted.iter()).peekable();
         // Freed after the mutex is let go.
         let mut removed = Vec::new();
         loop {
