@@ -3,6 +3,8 @@
 //! Every row write takes the same steps. First the row locks, while
 //! holding no other lock: the clustered key (old and new, when an update
 //! moves the row) and each unique-index value the write adds or removes.
+//! (An insert of a new key in a table without a unique secondary index
+//! takes none: its version is an implicit lock, see `insert_new_row`.)
 //! Then, under the table's write lock, it reads the current version,
 //! checks duplicates and memory, and pushes new versions. Because every
 //! writer of a unique value holds that value's lock, a duplicate check sees
