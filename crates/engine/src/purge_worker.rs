@@ -166,7 +166,10 @@ fn run(signal: &Signal, shared: &Weak<Shared>) {
         }
         // A request that comes during the loop finds the thread still
         // purging, or wakes it for one more round.
-        while purge {
+        if !purge {
+            continue;
+        }
+        loop {
             let Some(engine) = shared.upgrade() else { return };
             let started = Instant::now();
             let batch = signal.batch.lock();
