@@ -17,7 +17,9 @@
 //!      and GTID visible in one step                  ── binlog::commit::after_hooks
 //! 6. out of the binlog and the rotation lock: the session stamps its row
 //!    versions and releases its row locks (`VisibleCommit::finish`), work
-//!    proportional to the rows it wrote, so no one waits for it
+//!    proportional to the rows it wrote, so no one waits for it (the
+//!    engine does it in batches and leaves a large transaction's purge
+//!    and freeing to its background purge thread)
 //! ```
 //!
 //! A large transaction is sent to redo in prepare parts (`redo_sink.rs`)

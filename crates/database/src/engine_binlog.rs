@@ -544,7 +544,7 @@ impl Database {
                 return Err(error.into());
             }
         };
-        let (gtid, commit_lsn) = {
+        let (gtid, commit_lsn, visible) = {
             let mut order = engine_binlog.order.lock();
             let gtid = match order.gtid_for(inner, given) {
                 Ok(gtid) => gtid,
@@ -555,13 +555,13 @@ impl Database {
                     return Err(error);
                 }
             };
-            match prepared.commit(Some(gtid)) {
-                Ok(outcome) => {
+            match prepared.commit_visible(Some(gtid)) {
+                Ok(visible) => {
                     order.note_committed(gtid, inner.binlog.options().server_uuid);
                     let global_sequence = engine_binlog.committed.fetch_add(1, Ordering::AcqRel) + 1;
-                    let end_lsn = outcome.commit_lsn.expect("a commit with a GTID logs a record");
+                    let end_lsn = visible.commit_lsn();
                     engine_binlog.enqueue(Entry { end_lsn, gtid, given, cache, global_sequence, committed_when_queued, bytes: cache_len });
-                    (gtid, end_lsn)
+                    (gtid, end_lsn, visible)
                 }
                 Err(failed) => {
                     drop(order);
@@ -575,6 +575,10 @@ impl Database {
                 }
             }
         };
+        // Stamping and releasing row locks (time proportional to the rows
+        // written) outside the commit order lock, so that a large
+        // transaction's finish holds up no other commit.
+        visible.finish();
         // Committed in the engine; durable as the flush setting says.
         let durable = inner
             .crash

@@ -12,23 +12,37 @@
 //! under the registry's write lock, in one step that also adds the GTID to
 //! the executed set: a reader (or a checkpoint) sees the data and the GTID
 //! together or neither. It then stamps the versions, releases the locks
-//! and queues the keys for purge.
+//! and queues the keys for purge, each in bounded batches.
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Instant;
 
 use binlog_format::Gtid;
+use parking_lot::RwLockWriteGuard;
 
 use crate::error::{EngineError, Result};
 use crate::purge::PurgeEntry;
+use crate::purge_worker::Leftovers;
 use crate::redo::{Lsn, Xid};
 use crate::registry::{TrxId, TrxState};
 use crate::change::RowChange;
-use crate::transaction::{Status, Transaction};
+use crate::transaction::{Status, Transaction, Undo};
 
-/// Purge work a commit does per key it wrote, on top of a fixed amount.
-const PURGE_KEYS_PER_WRITTEN_KEY: usize = 2;
+/// Purge work a commit earns per key it queued for purge, on top of a
+/// fixed amount (see `purge.rs` for who does it): more than it queues, so
+/// commits work off a backlog a long read view held back.
+const PURGE_KEYS_PER_QUEUED_KEY: usize = 2;
 const PURGE_KEYS_PER_COMMIT: usize = 16;
+/// Versions stamped under one hold of a table's write lock: stamping
+/// 167,000 versions in one hold took ~140 ms.
+pub(crate) const STAMP_BATCH_KEYS: usize = 1024;
+/// A commit that wrote at least this many versions leaves its change and
+/// undo lists and its lock set to the background thread to free
+/// (`purge_worker.rs`).
+const FREE_LATER_MIN_VERSIONS: usize = 4096;
+/// A commit that wrote at least this many versions logs its finish's times.
+const LARGE_FINISH_LOG_VERSIONS: usize = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommitOutcome {
@@ -62,6 +76,11 @@ pub struct VisibleCommit {
 }
 
 impl VisibleCommit {
+    /// LSN of the commit record.
+    pub fn commit_lsn(&self) -> Lsn {
+        self.commit_lsn
+    }
+
     pub fn finish(mut self) -> CommitOutcome {
         self.trx.finish_commit(self.seq);
         CommitOutcome { commit_seq: Some(self.seq), commit_lsn: Some(self.commit_lsn) }
@@ -242,29 +261,126 @@ impl Transaction {
     /// After the registry step: stamps the versions (so readers stop
     /// asking the registry), queues them for purge, then drops the registry
     /// entry and releases the locks — in that order, since a reader that
-    /// finds an unstamped version must still find the entry.
+    /// finds an unstamped version must still find the entry. Every step
+    /// lets go of the lock it needs (a table's, the lock table's) after a
+    /// bounded batch, and purge past a bound is left to the background
+    /// thread, so a transaction that wrote hundreds of thousands of rows
+    /// holds nothing others wait for longer than one batch. A large
+    /// transaction's change and undo lists and lock set are freed by that
+    /// thread too.
     pub(crate) fn finish_commit(&mut self, seq: u64) {
+        let started = Instant::now();
         let undo = std::mem::take(&mut self.undo);
-        let mut purge_entries = Vec::new();
-        let mut queued = HashSet::new();
-        let mut index = 0;
-        while index < undo.len() {
-            // One write lock per run of versions in the same table.
-            let table = &undo[index].table;
-            let mut data = table.data.write();
-            while index < undo.len() && Arc::ptr_eq(&undo[index].table, table) {
-                let key = &undo[index].key;
-                data.stamp(key, self.id, seq);
-                if queued.insert((table.id, key.clone())) {
-                    purge_entries.push(PurgeEntry { seq, table: Arc::downgrade(table), key: key.clone() });
-                }
-                index += 1;
-            }
-        }
-        let written_keys = purge_entries.len();
+        let (purge_entries, stamp_lock_holds) = stamp_all(&undo, self.id, seq);
+        let written_versions = undo.len();
+        let queued_keys = purge_entries.len();
         self.shared.purge.push_all(purge_entries);
-        self.release_resources();
+        let stamped = Instant::now();
+        let row_locks = self.locks.len();
+        let locks = self.release_resources();
         self.status = Status::Finished;
-        self.shared.purge_pending(PURGE_KEYS_PER_COMMIT + PURGE_KEYS_PER_WRITTEN_KEY * written_keys);
+        let released = Instant::now();
+        self.shared.purge_after_commit(PURGE_KEYS_PER_COMMIT + PURGE_KEYS_PER_QUEUED_KEY * queued_keys);
+        if written_versions >= LARGE_FINISH_LOG_VERSIONS {
+            let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1e3;
+            tracing::info!(
+                trx = self.id,
+                written_versions,
+                queued_keys,
+                row_locks,
+                stamp_ms = ms(started, stamped),
+                stamp_lock_holds,
+                release_ms = ms(stamped, released),
+                purge_inline_ms = ms(released, Instant::now()),
+                "large commit finished (stamped, locks released, purge handed to the background)"
+            );
+        }
+        if written_versions >= FREE_LATER_MIN_VERSIONS {
+            let leftovers = Leftovers::new(std::mem::take(&mut self.changes), undo, locks);
+            // Refused (too many waiting): dropped here.
+            let _ = self.shared.purge_worker.free_later(leftovers);
+        }
+    }
+}
+
+/// Gives every version in `undo` (written by `writer`) the commit number
+/// `seq`, holding each table's write lock for at most
+/// [`STAMP_BATCH_KEYS`] versions at a time; returns one purge entry per
+/// distinct key purge may have something to do at (a bulk insert of new
+/// rows queues none) and how many times it took a table lock.
+fn stamp_all(undo: &[Undo], writer: TrxId, seq: u64) -> (Vec<PurgeEntry>, usize) {
+    let mut purge_entries = Vec::new();
+    let mut queued = HashSet::new();
+    let mut lock_holds = 0;
+    let mut index = 0;
+    while index < undo.len() {
+        // One lock hold per run of versions in the same table, cut into
+        // batches: readers of other rows of a table a large transaction
+        // wrote get in between.
+        let table = &undo[index].table;
+        let batch_end = (index + STAMP_BATCH_KEYS).min(undo.len());
+        let mut data = table.data.write();
+        lock_holds += 1;
+        while index < batch_end && Arc::ptr_eq(&undo[index].table, table) {
+            let key = &undo[index].key;
+            if data.stamp(key, writer, seq) && queued.insert((table.id, key.clone())) {
+                purge_entries.push(PurgeEntry { seq, table: Arc::downgrade(table), key: key.clone() });
+            }
+            index += 1;
+        }
+        // Fair: whoever waits gets the table before this thread's next batch.
+        RwLockWriteGuard::unlock_fair(data);
+    }
+    (purge_entries, lock_holds)
+}
+
+#[cfg(test)]
+mod tests {
+    use binlog_format::{ColumnType, Value};
+
+    use super::*;
+    use crate::catalog::{ColumnDef, TableSpec};
+    use crate::{Engine, EngineConfig};
+
+    fn engine_with_table() -> (Engine, crate::TableId) {
+        let engine = Engine::new(EngineConfig::default());
+        engine.create_database("d").unwrap();
+        let spec = TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::LongLong), ColumnDef::new("v", ColumnType::Long)],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        let id = engine.create_table(&spec).unwrap().id;
+        (engine, id)
+    }
+
+    #[test]
+    fn stamping_takes_the_table_lock_once_per_batch_and_queues_only_keys_with_history() {
+        let (engine, table) = engine_with_table();
+        let rows = 2 * STAMP_BATCH_KEYS + 1;
+        let mut trx = engine.begin();
+        for id in 0..rows as i64 {
+            trx.insert(table, vec![Value::Int(id), Value::Int(0)]).unwrap();
+        }
+        // New rows: stamped in three holds, nothing for purge to do. (The
+        // stamps make the rows look committed; the undo list is dropped
+        // so that the end of the transaction leaves them.)
+        let (entries, holds) = stamp_all(&trx.undo, trx.id, 5);
+        assert_eq!(holds, 3);
+        assert!(entries.is_empty());
+        trx.undo.clear();
+        drop(trx);
+
+        let mut trx = engine.begin();
+        for id in 0..rows as i64 {
+            trx.update_by_pk(table, &[Value::Int(id)], vec![Value::Int(id), Value::Int(1)]).unwrap();
+        }
+        // Updated rows have an old version: one entry per key.
+        let (entries, holds) = stamp_all(&trx.undo, trx.id, 6);
+        assert_eq!(holds, 3);
+        assert_eq!(entries.len(), rows);
+        trx.undo.clear();
     }
 }

@@ -19,6 +19,7 @@ use crate::error::{EngineError, Result};
 use crate::locks::LockManager;
 use crate::memory::MemoryAccount;
 use crate::purge::PurgeQueue;
+use crate::purge_worker::PurgeWorker;
 use crate::redo::{NoRedo, RedoSink};
 use crate::registry::{CommitState, TrxId};
 use crate::table::Table;
@@ -33,6 +34,7 @@ pub(crate) struct Shared {
     pub(crate) locks: LockManager,
     pub(crate) memory: MemoryAccount,
     pub(crate) purge: PurgeQueue,
+    pub(crate) purge_worker: PurgeWorker,
     pub(crate) redo: Arc<dyn RedoSink>,
     next_trx_id: AtomicU64,
 }
@@ -77,7 +79,7 @@ impl Engine {
 
     pub(crate) fn from_parts(config: EngineConfig, redo: Arc<dyn RedoSink>, catalog: Catalog, commits: CommitState) -> Engine {
         Engine {
-            shared: Arc::new(Shared {
+            shared: Arc::new_cyclic(|shared| Shared {
                 variables: Variables::new(&config),
                 catalog: RwLock::new(catalog),
                 commits: RwLock::new(commits),
@@ -85,6 +87,7 @@ impl Engine {
                 locks: LockManager::default(),
                 memory: MemoryAccount::default(),
                 purge: PurgeQueue::default(),
+                purge_worker: PurgeWorker::start(shared.clone()),
                 redo,
                 next_trx_id: AtomicU64::new(1),
             }),
@@ -184,9 +187,13 @@ impl Engine {
     }
 
     /// Drops every row version no open read view can see any more; returns
-    /// how many keys were examined. Commits purge a little as they go; this
-    /// is for tests and for a background thread.
+    /// how many queued keys were examined. Commits purge as they go (and
+    /// wake the background purge thread after a large one); this is for
+    /// tests and tools that want it all done now.
     pub fn purge(&self) -> usize {
-        self.shared.purge_pending(usize::MAX)
+        let examined = self.shared.purge_pending(usize::MAX);
+        // A batch the background thread took before is finished too.
+        self.shared.purge_worker.wait_for_batch();
+        examined
     }
 }

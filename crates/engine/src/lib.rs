@@ -10,8 +10,9 @@
 //!   [`commit`] (prepare, commit, the GTID set);
 //! - concurrency: `mvcc.rs` (who sees which version), `locks.rs` (row
 //!   locks, 1205, deadlock detection and 1213), `mdl.rs` (DDL against
-//!   writers), `purge.rs` (old versions), `registry.rs` (commit order and
-//!   the executed GTID set);
+//!   writers), `purge.rs` (old versions) and `purge_worker.rs` (the
+//!   background purge thread), `registry.rs` (commit order and the
+//!   executed GTID set);
 //! - durability seams: [`redo`] (the [`RedoSink`] the engine calls),
 //!   [`codec`] (bytes for redo payloads), [`snapshot`] (checkpoint images
 //!   and their consistency rule), `recovery.rs` (replay);
@@ -56,6 +57,7 @@ mod mdl;
 mod memory;
 mod mvcc;
 mod purge;
+mod purge_worker;
 mod recovery;
 pub mod redo;
 mod registry;

@@ -1,21 +1,39 @@
 //! Purge: dropping row versions no read view can see any more.
 //!
-//! Each commit queues the keys it wrote with its sequence number; purge
+//! Each commit queues the keys it wrote that have history (a first insert
+//! of a key has none: only a later write, which queues the key itself,
+//! gives purge something to do there) with its sequence number; purge
 //! takes entries whose commit is at or before the oldest open view and
 //! trims their chains (a chain of one committed delete marker disappears
-//! with its index entries). Commits run a bounded amount of purge each, so
-//! the work keeps pace with writes without a background thread. A view held
-//! open for long (a REPEATABLE READ transaction) holds the queue back; the
-//! versions it keeps count against `binlogd_engine_memory_limit`, which is
-//! the bound.
+//! with its index entries). A commit earns twice as many keys of purge as
+//! it queued, so the work keeps pace with writes and works off what a
+//! long read view held back; it does up to [`PURGE_INLINE_KEYS_MAX`]
+//! itself and hands a larger share to the background purge thread
+//! (`purge_worker.rs`), as InnoDB leaves purge to its purge threads: a
+//! large transaction's share is a second of work that would otherwise
+//! delay its COMMIT and, done in one go, other sessions' writes.
+//!
+//! Either way purge works in batches of [`PURGE_BATCH_KEYS`] keys, taking
+//! each table's write lock once per run of the batch's keys in that table
+//! (and letting go of it fairly), so no table is held for more than one
+//! batch. A view held open for long (a REPEATABLE READ transaction) holds
+//! the queue back; the versions it keeps count against
+//! `binlogd_engine_memory_limit`, which is the bound.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Weak};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLockWriteGuard};
 
 use crate::engine::Shared;
 use crate::table::Table;
+
+/// Most keys a commit purges itself before answering; the rest of its
+/// budget goes to the background thread.
+pub(crate) const PURGE_INLINE_KEYS_MAX: usize = 1024;
+/// Keys taken from the queue (and purged under at most one hold of each
+/// table's write lock) at a time.
+pub(crate) const PURGE_BATCH_KEYS: usize = 256;
 
 pub(crate) struct PurgeEntry {
     pub(crate) seq: u64,
@@ -44,11 +62,36 @@ impl PurgeQueue {
 }
 
 impl Shared {
-    /// Purges up to `budget` queued keys; returns how many it examined.
+    /// Purge after a commit that earned `budget` keys of it: up to
+    /// [`PURGE_INLINE_KEYS_MAX`] here, and a wake-up of the background
+    /// thread when the budget is larger.
+    pub(crate) fn purge_after_commit(&self, budget: usize) {
+        self.purge_pending(budget.min(PURGE_INLINE_KEYS_MAX));
+        if budget > PURGE_INLINE_KEYS_MAX && !self.purge_worker.request() {
+            // No thread (it could not be started): the commit does it all.
+            self.purge_pending(budget - PURGE_INLINE_KEYS_MAX);
+        }
+    }
+
+    /// Purges up to `budget` queued keys, in batches; returns how many it
+    /// took from the queue (stopping early when none is ready).
     pub(crate) fn purge_pending(&self, budget: usize) -> usize {
+        let mut taken = 0;
+        while taken < budget {
+            let batch = self.purge_batch((budget - taken).min(PURGE_BATCH_KEYS));
+            if batch == 0 {
+                break;
+            }
+            taken += batch;
+        }
+        taken
+    }
+
+    /// Purges up to `keys` ready keys (at most [`PURGE_BATCH_KEYS`]) with
+    /// the horizon as of now; returns how many it took from the queue.
+    pub(crate) fn purge_batch(&self, keys: usize) -> usize {
         let horizon = self.views.horizon(&self.commits);
-        let entries = self.purge.take(horizon, budget);
-        let mut examined = 0;
+        let entries = self.purge.take(horizon, keys.min(PURGE_BATCH_KEYS));
         let mut index = 0;
         while index < entries.len() {
             // One write lock per run of entries of the same table.
@@ -59,10 +102,11 @@ impl Shared {
             let mut data = table.data.write();
             while index < entries.len() && std::ptr::eq(entries[index].table.as_ptr(), Arc::as_ptr(&table)) {
                 data.purge(&entries[index].key, horizon, &self.memory);
-                examined += 1;
                 index += 1;
             }
+            // Fair: a writer waiting for the table goes before the next run.
+            RwLockWriteGuard::unlock_fair(data);
         }
-        examined
+        entries.len()
     }
 }

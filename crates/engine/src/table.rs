@@ -145,15 +145,18 @@ impl TableData {
         self.release(freed, memory);
     }
 
-    /// Gives `writer`'s versions of `key` their commit sequence number.
-    pub(crate) fn stamp(&mut self, key: &[u8], writer: TrxId, seq: u64) {
-        if let Some(chain) = self.rows.get_mut(key) {
-            for version in chain.iter_mut().rev() {
-                if version.writer == writer && version.commit_seq == UNSTAMPED {
-                    version.commit_seq = seq;
-                }
+    /// Gives `writer`'s versions of `key` their commit sequence number;
+    /// returns whether purge may have something to drop there: not when
+    /// the chain is one row (a first insert), which only a later write can
+    /// change, and that write queues the key itself.
+    pub(crate) fn stamp(&mut self, key: &[u8], writer: TrxId, seq: u64) -> bool {
+        let Some(chain) = self.rows.get_mut(key) else { return false };
+        for version in chain.iter_mut().rev() {
+            if version.writer == writer && version.commit_seq == UNSTAMPED {
+                version.commit_seq = seq;
             }
         }
+        chain.len() > 1 || chain[0].row.is_none()
     }
 
     /// Drops the versions of `key` that no view at or after `horizon` can

@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use binlog_format::Value;
 
-use crate::catalog::TableId;
+use crate::catalog::{TableId, CLUSTERED_INDEX_ID};
 use crate::change::RowChange;
 use crate::engine::{missing_table, Shared};
 use crate::error::{EngineError, Result};
 use crate::key::RowKey;
 use crate::locks::LockKey;
-use crate::mvcc::{current, live_row, visible, CommitLookup, ReadView};
+use crate::mvcc::{current, live_row, visible, CommitLookup, ReadView, UNSTAMPED};
 use crate::registry::TrxId;
 use crate::row::Row;
 use crate::scan::ScanSpec;
@@ -77,6 +77,8 @@ pub struct Transaction {
     /// `changes[..logged_ahead]` are in redo already, written ahead of the
     /// prepare by [`Transaction::log_changes_ahead`].
     pub(crate) logged_ahead: usize,
+    /// Set once a row was inserted without a row lock (an implicit lock).
+    pub(crate) inserted_without_lock: bool,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -104,6 +106,7 @@ impl Transaction {
             written_tables: HashMap::new(),
             lock_wait_timeout: None,
             logged_ahead: 0,
+            inserted_without_lock: false,
         }
     }
 
@@ -241,6 +244,33 @@ impl Transaction {
         }
     }
 
+    /// Takes the row lock on the clustered `key` of `table`. A row another
+    /// transaction inserted without a lock (its newest version is that
+    /// writer's, unstamped: an implicit lock) first gets an explicit lock
+    /// for that writer, so this one waits for it. The check and a lock
+    /// taken without waiting happen under the table's lock, which an
+    /// insert without a lock holds (exclusively) while it checks that no
+    /// one has the key locked: one of the two sees the other.
+    pub(crate) fn lock_row(&mut self, table: &Table, key: &[u8]) -> Result<()> {
+        let lock_key = LockKey { table: table.id, index: CLUSTERED_INDEX_ID, key: key.to_vec() };
+        if self.locks.contains(&lock_key) {
+            return Ok(());
+        }
+        {
+            let data = table.data.read();
+            if let Some(newest) = data.rows.get(key).and_then(|chain| chain.last()) {
+                if newest.commit_seq == UNSTAMPED && newest.writer != self.id {
+                    self.shared.locks.lock_for_implicit_owner(newest.writer, &lock_key);
+                }
+            }
+            if self.shared.locks.try_acquire(self.id, &lock_key) {
+                self.locks.insert(lock_key);
+                return Ok(());
+            }
+        }
+        self.lock(lock_key)
+    }
+
     /// The current (latest committed, or own) row at `key`.
     pub(crate) fn current_row(&self, table: &Table, key: &[u8]) -> Option<Arc<Row>> {
         let data = table.data.read();
@@ -271,21 +301,25 @@ impl Transaction {
 
     /// Forgets the registry entry, releases row locks and writer
     /// registrations, and closes the read view. Versions must already be
-    /// stamped (commit) or undone (rollback).
-    pub(crate) fn release_resources(&mut self) {
+    /// stamped (commit) or undone (rollback). Returns the released lock
+    /// keys, for the caller to free.
+    pub(crate) fn release_resources(&mut self) -> HashSet<LockKey> {
         // Only a prepared transaction, or one that wrote redo ahead, has a
         // registry entry.
         if self.status == Status::Prepared || self.logged_ahead > 0 {
             self.shared.commits.write().states.remove(&self.id);
         }
         let locks = std::mem::take(&mut self.locks);
-        if !locks.is_empty() {
+        // A transaction that inserted rows without a lock may have been
+        // given explicit locks on them by others (`lock_row`).
+        if !locks.is_empty() || std::mem::take(&mut self.inserted_without_lock) {
             self.shared.locks.release_all(self.id, &locks);
         }
         for (_, table) in self.written_tables.drain() {
             table.mdl.exit_writer();
         }
         self.snapshot = OnceLock::new();
+        locks
     }
 }
 

@@ -3,6 +3,8 @@
 //! Every row write takes the same steps. First the row locks, while
 //! holding no other lock: the clustered key (old and new, when an update
 //! moves the row) and each unique-index value the write adds or removes.
+//! (An insert of a new key in a table without a unique secondary index
+//! takes none: its version is an implicit lock, see `insert_new_row`.)
 //! Then, under the table's write lock, it reads the current version,
 //! checks duplicates and memory, and pushes new versions. Because every
 //! writer of a unique value holds that value's lock, a duplicate check sees
@@ -20,7 +22,7 @@ use crate::locks::LockKey;
 use crate::mvcc::{current, live_row, CommitLookup, Version};
 use crate::row::{check_row, display_key, Row};
 use crate::scan::ScanSpec;
-use crate::table::{clustered_key, unique_prefix, values_at, TableData};
+use crate::table::{clustered_key, unique_prefix, values_at, Table, TableData};
 use crate::transaction::{Transaction, Undo};
 
 /// The result of an insert.
@@ -79,7 +81,12 @@ impl Transaction {
             check_row(&def, &row)?;
         }
         let key = clustered_key(&def, &row, hidden_row_id);
-        self.lock(LockKey { table: table_id, index: CLUSTERED_INDEX_ID, key: key.clone() })?;
+        if def.indexes.iter().all(|index| !index.unique) && self.insert_new_row(&table, &def, &key, &row)? {
+            self.undo.push(Undo { table, key: key.clone() });
+            self.changes.push(RowChange { table: table_id, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id });
+            return Ok(Inserted { key: RowKey(key), auto_increment_value });
+        }
+        self.lock_row(&table, &key)?;
         let unique: Vec<(usize, Vec<u8>)> =
             (0..def.indexes.len()).filter_map(|position| unique_prefix(&def, position, &row).map(|p| (position, p))).collect();
         for (position, prefix) in &unique {
@@ -112,6 +119,31 @@ impl Transaction {
         Ok(Inserted { key: RowKey(key), auto_increment_value })
     }
 
+    /// Inserts `row` at `key` without a row lock when the key has never
+    /// held a row (no chain) and no one has it locked; returns false,
+    /// changing nothing, otherwise. The uncommitted version is the lock
+    /// (implicit, as InnoDB's inserts): whoever wants the row makes it
+    /// explicit first ([`Transaction::lock_row`]). A bulk insert of new
+    /// rows so takes and releases no lock per row, which for 167,000 rows
+    /// kept every other session's lock requests waiting through the
+    /// release at commit. Only for tables without a unique secondary
+    /// index, whose values are locked explicitly.
+    fn insert_new_row(&mut self, table: &Table, def: &TableDef, key: &[u8], row: &Row) -> Result<bool> {
+        let mut data = table.data.write();
+        if data.rows.contains_key(key) {
+            return Ok(false);
+        }
+        // Under the table lock, which lock_row holds while it checks for
+        // this version and takes a lock without waiting.
+        if self.shared.locks.is_locked(&LockKey { table: table.id, index: CLUSTERED_INDEX_ID, key: key.to_vec() }) {
+            return Ok(false);
+        }
+        self.push_checked(&mut data, def, key, Some(row.clone()))?;
+        data.raise_counters(row, key);
+        self.inserted_without_lock = true;
+        Ok(true)
+    }
+
     /// Replaces the row at `key` with `new_row` (which may move it to
     /// another primary key).
     pub fn update(&mut self, table: TableId, key: &RowKey, new_row: Row) -> Result<UpdateOutcome> {
@@ -138,7 +170,7 @@ impl Transaction {
     pub fn get_for_update(&mut self, table_id: TableId, key: &RowKey) -> Result<Option<Row>> {
         self.ensure_active()?;
         let table = self.writable_table(table_id)?;
-        self.lock(LockKey { table: table_id, index: CLUSTERED_INDEX_ID, key: key.0.clone() })?;
+        self.lock_row(&table, &key.0)?;
         Ok(self.current_row(&table, &key.0).map(|row| (*row).clone()))
     }
 
@@ -211,7 +243,7 @@ impl Transaction {
         self.ensure_active()?;
         let table = self.writable_table(table_id)?;
         let def = table.def();
-        self.lock(LockKey { table: table_id, index: CLUSTERED_INDEX_ID, key: key.to_vec() })?;
+        self.lock_row(&table, key)?;
         let Some(old) = self.current_row(&table, key) else { return Ok(UpdateOutcome::Missing) };
         let Some(new_row) = decide(&old) else { return Ok(UpdateOutcome::Missing) };
         check_row(&def, &new_row)?;
@@ -222,7 +254,7 @@ impl Transaction {
         let new_key = clustered_key(&def, &new_row, hidden_row_id);
         let moves = new_key != key;
         if moves {
-            self.lock(LockKey { table: table_id, index: CLUSTERED_INDEX_ID, key: new_key.clone() })?;
+            self.lock_row(&table, &new_key)?;
         }
         // Unique values the update adds or removes (all of them when the
         // row moves, since its old key's entries then belong to a delete).
@@ -280,7 +312,7 @@ impl Transaction {
         self.ensure_active()?;
         let table = self.writable_table(table_id)?;
         let def = table.def();
-        self.lock(LockKey { table: table_id, index: CLUSTERED_INDEX_ID, key: key.to_vec() })?;
+        self.lock_row(&table, key)?;
         let Some(old) = self.current_row(&table, key) else { return Ok(false) };
         if !decide(&old) {
             return Ok(false);

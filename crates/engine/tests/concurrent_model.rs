@@ -9,6 +9,10 @@
 //! the unique index must hold after every transaction. At the end the
 //! engine's rows, its secondary-index order and its memory after purge
 //! must match.
+//!
+//! The same runs go once with `u` UNIQUE and once with `u` a plain index:
+//! without a unique index a new row is inserted with no row lock (an
+//! implicit lock the others make explicit when they want the row).
 
 use std::collections::BTreeMap;
 use std::ops::Bound::Included;
@@ -75,7 +79,7 @@ fn int(value: &Value) -> i64 {
     }
 }
 
-fn setup() -> (Engine, TableId) {
+fn setup(unique: bool) -> (Engine, TableId) {
     let engine = Engine::new(EngineConfig { lock_wait_timeout: Duration::from_secs(2), ..EngineConfig::default() });
     engine.create_database("d").unwrap();
     let spec = TableSpec {
@@ -83,7 +87,7 @@ fn setup() -> (Engine, TableId) {
         name: "t".into(),
         columns: vec![ColumnDef::new("id", ColumnType::Long), ColumnDef::new("u", ColumnType::Long), ColumnDef::new("v", ColumnType::Long)],
         primary_key: vec!["id".into()],
-        indexes: vec![IndexSpec { name: "u".into(), columns: vec!["u".into()], unique: true }],
+        indexes: vec![IndexSpec { name: "u".into(), columns: vec!["u".into()], unique }],
         ..Default::default()
     };
     let table = engine.create_table(&spec).unwrap().id;
@@ -91,7 +95,7 @@ fn setup() -> (Engine, TableId) {
 }
 
 /// Runs one script; `Err(())` means "retry it" (a deadlock or timeout).
-fn run_script(trx: &mut Transaction, table: TableId, script: &Script) -> Result<(), ()> {
+fn run_script(trx: &mut Transaction, table: TableId, script: &Script, unique: bool) -> Result<(), ()> {
     let mut savepoints = Vec::new();
     for op in &script.ops {
         let result = match op {
@@ -116,7 +120,7 @@ fn run_script(trx: &mut Transaction, table: TableId, script: &Script) -> Result<
         // Give other threads a chance to interleave with this transaction.
         std::thread::sleep(Duration::from_micros(100));
         match result {
-            Ok(()) => check_view(trx, table, script.read_committed),
+            Ok(()) => check_view(trx, table, script.read_committed, unique),
             Err(error) if error.mysql_code() == 1062 => {}
             Err(error) if error.is_retryable() => return Err(()),
             Err(error) => panic!("unexpected error {error} for {op:?}"),
@@ -130,16 +134,16 @@ fn run_script(trx: &mut Transaction, table: TableId, script: &Script) -> Result<
 /// is its own view, in which the unique values must be distinct (not so
 /// for a REPEATABLE READ snapshot plus the transaction's own writes, in
 /// InnoDB too).
-fn check_view(trx: &Transaction, table: TableId, read_committed: bool) {
+fn check_view(trx: &Transaction, table: TableId, read_committed: bool, unique: bool) {
     let by_key: Vec<Row> = trx.scan(table, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
     let by_index: Vec<Row> = trx.scan(table, &ScanSpec::index("u")).unwrap().map(|(_, row)| row).collect();
     let by_key_ids: Vec<i64> = by_key.iter().map(|row| int(&row[0])).collect();
     assert!(by_key_ids.windows(2).all(|pair| pair[0] < pair[1]), "primary key order {by_key_ids:?}");
-    if read_committed {
+    if read_committed && unique {
         for rows in [by_key, by_index] {
             check_unique(&rows.into_iter().map(|row| (int(&row[0]), row)).collect());
         }
-    } else {
+    } else if !read_committed {
         let mut by_index = by_index;
         by_index.sort_by_key(|row| int(&row[0]));
         assert_eq!(by_key, by_index, "primary key and unique index disagree");
@@ -148,7 +152,7 @@ fn check_view(trx: &Transaction, table: TableId, read_committed: bool) {
 
 /// Runs `scripts` on one thread; returns (commit sequence, changes) of
 /// each committed transaction.
-fn run_thread(engine: &Engine, table: TableId, scripts: &[Script], start: &std::sync::Barrier) -> Vec<(u64, Vec<RowChange>)> {
+fn run_thread(engine: &Engine, table: TableId, scripts: &[Script], start: &std::sync::Barrier, unique: bool) -> Vec<(u64, Vec<RowChange>)> {
     let mut committed = Vec::new();
     start.wait();
     for script in scripts {
@@ -158,7 +162,7 @@ fn run_thread(engine: &Engine, table: TableId, scripts: &[Script], start: &std::
             assert!(attempts < 200, "a transaction kept failing");
             let isolation = if script.read_committed { IsolationLevel::ReadCommitted } else { IsolationLevel::RepeatableRead };
             let mut trx = engine.begin_with(isolation);
-            if run_script(&mut trx, table, script).is_err() {
+            if run_script(&mut trx, table, script, unique).is_err() {
                 trx.rollback();
                 // Random, growing backoff, as clients do: two transactions
                 // that retry at once can keep making each other victims.
@@ -211,39 +215,54 @@ proptest! {
     fn concurrent_transactions_match_the_reference_model(
         threads in proptest::collection::vec(proptest::collection::vec(script(), 1..6), 2..5)
     ) {
-        let (engine, table) = setup();
-        let start = std::sync::Barrier::new(threads.len());
-        let mut committed: Vec<(u64, Vec<RowChange>)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = threads.iter().map(|scripts| {
-                let (engine, start) = (&engine, &start);
-                scope.spawn(move || run_thread(engine, table, scripts, start))
-            }).collect();
-            handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
-        });
-        committed.sort_by_key(|(seq, _)| *seq);
-        let mut model = BTreeMap::new();
-        for (_, changes) in &committed {
-            for change in changes {
-                prop_assert_eq!(change.table, table);
-                apply_to_model(&mut model, change);
-            }
+        check_against_model(&threads, true);
+    }
+
+    #[test]
+    fn concurrent_transactions_without_a_unique_index_match_the_reference_model(
+        threads in proptest::collection::vec(proptest::collection::vec(script(), 1..6), 2..5)
+    ) {
+        check_against_model(&threads, false);
+    }
+}
+
+/// Runs `threads` (scripts per thread) concurrently on a table whose index
+/// `u` is `unique` or not, and checks the result against the model.
+fn check_against_model(threads: &[Vec<Script>], unique: bool) {
+    let (engine, table) = setup(unique);
+    let start = std::sync::Barrier::new(threads.len());
+    let mut committed: Vec<(u64, Vec<RowChange>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = threads.iter().map(|scripts| {
+            let (engine, start) = (&engine, &start);
+            scope.spawn(move || run_thread(engine, table, scripts, start, unique))
+        }).collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
+    });
+    committed.sort_by_key(|(seq, _)| *seq);
+    let mut model = BTreeMap::new();
+    for (_, changes) in &committed {
+        for change in changes {
+            assert_eq!(change.table, table);
+            apply_to_model(&mut model, change);
+        }
+        if unique {
             check_unique(&model);
         }
-
-        let reader = engine.begin();
-        let rows: Vec<Row> = reader.scan(table, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
-        prop_assert_eq!(&rows, &model.values().cloned().collect::<Vec<_>>());
-        // The unique index holds every row once, NULLs first, then by value.
-        let by_index: Vec<Row> = reader.scan(table, &ScanSpec::index("u")).unwrap().map(|(_, row)| row).collect();
-        let mut expected = rows.clone();
-        expected.sort_by_key(|row| (row[1] != Value::Null, if row[1] == Value::Null { 0 } else { int(&row[1]) }, int(&row[0])));
-        prop_assert_eq!(by_index, expected);
-        drop(reader);
-
-        // After purge only one version per row is left: the same memory as
-        // an engine loaded from a snapshot of these rows.
-        engine.purge();
-        let (fresh, _) = Engine::from_snapshot(EngineConfig::default(), Arc::new(NoRedo), &engine.snapshot()).unwrap();
-        prop_assert_eq!(engine.memory_used_bytes(), fresh.memory_used_bytes());
     }
+
+    let reader = engine.begin();
+    let rows: Vec<Row> = reader.scan(table, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
+    assert_eq!(&rows, &model.values().cloned().collect::<Vec<_>>());
+    // The index holds every row once, NULLs first, then by value.
+    let by_index: Vec<Row> = reader.scan(table, &ScanSpec::index("u")).unwrap().map(|(_, row)| row).collect();
+    let mut expected = rows.clone();
+    expected.sort_by_key(|row| (row[1] != Value::Null, if row[1] == Value::Null { 0 } else { int(&row[1]) }, int(&row[0])));
+    assert_eq!(by_index, expected);
+    drop(reader);
+
+    // After purge only one version per row is left: the same memory as
+    // an engine loaded from a snapshot of these rows.
+    engine.purge();
+    let (fresh, _) = Engine::from_snapshot(EngineConfig::default(), Arc::new(NoRedo), &engine.snapshot()).unwrap();
+    assert_eq!(engine.memory_used_bytes(), fresh.memory_used_bytes());
 }

@@ -123,3 +123,89 @@ fn ddl_waits_for_writers_and_times_out_with_1205() {
     engine.truncate_table("d", "users").unwrap();
     assert!(committed_rows(&engine, table).is_empty());
 }
+
+/// `d.plain (id BIGINT PRIMARY KEY, v INT)`: no unique secondary index, so
+/// new rows are inserted without a row lock.
+fn plain_table(engine: &engine::Engine) -> engine::TableId {
+    let spec = engine::TableSpec {
+        database: "d".into(),
+        name: "plain".into(),
+        columns: vec![
+            engine::ColumnDef::new("id", binlog_format::ColumnType::LongLong),
+            engine::ColumnDef::new("v", binlog_format::ColumnType::Long),
+        ],
+        primary_key: vec!["id".into()],
+        ..Default::default()
+    };
+    engine.create_table(&spec).unwrap().id
+}
+
+#[test]
+fn a_row_inserted_without_a_lock_still_makes_others_wait_for_its_inserter() {
+    let engine = engine();
+    let table = plain_table(&engine);
+    let mut inserter = engine.begin();
+    for id in 0..100 {
+        inserter.insert(table, vec![int(id), int(0)]).unwrap();
+    }
+    engine.set_lock_wait_timeout(Duration::from_millis(100));
+    // Update, delete, a second insert and SELECT ... FOR UPDATE of one of
+    // its rows all wait for the inserter (its implicit lock made explicit).
+    let mut other = engine.begin();
+    let waits = [
+        other.update_by_pk(table, &[int(5)], vec![int(5), int(1)]).map(drop).unwrap_err(),
+        other.delete_by_pk(table, &[int(6)]).map(drop).unwrap_err(),
+        other.insert(table, vec![int(7), int(1)]).map(drop).unwrap_err(),
+        other.get_for_update(table, &engine::RowKey::from_values(&[int(8)])).map(drop).unwrap_err(),
+    ];
+    assert!(waits.iter().all(|error| *error == EngineError::LockWaitTimeout), "{waits:?}");
+    // The inserter's own rows are its to change.
+    inserter.update_by_pk(table, &[int(9)], vec![int(9), int(9)]).unwrap();
+
+    engine.set_lock_wait_timeout(Duration::from_secs(5));
+    let (sender, receiver) = mpsc::channel();
+    let waiter = {
+        let engine = engine.clone();
+        thread::spawn(move || {
+            let mut other = engine.begin();
+            let updated = other.update_by_pk(table, &[int(5)], vec![int(5), int(1)]);
+            sender.send(()).unwrap();
+            updated.unwrap();
+            // A second insert of a row the inserter committed is a duplicate.
+            assert_eq!(other.insert(table, vec![int(7), int(1)]).unwrap_err().mysql_code(), 1062);
+            other.commit(None).unwrap();
+        })
+    };
+    wait_for_lock_waiters(&engine, 1);
+    assert!(receiver.try_recv().is_err(), "the update did not wait");
+    inserter.commit(None).unwrap();
+    waiter.join().unwrap();
+    // Every lock is gone: others take the inserter's rows at once.
+    engine.set_lock_wait_timeout(Duration::ZERO);
+    let mut after = engine.begin();
+    for id in 0..100 {
+        after.update_by_pk(table, &[int(id)], vec![int(id), int(2)]).unwrap();
+    }
+    after.commit(None).unwrap();
+    assert_eq!(engine.row_lock_current_waits(), 0);
+}
+
+#[test]
+fn a_rolled_back_insert_without_a_lock_lets_the_waiter_insert() {
+    let engine = engine();
+    let table = plain_table(&engine);
+    let mut inserter = engine.begin();
+    inserter.insert(table, vec![int(1), int(0)]).unwrap();
+    let waiter = {
+        let engine = engine.clone();
+        thread::spawn(move || {
+            let mut other = engine.begin();
+            other.insert(table, vec![int(1), int(1)]).unwrap();
+            other.commit(None).unwrap();
+        })
+    };
+    wait_for_lock_waiters(&engine, 1);
+    inserter.rollback();
+    waiter.join().unwrap();
+    assert_eq!(committed_rows(&engine, table), vec![vec![int(1), int(1)]]);
+}
