@@ -109,6 +109,13 @@ pub struct ReplicationBenchArgs {
     #[arg(long, value_name = "ON|OFF", default_value = "ON", value_parser = super::common::parse_on_off)]
     pub preserve_commit_order: bool,
 
+    /// A `binlogd serve` option of every replica (`NAME=VALUE`, repeatable),
+    /// e.g. `sync_binlog=0` and `innodb_flush_log_at_trx_commit=2` for a
+    /// replica whose commits do not wait for fsync. The source keeps the
+    /// defaults (durable).
+    #[arg(long = "replica-option", value_name = "NAME=VALUE", value_parser = parse_server_option)]
+    pub replica_options: Vec<String>,
+
     /// Print the results as one JSON object instead of the tables (keys below).
     #[arg(long)]
     pub json: bool,
@@ -142,7 +149,7 @@ pub struct ReplicationBenchArgs {
 const JSON_HELP: &str = "\
 --json prints one object:
   workload: {threads, seconds, tables, table_size, source_tps, transactions,
-             binlog_bytes, ring_limit_bytes, preserve_commit_order}
+             binlog_bytes, ring_limit_bytes, preserve_commit_order, replica_options}
   receive: [{relay, coordinator, workers, seconds, bytes, transactions,
              mb_per_second, transactions_per_second, receiver_blocked_ms}]
            (one per throughput run: the receiver with the applier stopped)
@@ -228,6 +235,14 @@ fn parse_coordinator(text: &str) -> Result<CoordinatorKind, String> {
     }
 }
 
+/// `NAME=VALUE` as the `--NAME=VALUE` option `serve` takes.
+fn parse_server_option(text: &str) -> Result<String, String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() && !name.starts_with('-') => Ok(format!("--{}={}", name.trim(), value.trim())),
+        _ => Err(format!("{text:?} is not NAME=VALUE")),
+    }
+}
+
 fn parse_part(text: &str) -> Result<Part, String> {
     match text.trim().to_ascii_lowercase().as_str() {
         "throughput" => Ok(Part::Throughput),
@@ -267,6 +282,8 @@ pub struct Workload {
     /// IN_MEMORY_RELAYLOG_LIMIT of every memory-relay replica.
     pub ring_limit_bytes: u64,
     pub preserve_commit_order: bool,
+    /// `--NAME=VALUE` options every replica server got.
+    pub replica_options: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -423,7 +440,7 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
         target.prepare(args.tables.min(8), interrupt)?;
 
         let template_setup = ReplicaSetup { relay: Relay::Memory, coordinator: CoordinatorKind::Queue, workers: 4 };
-        make_template(&source, &template_dir, &template_setup, interrupt)?;
+        make_template(&source, &template_dir, &template_setup, &args.replica_options, interrupt)?;
 
         // The workload.
         let uuid = connection.server_uuid()?;
@@ -443,6 +460,7 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
             binlog_bytes,
             ring_limit_bytes: ring_limit_bytes(binlog_bytes)?,
             preserve_commit_order: args.preserve_commit_order,
+            replica_options: args.replica_options.clone(),
         };
         if args.relay.contains(&Relay::File) && binlog_bytes >= FILE_RELAY_SPACE_LIMIT_BYTES {
             return Err(format!(
@@ -490,10 +508,12 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
 
 /// The template replica: replicates the source's prepared tables, stops
 /// its threads and shuts down cleanly.
-fn make_template(source: &ServerProcess, dir: &Path, setup: &ReplicaSetup, interrupt: &Interrupt) -> Result<(), String> {
+fn make_template(source: &ServerProcess, dir: &Path, setup: &ReplicaSetup, options: &[String], interrupt: &Interrupt) -> Result<(), String> {
     eprintln!("bench replication: template replica replicates the prepared tables");
     let wanted = source.connect()?.gtid_executed()?;
-    let template = ServerProcess::start("template", dir, &["--server-id=2".to_string()], interrupt)?;
+    let mut all = vec!["--server-id=2".to_string()];
+    all.extend_from_slice(options);
+    let template = ServerProcess::start("template", dir, &all, interrupt)?;
     let mut replica = template.connect()?;
     measure::configure(&mut replica, source.port, setup, 128 << 20, true)?;
     replica.execute("START REPLICA")?;
@@ -505,9 +525,11 @@ fn make_template(source: &ServerProcess, dir: &Path, setup: &ReplicaSetup, inter
 
 /// A replica started on a copy of the template's data directory, its
 /// threads not started.
-fn start_replica_copy(name: &str, dir: &Path, template_dir: &Path, interrupt: &Interrupt) -> Result<ServerProcess, String> {
+fn start_replica_copy(name: &str, dir: &Path, template_dir: &Path, options: &[String], interrupt: &Interrupt) -> Result<ServerProcess, String> {
     copy_tree(&template_dir.join("data"), &dir.join("data"))?;
-    ServerProcess::start(name, dir, &["--server-id=2".to_string(), "--skip-replica-start=ON".to_string()], interrupt)
+    let mut all = vec!["--server-id=2".to_string(), "--skip-replica-start=ON".to_string()];
+    all.extend_from_slice(options);
+    ServerProcess::start(name, dir, &all, interrupt)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -524,7 +546,7 @@ fn throughput_run(
     let name = setup.name();
     let dir = dirs.fresh(&name, args.clean)?;
     let measured = (|| -> Result<(ReceiveRow, ApplyRow), String> {
-        let mut replica = start_replica_copy(&name, &dir, template_dir, interrupt)?;
+        let mut replica = start_replica_copy(&name, &dir, template_dir, &args.replica_options, interrupt)?;
         let mut connection = replica.connect()?;
         measure::configure(&mut connection, source.port, setup, workload.ring_limit_bytes, args.preserve_commit_order)?;
         let received = measure::receive(&mut connection, setup, source_set, RECEIVE_TIMEOUT, interrupt)?;
@@ -556,7 +578,7 @@ fn end_to_end_runs(
 ) -> Result<(), String> {
     let dir = dirs.fresh("end-to-end", args.clean)?;
     let measured = (|| -> Result<(), String> {
-        let mut replica = start_replica_copy("end-to-end", &dir, template_dir, interrupt)?;
+        let mut replica = start_replica_copy("end-to-end", &dir, template_dir, &args.replica_options, interrupt)?;
         // The ring needs no room for a whole workload here (the applier
         // runs), but the same size keeps the runs comparable.
         for setup in end_to_end_setups(args) {
@@ -635,6 +657,9 @@ mod tests {
         assert!(args(&["--dir", "/x", "--workers", "0"]).is_err());
         assert!(args(&["--dir", "/x", "--seconds", "1"]).is_err());
         assert!(args(&["--dir", "/x", "--parts", "all"]).is_err());
+        assert!(args(&["--dir", "/x", "--replica-option", "sync_binlog"]).is_err());
+        let options = args(&["--dir", "/x", "--replica-option", "sync_binlog=0", "--replica-option", "innodb_flush_log_at_trx_commit=2"]).unwrap();
+        assert_eq!(options.replica_options, ["--sync_binlog=0", "--innodb_flush_log_at_trx_commit=2"]);
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
     }
     if let Some(workload) = &results.workload {
         println!(
-            "workload: sysbench oltp_write_only, {} threads, {}s, {} tables x {} rows: {:.1} TPS, {} transactions, {} of binlog; memory relay log limit {}; replica_preserve_commit_order {}",
+            "workload: sysbench oltp_write_only, {} threads, {}s, {} tables x {} rows: {:.1} TPS, {} transactions, {} of binlog; memory relay log limit {}; replica_preserve_commit_order {}; replica options: {}",
             workload.threads,
             workload.seconds,
             workload.tables,
@@ -124,7 +124,8 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
             workload.transactions,
             super::super::common::format_size_approx(workload.binlog_bytes),
             format_size(workload.ring_limit_bytes),
-            if workload.preserve_commit_order { "ON" } else { "OFF" }
+            if workload.preserve_commit_order { "ON" } else { "OFF" },
+            if workload.replica_options.is_empty() { "defaults (durable)".to_string() } else { workload.replica_options.join(" ") }
         );
     }
     if !results.receive.is_empty() {
