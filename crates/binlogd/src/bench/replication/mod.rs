@@ -106,7 +106,7 @@ pub struct ReplicationBenchArgs {
     pub parts: Vec<Part>,
 
     /// replica_preserve_commit_order of every replica (ON or OFF).
-    #[arg(long, value_name = "ON|OFF", default_value = "ON", value_parser = super::common::parse_on_off)]
+    #[arg(long, value_name = "ON|OFF", default_value = "ON", action = clap::ArgAction::Set, value_parser = super::common::parse_on_off)]
     pub preserve_commit_order: bool,
 
     /// A `binlogd serve` option of every replica (`NAME=VALUE`, repeatable),
@@ -660,6 +660,8 @@ mod tests {
         assert!(args(&["--dir", "/x", "--replica-option", "sync_binlog"]).is_err());
         let options = args(&["--dir", "/x", "--replica-option", "sync_binlog=0", "--replica-option", "innodb_flush_log_at_trx_commit=2"]).unwrap();
         assert_eq!(options.replica_options, ["--sync_binlog=0", "--innodb_flush_log_at_trx_commit=2"]);
+        assert!(options.preserve_commit_order);
+        assert!(!args(&["--dir", "/x", "--preserve-commit-order", "OFF"]).unwrap().preserve_commit_order);
     }
 
     #[test]
