@@ -313,7 +313,13 @@ pub fn write_files(args: &ReplicationBenchArgs, results: &Results) -> Result<(),
 fn plot_apply(path: &std::path::Path, results: &Results) -> Result<(), String> {
     let mut series: Vec<Series> = Vec::new();
     for row in &results.apply {
-        let label = format!("{} {}", row.setup.relay.name(), row.setup.coordinator.name());
+        // Short: four legend entries share one line of the pixel font.
+        let coordinator = match row.setup.coordinator {
+            super::CoordinatorKind::Queue => "queue",
+            super::CoordinatorKind::EventScan => "scan",
+        };
+        let relay = if row.setup.relay.is_memory() { "mem" } else { "file" };
+        let label = format!("{relay} {coordinator}");
         let point = (f64::from(row.setup.workers), row.transactions_per_second);
         match series.iter_mut().find(|s| s.label == label) {
             Some(line) => line.points.push(point),
