@@ -45,7 +45,7 @@ use crate::value::{to_number, Value};
 const RELAY_DIRECTORY: &str = "relay-log";
 /// relay_log_space_limit for the file relay log: MySQL's default is 0
 /// (unlimited); binlogd bounds it like the memory ring's default.
-const RELAY_FILE_SPACE_LIMIT_BYTES: u64 = 1 << 30;
+pub const RELAY_FILE_SPACE_LIMIT_BYTES: u64 = 1 << 30;
 
 #[derive(Default)]
 pub struct ReplicaThreads {
@@ -360,5 +360,10 @@ fn receiver_config(shared: &Shared, settings: &SourceSettings, start: StartPosit
 fn coordinator_config(shared: &Shared) -> CoordinatorConfig {
     let workers = global_number(shared, "replica_parallel_workers").map_or(replica::coordinator::WORKERS_DEFAULT, |workers| workers.max(1.0) as usize);
     let preserve_commit_order = !matches!(shared.globals.get("replica_preserve_commit_order"), Some(Value::Int(0)));
-    CoordinatorConfig { workers, preserve_commit_order, mode: CoordinatorMode::BoundaryQueue }
+    // The variable only ever holds one of its words (variables.rs checks).
+    let mode = match shared.globals.get("binlogd_replica_coordinator_mode") {
+        Some(Value::Bytes(word)) if word == b"EVENT_SCAN" => CoordinatorMode::EventScan,
+        _ => CoordinatorMode::BoundaryQueue,
+    };
+    CoordinatorConfig { workers, preserve_commit_order, mode }
 }

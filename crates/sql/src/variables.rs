@@ -32,6 +32,9 @@ pub enum Type {
     Integer,
     /// Stored as 0/1, shown ON/OFF by SHOW VARIABLES.
     Boolean,
+    /// One of these words (MySQL's ENUM variables), stored upper-case;
+    /// anything else is 1231.
+    Enumeration(&'static [&'static str]),
 }
 
 pub struct Definition {
@@ -62,6 +65,11 @@ pub const DEFINITIONS: &[Definition] = &[
     // MariaDB 12.3's startup-only option: '' (classic files) or 'engine'
     // (the binlog rides the redo log); read at start, so SET is refused.
     def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
+    // binlogd's own (read by START REPLICA [SQL_THREAD]): how the
+    // coordinator finds transactions, from the group boundary queue
+    // (QUEUE) or by reading back and decoding every event as MySQL's
+    // coordinator does (EVENT_SCAN, for `binlogd bench replication`).
+    def("binlogd_replica_coordinator_mode", "QUEUE", Kind::Global, Type::Enumeration(&["QUEUE", "EVENT_SCAN"])),
     def("character_set_client", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_connection", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_database", "utf8mb4", Kind::Both, Type::Text),
@@ -140,6 +148,10 @@ pub fn normalize(definition: &Definition, value: &Value) -> SqlResult<Value> {
             "0" | "OFF" | "FALSE" => Ok(Value::Int(0)),
             _ => Err(wrong_value_for_variable(definition.name, &shown)),
         },
+        Type::Enumeration(words) => match words.iter().find(|word| word.eq_ignore_ascii_case(&shown)) {
+            Some(word) => Ok(Value::Bytes(word.as_bytes().to_vec())),
+            None => Err(wrong_value_for_variable(definition.name, &shown)),
+        },
     }
 }
 
@@ -198,5 +210,16 @@ mod tests {
         assert_eq!(globals.get("max_connections"), Some(Value::Int(20)));
         assert_eq!(globals.get("autocommit"), Some(Value::Int(1)));
         assert!(GlobalVariables::new(&[("no_such".into(), "1".into())]).is_err());
+    }
+
+    #[test]
+    fn enumerations_take_their_words_in_any_case_and_nothing_else() {
+        let globals = GlobalVariables::new(&[("binlogd-replica-coordinator-mode".into(), "event_scan".into())]).unwrap();
+        assert_eq!(globals.get("binlogd_replica_coordinator_mode"), Some(Value::Bytes(b"EVENT_SCAN".to_vec())));
+        let mode = definition("binlogd_replica_coordinator_mode").unwrap();
+        assert_eq!(normalize(mode, &Value::Bytes(b"Queue".to_vec())), Ok(Value::Bytes(b"QUEUE".to_vec())));
+        let refused = normalize(mode, &Value::Bytes(b"FAST".to_vec())).unwrap_err();
+        assert_eq!((refused.code, refused.message.as_str()), (1231, "Variable 'binlogd_replica_coordinator_mode' can't be set to the value of 'FAST'"));
+        assert!(GlobalVariables::new(&[("binlogd_replica_coordinator_mode".into(), "1".into())]).is_err());
     }
 }

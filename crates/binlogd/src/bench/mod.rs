@@ -17,6 +17,10 @@
 //! - `dump` ([`dump`]): binlog dump MB/s to N readers over loopback beside
 //!   a file-to-socket baseline of the same run; with `--tail-readers`
 //!   ([`dump_tail`]) the source's commits/s while N readers follow the tail.
+//! - `replication` ([`replication`]): a binlogd replica of a binlogd source
+//!   under sysbench: receiver MB/s with the applier stopped (memory vs file
+//!   relay log), applier trx/s with the receiver stopped (queue vs
+//!   event-scan coordinator, 1–8 workers), end-to-end lag (seed 001).
 //!
 //! What they share (directories, sizes, histograms) is in [`common`].
 
@@ -27,6 +31,7 @@ pub mod dump_tail;
 pub mod engine;
 pub mod large_commit;
 pub mod recovery;
+pub mod replication;
 pub mod report;
 pub mod side_by_side;
 
@@ -37,6 +42,7 @@ use self::dump::DumpBenchArgs;
 use self::engine::EngineBenchArgs;
 use self::large_commit::LargeCommitBenchArgs;
 use self::recovery::RecoveryBenchArgs;
+use self::replication::ReplicationBenchArgs;
 use self::side_by_side::SideBySideBenchArgs;
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +75,12 @@ pub enum Benchmark {
     /// N readers dump the binlog (COM_BINLOG_DUMP) over loopback; prints
     /// MB/s beside a file-read-and-socket-write baseline of the same run.
     Dump(DumpBenchArgs),
+    /// A binlogd replica of a binlogd source running sysbench
+    /// oltp_write_only: receiver MB/s with the applier stopped (memory vs
+    /// file relay log), applier trx/s with the receiver stopped over the
+    /// filled relay log (queue vs event-scan coordinator, per worker
+    /// count), and end-to-end lag; prints tables, writes CSV and PNGs.
+    Replication(ReplicationBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
@@ -80,6 +92,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::Engine(args) => ("engine", engine::run(args)),
         Benchmark::SideBySide(args) => ("side-by-side", side_by_side::run(args)),
         Benchmark::Dump(args) => ("dump", dump::run(args)),
+        Benchmark::Replication(args) => ("replication", replication::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
