@@ -152,7 +152,7 @@ fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids
     let exec_pos = if coordinator.source_log_file.is_empty() { settings.log_pos } else { coordinator.exec_source_log_pos };
     let (io_errno, io_error, io_time) = error_columns(&receiver.last_error);
     let (sql_errno, sql_error, sql_time) = error_columns(&coordinator.last_error);
-    let relay = &receiver.relay;
+    let relay = &threads.relay;
     let mut row = vec![
         text(io_state),
         text(&settings.host),
@@ -174,7 +174,7 @@ fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids
         text(&sql_error),
         number(0), // Skip_Counter
         number(exec_pos),
-        number(threads.relay_memory_bytes + relay.spilled_bytes + relay.file_bytes), // Relay_Log_Space
+        number(relay.memory_bytes + relay.spilled_bytes + relay.file_bytes), // Relay_Log_Space
         text("None"),
         text(""),
         number(0),
@@ -208,7 +208,7 @@ fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids
         text(""),
         number(0),
         text(""),
-        number(threads.relay_memory_bytes),
+        number(relay.memory_bytes),
         number(threads.queue_length as u64),
     ]);
     debug_assert_eq!(row.len(), STATUS_COLUMNS.len());

@@ -28,6 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use binlog_format::GtidSet;
 use parking_lot::Mutex;
 use protocol::MysqlError;
+use replica::relay::stats::RelayStatsSnapshot;
 use replica::relay::RelayLogConfig;
 use replica::{
     BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorStatus, Receiver, ReceiverConfig, ReceiverStatus, RelayLog,
@@ -76,7 +77,9 @@ pub struct ThreadsStatus {
     /// Seconds_Behind_Source: `None` (NULL) unless the applier runs.
     pub seconds_behind_source: Option<u64>,
     pub queue_length: usize,
-    pub relay_memory_bytes: u64,
+    /// The relay log's counters now (a stopped receiver's own copy is
+    /// from when it stopped).
+    pub relay: RelayStatsSnapshot,
 }
 
 impl ReplicaThreads {
@@ -181,8 +184,8 @@ impl ReplicaThreads {
         let receiver = pipeline.receiver.as_ref().map_or_else(|| pipeline.receiver_stopped.clone(), |receiver| pipeline.with_earlier_retrieved(receiver.status()));
         let coordinator = pipeline.coordinator.as_ref().map_or_else(|| pipeline.coordinator_stopped.clone(), Coordinator::status);
         let queue_length = pipeline.queue.len();
+        let relay = pipeline.relay.stats();
         let seconds_behind_source = pipeline.coordinator.as_ref().map(|_| {
-            let relay = pipeline.relay.stats();
             let caught_up = queue_length == 0 && relay.memory_transactions + relay.spilled_transactions + relay.file_transactions == 0;
             if caught_up {
                 return 0;
@@ -193,7 +196,7 @@ impl ReplicaThreads {
             u64::try_from((source_now_us - last_us as i64) / 1_000_000).unwrap_or(0)
         });
         ThreadsStatus {
-            relay_memory_bytes: pipeline.relay.stats().memory_bytes,
+            relay,
             receiver_running: pipeline.receiver.is_some(),
             coordinator_running: pipeline.coordinator.is_some(),
             receiver,
