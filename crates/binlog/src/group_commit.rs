@@ -105,6 +105,16 @@ pub struct BehindTransaction {
     pub committed_when_queued: u64,
 }
 
+/// One transaction for [`BinaryLog::commit_batch`].
+pub struct BatchCommit {
+    pub cache: TransactionCache,
+    /// Runs in the COMMIT stage, in binlog order (the engine's commit).
+    pub hook: Option<CommitHook>,
+    /// The GTID the committer owns (`gtid_next`), if given; the committer
+    /// checked its ownership and keeps it until the batch returns.
+    pub given: Option<GivenGtid>,
+}
+
 /// The stage queues: transactions waiting for FLUSH, and flushed groups
 /// waiting for SYNC.
 #[derive(Default)]
@@ -174,6 +184,45 @@ impl BinaryLog {
 
     fn enqueue_commit(&self, cache: TransactionCache, hook: Option<CommitHook>, given: Option<GivenGtid>) -> Result<CommitInfo> {
         self.check_usable()?;
+        let pending = self.pending_commit(cache, hook, given)?;
+        let slot = pending.slot.clone();
+        self.enqueue_and_lead(vec![pending]);
+        wait_for(&slot)
+    }
+
+    /// Commits transactions that arrive together (a group commit formed
+    /// before the log, such as the database's one group for both logs)
+    /// as one queue entry: they reach the FLUSH stage together, so one
+    /// leader writes them all and one fdatasync serves them, instead of
+    /// each committer racing to the queue and splitting the group.
+    /// Results are in the batch's order; a transaction the batch could not
+    /// even queue (an incomplete cache) fails alone.
+    pub fn commit_batch(&self, batch: Vec<BatchCommit>) -> Vec<Result<CommitInfo>> {
+        if let Err(error) = self.check_usable() {
+            let text = error.to_string();
+            return batch.iter().map(|_| Err(BinlogError::PreviousIo { first_error: text.clone() })).collect();
+        }
+        let mut outcomes: Vec<std::result::Result<Arc<Slot>, BinlogError>> = Vec::with_capacity(batch.len());
+        let mut queued = Vec::with_capacity(batch.len());
+        for item in batch {
+            match self.pending_commit(item.cache, item.hook, item.given) {
+                Ok(pending) => {
+                    outcomes.push(Ok(pending.slot.clone()));
+                    queued.push(pending);
+                }
+                Err(error) => outcomes.push(Err(error)),
+            }
+        }
+        if !queued.is_empty() {
+            self.enqueue_and_lead(queued);
+        }
+        outcomes.into_iter().map(|outcome| outcome.and_then(|slot| wait_for(&slot))).collect()
+    }
+
+    /// Checks a complete transaction, counts its cache and (when it will
+    /// be promoted) makes its body durable, in the committer's thread and
+    /// outside every lock; the leader then promotes it.
+    fn pending_commit(&self, cache: TransactionCache, hook: Option<CommitHook>, given: Option<GivenGtid>) -> Result<Pending> {
         if cache.shape() != Shape::Complete {
             return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", cache.shape())));
         }
@@ -182,32 +231,32 @@ impl BinaryLog {
         if cache.is_spilled() {
             counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
         }
-        // A large transaction's body is made durable here, in the session's
-        // thread and outside every lock; the leader then promotes it.
         let mut cache = cache;
         let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
         let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
+        Ok(Pending {
+            cache,
+            sealed,
+            committed_when_queued: self.inner.max_committed.load(Ordering::Acquire),
+            hook,
+            slot,
+            assigned: None,
+            given,
+        })
+    }
+
+    /// Queues `pendings` for the FLUSH stage, in order, and leads the
+    /// group when the queue was empty.
+    fn enqueue_and_lead(&self, pendings: Vec<Pending>) {
         let is_leader = {
             let mut pending = self.inner.queue.pending.lock();
-            pending.push(Pending {
-                cache,
-                sealed,
-                committed_when_queued: self.inner.max_committed.load(Ordering::Acquire),
-                hook,
-                slot: slot.clone(),
-                assigned: None,
-                given,
-            });
-            pending.len() == 1
+            let was_empty = pending.is_empty();
+            pending.extend(pendings);
+            was_empty
         };
         if is_leader {
             self.lead_group();
         }
-        let mut result = slot.result.lock();
-        while result.is_none() {
-            slot.ready.wait(&mut result);
-        }
-        result.take().unwrap()
     }
 
     /// Writes transactions numbered elsewhere (the engine-integrated
@@ -231,25 +280,11 @@ impl BinaryLog {
             prepared.push(Pending { cache, sealed, committed_when_queued: item.committed_when_queued, hook: None, slot, assigned, given });
         }
         let slots: Vec<Arc<Slot>> = prepared.iter().map(|p| p.slot.clone()).collect();
-        let is_leader = {
-            let mut pending = self.inner.queue.pending.lock();
-            let was_empty = pending.is_empty();
-            pending.extend(prepared);
-            was_empty && !slots.is_empty()
-        };
         self.inner.counters.cache_use.fetch_add(slots.len() as u64, Ordering::Relaxed);
-        if is_leader {
-            self.lead_group();
+        if !slots.is_empty() {
+            self.enqueue_and_lead(prepared);
         }
-        let mut infos = Vec::with_capacity(slots.len());
-        for slot in slots {
-            let mut result = slot.result.lock();
-            while result.is_none() {
-                slot.ready.wait(&mut result);
-            }
-            infos.push(result.take().unwrap()?);
-        }
-        Ok(infos)
+        slots.iter().map(|slot| wait_for(slot)).collect()
     }
 
     /// The leader's work: all three stages for the queue it takes.
@@ -562,6 +597,15 @@ impl BinaryLog {
             std::thread::sleep(Duration::from_micros(50).min(deadline - Instant::now()));
         }
     }
+}
+
+/// Waits for the stage leader to deliver `slot`'s result.
+fn wait_for(slot: &Slot) -> Result<CommitInfo> {
+    let mut result = slot.result.lock();
+    while result.is_none() {
+        slot.ready.wait(&mut result);
+    }
+    result.take().unwrap()
 }
 
 fn deliver(slot: &Slot, result: Result<CommitInfo>) {

@@ -9,7 +9,10 @@
 //! 3. engine prepare: redo prepare record with the XID,
 //!    durable per innodb_flush_log_at_trx_commit     ── database::commit::after_prepare
 //!    (flush = 1: one group for both logs, `group_commit.rs`: the leader's
-//!    one redo fdatasync covers every member's prepare)
+//!    one redo fdatasync covers every member's prepare, then the leader
+//!    commits every member's cache to the binlog as one batch; a member's
+//!    place in the commit order is fixed when it joins, which is where a
+//!    replica preserving commit order hands the turn on)
 //! 4. binlog group commit: FLUSH (write)              ── binlog::flush::after_write
 //!                         SYNC (fdatasync)           ── binlog::sync::after_sync
 //!                         COMMIT: hooks in binlog order:
@@ -80,7 +83,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use binlog::{BinaryLog, CommitHook, CommitInfo, CommitOutcome, GivenGtid, OwnedGtid, Ownership, TransactionCache};
+use binlog::{BatchCommit, BinaryLog, CommitHook, CommitInfo, CommitOutcome, GivenGtid, OwnedGtid, Ownership, TransactionCache};
 use binlog_format::Gtid;
 use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction, VisibleCommit};
 use parking_lot::Mutex;
@@ -199,6 +202,44 @@ impl Database {
         context: &StatementContext,
         next: NextGtid<'_>,
     ) -> Result<Option<CommitInfo>> {
+        self.commit_written_ahead_ordered(trx, ahead, context, next, &|| {})
+    }
+
+    /// [`Database::commit_written_ahead_with_gtid`] that calls `on_ordered`
+    /// as soon as the transaction's place in the commit order is fixed
+    /// (every commit that starts afterwards is logged and committed after
+    /// it), before its fsyncs: a replica preserving the source's commit
+    /// order lets the next transaction commit from there, so that ordered
+    /// commits share group commits (MySQL hands the turn over once a
+    /// transaction is in the binlog's flush queue). Where the order is
+    /// only fixed at the end (no cross-log group, or a read-only commit),
+    /// `on_ordered` is called before returning, or not at all on an error
+    /// before the order was fixed.
+    pub fn commit_written_ahead_ordered(
+        &self,
+        trx: Transaction,
+        ahead: Option<WrittenAhead>,
+        context: &StatementContext,
+        next: NextGtid<'_>,
+        on_ordered: &dyn Fn(),
+    ) -> Result<Option<CommitInfo>> {
+        let committed = self.commit_in_order(trx, ahead, context, next, on_ordered);
+        if committed.is_ok() {
+            // Called once: a second call changes nothing (see the replica's
+            // scheduler), so paths that ordered early need no flag.
+            on_ordered();
+        }
+        committed
+    }
+
+    fn commit_in_order(
+        &self,
+        trx: Transaction,
+        ahead: Option<WrittenAhead>,
+        context: &StatementContext,
+        next: NextGtid<'_>,
+        on_ordered: &dyn Fn(),
+    ) -> Result<Option<CommitInfo>> {
         let inner = &self.inner;
         let given = next.given()?;
         if trx.is_read_only() {
@@ -211,7 +252,7 @@ impl Database {
             return self.log_statement_transaction(cache, next).map(Some);
         }
         if let Some(engine_binlog) = &inner.engine_binlog {
-            return self.commit_engine_binlog(engine_binlog, trx, context, given);
+            return self.commit_engine_binlog(engine_binlog, trx, context, given, on_ordered);
         }
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
@@ -240,35 +281,7 @@ impl Database {
         let sealed = started.map(|_| std::time::Instant::now());
         let prepared = trx.prepare(Some(xid))?;
         let prepare_written = started.map(|_| std::time::Instant::now());
-        // With flush = 1 the prepare record was only buffered: the group's
-        // leader makes it durable, for the whole group at once. A promoted
-        // transaction syncs its own: a group stays busy until its last
-        // member leaves, and the promotion (under the exclusive rotation
-        // lock) would keep every other session out of the next group.
-        let member = match &inner.groups {
-            Some(_) if promoted => match inner.redo.wait_durable(prepared.prepare_lsn()) {
-                Ok(()) => None,
-                Err(error) => {
-                    let error = DatabaseError::Redo(error);
-                    self.abandon_in_doubt(prepared, &error);
-                    return Err(error);
-                }
-            },
-            Some(groups) => match groups.join(prepared.prepare_lsn()) {
-                Ok(member) => Some(member),
-                Err(error) => {
-                    self.abandon_in_doubt(prepared, &error);
-                    return Err(error);
-                }
-            },
-            None => None,
-        };
-        if let Err(crash) = inner.crash.hit(crash_points::COMMIT_AFTER_PREPARE) {
-            let error = DatabaseError::Crash(crash.to_string());
-            self.abandon_in_doubt(prepared, &error);
-            return Err(error);
-        }
-
+        let prepare_lsn = prepared.prepare_lsn();
         let prepared_changes = prepared.changes().len();
         let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
         let hook_state = state.clone();
@@ -282,36 +295,62 @@ impl Database {
                 Err(failed) => HookState::Failed(failed),
             };
         });
-        let logged: Result<CommitInfo> = if promoted {
-            // The promotion closes the active file, as a rotation does: the
+        let after_prepare = || inner.crash.hit(crash_points::COMMIT_AFTER_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()));
+        let logged: Result<CommitInfo> = match &inner.groups {
+            // With flush = 1 the prepare record was only buffered: the
+            // group's leader makes it durable for the whole group at once,
+            // then logs every member's binlog commit as one batch.
+            Some(groups) if !promoted => {
+                let log_group = |batch: Vec<BatchCommit>| -> Vec<Result<CommitInfo>> {
+                    if let Err(crash) = after_prepare() {
+                        return batch.iter().map(|_| Err(DatabaseError::Crash(crash.to_string()))).collect();
+                    }
+                    let _commit_in_flight = inner.rotation.read();
+                    inner.binlog.commit_batch(batch).into_iter().map(|logged| logged.map_err(DatabaseError::Binlog)).collect()
+                };
+                groups.commit(prepare_lsn, BatchCommit { cache, hook: Some(hook), given }, &log_group, on_ordered).and_then(|logged| logged)
+            }
+            // A promoted transaction syncs its own prepare rather than
+            // joining a group: a group stays busy until its logging ends,
+            // and the promotion (under the exclusive rotation lock) would
+            // keep every other session out of the next group. The
+            // promotion closes the active file, as a rotation does: the
             // same rule (no commit in flight, redo durable first).
-            let waited = std::time::Instant::now();
-            let _alone = inner.rotation.write();
-            let locked = std::time::Instant::now();
-            let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
-            let redo_synced = std::time::Instant::now();
-            let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
-            let ms = |from: Option<std::time::Instant>, to: Option<std::time::Instant>| match (from, to) {
-                (Some(from), Some(to)) => (to - from).as_secs_f64() * 1e3,
-                _ => 0.0,
-            };
-            tracing::info!(
-                changes = prepared_changes,
-                build_binlog_cache_ms = ms(started, built),
-                seal_spill_ms = ms(built, sealed),
-                write_redo_prepare_ms = ms(sealed, prepare_written),
-                prepare_durable_ms = ms(prepare_written, Some(waited)),
-                lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
-                redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
-                binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
-                "large transaction promoted (times under the exclusive rotation lock)"
-            );
-            logged
-        } else {
-            let _commit_in_flight = inner.rotation.read();
-            log_to_binlog(&inner.binlog, cache, hook, next).map_err(DatabaseError::Binlog)
+            _ if promoted => (|| {
+                if let Some(groups) = &inner.groups {
+                    inner.redo.wait_durable(prepare_lsn)?;
+                    // Commits ordered before it reach the binlog first.
+                    groups.barrier()?;
+                }
+                after_prepare()?;
+                let waited = std::time::Instant::now();
+                let _alone = inner.rotation.write();
+                let locked = std::time::Instant::now();
+                let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
+                let redo_synced = std::time::Instant::now();
+                let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
+                let ms = |from: Option<std::time::Instant>, to: Option<std::time::Instant>| match (from, to) {
+                    (Some(from), Some(to)) => (to - from).as_secs_f64() * 1e3,
+                    _ => 0.0,
+                };
+                tracing::info!(
+                    changes = prepared_changes,
+                    build_binlog_cache_ms = ms(started, built),
+                    seal_spill_ms = ms(built, sealed),
+                    write_redo_prepare_ms = ms(sealed, prepare_written),
+                    prepare_durable_ms = ms(prepare_written, Some(waited)),
+                    lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
+                    redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
+                    binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
+                    "large transaction promoted (times under the exclusive rotation lock)"
+                );
+                logged
+            })(),
+            _ => after_prepare().and_then(|()| {
+                let _commit_in_flight = inner.rotation.read();
+                log_to_binlog(&inner.binlog, cache, hook, next).map_err(DatabaseError::Binlog)
+            }),
         };
-        drop(member);
         let mut state = std::mem::replace(&mut *state.lock(), HookState::Committed);
         if let HookState::Visible(visible) = state {
             visible.finish();
@@ -504,10 +543,13 @@ impl Database {
                 .map(|_| ());
             *hook_outcome.lock() = Some(result);
         });
-        let logged = {
+        // Commits ordered before it (a replica's, handed their commit turn
+        // on in a group) reach the binlog first.
+        let ordered_before = inner.groups.as_ref().map_or(Ok(()), |groups| groups.barrier());
+        let logged = ordered_before.map_err(|error| binlog::BinlogError::Invalid(error.to_string())).and_then(|()| {
             let _commit_in_flight = inner.rotation.read();
             log_to_binlog(&inner.binlog, cache, hook, next)
-        };
+        });
         let outcome = outcome.lock().take();
         match (logged, outcome) {
             (Ok(info), Some(Ok(()))) => {

@@ -17,7 +17,7 @@ use crate::config::DatabaseConfig;
 use crate::crash_points::CrashPoints;
 use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
-use crate::group_commit::GroupCommit;
+use crate::group_commit::BinlogGroupCommit;
 use crate::redo_sink::RedoAdapter;
 
 /// What `Database::open` found and did.
@@ -82,7 +82,7 @@ pub(crate) struct Inner {
     pub redo: RedoLog,
     pub sink: Arc<RedoAdapter>,
     /// Group commit across both logs (flush = 1 only).
-    pub groups: Option<Arc<GroupCommit>>,
+    pub groups: Option<Arc<BinlogGroupCommit>>,
     /// `binlog_storage_engine = engine`: the order lock, the write-behind
     /// queue and its writer (`engine_binlog.rs`).
     pub engine_binlog: Option<Arc<EngineBinlog>>,

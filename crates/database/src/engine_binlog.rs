@@ -512,6 +512,7 @@ impl Database {
         trx: Transaction,
         context: &StatementContext,
         given: Option<binlog::GivenGtid>,
+        on_ordered: &dyn Fn(),
     ) -> Result<Option<CommitInfo>> {
         let inner = &self.inner;
         inner.check_writable()?;
@@ -575,6 +576,8 @@ impl Database {
                 }
             }
         };
+        // Its GTID and place in the log are fixed: later commits come after.
+        on_ordered();
         // Stamping and releasing row locks (time proportional to the rows
         // written) outside the commit order lock, so that a large
         // transaction's finish holds up no other commit.

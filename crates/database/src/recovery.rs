@@ -62,7 +62,7 @@ use crate::config::DatabaseConfig;
 use crate::database::{Database, Inner, OpenReport};
 use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
-use crate::group_commit::GroupCommit;
+use crate::group_commit::{BinlogGroupCommit, GroupCommit};
 use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
 use crate::server_uuid;
 use crate::storage_mode;
@@ -102,7 +102,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
     // With flush = 1 the group's leader syncs the prepares (group_commit.rs).
     let groups = (config.cross_log_group_commit
         && config.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit)
-        .then(|| Arc::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max)));
+        .then(|| Arc::<BinlogGroupCommit>::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max)));
     let prepare_durability = if groups.is_some() { Durability::Buffered } else { config.redo.commit_durability() };
     let sink = Arc::new(RedoAdapter::new(redo.clone(), recovered.end_lsn, prepare_durability, config.redo_prepare_part_bytes));
     let (engine, lsns, snapshot_next_xid) = match recovered.snapshot() {

@@ -25,6 +25,17 @@ pub trait WorkerApplier: Send {
     /// Commits what `apply` did, with the transaction's GTID.
     fn commit(&mut self, entry: &BoundaryEntry) -> Result<(), MysqlError>;
 
+    /// [`WorkerApplier::commit`] that calls `ordered` once the commit's
+    /// place in the commit order is fixed, before it is durable: the next
+    /// transaction's commit turn begins there (MySQL hands the turn over
+    /// once a transaction is in the binlog's flush queue), so ordered
+    /// commits share group commits. By default the turn passes when the
+    /// commit returns.
+    fn commit_ordered(&mut self, entry: &BoundaryEntry, ordered: &dyn Fn()) -> Result<(), MysqlError> {
+        let _ = ordered;
+        self.commit(entry)
+    }
+
     /// Undoes what `apply` did.
     fn rollback(&mut self, entry: &BoundaryEntry);
 }

@@ -26,7 +26,7 @@ use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::event_scan;
 use crate::job_queue::JobQueue;
 use crate::relay::RelayLog;
-use crate::scheduler::{Interrupted, Scheduler};
+use crate::scheduler::{Interrupted, Scheduler, Ticket};
 use crate::stop::StopFlag;
 use crate::worker::{self, Job};
 
@@ -69,6 +69,8 @@ pub struct CoordinatorStatus {
     pub exec_source_log_pos: u64,
     /// Last_SQL_Errno / Last_SQL_Error / Last_SQL_Error_Timestamp.
     pub last_error: Option<(MysqlError, SystemTime)>,
+    /// The dispatch ticket whose position the two fields above hold.
+    pub position_ticket: Option<u64>,
 }
 
 /// What the coordinator and workers share.
@@ -87,15 +89,19 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn record_applied(&self, entry: &BoundaryEntry) {
+    pub fn record_applied(&self, entry: &BoundaryEntry, ticket: &Ticket) {
         self.in_flight.lock().remove(&entry.index);
         let mut status = self.status.lock();
         status.transactions_applied += 1;
         status.bytes_applied += entry.size_bytes;
-        // With commit order preserved, workers record in commit order
-        // (before the next may commit): the position only moves forward.
-        status.source_log_file = entry.source_log_file.clone();
-        status.exec_source_log_pos = entry.source_end_log_pos;
+        // Workers may finish in any order (commit order preserved: in
+        // order of their place, not of their return): the position only
+        // moves forward, to the latest ticket's.
+        if status.position_ticket.is_none_or(|recorded| recorded < ticket.number) {
+            status.position_ticket = Some(ticket.number);
+            status.source_log_file = entry.source_log_file.clone();
+            status.exec_source_log_pos = entry.source_end_log_pos;
+        }
     }
 }
 

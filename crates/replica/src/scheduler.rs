@@ -142,7 +142,27 @@ impl Scheduler {
         Ok(())
     }
 
-    /// `ticket` committed: what waited on it may go.
+    /// `ticket`, holding its commit turn, has its place in the replica's
+    /// commit order (the database fixed it; its fsyncs are still to
+    /// come): the next ticket's turn begins, so that ordered commits share
+    /// group commits. What depends on it still waits for
+    /// [`Scheduler::committed`]. A second call is a no-op.
+    pub fn ordered(&self, ticket: &Ticket) {
+        if !self.preserve_commit_order {
+            return;
+        }
+        let mut state = self.state.lock();
+        if state.next_commit_ticket != ticket.number {
+            debug_assert!(state.next_commit_ticket > ticket.number, "ordered out of turn");
+            return;
+        }
+        state.next_commit_ticket += 1;
+        drop(state);
+        self.commit_turn.notify_all();
+    }
+
+    /// `ticket` committed: what waited on it may go (and the next commit
+    /// turn begins, if [`Scheduler::ordered`] did not begin it).
     pub fn committed(&self, ticket: &Ticket) {
         let mut state = self.state.lock();
         if let Some(sequence_number) = ticket.sequence_number {
@@ -150,8 +170,10 @@ impl Scheduler {
         }
         state.in_flight_count -= 1;
         if self.preserve_commit_order {
-            debug_assert_eq!(state.next_commit_ticket, ticket.number);
-            state.next_commit_ticket += 1;
+            debug_assert!(state.next_commit_ticket >= ticket.number, "committed out of turn");
+            if state.next_commit_ticket == ticket.number {
+                state.next_commit_ticket += 1;
+            }
         }
         drop(state);
         self.dispatch_possible.notify_one();
@@ -190,6 +212,26 @@ mod tests {
 
     fn clock(last_committed: i64, sequence_number: i64) -> TransactionClock {
         TransactionClock { gtid: None, last_committed, sequence_number }
+    }
+
+    #[test]
+    fn the_next_commit_turn_begins_once_the_previous_is_ordered() {
+        let scheduler = Scheduler::new(true);
+        let stop = StopFlag::new();
+        let first = scheduler.wait_to_dispatch(&clock(0, 1), 1, &stop).unwrap();
+        let second = scheduler.wait_to_dispatch(&clock(0, 2), 1, &stop).unwrap();
+        scheduler.wait_commit_turn(&first).unwrap();
+        scheduler.ordered(&first);
+        // The second's turn: before the first committed.
+        scheduler.wait_commit_turn(&second).unwrap();
+        assert_eq!(scheduler.state.lock().in_flight.len(), 2, "ordered is not committed: dependents still wait");
+        scheduler.ordered(&first);
+        scheduler.ordered(&second);
+        scheduler.committed(&first);
+        scheduler.committed(&second);
+        let state = scheduler.state.lock();
+        assert_eq!(state.next_commit_ticket, 2, "a turn begun early is not begun twice");
+        assert_eq!(state.in_flight_count, 0);
     }
 
     #[test]

@@ -24,9 +24,10 @@ pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: Arc<JobQueue<Job>>, m
         match apply_one(worker_index, &shared, &job, applier.as_mut(), &mut buffer) {
             Ok(()) => {
                 shared.relay.release(&job.entry.location);
-                // Recorded before the next transaction may commit, so the
-                // applier's source position only moves forward.
-                shared.record_applied(&job.entry);
+                // The applier's source position only moves forward: it
+                // is recorded in ticket order (the next transaction may
+                // finish its commit first once this one is ordered).
+                shared.record_applied(&job.entry, &job.ticket);
                 shared.scheduler.committed(&job.ticket);
             }
             Err(Interrupted::Stopped) => {}
@@ -65,5 +66,5 @@ fn apply_one(
         applier.rollback(entry);
         return Err(interrupted);
     }
-    applier.commit(entry).map_err(failed)
+    applier.commit_ordered(entry, &|| shared.scheduler.ordered(&job.ticket)).map_err(failed)
 }

@@ -152,15 +152,23 @@ impl WorkerApplier for WorkerSession {
         Ok(())
     }
 
-    fn commit(&mut self, _entry: &BoundaryEntry) -> Result<(), MysqlError> {
+    fn commit(&mut self, entry: &BoundaryEntry) -> Result<(), MysqlError> {
+        self.commit_ordered(entry, &|| {})
+    }
+
+    /// Rows transactions hand the commit turn on once the database fixed
+    /// their place (`Database::commit_written_ahead_ordered`); DDL and
+    /// skipped transactions when they return.
+    fn commit_ordered(&mut self, _entry: &BoundaryEntry, ordered: &dyn Fn()) -> Result<(), MysqlError> {
         let original_commit_us = match std::mem::replace(&mut self.pending, Pending::Nothing) {
             Pending::Nothing | Pending::Skip => return Ok(()),
             Pending::Rows(rows) => {
                 let RowsTransaction { trx, ahead, gtid, context } = *rows;
-                let committed = match &gtid {
-                    Some((owned, given)) => self.db().commit_written_ahead_with_gtid(trx, ahead, &context, NextGtid::Owned { owned, given: *given }),
-                    None => self.db().commit_written_ahead(trx, ahead, &context),
+                let next = match &gtid {
+                    Some((owned, given)) => NextGtid::Owned { owned, given: *given },
+                    None => NextGtid::Automatic,
                 };
+                let committed = self.db().commit_written_ahead_ordered(trx, ahead, &context, next, ordered);
                 // `gtid` (the ownership) lives until here: it is released
                 // once the GTID is executed, or never will be.
                 committed.map_err(database_error)?;
