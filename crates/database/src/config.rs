@@ -153,7 +153,14 @@ impl DatabaseConfig {
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         let dir = dir.into();
         DatabaseConfig {
-            binlog: binlog::Options::new(dir.join(BINLOG_SUBDIR)),
+            binlog: binlog::Options {
+                // MySQL 8.4 has no other mode (8.4 removed
+                // binlog_transaction_dependency_tracking): transactions that
+                // wrote no common row share a `last_committed` across
+                // groups, so replicas apply them in parallel.
+                dependency_tracking: binlog::DependencyTracking::Writeset,
+                ..binlog::Options::new(dir.join(BINLOG_SUBDIR))
+            },
             redo: redo::Options::default(),
             engine: engine::EngineConfig::default(),
             checkpoint_interval: CHECKPOINT_INTERVAL_DEFAULT,
