@@ -115,6 +115,9 @@ pub const DEFINITIONS: &[Definition] = &[
     // Startup only: a configured replica starts its threads with the server
     // unless this is ON.
     def("skip_replica_start", "0", Kind::ReadOnly, Type::Boolean),
+    // MySQL's: a dump checks each event's CRC32 before sending it (ON)
+    // or leaves that to the replica (OFF, the default; dump.rs).
+    def("source_verify_checksum", "0", Kind::Global, Type::Boolean),
     def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),
     def("sync_binlog", "1", Kind::ReadOnly, Type::Integer),
