@@ -210,3 +210,59 @@ impl FileEventReader {
         &self.buffer[start..start + span.size]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{OsStorage, Storage};
+    use binlog_format::checksum::event_crc32;
+    use binlog_format::constants::EVENT_SIZE_OFFSET;
+
+    /// A file of magic + one event of type 2 (a Query) with a CRC32 footer.
+    fn event_bytes(body: &[u8]) -> Vec<u8> {
+        let size = COMMON_HEADER_LENGTH + body.len() + CHECKSUM_LENGTH;
+        let mut event = vec![0u8; COMMON_HEADER_LENGTH];
+        event[TYPE_OFFSET] = 2;
+        event[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].copy_from_slice(&(size as u32).to_le_bytes());
+        event.extend_from_slice(body);
+        let crc = event_crc32(&event);
+        event.extend_from_slice(&crc.to_le_bytes());
+        event
+    }
+
+    fn reader_over(dir: &std::path::Path, bytes: &[u8]) -> FileEventReader {
+        let path = dir.join("f");
+        std::fs::write(&path, bytes).unwrap();
+        let file = OsStorage.open(&path).unwrap();
+        FileEventReader::open(file, bytes.len() as u64).unwrap()
+    }
+
+    #[test]
+    fn without_verification_a_bad_crc_passes_but_bad_framing_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = BINLOG_MAGIC.to_vec();
+        bytes.extend_from_slice(&event_bytes(b"0123456789"));
+        // One body byte flipped: framing intact, CRC32 wrong.
+        bytes[BINLOG_MAGIC_LENGTH + COMMON_HEADER_LENGTH + 3] ^= 1;
+
+        let mut verifying = reader_over(dir.path(), &bytes);
+        assert!(matches!(verifying.next_event_span(), Err(ReadError::Corrupt { error: DecodeError::BadChecksum { .. }, .. })));
+
+        let mut passing = reader_over(dir.path(), &bytes);
+        passing.set_verify_checksums(false);
+        let span = passing.next_event_span().unwrap().expect("the event");
+        assert_eq!((span.offset, span.size), (4, bytes.len() - 4));
+        assert_eq!(passing.buffered(&span), &bytes[4..]);
+        assert!(passing.next_event_span().unwrap().is_none());
+
+        // An event shorter than its header and footer is refused either way.
+        let mut short = BINLOG_MAGIC.to_vec();
+        let mut event = event_bytes(b"");
+        event[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].copy_from_slice(&(COMMON_HEADER_LENGTH as u32 + 2).to_le_bytes());
+        event.truncate(COMMON_HEADER_LENGTH + 2);
+        short.extend_from_slice(&event);
+        let mut passing = reader_over(dir.path(), &short);
+        passing.set_verify_checksums(false);
+        assert!(matches!(passing.next_event_span(), Err(ReadError::Corrupt { error: DecodeError::BadLength { .. }, .. })));
+    }
+}
