@@ -122,6 +122,8 @@ pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: 
     let _ = stream.set_write_timeout(WRITE_TIMEOUT);
     let _ = stream.set_buffer_bytes(STREAM_BUFFER_BYTES);
     let (mut reader, plan) = open(log, start)?;
+    // Blocking dumps only: a non-blocking one ends at the log's end.
+    let _batch = (!settings.non_blocking).then(crate::dump_scheduling::BatchScheduling::enter);
     reader.set_verify_checksums(settings.verify_checksums);
     let mut sender = Sender {
         log,
