@@ -56,20 +56,23 @@ pub struct DumpSettings {
     /// `@master_heartbeat_period` (nanoseconds); zero or unset = none.
     pub heartbeat_period: Option<Duration>,
     pub non_blocking: bool,
+    /// `source_verify_checksum` (MySQL's, default OFF): check each event's
+    /// CRC32 before sending it and end the dump at a mismatch. Off, the
+    /// replica checks what it receives.
+    pub verify_checksums: bool,
+    /// `binlogd_dump_send_delay` (µs): how long a dump rests after it has
+    /// sent everything visible before it reads again (see [`dump`]).
+    pub send_delay: Duration,
+}
+
+impl DumpSettings {
+    /// The most `binlogd_dump_send_delay` can add to a replica's lag.
+    pub const SEND_DELAY_MAX: Duration = Duration::from_secs(1);
 }
 
 /// How often a waiting dump looks at its kill flag and its peer: bounds
 /// how long KILL or shutdown takes to end a dump that has nothing to send.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
-
-/// After a dump has sent everything visible it rests this long before it
-/// reads again, so that under a steady commit stream each dump wakes,
-/// reads and writes once per interval instead of once per group commit.
-/// Measured with 16 readers following sysbench oltp_write_only on 2 cores
-/// (`bench dump --tail-readers`): per-group wake-ups of every dump and
-/// reader cost the source a third of its commits. A replica lags by at
-/// most this much more; an idle dump still wakes at the first commit.
-const SEND_INTERVAL_MIN: Duration = Duration::from_millis(5);
 
 /// MySQL's `net_write_timeout` default: a reader that reads nothing for this
 /// long loses its dump.
@@ -106,10 +109,22 @@ pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
 
 /// Streams the log until the end (non-blocking), a kill, the reader going
 /// away, or an error (returned for the caller to send).
+///
+/// After a dump has sent everything visible it rests
+/// `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by default)
+/// before it reads again, so that under a steady commit stream each dump
+/// wakes, reads and writes once per delay instead of once per group
+/// commit: per-group wake-ups of 16 dumps and their readers cost a 2-core
+/// source a third of its commits (`bench dump --tail-readers`). A replica
+/// lags by at most the delay more; an idle dump still wakes at the first
+/// commit (it waits on the log's visible end, not on a timer).
 pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
     let _ = stream.set_write_timeout(WRITE_TIMEOUT);
     let _ = stream.set_buffer_bytes(STREAM_BUFFER_BYTES);
-    let (reader, plan) = open(log, start)?;
+    let (mut reader, plan) = open(log, start)?;
+    // Blocking dumps only: a non-blocking one ends at the log's end.
+    let _batch = (!settings.non_blocking).then(crate::dump_scheduling::BatchScheduling::enter);
+    reader.set_verify_checksums(settings.verify_checksums);
     let mut sender = Sender {
         log,
         stream,
@@ -235,6 +250,9 @@ struct Sender<'l, 's, 'a> {
     /// Where the next event should start if nothing was skipped; 0 before
     /// the first event of a file.
     expected_position: u64,
+    /// When the stream last went out (a flush): heartbeats are due a
+    /// period after it. Taken per flush, not per event (a clock read per
+    /// event was a tenth of a dump thread's CPU under a commit stream).
     last_sent: Instant,
     /// Events were buffered since the last flush.
     unflushed: bool,
@@ -285,10 +303,13 @@ impl Sender<'_, '_, '_> {
                     }
                     self.stream.flush().map_err(network)?;
                     if std::mem::take(&mut self.unflushed) {
+                        self.last_sent = Instant::now();
                         // Caught up and sent. Commits of the next moments
-                        // go out together (see SEND_INTERVAL_MIN); then
-                        // wait (the peer check is for idle dumps).
-                        std::thread::sleep(SEND_INTERVAL_MIN);
+                        // go out together (see `dump`); then wait (the
+                        // peer check is for idle dumps).
+                        if !self.settings.send_delay.is_zero() {
+                            std::thread::sleep(self.settings.send_delay);
+                        }
                         continue;
                     }
                     if self.stream.peer_closed() {
@@ -343,7 +364,6 @@ impl Sender<'_, '_, '_> {
 
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
         self.stream.send_event(bytes).map_err(network)?;
-        self.last_sent = Instant::now();
         self.unflushed = true;
         Ok(())
     }
@@ -398,7 +418,9 @@ impl Sender<'_, '_, '_> {
         self.send_bytes(&event)?;
         self.expected_position = position;
         self.unflushed = false;
-        self.stream.flush().map_err(network)
+        self.stream.flush().map_err(network)?;
+        self.last_sent = Instant::now();
+        Ok(())
     }
 
     /// An event made up by the sender (timestamp 0), checksummed when the

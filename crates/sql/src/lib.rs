@@ -25,6 +25,7 @@ mod columns;
 mod ddl;
 mod dml;
 mod dump;
+mod dump_scheduling;
 pub mod error;
 mod execute;
 mod expr;

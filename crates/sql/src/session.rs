@@ -789,6 +789,13 @@ impl SqlSession {
             .and_then(crate::value::to_number)
             .map_or(0.0, crate::value::Number::as_f64);
         let heartbeat_period = (heartbeat_nanoseconds >= 1.0).then(|| Duration::from_nanos(heartbeat_nanoseconds as u64));
-        DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking }
+        let verify_checksums = self.shared.globals.get("source_verify_checksum").is_some_and(|value| value == Value::Int(1));
+        let send_delay_us = match self.shared.globals.get("binlogd_dump_send_delay") {
+            Some(Value::Int(us)) => us.max(0) as u64,
+            Some(Value::UInt(us)) => us,
+            _ => 0,
+        };
+        let send_delay = Duration::from_micros(send_delay_us).min(DumpSettings::SEND_DELAY_MAX);
+        DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking, verify_checksums, send_delay }
     }
 }

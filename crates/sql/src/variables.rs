@@ -69,6 +69,12 @@ pub const DEFINITIONS: &[Definition] = &[
     // coordinator finds transactions, from the group boundary queue
     // (QUEUE) or by reading back and decoding every event as MySQL's
     // coordinator does (EVENT_SCAN, for `binlogd bench replication`).
+    // binlogd's own (read when a dump starts, dump.rs): microseconds a
+    // binlog dump rests after sending everything visible before it reads
+    // again, so a commit stream reaches its reader in batches (fewer
+    // wake-ups and writes per commit; up to this much more replica lag).
+    // 0 = send each group as soon as it is visible; at most 1 s.
+    def("binlogd_dump_send_delay", "5000", Kind::Global, Type::Integer),
     def("binlogd_replica_coordinator_mode", "QUEUE", Kind::Global, Type::Enumeration(&["QUEUE", "EVENT_SCAN"])),
     def("character_set_client", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_connection", "utf8mb4", Kind::Both, Type::Text),
@@ -115,6 +121,9 @@ pub const DEFINITIONS: &[Definition] = &[
     // Startup only: a configured replica starts its threads with the server
     // unless this is ON.
     def("skip_replica_start", "0", Kind::ReadOnly, Type::Boolean),
+    // MySQL's: a dump checks each event's CRC32 before sending it (ON)
+    // or leaves that to the replica (OFF, the default; dump.rs).
+    def("source_verify_checksum", "0", Kind::Global, Type::Boolean),
     def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),
     def("sync_binlog", "1", Kind::ReadOnly, Type::Integer),

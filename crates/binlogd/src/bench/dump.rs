@@ -90,6 +90,11 @@ pub struct DumpBenchArgs {
     #[arg(long, value_name = "N", default_value_t = 16,
           value_parser = clap::value_parser!(u32).range(1..=super::dump_tail::COMMIT_SESSIONS_MAX as i64))]
     pub commit_sessions: u32,
+
+    /// A `binlogd serve` option of the benchmark's server (`NAME=VALUE`,
+    /// repeatable), e.g. `binlogd_dump_send_delay=0`.
+    #[arg(long = "server-option", value_name = "NAME=VALUE", value_parser = super::replication::parse_server_option)]
+    pub server_options: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -109,12 +114,9 @@ pub struct DumpResult {
 }
 
 pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
-    let options = ServeOptions::parse(&[
-        "--datadir".to_string(),
-        args.dir.display().to_string(),
-        "--port=0".to_string(),
-        "--bind=127.0.0.1".to_string(),
-    ])?;
+    let mut serve_arguments = vec!["--datadir".to_string(), args.dir.display().to_string(), "--port=0".to_string(), "--bind=127.0.0.1".to_string()];
+    serve_arguments.extend(args.server_options.iter().cloned());
+    let options = ServeOptions::parse(&serve_arguments)?;
     let needs_fill = !args.dir.join("binlog").join("binlog.index").exists();
     let running = serve::start(&options)?;
     let address = running.server.local_address();
@@ -399,6 +401,7 @@ mod tests {
             tail_readers: None,
             commit_seconds: 5.0,
             commit_sessions: 16,
+            server_options: Vec::new(),
         };
         run(&args).unwrap();
         let text = std::fs::read_to_string(&csv).unwrap();
@@ -428,6 +431,7 @@ mod tests {
             tail_readers: Some(ReaderCounts(vec![0, 2])),
             commit_seconds: 0.5,
             commit_sessions: 2,
+            server_options: vec!["--binlogd_dump_send_delay=1000".to_string()],
         };
         run(&args).unwrap();
         let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(["binlogd", "bench", "dump", "--dir", "d", "--tail-readers", "0,16"]);

@@ -236,7 +236,7 @@ fn parse_coordinator(text: &str) -> Result<CoordinatorKind, String> {
 }
 
 /// `NAME=VALUE` as the `--NAME=VALUE` option `serve` takes.
-fn parse_server_option(text: &str) -> Result<String, String> {
+pub(crate) fn parse_server_option(text: &str) -> Result<String, String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() && !name.starts_with('-') => Ok(format!("--{}={}", name.trim(), value.trim())),
         _ => Err(format!("{text:?} is not NAME=VALUE")),
