@@ -133,7 +133,8 @@ fn rows_events_are_split_at_binlog_row_event_max_size() {
 fn writeset_tracking_sees_rows_and_unique_keys() {
     let storage = SimStorage::new();
     let mut config = config(Path::new("/d"), Arc::new(storage.clone()));
-    config.binlog.dependency_tracking = DependencyTracking::Writeset;
+    // The default, as in MySQL 8.4.
+    assert_eq!(config.binlog.dependency_tracking, DependencyTracking::Writeset);
     config.binlog.max_binlog_size = 1 << 30;
     let (db, _) = Database::open(config).unwrap();
     create_schema(&db).unwrap();
