@@ -81,6 +81,9 @@ fn fake_source(dump: Arc<Vec<u8>>) -> (u16, std::thread::JoinHandle<()>) {
     let port = listener.local_addr().unwrap().port();
     let thread = std::thread::spawn(move || {
         let (socket, _) = listener.accept().unwrap();
+        // As a real source (the protocol crate's PacketStream): without it
+        // each reply's second packet waits for a delayed ACK.
+        socket.set_nodelay(true).unwrap();
         let mut reader = BufReader::new(socket.try_clone().unwrap());
         let mut writer = BufWriter::new(socket.try_clone().unwrap());
         let mut sequence = 0u8;
