@@ -11,6 +11,7 @@
 
 pub mod events;
 pub mod file;
+mod huge_pages;
 pub mod memory;
 pub mod ring;
 pub mod spill;
