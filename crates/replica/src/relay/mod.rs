@@ -11,7 +11,6 @@
 
 pub mod events;
 pub mod file;
-mod huge_pages;
 pub mod memory;
 pub mod ring;
 pub mod spill;

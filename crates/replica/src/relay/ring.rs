@@ -24,7 +24,6 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::relay::huge_pages;
 use crate::stop::{StopFlag, Stopped, WAIT_SLICE};
 
 struct Ring {
@@ -49,10 +48,8 @@ impl ByteRing {
     pub fn new(capacity_bytes: u64) -> ByteRing {
         assert!(capacity_bytes > 0, "a ring of 0 bytes");
         // Zeroed memory comes from calloc/mmap: pages are only touched as
-        // the receiver first writes them, in huge pages where the kernel
-        // can.
-        let mut buffer = vec![0u8; capacity_bytes as usize].into_boxed_slice();
-        huge_pages::advise_huge_pages(&mut buffer);
+        // the receiver first writes them.
+        let buffer = vec![0u8; capacity_bytes as usize].into_boxed_slice();
         ByteRing {
             ring: Mutex::new(Ring { buffer, head: 0, tail: 0, released_ahead: BTreeMap::new(), used_bytes_peak: 0 }),
             space_freed: Condvar::new(),
