@@ -33,6 +33,7 @@ pub mod connection;
 pub mod errors;
 pub mod handshake;
 pub mod packet;
+pub mod packet_reader;
 mod prepared;
 pub mod registry;
 pub mod replication;

@@ -198,6 +198,13 @@ impl PacketStream {
         )
     }
 
+    /// True while bytes read from the socket wait in the read buffer: a
+    /// reader taking over the socket (a replica's dump stream, see
+    /// [`crate::packet_reader::PacketReader`]) must start with none.
+    pub fn has_buffered_input(&self) -> bool {
+        !self.reader.buffer().is_empty()
+    }
+
     /// Replaces the read buffer with one of `bytes`: a replica reading a
     /// binlog dump takes megabytes in fewer, larger reads. Only between
     /// packets with nothing buffered (unread bytes would be lost), which

@@ -140,10 +140,11 @@ impl BoundaryTracker {
     }
 
     fn query_step(&mut self, body: &[u8]) -> Result<Step, MysqlError> {
-        let query = QueryEvent::decode_body(body).map_err(|error| errors::relay_log_read_failure(&format!("a Query event: {error}")))?;
-        let text = query.query.as_slice();
-        let is_begin = query.is_begin() || text.eq_ignore_ascii_case(b"BEGIN") || starts_with_ignore_case(text, b"XA START");
-        let is_end = query.is_commit() || query.is_rollback() || text.eq_ignore_ascii_case(b"COMMIT") || text.eq_ignore_ascii_case(b"ROLLBACK");
+        // Only the statement text decides; the status variables are not
+        // decoded here (the applier decodes the whole event).
+        let text = QueryEvent::statement_of(body).map_err(|error| errors::relay_log_read_failure(&format!("a Query event: {error}")))?;
+        let is_begin = text.eq_ignore_ascii_case(b"BEGIN") || starts_with_ignore_case(text, b"XA START");
+        let is_end = text.eq_ignore_ascii_case(b"COMMIT") || text.eq_ignore_ascii_case(b"ROLLBACK");
         Ok(match (self.state, is_begin, is_end) {
             (State::Between, true, _) => {
                 self.state = State::InTransaction;

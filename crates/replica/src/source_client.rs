@@ -7,6 +7,9 @@
 //! before the buffer grows). COM_QUERY reads text result sets; then
 //! COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID (or COM_BINLOG_DUMP) start
 //! the event stream, read one event per packet with its CRC32 verified.
+//! The stream is read by a [`PacketReader`] that lends each event from its
+//! read buffer (no copy into a packet buffer; the receiver copies it once,
+//! into the relay log).
 //!
 //! A MariaDB source (its version string says "MariaDB") gets what a
 //! MariaDB replica sends on top: `SET @mariadb_slave_capability = 4` (send
@@ -32,6 +35,7 @@ use mysql_common::packets::{AuthPlugin, HandshakePacket, HandshakeResponse};
 use mysql_common::proto::MySerialize;
 use protocol::errors::ProtocolError;
 use protocol::packet::PacketStream;
+use protocol::packet_reader::PacketReader;
 use protocol::MysqlError;
 
 use crate::errors;
@@ -57,12 +61,10 @@ const NATIVE_PASSWORD_PLUGIN: &[u8] = b"mysql_native_password";
 /// `replica_max_allowed_packet` maximum) plus its 0x00 marker.
 pub const PACKET_BYTES_MAX: usize = (1 << 30) + 1;
 
-/// Socket read buffer: a dump streams megabytes; large reads keep the
-/// receiver's system calls few.
-const READ_BUFFER_BYTES: usize = 256 * 1024;
-
-/// The packet buffer is reused up to this size.
-const PACKET_BUFFER_KEPT_BYTES_MAX: usize = 16 << 20;
+/// The dump stream's read buffer: a dump streams megabytes; large reads
+/// keep the receiver's system calls few, and events up to this size are
+/// lent from it.
+const DUMP_READ_BUFFER_BYTES: usize = 256 * 1024;
 
 /// Where the source is and who we are to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,8 +98,9 @@ pub struct SourceClient {
     /// Off only for readers that count bytes and measure the source (the
     /// dump benchmark): a replica always verifies.
     verify_checksums: bool,
-    /// The last packet read; a dump's event borrows from it.
-    packet: Vec<u8>,
+    /// The dump's packets, from the first [`SourceClient::read_event`] on
+    /// (commands and their answers go through `stream` before that).
+    dump: Option<PacketReader<TcpStream>>,
     pub server_version: String,
 }
 
@@ -107,11 +110,10 @@ impl SourceClient {
     /// nothing, not even a heartbeat, for that long is taken for gone.
     pub fn connect(address: &SourceAddress, timeout: Duration) -> Result<SourceClient, MysqlError> {
         let socket = connect_socket(address, timeout)?;
-        let mut stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
-        stream.set_read_buffer_bytes(READ_BUFFER_BYTES).map_err(wire_error)?;
+        let stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_read_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_write_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
-        let mut client = SourceClient { stream, events_have_checksum: false, verify_checksums: true, packet: Vec::new(), server_version: String::new() };
+        let mut client = SourceClient { stream, events_have_checksum: false, verify_checksums: true, dump: None, server_version: String::new() };
         client.log_in(address)?;
         Ok(client)
     }
@@ -304,18 +306,17 @@ impl SourceClient {
     /// or the end of a non-blocking dump. An ERR packet is the source's
     /// error (1236 and its message, usually).
     pub fn read_event(&mut self) -> Result<DumpPacket<'_>, MysqlError> {
-        if self.packet.capacity() > PACKET_BUFFER_KEPT_BYTES_MAX {
-            // Do not keep a huge event's buffer for the small ones after it.
-            self.packet = Vec::new();
+        if self.dump.is_none() {
+            self.dump = Some(self.dump_reader()?);
         }
-        self.stream.read_packet_into(&mut self.packet).map_err(wire_error)?;
-        match self.packet.first() {
+        let packet = self.dump.as_mut().expect("the dump reader").next_packet().map_err(wire_error)?;
+        match packet.first() {
             Some(0x00) => {}
-            Some(0xFE) if self.packet.len() < 9 => return Ok(DumpPacket::EndOfLog),
-            Some(0xFF) => return Err(parse_err_packet(&self.packet)),
+            Some(0xFE) if packet.len() < 9 => return Ok(DumpPacket::EndOfLog),
+            Some(0xFF) => return Err(parse_err_packet(packet)),
             _ => return Err(errors::malformed_packet()),
         }
-        let event = &self.packet[1..];
+        let event = &packet[1..];
         if !self.verify_checksums {
             return Ok(DumpPacket::Event(event));
         }
@@ -325,6 +326,18 @@ impl SourceClient {
             Err(DecodeError::BadChecksum { .. }) => Err(errors::network_read_event_checksum_failure()),
             Err(error) => Err(errors::relay_log_write_failure(&format!("could not parse the event: {error}"))),
         }
+    }
+
+    /// The dump's reader, taking over the socket's input where the command
+    /// stream stopped: nothing may be buffered there (the dump request was
+    /// the last command; the source has not answered yet), and the next
+    /// packet carries the sequence id after the request's.
+    fn dump_reader(&self) -> Result<PacketReader<TcpStream>, MysqlError> {
+        if self.stream.has_buffered_input() {
+            return Err(errors::malformed_packet());
+        }
+        let socket = self.stream.socket().try_clone().map_err(|error| errors::lost_connection(&error.to_string()))?;
+        Ok(PacketReader::new(socket, DUMP_READ_BUFFER_BYTES, self.stream.sequence_id(), PACKET_BYTES_MAX))
     }
 
     /// A handle that ends this connection from another thread (STOP

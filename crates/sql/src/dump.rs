@@ -283,6 +283,9 @@ impl Sender<'_, '_, '_> {
             match reader.next_ref(wait).map_err(reader_error)? {
                 Some(event) => self.send(event)?,
                 None => {
+                    if self.unflushed {
+                        self.last_sent = Instant::now();
+                    }
                     let (file_name, position) = reader.position();
                     // Between files (the reader moved on, the new file's
                     // first event not read yet) a heartbeat would name the

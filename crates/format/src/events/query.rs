@@ -150,6 +150,24 @@ impl QueryEvent {
         Ok(QueryEvent { thread_id, exec_time_s, error_code, status_vars, database, query })
     }
 
+    /// The statement text of an encoded body, found without decoding the
+    /// status variables or copying anything: what a reader that only
+    /// classifies statements (BEGIN, COMMIT, DDL) needs. The same layout
+    /// checks as [`QueryEvent::decode_body`] up to the text.
+    pub fn statement_of(body: &[u8]) -> Result<&[u8], DecodeError> {
+        let mut reader = ByteReader::new(body);
+        reader.take(8, "query thread_id and exec_time")?;
+        let database_length = reader.u8("query db length")? as usize;
+        reader.u16("query error_code")?;
+        let status_length = reader.u16("query status length")? as usize;
+        reader.take(status_length, "query status variables")?;
+        reader.take(database_length, "query database")?;
+        if reader.u8("query database terminator")? != 0 {
+            return Err(DecodeError::invalid("query", "database name is not NUL-terminated"));
+        }
+        Ok(reader.rest())
+    }
+
     pub fn query_text(&self) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(&self.query)
     }
@@ -356,5 +374,24 @@ mod tests {
         let mut body = Vec::new();
         unknown.encode_body(&mut body);
         assert_eq!(QueryEvent::decode_body(&body).unwrap().query, b"DROP TABLE t");
+    }
+
+    #[test]
+    fn statement_of_finds_the_text_decode_body_finds() {
+        let mut event = QueryEvent::new(5, "shop", "BEGIN");
+        event.status_vars.extend([StatusVar::MasterDataWritten(77), StatusVar::Xid(42)]);
+        let mut body = Vec::new();
+        event.encode_body(&mut body);
+        assert_eq!(QueryEvent::statement_of(&body).unwrap(), b"BEGIN");
+        assert_eq!(QueryEvent::statement_of(&body).unwrap(), &QueryEvent::decode_body(&body).unwrap().query[..]);
+        let mut empty_database = Vec::new();
+        QueryEvent::new(1, "", "COMMIT").encode_body(&mut empty_database);
+        assert_eq!(QueryEvent::statement_of(&empty_database).unwrap(), b"COMMIT");
+        for cut in [0, 7, 12, body.len() - 6] {
+            assert!(QueryEvent::statement_of(&body[..cut]).is_err(), "a body cut at {cut}");
+        }
+        let database_end = body.len() - "BEGIN".len() - 1;
+        body[database_end] = b'x';
+        assert!(QueryEvent::statement_of(&body).is_err(), "database name not NUL-terminated");
     }
 }

@@ -12,6 +12,7 @@
 pub mod events;
 pub mod file;
 pub mod memory;
+mod prefault;
 pub mod ring;
 pub mod spill;
 pub mod stats;

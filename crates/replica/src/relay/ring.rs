@@ -24,6 +24,7 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 
+use crate::relay::prefault;
 use crate::stop::{StopFlag, Stopped, WAIT_SLICE};
 
 struct Ring {
@@ -36,6 +37,9 @@ struct Ring {
     released_ahead: BTreeMap<u64, u64>,
     /// Highest `head - tail` ever: what the memory bound is checked on.
     used_bytes_peak: u64,
+    /// Bytes from the buffer's start already backed by memory (see
+    /// [`prefault`]); reaches the capacity at the end of the first pass.
+    prefaulted_bytes: u64,
 }
 
 pub struct ByteRing {
@@ -51,7 +55,7 @@ impl ByteRing {
         // the receiver first writes them.
         let buffer = vec![0u8; capacity_bytes as usize].into_boxed_slice();
         ByteRing {
-            ring: Mutex::new(Ring { buffer, head: 0, tail: 0, released_ahead: BTreeMap::new(), used_bytes_peak: 0 }),
+            ring: Mutex::new(Ring { buffer, head: 0, tail: 0, released_ahead: BTreeMap::new(), used_bytes_peak: 0, prefaulted_bytes: 0 }),
             space_freed: Condvar::new(),
             capacity_bytes,
         }
@@ -91,6 +95,15 @@ impl ByteRing {
             let waited_since = Instant::now();
             self.space_freed.wait_for(&mut ring, WAIT_SLICE);
             blocked_ns.fetch_add(waited_since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+        if ring.prefaulted_bytes < self.capacity_bytes && ring.head + length > ring.prefaulted_bytes {
+            // First pass: back the pages this append and the next ones
+            // write, in one call. Under the lock, as the page faults it
+            // replaces were.
+            let end = (ring.head + length).next_multiple_of(prefault::PREFAULT_STEP_BYTES).min(self.capacity_bytes);
+            let begin = ring.prefaulted_bytes;
+            prefault::populate(&mut ring.buffer, begin as usize..end as usize);
+            ring.prefaulted_bytes = end;
         }
         let start = (ring.head % self.capacity_bytes) as usize;
         let first = bytes.len().min(self.capacity_bytes as usize - start);
