@@ -214,7 +214,8 @@ impl Database {
     /// transaction is in the binlog's flush queue). Where the order is
     /// only fixed at the end (no cross-log group, or a read-only commit),
     /// `on_ordered` is called before returning, or not at all on an error
-    /// before the order was fixed.
+    /// before the order was fixed. It may be called twice (early, and
+    /// again at a successful return), so it must be idempotent.
     pub fn commit_written_ahead_ordered(
         &self,
         trx: Transaction,
@@ -225,8 +226,8 @@ impl Database {
     ) -> Result<Option<CommitInfo>> {
         let committed = self.commit_in_order(trx, ahead, context, next, on_ordered);
         if committed.is_ok() {
-            // Called once: a second call changes nothing (see the replica's
-            // scheduler), so paths that ordered early need no flag.
+            // For the paths that fix the order only at the end; a path that
+            // called it early gets a second, idempotent call.
             on_ordered();
         }
         committed
