@@ -163,6 +163,12 @@ impl BinaryLog {
         self.inner.owners.acquire(gtid, |gtid| self.inner.writer.lock().executed.contains(gtid))
     }
 
+    /// [`BinaryLog::acquire_gtid`] whose wait ends with `None` once
+    /// `interrupted` says so.
+    pub fn acquire_gtid_unless(&self, gtid: Gtid, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
+        self.inner.owners.acquire_unless(gtid, |gtid| self.inner.writer.lock().executed.contains(gtid), interrupted)
+    }
+
     /// Commits with a given GTID (MySQL's `gtid_next = 'uuid:N'`): owns
     /// it first, and skips the transaction (writing nothing, running no
     /// hook) when it is already executed.

@@ -58,6 +58,9 @@ pub enum Ownership {
     AlreadyExecuted,
 }
 
+/// How often a waiting [`GtidOwners::acquire_unless`] checks for an interruption.
+pub const INTERRUPT_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// GTIDs owned by sessions that have not committed or rolled back yet.
 pub struct GtidOwners {
     server_uuid: Uuid,
@@ -77,6 +80,13 @@ impl GtidOwners {
     /// another session owns it. `is_executed` must read the set the owner's
     /// commit adds the GTID to before it releases ownership.
     pub fn acquire(self: &Arc<Self>, gtid: Gtid, is_executed: impl Fn(&Gtid) -> bool) -> Ownership {
+        self.acquire_unless(gtid, is_executed, &|| false).expect("never interrupted")
+    }
+
+    /// [`GtidOwners::acquire`] whose wait ends with `None` once
+    /// `interrupted` says so (KILL QUERY of the waiting session), checked
+    /// every [`INTERRUPT_POLL`].
+    pub fn acquire_unless(self: &Arc<Self>, gtid: Gtid, is_executed: impl Fn(&Gtid) -> bool, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
         if gtid.uuid == self.server_uuid {
             // Before the executed check: see the module docs.
             self.own_gno_floor.fetch_max(gtid.gno, Ordering::SeqCst);
@@ -84,12 +94,15 @@ impl GtidOwners {
         let mut owned = self.owned.lock();
         loop {
             if is_executed(&gtid) {
-                return Ownership::AlreadyExecuted;
+                return Some(Ownership::AlreadyExecuted);
             }
             if owned.insert(gtid) {
-                return Ownership::Owned(OwnedGtid { owners: self.clone(), gtid });
+                return Some(Ownership::Owned(OwnedGtid { owners: self.clone(), gtid }));
             }
-            self.released.wait(&mut owned);
+            if interrupted() {
+                return None;
+            }
+            self.released.wait_for(&mut owned, INTERRUPT_POLL);
         }
     }
 

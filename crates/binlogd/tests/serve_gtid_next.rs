@@ -149,3 +149,48 @@ fn gtid_next_session(options: &[&str]) {
         assert!(output.status.success(), "mariadb-binlog {}: {}", file.display(), String::from_utf8_lossy(&output.stderr));
     }
 }
+
+/// A session setting gtid_next to a GTID another session owns waits, as
+/// in MySQL, and KILL QUERY ends the wait with 1317; once the owner lets
+/// go, the GTID can be owned again.
+#[test]
+fn kill_query_ends_a_wait_for_an_owned_gtid() {
+    use std::process::{Command, Stdio};
+    let server = ServerProcess::start();
+    let client = |sql: &str| {
+        Command::new("mariadb")
+            .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", "-e", sql])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let owner_sql = format!("SET gtid_next = '{SOURCE}:7'; SELECT SLEEP(30)");
+    let waiter_sql = format!("SET gtid_next = '{SOURCE}:7'");
+    let mut owner = client(&owner_sql);
+    let connection_of = |statement: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let list = server.query(None, "SHOW FULL PROCESSLIST");
+            if let Some(line) = list.lines().find(|line| line.ends_with(statement)) {
+                return line.split('\t').next().unwrap().to_string();
+            }
+            assert!(std::time::Instant::now() < deadline, "{statement} never showed up:\n{list}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    // The owner is sleeping with the GTID owned.
+    let owner_id = connection_of("SELECT SLEEP(30)");
+    let waiter = client(&waiter_sql);
+    let waiter_id = connection_of(&waiter_sql);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    server.query(None, &format!("KILL QUERY {waiter_id}"));
+    let output = waiter.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the wait ended without an error");
+    assert_error(&stderr, "ERROR 1317 (70100)", "Query execution was interrupted");
+    // The owner's session ends: the GTID is free (and not executed).
+    server.query(None, &format!("KILL {owner_id}"));
+    let _ = owner.wait();
+    assert_eq!(server.query(None, &format!("SET gtid_next = '{SOURCE}:7'; SELECT @@gtid_next")), format!("{SOURCE}:7\n"));
+}

@@ -162,10 +162,16 @@ impl Database {
     /// The set checked is the one commits add to before they release: the
     /// binlog's (classic) or the engine's (engine-integrated binlog).
     pub fn acquire_gtid(&self, gtid: Gtid) -> Ownership {
+        self.acquire_gtid_unless(gtid, &|| false).expect("never interrupted")
+    }
+
+    /// [`Database::acquire_gtid`] whose wait for another session's
+    /// ownership ends with `None` once `interrupted` says so (KILL QUERY).
+    pub fn acquire_gtid_unless(&self, gtid: Gtid, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
         let inner = &self.inner;
         match &inner.engine_binlog {
-            Some(_) => inner.binlog.owners().acquire(gtid, |gtid| inner.engine.is_gtid_executed(gtid)),
-            None => inner.binlog.acquire_gtid(gtid),
+            Some(_) => inner.binlog.owners().acquire_unless(gtid, |gtid| inner.engine.is_gtid_executed(gtid), interrupted),
+            None => inner.binlog.acquire_gtid_unless(gtid, interrupted),
         }
     }
 

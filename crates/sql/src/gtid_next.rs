@@ -20,6 +20,7 @@ use protocol::MysqlError;
 use sqlparser::ast::Statement as Ast;
 
 use crate::error::SqlResult;
+use crate::expr::Environment as _;
 use crate::parse::Statement;
 use crate::privileges::Privilege;
 use crate::session::Context;
@@ -164,10 +165,12 @@ pub fn set(value: &Value, context: &Context<'_>, in_transaction: bool) -> SqlRes
     }
     *next = match wanted {
         None => GtidNext::Automatic,
-        // Waits while another session owns it, as MySQL does.
-        Some(gtid) => match context.db().acquire_gtid(gtid) {
-            Ownership::Owned(owned) => GtidNext::Owned(owned),
-            Ownership::AlreadyExecuted => GtidNext::Executed(gtid),
+        // Waits while another session owns it, as MySQL does; KILL QUERY
+        // ends the wait with 1317.
+        Some(gtid) => match context.db().acquire_gtid_unless(gtid, &|| context.env.is_query_killed()) {
+            Some(Ownership::Owned(owned)) => GtidNext::Owned(owned),
+            Some(Ownership::AlreadyExecuted) => GtidNext::Executed(gtid),
+            None => return Err(MysqlError::query_interrupted()),
         },
     };
     Ok(())
