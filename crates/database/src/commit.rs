@@ -551,12 +551,16 @@ impl Database {
             *hook_outcome.lock() = Some(result);
         });
         // Commits ordered before it (a replica's, handed their commit turn
-        // on in a group) reach the binlog first.
-        let ordered_before = inner.groups.as_ref().map_or(Ok(()), |groups| groups.barrier());
-        let logged = ordered_before.map_err(|error| binlog::BinlogError::Invalid(error.to_string())).and_then(|()| {
+        // on in a group) reach the binlog first. The barrier fails only
+        // after a failed redo sync: applied, never to reach the binlog.
+        if let Some(Err(error)) = inner.groups.as_ref().map(|groups| groups.barrier()) {
+            inner.fail(&error.to_string());
+            return Err(error);
+        }
+        let logged = {
             let _commit_in_flight = inner.rotation.read();
             log_to_binlog(&inner.binlog, cache, hook, next)
-        });
+        };
         let outcome = outcome.lock().take();
         match (logged, outcome) {
             (Ok(info), Some(Ok(()))) => {
