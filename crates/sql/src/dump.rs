@@ -306,10 +306,10 @@ impl Sender<'_, '_, '_> {
                     }
                     self.stream.flush().map_err(network)?;
                     if std::mem::take(&mut self.unflushed) {
-                        self.last_sent = Instant::now();
-                        // Caught up and sent. Commits of the next moments
-                        // go out together (see `dump`); then wait (the
-                        // peer check is for idle dumps).
+                        // Caught up and sent (`last_sent` was taken
+                        // above). Commits of the next moments go out
+                        // together (see `dump`); then wait (the peer
+                        // check is for idle dumps).
                         if !self.settings.send_delay.is_zero() {
                             std::thread::sleep(self.settings.send_delay);
                         }

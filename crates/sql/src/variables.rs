@@ -65,16 +65,16 @@ pub const DEFINITIONS: &[Definition] = &[
     // MariaDB 12.3's startup-only option: '' (classic files) or 'engine'
     // (the binlog rides the redo log); read at start, so SET is refused.
     def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
-    // binlogd's own (read by START REPLICA [SQL_THREAD]): how the
-    // coordinator finds transactions, from the group boundary queue
-    // (QUEUE) or by reading back and decoding every event as MySQL's
-    // coordinator does (EVENT_SCAN, for `binlogd bench replication`).
     // binlogd's own (read when a dump starts, dump.rs): microseconds a
     // binlog dump rests after sending everything visible before it reads
     // again, so a commit stream reaches its reader in batches (fewer
     // wake-ups and writes per commit; up to this much more replica lag).
     // 0 = send each group as soon as it is visible; at most 1 s.
     def("binlogd_dump_send_delay", "5000", Kind::Global, Type::Integer),
+    // binlogd's own (read by START REPLICA [SQL_THREAD]): how the
+    // coordinator finds transactions, from the group boundary queue
+    // (QUEUE) or by reading back and decoding every event as MySQL's
+    // coordinator does (EVENT_SCAN, for `binlogd bench replication`).
     def("binlogd_replica_coordinator_mode", "QUEUE", Kind::Global, Type::Enumeration(&["QUEUE", "EVENT_SCAN"])),
     def("character_set_client", "utf8mb4", Kind::Both, Type::Text),
     def("character_set_connection", "utf8mb4", Kind::Both, Type::Text),
