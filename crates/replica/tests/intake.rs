@@ -41,14 +41,28 @@ fn place(events: &mut [Vec<u8>], start: u64) -> u64 {
     position
 }
 
+/// What an intake writes into: a 256 KiB memory relay log spilling past
+/// 32 KiB (into a temporary directory), a queue, the receiver's status.
+struct Fixture {
+    _directory: tempfile::TempDir,
+    relay: RelayLog,
+    queue: BoundaryQueue,
+    status: Mutex<ReceiverStatus>,
+    stop: StopFlag,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let directory = tempfile::tempdir().unwrap();
+        let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+        let relay = RelayLog::open(&config).unwrap();
+        Fixture { _directory: directory, relay, queue: BoundaryQueue::new(100), status: Mutex::new(ReceiverStatus::default()), stop: StopFlag::new() }
+    }
+}
+
 #[test]
 fn one_entry_per_transaction_matching_it() {
-    let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
-    let relay = RelayLog::open(&config).unwrap();
-    let queue = BoundaryQueue::new(100);
-    let status = Mutex::new(ReceiverStatus::default());
-    let stop = StopFlag::new();
+    let Fixture { _directory, relay, queue, status, stop } = Fixture::new();
     let mut next_index = 0;
     let mut last_complete = SourcePosition { file_name: String::new(), position: 4 };
 
@@ -151,12 +165,7 @@ fn mariadb_events_and_groups() -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
 /// groups after it do not wait for it.
 #[test]
 fn an_abandoned_mariadb_group_takes_no_clock_slot() {
-    let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
-    let relay = RelayLog::open(&config).unwrap();
-    let queue = BoundaryQueue::new(100);
-    let status = Mutex::new(ReceiverStatus::default());
-    let stop = StopFlag::new();
+    let Fixture { _directory, relay, queue, status, stop } = Fixture::new();
     let (mut next_index, mut last_complete) = (0, SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 });
     let (events, groups) = mariadb_events_and_groups();
     let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
@@ -175,12 +184,7 @@ fn an_abandoned_mariadb_group_takes_no_clock_slot() {
 
 #[test]
 fn a_mariadb_stream_gives_one_entry_per_event_group_with_commit_groups_as_clock() {
-    let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
-    let relay = RelayLog::open(&config).unwrap();
-    let queue = BoundaryQueue::new(100);
-    let status = Mutex::new(ReceiverStatus::default());
-    let stop = StopFlag::new();
+    let Fixture { _directory, relay, queue, status, stop } = Fixture::new();
     let mut next_index = 0;
     let mut last_complete = SourcePosition { file_name: "mariadb-bin.000001".into(), position: 4 };
 
