@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use binlog_format::Gtid;
-use parking_lot::RwLockWriteGuard;
 
 use crate::error::{EngineError, Result};
 use crate::purge::PurgeEntry;
@@ -304,7 +303,7 @@ impl Transaction {
 }
 
 /// Gives every version in `undo` (written by `writer`) the commit number
-/// `seq`, holding each table's write lock for at most
+/// `seq`, holding each table's read lock for at most
 /// [`STAMP_BATCH_KEYS`] versions at a time; returns one purge entry per
 /// distinct key purge may have something to do at (a bulk insert of new
 /// rows queues none) and how many times it took a table lock.
@@ -314,12 +313,13 @@ fn stamp_all(undo: &[Undo], writer: TrxId, seq: u64) -> (Vec<PurgeEntry>, usize)
     let mut lock_holds = 0;
     let mut index = 0;
     while index < undo.len() {
-        // One lock hold per run of versions in the same table, cut into
-        // batches: readers of other rows of a table a large transaction
+        // One hold of the table's read lock (stamps are atomic stores, see
+        // `mvcc.rs`) per run of versions in the same table, cut into
+        // batches: writers of other rows of a table a large transaction
         // wrote get in between.
         let table = &undo[index].table;
         let batch_end = (index + STAMP_BATCH_KEYS).min(undo.len());
-        let mut data = table.data.write();
+        let data = table.data.read();
         lock_holds += 1;
         while index < batch_end && Arc::ptr_eq(&undo[index].table, table) {
             let key = &undo[index].key;
@@ -328,8 +328,9 @@ fn stamp_all(undo: &[Undo], writer: TrxId, seq: u64) -> (Vec<PurgeEntry>, usize)
             }
             index += 1;
         }
-        // Fair: whoever waits gets the table before this thread's next batch.
-        RwLockWriteGuard::unlock_fair(data);
+        // A writer waiting for the table gets it before this thread's next
+        // batch (see `TableLock`).
+        drop(data);
     }
     (purge_entries, lock_holds)
 }

@@ -153,10 +153,17 @@ impl LockManager {
     /// inserted the row there without a lock (the row was new) and has
     /// not committed or rolled it back, so whoever wants the row must wait
     /// for it (InnoDB's implicit-to-explicit conversion). The caller holds
-    /// the table's lock and saw `writer`'s unstamped version, so `writer`
-    /// has not released its locks yet and its release will find this one.
-    pub(crate) fn lock_for_implicit_owner(&self, writer: TrxId, key: &LockKey) {
+    /// the table's lock and saw `writer`'s unstamped version. The writer
+    /// may commit and stamp concurrently (stamps need only the table's read
+    /// lock), so `still_unstamped` is asked again under the mutex: the
+    /// writer stamps before its release takes this mutex, so while the
+    /// version is unstamped here its release is still to come and will
+    /// find this lock; once stamped, there is nothing to wait for.
+    pub(crate) fn lock_for_implicit_owner(&self, writer: TrxId, key: &LockKey, still_unstamped: impl FnOnce() -> bool) {
         let mut table = self.table.lock();
+        if !still_unstamped() {
+            return;
+        }
         if let Some(lock) = table.locks.get(key) {
             debug_assert_eq!(lock.owner, writer, "a lock on a row another transaction wrote without one");
             return;
@@ -249,6 +256,22 @@ mod tests {
         locks.release_all(1, [&key(1)]);
         waiter.join().unwrap().unwrap();
         assert_eq!(locks.owner(&key(1)), Some(2));
+    }
+
+    #[test]
+    fn an_implicit_lock_is_made_explicit_only_while_its_writer_is_unstamped() {
+        let locks = LockManager::default();
+        // The writer stamped (and may have released) before the mutex was
+        // taken: no lock for it, the row is free.
+        locks.lock_for_implicit_owner(1, &key(1), || false);
+        assert_eq!(locks.owner(&key(1)), None);
+        assert!(locks.try_acquire(2, &key(1)));
+        // Still unstamped: the lock is the writer's until its release.
+        locks.lock_for_implicit_owner(3, &key(2), || true);
+        assert_eq!(locks.owner(&key(2)), Some(3));
+        assert!(!locks.try_acquire(2, &key(2)));
+        locks.release_all(3, []);
+        assert_eq!(locks.owner(&key(2)), None);
     }
 
     #[test]

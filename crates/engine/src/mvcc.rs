@@ -6,7 +6,12 @@
 //! transaction commits. Commit gives the transaction a sequence number in
 //! the commit registry — one step, which is what makes a commit atomic to
 //! readers — and afterwards copies the number into each version
-//! ("stamping") so readers stop consulting the registry.
+//! ("stamping") so readers stop consulting the registry. Stamping stores
+//! into an atomic under a table's *read* lock: readers and the stamping
+//! commit share the table (a write lock per commit made every reader of
+//! a busy table queue and spin behind it), and a reader that loaded a
+//! version unstamped resolves it through the registry, whose entry goes
+//! only after the stamps.
 //!
 //! A read view is a commit sequence number: it sees, per key, the newest
 //! version committed at or before it, or the reader's own newest
@@ -14,6 +19,7 @@
 //! newest one that is committed or their own. Row locks make sure no other
 //! transaction's uncommitted version sits on top of a row being written.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{RwLock, RwLockReadGuard};
@@ -24,17 +30,47 @@ use crate::row::Row;
 /// `commit_seq` of a version whose writer has not been stamped yet.
 pub(crate) const UNSTAMPED: u64 = 0;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Version {
     pub(crate) writer: TrxId,
-    pub(crate) commit_seq: u64,
+    /// [`UNSTAMPED`] until the writer's commit stamps it (see the module
+    /// docs); read with [`Version::commit_seq`].
+    commit_seq: AtomicU64,
     /// `None` marks a delete.
     pub(crate) row: Option<Arc<Row>>,
 }
 
+impl Clone for Version {
+    fn clone(&self) -> Version {
+        Version { writer: self.writer, commit_seq: AtomicU64::new(self.commit_seq()), row: self.row.clone() }
+    }
+}
+
 impl Version {
     pub(crate) fn uncommitted(writer: TrxId, row: Option<Row>) -> Version {
-        Version { writer, commit_seq: UNSTAMPED, row: row.map(Arc::new) }
+        Version { writer, commit_seq: AtomicU64::new(UNSTAMPED), row: row.map(Arc::new) }
+    }
+
+    /// A version committed at `seq` (data loaded from a checkpoint).
+    pub(crate) fn committed(writer: TrxId, seq: u64, row: Option<Arc<Row>>) -> Version {
+        Version { writer, commit_seq: AtomicU64::new(seq), row }
+    }
+
+    /// The stamped commit number, or [`UNSTAMPED`].
+    pub(crate) fn commit_seq(&self) -> u64 {
+        // Acquire pairs with `stamp`'s release: whoever sees the number
+        // also sees everything the commit did before stamping.
+        self.commit_seq.load(Ordering::Acquire)
+    }
+
+    /// Stamps the writer's commit number; callers hold the table's lock
+    /// (read is enough: the chain does not change, only this number).
+    pub(crate) fn stamp(&self, seq: u64) {
+        self.commit_seq.store(seq, Ordering::Release);
+    }
+
+    pub(crate) fn is_unstamped(&self) -> bool {
+        self.commit_seq() == UNSTAMPED
     }
 }
 
@@ -60,16 +96,23 @@ impl<'a> CommitLookup<'a> {
 
     /// The version's commit sequence number, or `None` while uncommitted.
     pub(crate) fn commit_seq(&mut self, version: &Version) -> Option<u64> {
-        if version.commit_seq != UNSTAMPED {
-            return Some(version.commit_seq);
+        let stamped = version.commit_seq();
+        if stamped != UNSTAMPED {
+            return Some(stamped);
         }
         let commits = self.commits;
-        self.guard.get_or_insert_with(|| commits.read()).committed_seq(version.writer)
+        self.guard.get_or_insert_with(|| commits.read()).committed_seq(version.writer).or_else(|| {
+            // Stamped since the load above, and its registry entry gone
+            // already: the entry is dropped (under the registry's write
+            // lock) only after the stamps, so with the read lock held here
+            // a second load sees the number.
+            Some(version.commit_seq()).filter(|&seq| seq != UNSTAMPED)
+        })
     }
 }
 
 fn is_own_uncommitted(version: &Version, reader: TrxId) -> bool {
-    version.writer == reader && version.commit_seq == UNSTAMPED
+    version.writer == reader && version.is_unstamped()
 }
 
 /// What `view` sees of a chain: its reader's own newest version, else the

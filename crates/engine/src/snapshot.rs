@@ -231,7 +231,7 @@ impl Engine {
                 return Err(EngineError::corrupt(format!("row of table {} does not match its key", def.qualified_name())));
             }
             data.raise_counters(&row, &key);
-            let version = Version { writer: RESTORED_WRITER, commit_seq: RESTORED_COMMIT_SEQ, row: Some(Arc::new(row)) };
+            let version = Version::committed(RESTORED_WRITER, RESTORED_COMMIT_SEQ, Some(Arc::new(row)));
             data.push_version(&key, version, &self.shared.memory, None).expect("unchecked pushes cannot fail");
         }
         reader.finish("table image")

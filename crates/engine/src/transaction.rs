@@ -20,7 +20,7 @@ use crate::engine::{missing_table, Shared};
 use crate::error::{EngineError, Result};
 use crate::key::RowKey;
 use crate::locks::LockKey;
-use crate::mvcc::{current, live_row, visible, CommitLookup, ReadView, UNSTAMPED};
+use crate::mvcc::{current, live_row, visible, CommitLookup, ReadView};
 use crate::registry::TrxId;
 use crate::row::Row;
 use crate::scan::ScanSpec;
@@ -250,7 +250,9 @@ impl Transaction {
     /// for that writer, so this one waits for it. The check and a lock
     /// taken without waiting happen under the table's lock, which an
     /// insert without a lock holds (exclusively) while it checks that no
-    /// one has the key locked: one of the two sees the other.
+    /// one has the key locked: one of the two sees the other. The writer
+    /// may stamp meanwhile (stamping needs only the table's read lock):
+    /// the conversion checks again under the lock table's mutex.
     pub(crate) fn lock_row(&mut self, table: &Table, key: &[u8]) -> Result<()> {
         let lock_key = LockKey { table: table.id, index: CLUSTERED_INDEX_ID, key: key.to_vec() };
         if self.locks.contains(&lock_key) {
@@ -259,8 +261,8 @@ impl Transaction {
         {
             let data = table.data.read();
             if let Some(newest) = data.rows.get(key).and_then(|chain| chain.last()) {
-                if newest.commit_seq == UNSTAMPED && newest.writer != self.id {
-                    self.shared.locks.lock_for_implicit_owner(newest.writer, &lock_key);
+                if newest.is_unstamped() && newest.writer != self.id {
+                    self.shared.locks.lock_for_implicit_owner(newest.writer, &lock_key, || newest.is_unstamped());
                 }
             }
             if self.shared.locks.try_acquire(self.id, &lock_key) {

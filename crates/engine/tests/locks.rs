@@ -209,3 +209,39 @@ fn a_rolled_back_insert_without_a_lock_lets_the_waiter_insert() {
     waiter.join().unwrap();
     assert_eq!(committed_rows(&engine, table), vec![vec![int(1), int(1)]]);
 }
+
+/// Commits stamp their versions under the table's read lock, so a session
+/// converting an inserter's implicit lock can race with the inserter's
+/// commit. Whichever way each race goes, no lock may outlive its owner:
+/// after every round a third transaction takes the row without waiting.
+#[test]
+fn an_implicit_lock_converted_during_the_inserters_commit_never_outlives_it() {
+    let engine = engine();
+    let table = plain_table(&engine);
+    const ROUNDS: i64 = 300;
+    for id in 0..ROUNDS {
+        let mut inserter = engine.begin();
+        inserter.insert(table, vec![int(id), int(0)]).unwrap();
+        engine.set_lock_wait_timeout(Duration::from_secs(5));
+        let locker = {
+            let engine = engine.clone();
+            thread::spawn(move || {
+                let mut other = engine.begin();
+                // Waits for the inserter or finds it committed.
+                other.get_for_update(table, &engine::RowKey::from_values(&[int(id)])).unwrap();
+                other.commit(None).unwrap();
+            })
+        };
+        // Commit while the locker may be converting the implicit lock.
+        if id % 2 == 0 {
+            thread::yield_now();
+        }
+        inserter.commit(None).unwrap();
+        locker.join().unwrap();
+        engine.set_lock_wait_timeout(Duration::ZERO);
+        let mut after = engine.begin();
+        after.update_by_pk(table, &[int(id)], vec![int(id), int(1)]).expect("no lock left behind on the row");
+        after.commit(None).unwrap();
+    }
+    assert_eq!(engine.row_lock_current_waits(), 0);
+}
