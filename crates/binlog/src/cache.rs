@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH};
 use binlog_format::events::{Event, QueryEvent};
+use binlog_format::RowsKind;
 use binlog_format::frame::peek_event_size;
 use binlog_format::header::EventHeader;
 
@@ -108,6 +109,8 @@ pub struct TransactionCache {
     /// Effective promotion threshold captured at the first write.
     threshold: u64,
     last_event_size: u64,
+    /// `append`'s body buffer, reused from event to event.
+    body_scratch: Vec<u8>,
 }
 
 impl TransactionCache {
@@ -125,6 +128,7 @@ impl TransactionCache {
             header_room: 0,
             threshold: u64::MAX,
             last_event_size: 0,
+            body_scratch: Vec::new(),
         }
     }
 
@@ -212,8 +216,37 @@ impl TransactionCache {
 
     /// Appends one event. `timestamp` goes in its header.
     pub fn append(&mut self, event: &Event, timestamp: u32) -> Result<()> {
-        let mut body = Vec::new();
+        let shape = next_shape(self.shape, event)?;
+        // Encoded into a buffer kept from event to event: a transaction
+        // appends several, and a buffer each showed in commit profiles.
+        let mut body = std::mem::take(&mut self.body_scratch);
+        body.clear();
         event.encode_body(&mut body);
+        let appended = self.append_framed(event.event_type(), &body, timestamp);
+        self.body_scratch = body;
+        appended?;
+        self.shape = shape;
+        Ok(())
+    }
+
+    /// Appends a Table_map or rows event (v2) whose body the caller has
+    /// encoded (a Table_map is the same for every transaction that writes
+    /// the table: the database encodes it once per table definition).
+    /// Only inside a transaction that began with `BEGIN`.
+    pub fn append_body(&mut self, event_type: u8, body: &[u8], timestamp: u32) -> Result<()> {
+        let row_event = event_type == EventType::TableMap as u8 || RowsKind::from_event_type(event_type).is_some();
+        if !row_event || self.shape != Shape::Open {
+            return Err(BinlogError::Invalid(format!(
+                "transaction cache: a pre-encoded event must be a Table_map or rows event after BEGIN (type {event_type}, {:?})",
+                self.shape
+            )));
+        }
+        self.append_framed(event_type, body, timestamp)
+    }
+
+    /// Frames `body` (header, checksum) straight into the memory buffer,
+    /// spilling that first when the event would pass `binlog_cache_size`.
+    fn append_framed(&mut self, event_type: u8, body: &[u8], timestamp: u32) -> Result<()> {
         let size = COMMON_HEADER_LENGTH + body.len() + if self.context.checksum { 4 } else { 0 };
         if self.length + size as u64 > self.context.max_binlog_cache_size {
             return Err(BinlogError::CacheFull { max_binlog_cache_size: self.context.max_binlog_cache_size });
@@ -229,33 +262,25 @@ impl TransactionCache {
                 self.header_room = if enabled { large.header_room } else { 0 };
             }
         }
-        let mut encoded = Vec::with_capacity(size);
         // With reserved header room the body's offsets in a promoted file
         // are known now: log_pos and the checksum are final when written.
         let log_pos = if self.header_room > 0 { self.header_room + self.length + size as u64 } else { 0 };
         let header = EventHeader {
             timestamp,
-            event_type: event.event_type(),
+            event_type,
             server_id: self.context.server_id,
             event_size: 0,
             log_pos: u32::try_from(log_pos).unwrap_or(u32::MAX),
             flags: 0,
         };
-        binlog_format::encode_event(header, &body, self.context.checksum, &mut encoded);
-        self.shape = next_shape(self.shape, event)?;
-        self.append_encoded(&encoded)?;
-        self.terminating_event_type = event.event_type();
-        self.last_event_size = size as u64;
-        self.event_count += 1;
-        Ok(())
-    }
-
-    fn append_encoded(&mut self, encoded: &[u8]) -> Result<()> {
-        if self.memory.len() as u64 + encoded.len() as u64 > self.context.binlog_cache_size && !self.memory.is_empty() {
+        if self.memory.len() as u64 + size as u64 > self.context.binlog_cache_size && !self.memory.is_empty() {
             self.spill_memory()?;
         }
-        self.memory.extend_from_slice(encoded);
-        self.length += encoded.len() as u64;
+        binlog_format::encode_event(header, body, self.context.checksum, &mut self.memory);
+        self.length += size as u64;
+        self.terminating_event_type = event_type;
+        self.last_event_size = size as u64;
+        self.event_count += 1;
         Ok(())
     }
 

@@ -23,11 +23,13 @@ use std::sync::Arc;
 
 use binlog::{BinaryLog, TransactionCache};
 use binlog_format::events::rows::rows_flags;
-use binlog_format::events::{Event, QueryEvent, RowsEvent, TableMap, XidEvent};
+use binlog_format::constants::EventType;
+use binlog_format::events::{Event, QueryEvent, RowsEvent, XidEvent};
 use binlog_format::{RowsKind, Value};
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
 
 use crate::error::{DatabaseError, Result};
+use crate::table_maps::{EncodedTableMap, TableMaps};
 
 /// `binlog_row_event_max_size` (MySQL's default): a rows event is closed
 /// once its rows reach this many bytes.
@@ -73,14 +75,22 @@ fn kind_of(change: &RowChange) -> RowsKind {
 /// The events of a row-based transaction, ending with Xid `xid`.
 pub fn transaction_cache(
     binlog: &BinaryLog,
-    engine: &Engine,
+    tables: &Tables<'_>,
     changes: &[RowChange],
     context: &StatementContext,
     xid: u64,
 ) -> Result<TransactionCache> {
     let mut events = RowEvents::begin(binlog, context)?;
-    events.append(engine, changes, context)?;
+    events.append(tables, changes, context)?;
     events.finish(xid, context)
+}
+
+/// Where row events find their tables: the engine's definitions and the
+/// database's encoded Table_maps.
+#[derive(Clone, Copy)]
+pub struct Tables<'a> {
+    pub engine: &'a Engine,
+    pub maps: &'a TableMaps,
 }
 
 /// A transaction's events built as it runs: `BEGIN`, then the row events
@@ -90,7 +100,7 @@ pub fn transaction_cache(
 /// mysqld, which logs each statement's rows with its own Table_map.
 pub struct RowEvents {
     cache: TransactionCache,
-    tables: HashMap<TableId, (Arc<TableDef>, TableMap)>,
+    tables: HashMap<TableId, Arc<EncodedTableMap>>,
     writeset: Writeset,
     /// `changes[..encoded]` are in the cache.
     encoded: usize,
@@ -111,7 +121,7 @@ impl RowEvents {
     /// Appends the row events of `changes[self.encoded_changes()..]`
     /// (`changes` is the transaction's whole list). An error leaves the
     /// cache part-written: the transaction must be rolled back.
-    pub fn append(&mut self, engine: &Engine, changes: &[RowChange], context: &StatementContext) -> Result<()> {
+    pub fn append(&mut self, tables: &Tables<'_>, changes: &[RowChange], context: &StatementContext) -> Result<()> {
         if changes.len() < self.encoded {
             return Err(row_event_error(format!("{} changes, but {} are logged already", changes.len(), self.encoded)));
         }
@@ -121,20 +131,12 @@ impl RowEvents {
         while start < changes.len() {
             let (table_id, kind) = (changes[start].table, kind_of(&changes[start]));
             let end = start + changes[start..].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
-            let (def, map) = match self.tables.entry(table_id) {
+            let encoded = match self.tables.entry(table_id) {
                 std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::hash_map::Entry::Vacant(entry) => {
-                    // DDL waits for open writers, so a changed table still exists.
-                    let def = engine
-                        .table_def(table_id)
-                        .ok_or_else(|| row_event_error(format!("table {table_id} of a change no longer exists")))?;
-                    let map = TableMap::new(table_id, &def.database, &def.name, &def.column_specs(), &def.primary_key)
-                        .map_err(row_event_error)?;
-                    entry.insert((def, map))
-                }
+                std::collections::hash_map::Entry::Vacant(entry) => entry.insert(tables.maps.get(tables.engine, table_id)?),
             };
-            let (def, map) = (&*def, &*map);
-            cache.append(&Event::TableMap(map.clone()), timestamp)?;
+            let (def, map) = (&*encoded.def, &encoded.map);
+            cache.append_body(EventType::TableMap as u8, &encoded.body, timestamp)?;
             let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
             for change in &changes[start..end] {
                 // Closed before the row that would follow a full event, so the
@@ -191,6 +193,8 @@ struct Writeset {
     hashes: Vec<u64>,
     /// A change to a table without a primary key: rows cannot be named.
     unknown: bool,
+    /// Key encodings are built here, one after the other.
+    key_buffer: Vec<u8>,
 }
 
 impl Writeset {
@@ -200,13 +204,13 @@ impl Writeset {
             return;
         }
         for image in [&change.before, &change.after].into_iter().flatten() {
-            let primary: Vec<&Value> = def.primary_key.iter().map(|&c| &image[c]).collect();
-            self.hashes.push(row_hash(def.id, u64::MAX, &primary));
+            let hash = row_hash(&mut self.key_buffer, def.id, u64::MAX, def.primary_key.iter().map(|&c| &image[c]));
+            self.hashes.push(hash);
             for index in def.indexes.iter().filter(|index| index.unique) {
-                let values: Vec<&Value> = index.columns.iter().map(|&c| &image[c]).collect();
                 // NULLs never collide in a unique index.
-                if values.iter().all(|v| !matches!(v, Value::Null)) {
-                    self.hashes.push(row_hash(def.id, index.id as u64, &values));
+                if index.columns.iter().all(|&c| !matches!(image[c], Value::Null)) {
+                    let hash = row_hash(&mut self.key_buffer, def.id, index.id as u64, index.columns.iter().map(|&c| &image[c]));
+                    self.hashes.push(hash);
                 }
             }
         }
@@ -223,12 +227,16 @@ impl Writeset {
 }
 
 /// Hash of one key: the key encoding is the engine's memcomparable one,
-/// so equal keys (as the engine compares them) hash alike.
-fn row_hash(table: TableId, index: u64, values: &[&Value]) -> u64 {
-    let owned: Vec<Value> = values.iter().map(|v| (*v).clone()).collect();
+/// so equal keys (as the engine compares them) hash alike. `buffer` is
+/// scratch space for the encoding.
+fn row_hash<'v>(buffer: &mut Vec<u8>, table: TableId, index: u64, values: impl Iterator<Item = &'v Value>) -> u64 {
+    buffer.clear();
+    for value in values {
+        engine::key::encode_value(value, buffer);
+    }
     let mut hasher = DefaultHasher::new();
     table.hash(&mut hasher);
     index.hash(&mut hasher);
-    engine::key::encode_key(&owned).hash(&mut hasher);
+    buffer.as_slice().hash(&mut hasher);
     hasher.finish()
 }

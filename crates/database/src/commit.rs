@@ -271,10 +271,10 @@ impl Database {
         let mut cache = match ahead {
             Some(ahead) => {
                 let mut events = ahead.events;
-                events.append(&inner.engine, trx.changes(), context)?;
+                events.append(&inner.tables(), trx.changes(), context)?;
                 events.finish(xid, context)?
             }
-            None => binlog_events::transaction_cache(&inner.binlog, &inner.engine, trx.changes(), context, xid)?,
+            None => binlog_events::transaction_cache(&inner.binlog, &inner.tables(), trx.changes(), context, xid)?,
         };
         let built = started.map(|_| std::time::Instant::now());
         // A large transaction is promoted into the log as a file of its own,

@@ -19,6 +19,8 @@ use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::group_commit::BinlogGroupCommit;
 use crate::redo_sink::RedoAdapter;
+use crate::binlog_events::Tables;
+use crate::table_maps::TableMaps;
 
 /// What `Database::open` found and did.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +91,8 @@ pub(crate) struct Inner {
     /// Stops the writer when the database is dropped without close.
     pub _engine_binlog_writer: Option<WriterGuard>,
     pub crash: CrashPoints,
+    /// Encoded Table_map events, one per table definition.
+    pub table_maps: TableMaps,
     /// The next XID to hand out; starts above every XID recovery saw.
     pub next_xid: AtomicU64,
     /// Shared by every commit from its binlog write to its engine commit;
@@ -115,6 +119,11 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
+    /// What row events need to know of tables.
+    pub fn tables(&self) -> Tables<'_> {
+        Tables { engine: &self.engine, maps: &self.table_maps }
+    }
+
     /// Writes (and checkpoints) are possible: not closed, no in-doubt failure.
     pub fn check_writable(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {

@@ -58,6 +58,7 @@ pub mod replicated_rows;
 pub mod reset;
 pub mod server_uuid;
 pub mod storage_mode;
+pub mod table_maps;
 pub mod write_ahead;
 
 // The crates the API speaks in, for users that need only this one.

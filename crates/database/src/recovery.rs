@@ -57,6 +57,7 @@ use engine::{CheckpointLsns, Engine, RowChange};
 use parking_lot::{Mutex, RwLock};
 use redo::{Durability, RedoLog};
 
+use crate::table_maps::TableMaps;
 use crate::checkpoint::{self, Checkpointer};
 use crate::config::DatabaseConfig;
 use crate::database::{Database, Inner, OpenReport};
@@ -197,6 +198,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         _engine_binlog_writer: engine_binlog.clone().map(WriterGuard),
         engine_binlog,
         crash,
+        table_maps: TableMaps::default(),
         next_xid: AtomicU64::new(next_xid),
         rotation: RwLock::new(()),
         ddl_lock: Mutex::new(()),

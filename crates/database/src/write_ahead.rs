@@ -65,7 +65,7 @@ impl Database {
             *ahead = Some(WrittenAhead { events: RowEvents::begin(&inner.binlog, context)? });
         }
         let written = ahead.as_mut().expect("just set");
-        if let Err(error) = written.events.append(&inner.engine, trx.changes(), context) {
+        if let Err(error) = written.events.append(&inner.tables(), trx.changes(), context) {
             // Rebuilt from every change at commit.
             *ahead = None;
             return Err(error);
