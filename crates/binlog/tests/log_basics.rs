@@ -201,6 +201,35 @@ fn incomplete_transactions_are_refused() {
     assert_eq!(check_log(&OsStorage, dir.path(), None).transactions.len(), 1);
 }
 
+/// A pre-encoded Table_map body (what the database keeps per table) gives
+/// the same bytes as appending the event, and is refused outside BEGIN or
+/// for other event types.
+#[test]
+fn a_pre_encoded_table_map_is_the_same_event_and_only_fits_inside_begin() {
+    let dir = temp_dir();
+    let log = open(dir.path(), Arc::new(OsStorage), |_| {});
+    let map = table_map();
+    let mut body = Vec::new();
+    map.encode_body(&mut body);
+    let table_map_type = binlog_format::constants::EventType::TableMap as u8;
+    let begin = Event::Query(binlog_format::events::QueryEvent::new(1, "test", "BEGIN"));
+
+    let mut outside = log.new_cache();
+    assert!(outside.append_body(table_map_type, &body, 1).unwrap_err().to_string().contains("after BEGIN"));
+    outside.append(&begin, 1).unwrap();
+    let query_type = binlog_format::constants::EventType::Query as u8;
+    assert!(outside.append_body(query_type, &body, 1).is_err(), "only Table_map and rows events");
+
+    let mut by_event = log.new_cache();
+    by_event.append(&begin, 1).unwrap();
+    by_event.append(&Event::TableMap(map.clone()), 1).unwrap();
+    let mut by_body = log.new_cache();
+    by_body.append(&begin, 1).unwrap();
+    by_body.append_body(table_map_type, &body, 1).unwrap();
+    assert_eq!(by_event.encoded_events().unwrap(), by_body.encoded_events().unwrap());
+    log.close().unwrap();
+}
+
 /// A reader waiting at the end wakes for each commit at once (not at its
 /// timeout), and a reader that stops reading does not hold commits up.
 #[test]
