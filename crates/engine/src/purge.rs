@@ -100,13 +100,18 @@ impl Shared {
                 continue;
             };
             let mut data = table.data.write();
+            // The versions purged are freed after the lock is let go:
+            // freeing rows is most of a purge's time, and every reader and
+            // writer of the table waits while it holds the lock.
+            let mut removed = Vec::new();
             while index < entries.len() && std::ptr::eq(entries[index].table.as_ptr(), Arc::as_ptr(&table)) {
-                data.purge(&entries[index].key, horizon, &self.memory);
+                removed.extend(data.purge(&entries[index].key, horizon, &self.memory));
                 index += 1;
             }
             // A writer waiting for the table goes before the next run (the
             // table lock lets no reader or writer barge past a waiting one).
             drop(data);
+            drop(removed);
         }
         entries.len()
     }

@@ -8,7 +8,7 @@
 //! an entry checks that the version it sees still has them. Entries go
 //! when the last version with those values is undone or purged.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -184,10 +184,10 @@ impl TableData {
     /// Drops the versions of `key` that no view at or after `horizon` can
     /// see: all but the newest committed at or before it, and that one too
     /// when it is a delete marker with nothing on top.
-    pub(crate) fn purge(&mut self, key: &[u8], horizon: u64, memory: &MemoryAccount) {
-        let Some(chain) = self.rows.get_mut(key) else { return };
+    pub(crate) fn purge(&mut self, key: &[u8], horizon: u64, memory: &MemoryAccount) -> Vec<Version> {
+        let Some(chain) = self.rows.get_mut(key) else { return Vec::new() };
         let Some(keep_from) = chain.iter().rposition(|v| !v.is_unstamped() && v.commit_seq() <= horizon) else {
-            return;
+            return Vec::new();
         };
         let mut removed: Vec<Version> = chain.drain(..keep_from).collect();
         let mut freed = 0;
@@ -197,11 +197,12 @@ impl TableData {
             freed += CHAIN_OVERHEAD_BYTES + key.len() as u64;
         }
         if removed.is_empty() {
-            return;
+            return removed;
         }
         freed += removed.iter().map(version_bytes).sum::<u64>();
         freed += self.drop_unused_entries(key, &removed);
         self.release(freed, memory);
+        removed
     }
 
     /// Removes the index entries of `removed` versions that no version left
@@ -210,7 +211,8 @@ impl TableData {
         if self.def.indexes.is_empty() {
             return 0;
         }
-        let still_needed: HashSet<(usize, Vec<u8>)> = self
+        // A chain keeps few versions after purge: a list beats a hash set.
+        let still_needed: Vec<(usize, Vec<u8>)> = self
             .rows
             .get(key)
             .into_iter()
@@ -221,7 +223,8 @@ impl TableData {
         let mut freed = 0;
         for row in removed.iter().filter_map(|version| version.row.as_ref()) {
             for (position, entry) in index_entries(&self.def, row, key) {
-                if !still_needed.contains(&(position, entry.clone())) && self.indexes[position].remove(&entry) {
+                let needed = still_needed.iter().any(|(needed_position, needed)| *needed_position == position && *needed == entry);
+                if !needed && self.indexes[position].remove(&entry) {
                     freed += entry_bytes(&entry);
                 }
             }
