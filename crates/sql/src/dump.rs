@@ -16,8 +16,9 @@
 //! `@master_heartbeat_period` nanoseconds carry the end of the last event.
 //!
 //! Cost to the source: a dump reads the files through its own
-//! [`LogReader`] (its 1 MiB read-ahead, from which events are lent
-//! straight into a 256 KiB socket write buffer) and waits on
+//! [`LogReader`] (its 1 MiB read-ahead, from which all the events a wake-up
+//! finds are lent as one run and framed straight into a 256 KiB socket
+//! write buffer) and waits on
 //! the log's visible end, which commits publish without a lock readers
 //! take (binlog's visible_end.rs); commits never wait for a reader. A reader that stops reading blocks only its own
 //! thread, until `net_write_timeout`.
@@ -27,7 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader};
+use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader, LogRunRef};
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
@@ -280,8 +281,11 @@ impl Sender<'_, '_, '_> {
             // wait. Everything visible when a commit wakes the dump leaves
             // in one write.
             let wait = if self.settings.non_blocking || self.unflushed { Duration::ZERO } else { self.wait_time() };
-            match reader.next_ref(wait).map_err(reader_error)? {
-                Some(event) => self.send(event)?,
+            match reader.next_run_ref(wait).map_err(reader_error)? {
+                Some(run) => match run.single() {
+                    Some(event) => self.send(event)?,
+                    None => self.send_run(run)?,
+                },
                 None => {
                     if self.unflushed {
                         self.last_sent = Instant::now();
@@ -333,12 +337,7 @@ impl Sender<'_, '_, '_> {
     /// Sends one event as stored, from the reader's buffer into the
     /// socket buffer; only an FDE is copied first, to clear its flag.
     fn send(&mut self, event: LogEventRef<'_>) -> Result<(), MysqlError> {
-        if event.file_name != self.file_name {
-            // The reader moved on (after a Rotate, or to a promoted file).
-            self.file_name = event.file_name.to_string();
-            self.expected_position = 0;
-            self.start_file(event.file_name, 4)?;
-        }
+        self.follow_file(event.file_name)?;
         if event.header.event_type == EventType::FormatDescription as u8 {
             if event.position == 4 && self.expected_position != 0 {
                 // The first file's FDE, already sent by
@@ -363,6 +362,34 @@ impl Sender<'_, '_, '_> {
             self.rotated = true;
         }
         self.send_bytes(event.bytes)
+    }
+
+    /// Sends a run of events as stored, each its own packet, in one pass
+    /// over the reader's buffer. A run holds no FDE, Rotate or Stop (they
+    /// come alone, to `send`) and has no gap inside, so only its start can
+    /// follow skipped transactions.
+    fn send_run(&mut self, run: LogRunRef<'_>) -> Result<(), MysqlError> {
+        self.follow_file(run.file_name)?;
+        if self.expected_position != 0 && run.position > self.expected_position {
+            self.heartbeat(run.position)?;
+        }
+        self.expected_position = run.end_position();
+        for event in run.event_bytes() {
+            self.stream.send_event(event).map_err(network)?;
+        }
+        self.unflushed = true;
+        Ok(())
+    }
+
+    /// Opens the stream's next file when the reader has moved on (after a
+    /// Rotate, or to a promoted file).
+    fn follow_file(&mut self, file_name: &str) -> Result<(), MysqlError> {
+        if file_name != self.file_name {
+            self.file_name = file_name.to_string();
+            self.expected_position = 0;
+            self.start_file(file_name, 4)?;
+        }
+        Ok(())
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
