@@ -125,6 +125,7 @@ pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: 
     let (mut reader, plan) = open(log, start)?;
     // Blocking dumps only: a non-blocking one ends at the log's end.
     let _batch = (!settings.non_blocking).then(crate::dump_scheduling::BatchScheduling::enter);
+    let _named = crate::dump_thread_name::DumpThreadName::enter();
     reader.set_verify_checksums(settings.verify_checksums);
     let mut sender = Sender {
         log,
