@@ -61,8 +61,9 @@ pub struct DumpSettings {
     /// CRC32 before sending it and end the dump at a mismatch. Off, the
     /// replica checks what it receives.
     pub verify_checksums: bool,
-    /// `binlogd_dump_send_delay` (µs): how long a dump rests after it has
-    /// sent everything visible before it reads again (see [`dump`]).
+    /// `binlogd_dump_send_delay` (µs): a dump that has sent everything
+    /// visible rests until the next multiple of it before it reads again
+    /// (see [`dump`]).
     pub send_delay: Duration,
 }
 
@@ -111,9 +112,10 @@ pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
 /// Streams the log until the end (non-blocking), a kill, the reader going
 /// away, or an error (returned for the caller to send).
 ///
-/// After a dump has sent everything visible it rests
-/// `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by default)
-/// before it reads again, so that under a steady commit stream each dump
+/// After a dump has sent everything visible it rests until the next
+/// multiple of `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by
+/// default) on the monotonic clock, the same instants for all dumps (see
+/// dump_pacing.rs), before it reads again, so that under a steady commit stream each dump
 /// wakes, reads and writes once per delay instead of once per group
 /// commit: per-group wake-ups of 16 dumps and their readers cost a 2-core
 /// source a third of its commits (`bench dump --tail-readers`). A replica
@@ -312,11 +314,11 @@ impl Sender<'_, '_, '_> {
                     self.stream.flush().map_err(network)?;
                     if std::mem::take(&mut self.unflushed) {
                         // Caught up and sent (`last_sent` was taken
-                        // above). Commits of the next moments go out
+                        // above). Commits until the next tick go out
                         // together (see `dump`); then wait (the peer
                         // check is for idle dumps).
                         if !self.settings.send_delay.is_zero() {
-                            std::thread::sleep(self.settings.send_delay);
+                            crate::dump_pacing::sleep_to_next_tick(self.settings.send_delay);
                         }
                         continue;
                     }

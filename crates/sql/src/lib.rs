@@ -25,6 +25,7 @@ mod columns;
 mod ddl;
 mod dml;
 mod dump;
+mod dump_pacing;
 mod dump_scheduling;
 mod dump_thread_name;
 pub mod error;
