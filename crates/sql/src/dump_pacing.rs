@@ -5,7 +5,10 @@
 //! but the dumps following the tail wake together: one timer expiry wakes
 //! them all (on a virtual machine each timer programmed and fired is a
 //! trip to the hypervisor), and they read the same just-written bytes
-//! while they are in cache.
+//! while they are in cache. Measured with `bench dump --tail-readers 0,16`
+//! (five alternations, 2 shared cores): the 16 dump threads used 81
+//! instead of 89 ms of CPU per second, the readers 48 instead of 51; a
+//! small gain, inside the noise of single runs.
 
 use std::time::Duration;
 
