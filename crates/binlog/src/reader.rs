@@ -7,13 +7,13 @@
 
 use std::time::Duration;
 
-use binlog_format::constants::EventType;
+use binlog_format::constants::{EventType, EVENT_SIZE_OFFSET};
 use binlog_format::events::{Event, GtidEvent};
 use binlog_format::gtid_set::GtidSet;
 use binlog_format::header::EventHeader;
 
 use crate::error::{BinlogError, Result};
-use crate::file_reader::{EventSpan, FileEventReader, ReadError};
+use crate::file_reader::{EventRun, FileEventReader, ReadError};
 use crate::log::{BinaryLog, VisibleEnd};
 use crate::recovery::read_preamble;
 
@@ -66,6 +66,55 @@ impl LogEventRef<'_> {
     }
 }
 
+/// Whole events that follow each other in one file, lent from the
+/// reader's read-ahead buffer until its next call (see
+/// [`LogReader::next_run_ref`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LogRunRef<'r> {
+    pub file_name: &'r str,
+    /// Offset of the first event in its file.
+    pub position: u64,
+    /// The first event's header.
+    pub header: EventHeader,
+    /// The events, headers and checksums included, back to back.
+    pub bytes: &'r [u8],
+    pub events: usize,
+    /// Whether events of this file carry a CRC32 footer.
+    pub has_checksum: bool,
+}
+
+impl<'r> LogRunRef<'r> {
+    pub fn end_position(&self) -> u64 {
+        self.position + self.bytes.len() as u64
+    }
+
+    /// The run's only event; `None` when it has several.
+    pub fn single(&self) -> Option<LogEventRef<'r>> {
+        (self.events == 1).then_some(LogEventRef {
+            file_name: self.file_name,
+            position: self.position,
+            header: self.header,
+            bytes: self.bytes,
+            has_checksum: self.has_checksum,
+        })
+    }
+
+    /// The events one by one (each `event_size` bytes, as the reader
+    /// checked them).
+    pub fn event_bytes(&self) -> impl Iterator<Item = &'r [u8]> {
+        let mut rest = self.bytes;
+        std::iter::from_fn(move || {
+            let size = u32::from_le_bytes(rest.get(EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4)?.try_into().ok()?) as usize;
+            if size == 0 {
+                return None;
+            }
+            let (event, after) = rest.split_at(size.min(rest.len()));
+            rest = after;
+            Some(event)
+        })
+    }
+}
+
 pub struct LogReader {
     log: BinaryLog,
     id: u64,
@@ -103,7 +152,7 @@ impl LogReader {
         if position > 4 {
             // Learn the file's checksum setting from its FDE first.
             let visible = log.visible_end();
-            reader.read_span(visible)?;
+            reader.read_run(visible, false)?;
             let length = reader.reader.limit();
             let file_length = log.inner.storage.open(&log.inner.options.dir.join(file_name)).and_then(|f| f.len()).unwrap_or(length);
             if position > file_length {
@@ -181,7 +230,8 @@ impl LogReader {
     /// [`LogReader::next`] without the copy: the event is lent from the
     /// read-ahead buffer until the next call.
     pub fn next_ref(&mut self, timeout: Duration) -> Result<Option<LogEventRef<'_>>> {
-        let Some(span) = self.next_span(timeout)? else { return Ok(None) };
+        let Some(run) = self.next_checked_run(timeout, false)? else { return Ok(None) };
+        let span = run.first;
         Ok(Some(LogEventRef {
             file_name: &self.file_name,
             position: span.offset,
@@ -191,9 +241,28 @@ impl LogReader {
         }))
     }
 
-    fn next_span(&mut self, timeout: Duration) -> Result<Option<EventSpan>> {
+    /// Like [`LogReader::next_ref`], but lends every whole event that is
+    /// already read ahead and visible, as one run (at least one event):
+    /// what a dump woken by commits sends in one pass. Format_description,
+    /// Rotate and Stop events come alone, and so do Gtid events when the
+    /// reader skips transactions; a run never spans two files.
+    pub fn next_run_ref(&mut self, timeout: Duration) -> Result<Option<LogRunRef<'_>>> {
+        let Some(run) = self.next_checked_run(timeout, true)? else { return Ok(None) };
+        Ok(Some(LogRunRef {
+            file_name: &self.file_name,
+            position: run.first.offset,
+            header: run.first.header,
+            bytes: self.reader.buffered_run(&run),
+            events: run.events,
+            has_checksum: run.first.has_checksum,
+        }))
+    }
+
+    /// The next event (`runs` false) or run, past skipped transactions.
+    fn next_checked_run(&mut self, timeout: Duration, runs: bool) -> Result<Option<EventRun>> {
         loop {
-            let Some(span) = self.next_unfiltered(timeout)? else { return Ok(None) };
+            let Some(run) = self.next_unfiltered(timeout, runs)? else { return Ok(None) };
+            let span = run.first;
             if let Some(skip) = &self.skip {
                 if span.header.event_type == EventType::Gtid as u8 {
                     let bytes = self.reader.buffered(&span);
@@ -209,7 +278,7 @@ impl LogReader {
                     }
                 }
             }
-            return Ok(Some(span));
+            return Ok(Some(run));
         }
     }
 
@@ -224,7 +293,7 @@ impl LogReader {
     /// The clock is read only when it must wait: a dump reads this once
     /// per event, and two clock reads per event (here and the dump's) were
     /// a fifth of a dump thread's CPU with 16 readers following the tail.
-    fn next_unfiltered(&mut self, timeout: Duration) -> Result<Option<EventSpan>> {
+    fn next_unfiltered(&mut self, timeout: Duration, runs: bool) -> Result<Option<EventRun>> {
         let mut deadline = None;
         let mut deadline = || *deadline.get_or_insert_with(|| std::time::Instant::now() + timeout);
         loop {
@@ -236,14 +305,14 @@ impl LogReader {
                 continue;
             }
             if let Some(cached) = self.visible_cached {
-                if let Some(span) = self.read_span(cached)? {
-                    return Ok(Some(span));
+                if let Some(run) = self.read_run(cached, runs)? {
+                    return Ok(Some(run));
                 }
             }
             let visible = self.log.durable_end();
             self.visible_cached = Some(visible);
-            if let Some(span) = self.read_span(visible)? {
-                return Ok(Some(span));
+            if let Some(run) = self.read_run(visible, runs)? {
+                return Ok(Some(run));
             }
             // At the readable end of this file.
             if self.file_number < visible.file_number {
@@ -265,8 +334,9 @@ impl LogReader {
         self.log.inner.visible.wait_for_change(generation, deadline)
     }
 
-    /// Reads one event within the visible limit of the current file.
-    fn read_span(&mut self, visible: VisibleEnd) -> Result<Option<EventSpan>> {
+    /// Reads one event (`runs` false) or run within the visible limit of
+    /// the current file.
+    fn read_run(&mut self, visible: VisibleEnd, runs: bool) -> Result<Option<EventRun>> {
         let limit = if self.file_number == visible.file_number {
             visible.position
         } else if let Some(length) = self.closed_file_length {
@@ -283,12 +353,23 @@ impl LogReader {
             length
         };
         self.reader.set_limit(limit);
-        match self.reader.next_event_span() {
-            Ok(Some(span)) => {
-                if span.header.event_type == EventType::Rotate as u8 || span.header.event_type == EventType::Stop as u8 {
+        let read = if runs {
+            // Rotate and Stop end the file; a Gtid may start a skipped
+            // transaction, which next_checked_run looks at alone.
+            let filtering = self.skip.is_some();
+            self.reader.next_run(|event_type| {
+                event_type == EventType::Rotate as u8 || event_type == EventType::Stop as u8 || (filtering && event_type == EventType::Gtid as u8)
+            })
+        } else {
+            self.reader.next_event_span().map(|span| span.map(|first| EventRun { first, size: first.size, events: 1 }))
+        };
+        match read {
+            Ok(Some(run)) => {
+                let event_type = run.first.header.event_type;
+                if event_type == EventType::Rotate as u8 || event_type == EventType::Stop as u8 {
                     self.file_finished = true;
                 }
-                Ok(Some(span))
+                Ok(Some(run))
             }
             Ok(None) => Ok(None),
             Err(ReadError::Io(e)) => Err(BinlogError::io("read", &self.file_name, e)),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use binlog::{BinlogError, LogReader, OsStorage};
+use binlog_format::constants::EventType;
 use binlog_format::events::Event;
 use support::*;
 
@@ -269,5 +270,65 @@ fn a_waiting_reader_wakes_per_commit_and_a_stalled_one_blocks_nothing() {
     }
     assert!(started.elapsed() < Duration::from_secs(20), "commits with a stalled reader took {:?}", started.elapsed());
     drop(stalled);
+    log.close().unwrap();
+}
+
+/// Runs (what a dump sends per wake-up) carry exactly the events that
+/// `next_ref` lends one by one, byte for byte and in order, across
+/// rotations and with executed transactions skipped; Format_description,
+/// Rotate and Stop come alone, and a run never spans two files.
+#[test]
+fn runs_carry_the_same_events_as_single_reads() {
+    type Read = (String, u64, Vec<u8>);
+    let dir = temp_dir();
+    let log = open(dir.path(), Arc::new(OsStorage), |o| o.max_binlog_size = 4096);
+    for xid in 1..=60 {
+        log.commit(transaction(&log, xid, 2)).unwrap();
+    }
+    assert!(log.file_names().len() >= 3, "the test needs rotations");
+    let alone = [EventType::FormatDescription as u8, EventType::Rotate as u8, EventType::Stop as u8];
+    let singles = |mut reader: LogReader| -> Vec<Read> {
+        let mut all = Vec::new();
+        while let Some(event) = reader.next_ref(Duration::ZERO).unwrap() {
+            all.push((event.file_name.to_string(), event.position, event.bytes.to_vec()));
+        }
+        all
+    };
+    let runs = |mut reader: LogReader| -> (Vec<Read>, usize) {
+        let (mut all, mut longest) = (Vec::new(), 0);
+        while let Some(run) = reader.next_run_ref(Duration::ZERO).unwrap() {
+            longest = longest.max(run.events);
+            let mut position = run.position;
+            let events: Vec<&[u8]> = run.event_bytes().collect();
+            assert_eq!(events.len(), run.events);
+            for event in events {
+                if run.events > 1 {
+                    assert!(!alone.contains(&event[4]), "event type {} inside a run of {}", event[4], run.events);
+                }
+                all.push((run.file_name.to_string(), position, event.to_vec()));
+                position += event.len() as u64;
+            }
+            assert_eq!(position, run.end_position());
+        }
+        (all, longest)
+    };
+    let first = log.file_names()[0].clone();
+    let from_start = || LogReader::from_position(&log, &first, 4).unwrap();
+    let expected = singles(from_start());
+    let (got, longest) = runs(from_start());
+    assert!(got == expected, "runs and single reads differ from the start ({} vs {} events)", got.len(), expected.len());
+    assert!(longest > 5, "whole transactions per run expected, the longest had {longest} events");
+
+    let executed: binlog_format::GtidSet = format!("{}:1-40", uuid()).parse().unwrap();
+    let from_gtids = || LogReader::from_gtid_set(&log, &executed).unwrap();
+    let expected = singles(from_gtids());
+    let (got, _) = runs(from_gtids());
+    assert!(got == expected, "runs and single reads differ with skipped transactions");
+    let gnos: Vec<u64> = expected
+        .iter()
+        .filter(|(_, _, bytes)| bytes[4] == EventType::Gtid as u8)
+        .map(|(_, _, bytes)| binlog_format::events::GtidEvent::decode_body(&bytes[19..bytes.len() - 4]).unwrap().gtid.gno)
+        .collect();
+    assert_eq!(gnos, (41..=60).collect::<Vec<_>>());
     log.close().unwrap();
 }

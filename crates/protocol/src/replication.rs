@@ -303,7 +303,7 @@ impl<'a> BinlogStream<'a> {
     /// Buffers one event (common header included, checksum included when the
     /// reader negotiated one).
     pub fn send_event(&mut self, event: &[u8]) -> Result<(), ProtocolError> {
-        self.stream.write_packet_parts(&[0x00], event)?;
+        self.stream.write_marked_packet(0x00, event)?;
         self.events_sent += 1;
         self.bytes_sent += event.len() as u64 + 1;
         Ok(())

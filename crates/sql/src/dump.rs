@@ -16,8 +16,9 @@
 //! `@master_heartbeat_period` nanoseconds carry the end of the last event.
 //!
 //! Cost to the source: a dump reads the files through its own
-//! [`LogReader`] (its 1 MiB read-ahead, from which events are lent
-//! straight into a 256 KiB socket write buffer) and waits on
+//! [`LogReader`] (its 1 MiB read-ahead, from which all the events a wake-up
+//! finds are lent as one run and framed straight into a 256 KiB socket
+//! write buffer) and waits on
 //! the log's visible end, which commits publish without a lock readers
 //! take (binlog's visible_end.rs); commits never wait for a reader. A reader that stops reading blocks only its own
 //! thread, until `net_write_timeout`.
@@ -27,7 +28,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader};
+use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader, LogRunRef};
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
@@ -60,8 +61,9 @@ pub struct DumpSettings {
     /// CRC32 before sending it and end the dump at a mismatch. Off, the
     /// replica checks what it receives.
     pub verify_checksums: bool,
-    /// `binlogd_dump_send_delay` (µs): how long a dump rests after it has
-    /// sent everything visible before it reads again (see [`dump`]).
+    /// `binlogd_dump_send_delay` (µs): a dump that has sent everything
+    /// visible rests until the next multiple of it before it reads again
+    /// (see [`dump`]).
     pub send_delay: Duration,
 }
 
@@ -110,9 +112,10 @@ pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
 /// Streams the log until the end (non-blocking), a kill, the reader going
 /// away, or an error (returned for the caller to send).
 ///
-/// After a dump has sent everything visible it rests
-/// `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by default)
-/// before it reads again, so that under a steady commit stream each dump
+/// After a dump has sent everything visible it rests until the next
+/// multiple of `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by
+/// default) on the monotonic clock, the same instants for all dumps (see
+/// dump_pacing.rs), before it reads again, so that under a steady commit stream each dump
 /// wakes, reads and writes once per delay instead of once per group
 /// commit: per-group wake-ups of 16 dumps and their readers cost a 2-core
 /// source a third of its commits (`bench dump --tail-readers`). A replica
@@ -124,6 +127,7 @@ pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: 
     let (mut reader, plan) = open(log, start)?;
     // Blocking dumps only: a non-blocking one ends at the log's end.
     let _batch = (!settings.non_blocking).then(crate::dump_scheduling::BatchScheduling::enter);
+    let _named = crate::dump_thread_name::DumpThreadName::enter();
     reader.set_verify_checksums(settings.verify_checksums);
     let mut sender = Sender {
         log,
@@ -280,8 +284,11 @@ impl Sender<'_, '_, '_> {
             // wait. Everything visible when a commit wakes the dump leaves
             // in one write.
             let wait = if self.settings.non_blocking || self.unflushed { Duration::ZERO } else { self.wait_time() };
-            match reader.next_ref(wait).map_err(reader_error)? {
-                Some(event) => self.send(event)?,
+            match reader.next_run_ref(wait).map_err(reader_error)? {
+                Some(run) => match run.single() {
+                    Some(event) => self.send(event)?,
+                    None => self.send_run(run)?,
+                },
                 None => {
                     if self.unflushed {
                         self.last_sent = Instant::now();
@@ -307,11 +314,11 @@ impl Sender<'_, '_, '_> {
                     self.stream.flush().map_err(network)?;
                     if std::mem::take(&mut self.unflushed) {
                         // Caught up and sent (`last_sent` was taken
-                        // above). Commits of the next moments go out
+                        // above). Commits until the next tick go out
                         // together (see `dump`); then wait (the peer
                         // check is for idle dumps).
                         if !self.settings.send_delay.is_zero() {
-                            std::thread::sleep(self.settings.send_delay);
+                            crate::dump_pacing::sleep_to_next_tick(self.settings.send_delay);
                         }
                         continue;
                     }
@@ -333,12 +340,7 @@ impl Sender<'_, '_, '_> {
     /// Sends one event as stored, from the reader's buffer into the
     /// socket buffer; only an FDE is copied first, to clear its flag.
     fn send(&mut self, event: LogEventRef<'_>) -> Result<(), MysqlError> {
-        if event.file_name != self.file_name {
-            // The reader moved on (after a Rotate, or to a promoted file).
-            self.file_name = event.file_name.to_string();
-            self.expected_position = 0;
-            self.start_file(event.file_name, 4)?;
-        }
+        self.follow_file(event.file_name)?;
         if event.header.event_type == EventType::FormatDescription as u8 {
             if event.position == 4 && self.expected_position != 0 {
                 // The first file's FDE, already sent by
@@ -363,6 +365,34 @@ impl Sender<'_, '_, '_> {
             self.rotated = true;
         }
         self.send_bytes(event.bytes)
+    }
+
+    /// Sends a run of events as stored, each its own packet, in one pass
+    /// over the reader's buffer. A run holds no FDE, Rotate or Stop (they
+    /// come alone, to `send`) and has no gap inside, so only its start can
+    /// follow skipped transactions.
+    fn send_run(&mut self, run: LogRunRef<'_>) -> Result<(), MysqlError> {
+        self.follow_file(run.file_name)?;
+        if self.expected_position != 0 && run.position > self.expected_position {
+            self.heartbeat(run.position)?;
+        }
+        self.expected_position = run.end_position();
+        for event in run.event_bytes() {
+            self.stream.send_event(event).map_err(network)?;
+        }
+        self.unflushed = true;
+        Ok(())
+    }
+
+    /// Opens the stream's next file when the reader has moved on (after a
+    /// Rotate, or to a promoted file).
+    fn follow_file(&mut self, file_name: &str) -> Result<(), MysqlError> {
+        if file_name != self.file_name {
+            self.file_name = file_name.to_string();
+            self.expected_position = 0;
+            self.start_file(file_name, 4)?;
+        }
+        Ok(())
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {

@@ -447,5 +447,10 @@ mod tests {
             assert!(row[4].parse::<f64>().unwrap() > 0.0, "{text}");
         }
         assert_eq!(lines[1].split(',').nth(5), Some("1.000"), "{text}");
+        // The dump threads' and reader threads' CPU: none without readers,
+        // some with them (found by thread name).
+        let thread_cpu = |line: &str| -> Vec<f64> { line.split(',').skip(9).map(|value| value.parse().unwrap()).collect() };
+        assert_eq!(thread_cpu(lines[1]), [0.0, 0.0], "{text}");
+        assert!(thread_cpu(lines[2]).iter().all(|&ms| ms > 0.0), "{text}");
     }
 }

@@ -11,7 +11,11 @@
 //! (a `mariadb-binlog` process per reader would cost more than the dump
 //! threads it measures). After the commits stop, each reader must reach
 //! the log's end: the time that takes is the readers' lag. Rounds
-//! alternate the reader counts; each count keeps its best round.
+//! alternate the reader counts; each count keeps its best round. Besides
+//! the process's CPU per commit, the table splits out the source's dump
+//! threads (named `binlog-dump` while they stream) and the readers'
+//! threads: on a shared machine commits/s moves with other jobs, what the
+//! readers cost per commit much less.
 
 use std::net::{Shutdown, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -21,6 +25,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::report::Table;
+use super::thread_cpu::cpu_seconds_by_name;
 use super::dump::{connect, execute};
 use replica::source_client::DumpPacket;
 use crate::serve::Running;
@@ -38,7 +43,9 @@ const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
 const READER_START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Row text per INSERT: a small sysbench-like row.
 const NOTE_BYTES: usize = 60;
-pub const CSV_COLUMNS: [&str; 9] = [
+/// Thread names of the source's dumps and of this bench's readers.
+const READER_THREAD_PREFIX: &str = "tail-reader-";
+pub const CSV_COLUMNS: [&str; 11] = [
     "tail_readers",
     "commit_sessions",
     "commit_seconds",
@@ -48,6 +55,8 @@ pub const CSV_COLUMNS: [&str; 9] = [
     "catch_up_ms",
     "process_cpu_percent",
     "cpu_ms_per_commit",
+    "dump_cpu_ms_per_commit",
+    "reader_cpu_ms_per_commit",
 ];
 
 #[derive(Debug, Clone)]
@@ -77,6 +86,11 @@ pub struct TailRow {
     /// The same CPU time per commit: what readers add per commit, and
     /// unlike commits/s little moved by other load on a shared machine.
     pub cpu_ms_per_commit: f64,
+    /// The part of it the source's dump threads used.
+    pub dump_cpu_ms_per_commit: f64,
+    /// The part of it this bench's reader threads used (they stand for
+    /// replicas, which would run elsewhere).
+    pub reader_cpu_ms_per_commit: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -133,6 +147,8 @@ pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<Ta
                 catch_up_ms: phase.catch_up.as_secs_f64() * 1000.0,
                 process_cpu_percent: phase.cpu_seconds / phase.commit_time.as_secs_f64().max(1e-9) * 100.0,
                 cpu_ms_per_commit: phase.cpu_seconds * 1000.0 / phase.commits.max(1) as f64,
+                dump_cpu_ms_per_commit: phase.dump_cpu_seconds * 1000.0 / phase.commits.max(1) as f64,
+                reader_cpu_ms_per_commit: phase.reader_cpu_seconds * 1000.0 / phase.commits.max(1) as f64,
             }
         })
         .collect();
@@ -140,7 +156,19 @@ pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<Ta
 }
 
 pub fn print_table(result: &TailResult) {
-    let mut table = Table::new(&["tail readers", "sessions", "commits", "commits/s", "vs 0 readers", "catch-up ms", "process CPU %", "CPU ms/commit", "target"]);
+    let mut table = Table::new(&[
+        "tail readers",
+        "sessions",
+        "commits",
+        "commits/s",
+        "vs 0 readers",
+        "catch-up ms",
+        "process CPU %",
+        "CPU ms/commit",
+        "dumps",
+        "readers",
+        "target",
+    ]);
     for row in &result.rows {
         table.push_row(vec![
             row.tail_readers.to_string(),
@@ -151,6 +179,8 @@ pub fn print_table(result: &TailResult) {
             format!("{:.1}", row.catch_up_ms),
             format!("{:.0}", row.process_cpu_percent),
             format!("{:.3}", row.cpu_ms_per_commit),
+            format!("{:.4}", row.dump_cpu_ms_per_commit),
+            format!("{:.4}", row.reader_cpu_ms_per_commit),
             format!(">= {TAIL_TARGET_RATIO_MIN}x (16 readers)"),
         ]);
     }
@@ -172,6 +202,8 @@ pub fn csv_rows(result: &TailResult) -> Vec<Vec<String>> {
                 format!("{:.1}", row.catch_up_ms),
                 format!("{:.1}", row.process_cpu_percent),
                 format!("{:.4}", row.cpu_ms_per_commit),
+                format!("{:.5}", row.dump_cpu_ms_per_commit),
+                format!("{:.5}", row.reader_cpu_ms_per_commit),
             ]
         })
         .collect()
@@ -183,6 +215,8 @@ struct Phase {
     commit_time: Duration,
     catch_up: Duration,
     cpu_seconds: f64,
+    dump_cpu_seconds: f64,
+    reader_cpu_seconds: f64,
 }
 
 impl Phase {
@@ -215,19 +249,29 @@ fn run_phase(address: SocketAddr, running: &Running, args: &TailArgs, readers: u
         let thread = {
             let reached = Arc::clone(&reached);
             let stopping = Arc::clone(&stopping);
-            std::thread::spawn(move || -> Result<(), String> {
+            // Named, so that a profile tells readers from sessions.
+            let spawned = std::thread::Builder::new().name(format!("{READER_THREAD_PREFIX}{reader}")).spawn(move || -> Result<(), String> {
+                // This thread is the only writer of `reached`: a plain
+                // store of its own maximum, not a locked read-modify-write
+                // per event.
+                let mut newest = 0u64;
                 loop {
                     match next_event_log_pos(&mut client) {
                         // Events made up by the source (log_pos 0) mark
                         // the start; every stored one moves `reached`.
                         Ok((log_pos, _)) => {
-                            reached.fetch_max(u64::from(log_pos).max(1), Ordering::Release);
+                            let log_pos = u64::from(log_pos).max(1);
+                            if log_pos > newest {
+                                newest = log_pos;
+                                reached.store(newest, Ordering::Release);
+                            }
                         }
                         Err(_) if stopping.load(Ordering::Acquire) => return Ok(()),
                         Err(error) => return Err(error),
                     }
                 }
-            })
+            });
+            spawned.map_err(|error| format!("cannot start a tail reader: {error}"))?
         };
         tail_readers.push(TailReader { reached, socket, thread });
     }
@@ -239,7 +283,7 @@ fn run_phase(address: SocketAddr, running: &Running, args: &TailArgs, readers: u
         std::thread::sleep(Duration::from_millis(5));
     }
 
-    let (commits, commit_time, cpu_seconds) = commit_for(address, args, next_id)?;
+    let Committed { commits, commit_time, cpu_seconds, dump_cpu_seconds, reader_cpu_seconds } = commit_for(address, args, next_id)?;
     let (end_file, end_position) = binlog.active_position();
     let commits_stopped = Instant::now();
     if end_file != start_file {
@@ -257,12 +301,23 @@ fn run_phase(address: SocketAddr, running: &Running, args: &TailArgs, readers: u
         let _ = reader.socket.shutdown(Shutdown::Both);
         reader.thread.join().map_err(|_| "a tail reader panicked".to_string())??;
     }
-    Ok(Phase { commits, commit_time, catch_up, cpu_seconds })
+    Ok(Phase { commits, commit_time, catch_up, cpu_seconds, dump_cpu_seconds, reader_cpu_seconds })
+}
+
+/// What the sessions committed and what the process spent meanwhile.
+struct Committed {
+    commits: u64,
+    commit_time: Duration,
+    /// The whole process (getrusage).
+    cpu_seconds: f64,
+    /// The dump threads' and the reader threads' share of it.
+    dump_cpu_seconds: f64,
+    reader_cpu_seconds: f64,
 }
 
 /// Sessions insert one small row per autocommit transaction until the
-/// time is up; (commits, wall time, this process's CPU seconds meanwhile).
-fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) -> Result<(u64, Duration, f64), String> {
+/// time is up.
+fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) -> Result<Committed, String> {
     let barrier = Arc::new(Barrier::new(args.commit_sessions as usize + 1));
     let duration = Duration::from_secs_f64(args.commit_seconds);
     let note = "n".repeat(NOTE_BYTES);
@@ -286,6 +341,8 @@ fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) ->
             })
         })
         .collect();
+    let thread_names = [sql::DUMP_THREAD_NAME, READER_THREAD_PREFIX];
+    let threads_before = cpu_seconds_by_name(&thread_names);
     let cpu_before = process_cpu_seconds();
     barrier.wait();
     let started = Instant::now();
@@ -298,10 +355,17 @@ fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) ->
         }
     }
     let elapsed = started.elapsed();
-    let cpu = process_cpu_seconds() - cpu_before;
+    let cpu_seconds = process_cpu_seconds() - cpu_before;
+    let threads_after = cpu_seconds_by_name(&thread_names);
     match first_error {
         Some(error) => Err(error),
-        None => Ok((commits, elapsed, cpu)),
+        None => Ok(Committed {
+            commits,
+            commit_time: elapsed,
+            cpu_seconds,
+            dump_cpu_seconds: threads_after[0] - threads_before[0],
+            reader_cpu_seconds: threads_after[1] - threads_before[1],
+        }),
     }
 }
 

@@ -34,6 +34,7 @@ pub mod recovery;
 pub mod replication;
 pub mod report;
 pub mod side_by_side;
+pub mod thread_cpu;
 
 use std::process::ExitCode;
 
