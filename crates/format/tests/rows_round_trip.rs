@@ -149,4 +149,17 @@ fn encoding_refuses_values_that_do_not_fit() {
     }
     let short_row = good[..3].to_vec();
     assert!(matches!(RowsEvent::write(5, &map, &[short_row]), Err(binlog_format::EncodeError::ColumnCount { .. })));
+
+    // A row that fails half-way (its first image encoded) leaves the
+    // event's rows as they were.
+    let mut event = RowsEvent::write(5, &map, &[good.clone()]).unwrap();
+    let rows_before = event.rows.clone();
+    let mut bad_after = good.clone();
+    bad_after[1] = Value::Int(128); // past TINYINT, after column 0 was encoded
+    let mut update = RowsEvent::update(5, &map, &[(good.clone(), good.clone())]).unwrap();
+    let update_rows_before = update.rows.clone();
+    assert!(update.push_update(&map, &good, &bad_after).is_err());
+    assert_eq!(update.rows, update_rows_before, "a failed update row left bytes behind");
+    assert!(event.push_write(&map, &bad_after).is_err());
+    assert_eq!(event.rows, rows_before, "a failed row left bytes behind");
 }

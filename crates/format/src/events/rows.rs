@@ -191,8 +191,10 @@ impl RowsEvent {
         self.push(table, RowsKind::Delete, &[row])
     }
 
-    /// Encodes the images of one row, then appends them: a failed row
-    /// leaves the event as it was.
+    /// Encodes the images of one row onto the event's rows: a failed row
+    /// is cut off again, so it leaves the event as it was. Encoded in place
+    /// (no buffer per row or image): every commit of a row-based
+    /// transaction runs this for each row it changed.
     fn push(&mut self, table: &TableMap, kind: RowsKind, images: &[&[Value]]) -> Result<(), EncodeError> {
         if kind != self.kind {
             return Err(EncodeError::invalid("row", format!("a {kind:?} row pushed into a {:?} event", self.kind)));
@@ -204,16 +206,17 @@ impl RowsEvent {
             ));
         }
         let unsigned = table.unsigned_flags();
-        let bitmaps: Vec<&[u8]> = match kind {
-            RowsKind::Write => vec![&self.columns_after],
-            RowsKind::Update => vec![&self.columns_before, &self.columns_after],
-            RowsKind::Delete => vec![&self.columns_before],
-        };
-        let mut encoded = Vec::new();
-        for (image, bitmap) in images.iter().zip(bitmaps) {
-            encode_image(table, &unsigned, &present_columns(bitmap, self.column_count), image, &mut encoded)?;
+        let start = self.rows.len();
+        for (index, image) in images.iter().enumerate() {
+            let bitmap = match (kind, index) {
+                (RowsKind::Update, 0) | (RowsKind::Delete, _) => &self.columns_before,
+                _ => &self.columns_after,
+            };
+            if let Err(error) = encode_image(table, &unsigned, bitmap, self.column_count, image, &mut self.rows) {
+                self.rows.truncate(start);
+                return Err(error);
+            }
         }
-        self.rows.extend_from_slice(&encoded);
         Ok(())
     }
 
@@ -328,32 +331,35 @@ fn present_columns(bitmap: &[u8], column_count: usize) -> Vec<usize> {
     (0..column_count).filter(|&i| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)).collect()
 }
 
+/// Appends one row image (null bitmap, then the non-NULL values) of the
+/// columns `bitmap` marks present to `out`.
 fn encode_image(
     table: &TableMap,
     unsigned: &[bool],
-    present: &[usize],
+    bitmap: &[u8],
+    column_count: usize,
     values: &[Value],
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    if values.len() != present.len() {
-        return Err(EncodeError::ColumnCount { expected: present.len(), found: values.len() });
+    let is_present = |column: usize| bitmap.get(column / 8).is_some_and(|b| b & (1 << (column % 8)) != 0);
+    let present_count = (0..column_count).filter(|&column| is_present(column)).count();
+    if values.len() != present_count {
+        return Err(EncodeError::ColumnCount { expected: present_count, found: values.len() });
     }
-    let mut nulls = vec![0u8; present.len().div_ceil(8)];
-    let mut data = Vec::new();
-    for (k, (&column, value)) in present.iter().zip(values).enumerate() {
+    let nulls_at = out.len();
+    out.resize(nulls_at + present_count.div_ceil(8), 0);
+    let present = (0..column_count).filter(|&column| is_present(column));
+    for (k, (column, value)) in present.zip(values).enumerate() {
         let definition = &table.columns[column];
         if *value == Value::Null {
             if !definition.nullable {
                 return Err(EncodeError::Value { column, reason: "NULL in a NOT NULL column".into() });
             }
-            nulls[k / 8] |= 1 << (k % 8);
+            out[nulls_at + k / 8] |= 1 << (k % 8);
             continue;
         }
-        encode_value(&definition.column_type, unsigned[column], value, &mut data)
-            .map_err(|reason| EncodeError::Value { column, reason })?;
+        encode_value(&definition.column_type, unsigned[column], value, out).map_err(|reason| EncodeError::Value { column, reason })?;
     }
-    out.extend_from_slice(&nulls);
-    out.extend_from_slice(&data);
     Ok(())
 }
 
