@@ -606,11 +606,10 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_short_run_commits_and_counts_fsyncs() {
-        let dir = tempfile::tempdir().unwrap();
-        let args = EngineBenchArgs {
-            dir: dir.path().to_path_buf(),
+    /// Two sessions for one second on a 100-row table, durable, file mode.
+    fn short_run_args(dir: &Path) -> EngineBenchArgs {
+        EngineBenchArgs {
+            dir: dir.to_path_buf(),
             sessions: 2,
             seconds: 1,
             flush_log_at_trx_commit: 1,
@@ -625,7 +624,13 @@ mod tests {
             rounds: 1,
             clean: false,
             keep: false,
-        };
+        }
+    }
+
+    #[test]
+    fn a_short_run_commits_and_counts_fsyncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = short_run_args(dir.path());
         let result = run_once(&dir.path().join("run"), 2, &args).unwrap();
         assert!(result.transactions > 0, "{result:?}");
         assert!(result.redo_fsyncs > 0 && result.binlog_fsyncs > 0, "{result:?}");
@@ -645,21 +650,11 @@ mod tests {
     fn rounds_alternate_the_runs_keep_each_ones_best_and_leave_no_directory() {
         let dir = tempfile::tempdir().unwrap();
         let args = EngineBenchArgs {
-            dir: dir.path().to_path_buf(),
-            sessions: 2,
-            seconds: 1,
             flush_log_at_trx_commit: 2,
             sync_binlog: 0,
-            group_commit_gather_max: 1000,
-            cross_log_group_commit: true,
-            binlog_group_commit_sync_delay: 0,
-            binlog_storage_engine: vec![BinlogStorageEngine::File],
-            table_size: 100,
-            json: true,
             compare_single_session: true,
             rounds: 2,
-            clean: false,
-            keep: false,
+            ..short_run_args(dir.path())
         };
         let dirs = RunDirs::prepare(&args.dir).unwrap();
         let results = run_mode(&dirs, &args, "").unwrap();
