@@ -152,7 +152,7 @@ fn encoding_refuses_values_that_do_not_fit() {
 
     // A row that fails half-way (its first image encoded) leaves the
     // event's rows as they were.
-    let mut event = RowsEvent::write(5, &map, &[good.clone()]).unwrap();
+    let mut event = RowsEvent::write(5, &map, std::slice::from_ref(&good)).unwrap();
     let rows_before = event.rows.clone();
     let mut bad_after = good.clone();
     bad_after[1] = Value::Int(128); // past TINYINT, after column 0 was encoded
