@@ -15,7 +15,7 @@
 //!
 //! Either way purge works in batches of [`PURGE_BATCH_KEYS`] keys, taking
 //! each table's write lock once per run of the batch's keys in that table
-//! (and letting go of it fairly), so no table is held for more than one
+//! (and letting go of it after), so no table is held for more than one
 //! batch. A view held open for long (a REPEATABLE READ transaction) holds
 //! the queue back; the versions it keeps count against
 //! `binlogd_engine_memory_limit`, which is the bound.
@@ -108,8 +108,10 @@ impl Shared {
                 removed.extend(data.purge(&entries[index].key, horizon, &self.memory));
                 index += 1;
             }
-            // A writer waiting for the table goes before the next run (the
-            // table lock lets no reader or writer barge past a waiting one).
+            // Let go between runs: whoever waits is woken. (std's lock does
+            // not hand itself over as `parking_lot`'s `unlock_fair` did, so
+            // this thread may take it again first; the next run's queue
+            // lookup comes in between.)
             drop(data);
             drop(removed);
         }
