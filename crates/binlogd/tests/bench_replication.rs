@@ -3,8 +3,9 @@
 //! and both coordinators. The numbers are not checked (a shared machine),
 //! only that every part measured what it says: the receiver fetched every
 //! transaction of the workload without blocking, the applier applied them
-//! all, the end-to-end replica caught up, and the files were written and
-//! the run directories removed.
+//! all (and its coordinator and worker threads used some CPU doing it, in
+//! both coordinator modes), the end-to-end replica caught up, and the
+//! files were written and the run directories removed.
 
 use std::process::Command;
 
@@ -39,7 +40,13 @@ fn bench_replication_measures_every_part_and_cleans_up() {
     for row in apply {
         assert_eq!(row["transactions"].as_u64(), Some(transactions), "the applier applied the whole workload: {row}");
         assert_eq!(row["workers"].as_u64(), Some(2));
+        // Every transaction passes through the coordinator thread and is
+        // applied by a worker thread of the replica process: both used CPU.
+        for column in ["coordinator_cpu_us_per_transaction", "workers_cpu_us_per_transaction"] {
+            assert!(row[column].as_f64().is_some_and(|us| us > 0.0), "{column}: {row}");
+        }
     }
+    assert_eq!(json["ratios"]["coordinator_cpu_event_scan_over_queue"].as_array().map(Vec::len), Some(2), "{json}");
     let end_to_end = json["end_to_end"].as_array().unwrap();
     assert_eq!(end_to_end.len(), 4, "{json}");
     for row in end_to_end {
@@ -50,6 +57,15 @@ fn bench_replication_measures_every_part_and_cleans_up() {
 
     let csv = std::fs::read_to_string(path("r.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 4 + 4 + 4, "{csv}");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|column| *column == name).unwrap_or_else(|| panic!("no {name} column: {csv}"));
+    let cpu_columns = [column("coordinator_cpu_us_per_transaction"), column("workers_cpu_us_per_transaction")];
+    for line in csv.lines().filter(|line| line.starts_with("apply,")) {
+        let cells: Vec<&str> = line.split(',').collect();
+        for &index in &cpu_columns {
+            assert!(cells[index].parse::<f64>().is_ok_and(|us| us > 0.0), "{}: {line}", header[index]);
+        }
+    }
     for png in ["r.png", "lag.png"] {
         assert!(std::fs::read(path(png)).unwrap().starts_with(b"\x89PNG"), "{png}");
     }

@@ -34,6 +34,11 @@ use crate::worker::{self, Job};
 pub const WORKERS_DEFAULT: usize = 4;
 /// MySQL's replica_parallel_workers maximum.
 pub const WORKERS_MAX: usize = 1024;
+/// The threads' names, which benchmarks read their CPU time by (Linux
+/// keeps the first 15 bytes: `replica-coordin`, `replica-worker-`).
+pub const COORDINATOR_THREAD_NAME: &str = "replica-coordinator";
+/// Followed by the worker's number, from 1.
+pub const WORKER_THREAD_NAME_PREFIX: &str = "replica-worker-";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CoordinatorMode {
@@ -137,7 +142,7 @@ impl Coordinator {
             .map(|index| {
                 let (shared, jobs, session) = (shared.clone(), jobs.clone(), applier.worker(index));
                 std::thread::Builder::new()
-                    .name(format!("replica-worker-{}", index + 1))
+                    .name(format!("{WORKER_THREAD_NAME_PREFIX}{}", index + 1))
                     .spawn(move || worker::run(index, shared, jobs, session))
                     .expect("spawn a replica worker")
             })
@@ -145,7 +150,7 @@ impl Coordinator {
         let thread = {
             let shared = shared.clone();
             std::thread::Builder::new()
-                .name("replica-coordinator".into())
+                .name(COORDINATOR_THREAD_NAME.into())
                 .spawn(move || {
                     let mut held = None;
                     let result = dispatch_loop(config.mode, &shared, &queue, &jobs, &mut held);

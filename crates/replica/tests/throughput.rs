@@ -2,7 +2,9 @@
 //! without network or database: relay log write throughput with nothing
 //! applied (memory ring vs relay-log files), and coordinator + workers
 //! throughput over a pre-filled relay log (boundary queue vs event scan)
-//! with an applier that only walks the events. Ignored by default:
+//! with an applier that only walks the events, and the CPU time the
+//! coordinator thread and the worker threads used per transaction (what
+//! the queue saves is the coordinator's work). Ignored by default:
 //! `cargo test -p replica --test throughput -- --ignored --nocapture`.
 
 mod support;
@@ -78,6 +80,28 @@ impl WorkerApplier for Walk {
     fn rollback(&mut self, _: &BoundaryEntry) {}
 }
 
+/// Linux keeps the first 15 bytes of a thread's name.
+fn comm_prefix(name: &str) -> &str {
+    &name[..name.len().min(15)]
+}
+
+/// On-CPU seconds so far of this process's live threads named like the
+/// coordinator and like the workers (`/proc/self/task/*/schedstat`).
+fn coordinator_and_workers_cpu_seconds() -> (f64, f64) {
+    let (coordinator, workers) = (comm_prefix(replica::coordinator::COORDINATOR_THREAD_NAME), comm_prefix(replica::coordinator::WORKER_THREAD_NAME_PREFIX));
+    let mut seconds = (0.0, 0.0);
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let (Ok(name), Ok(schedstat)) = (std::fs::read_to_string(task.path().join("comm")), std::fs::read_to_string(task.path().join("schedstat"))) else { continue };
+        let nanoseconds: u64 = schedstat.split_whitespace().next().and_then(|field| field.parse().ok()).unwrap_or(0);
+        if name.trim_end().starts_with(coordinator) {
+            seconds.0 += nanoseconds as f64 / 1e9;
+        } else if name.trim_end().starts_with(workers) {
+            seconds.1 += nanoseconds as f64 / 1e9;
+        }
+    }
+    seconds
+}
+
 fn mb_per_second(bytes: u64, elapsed: Duration) -> f64 {
     bytes as f64 / (1 << 20) as f64 / elapsed.as_secs_f64()
 }
@@ -106,8 +130,18 @@ fn relay_write_and_apply_throughput() {
                 std::thread::sleep(Duration::from_millis(1));
             }
             let elapsed = started.elapsed();
+            // Before stop: the threads' CPU time leaves /proc with them
+            // (none of them ran before start).
+            let (coordinator_seconds, workers_seconds) = coordinator_and_workers_cpu_seconds();
             coordinator.stop();
-            println!("  {mode:?} workers={workers}: {:8.1} MB/s, {:8.0} trx/s", mb_per_second(bytes, elapsed), TRANSACTIONS as f64 / elapsed.as_secs_f64());
+            let us_per_transaction = |seconds: f64| seconds * 1e6 / TRANSACTIONS as f64;
+            println!(
+                "  {mode:?} workers={workers}: {:8.1} MB/s, {:8.0} trx/s, CPU per trx: coordinator {:6.2} µs, workers {:6.2} µs",
+                mb_per_second(bytes, elapsed),
+                TRANSACTIONS as f64 / elapsed.as_secs_f64(),
+                us_per_transaction(coordinator_seconds),
+                us_per_transaction(workers_seconds)
+            );
         }
     }
 }

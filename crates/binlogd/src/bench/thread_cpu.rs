@@ -1,24 +1,53 @@
-//! CPU time of this process's threads by name, from Linux's per-thread
-//! `/proc/self/task/<tid>/schedstat` (nanoseconds on a CPU): `bench dump
+//! CPU time of a process's threads by name, from Linux's per-thread
+//! `/proc/<pid>/task/<tid>/schedstat` (nanoseconds on a CPU): `bench dump
 //! --tail-readers` splits what readers cost per commit into the source's
 //! dump threads and the bench's own reader threads, which the process's
-//! total (getrusage) cannot tell apart from the commit sessions.
+//! total (getrusage) cannot tell apart from the commit sessions; `bench
+//! replication` reads a replica server's coordinator and worker threads
+//! (another process) to show what the coordinator costs per transaction.
 
 use std::path::Path;
 
-/// Seconds on a CPU so far of the live threads whose name starts with
-/// each prefix (a thread that has exited no longer counts: sample while
-/// the threads of interest run).
+/// Linux keeps 15 bytes of a thread's name (`comm`, TASK_COMM_LEN less the
+/// NUL): `replica-coordinator` reads back as `replica-coordin`.
+const COMM_BYTES_MAX: usize = 15;
+
+/// Seconds on a CPU so far of this process's live threads whose name
+/// starts with each prefix (a thread that has exited no longer counts:
+/// sample while the threads of interest run).
 pub fn cpu_seconds_by_name(prefixes: &[&str]) -> Vec<f64> {
+    process_cpu_seconds_by_name(std::process::id(), prefixes).unwrap_or_else(|_| vec![0.0; prefixes.len()])
+}
+
+/// The same for the threads of process `pid`; fails if the process is
+/// gone (or not readable), so a caller does not take its zeros for a
+/// measurement. A prefix longer than the kernel keeps of a name is
+/// compared cut to that length.
+pub fn process_cpu_seconds_by_name(pid: u32, prefixes: &[&str]) -> Result<Vec<f64>, String> {
     let mut seconds = vec![0.0; prefixes.len()];
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return seconds };
+    let tasks_dir = format!("/proc/{pid}/task");
+    let tasks = std::fs::read_dir(&tasks_dir).map_err(|e| format!("reading {tasks_dir}: {e}"))?;
+    let cut: Vec<&str> = prefixes.iter().map(|prefix| comm_prefix(prefix)).collect();
     for task in tasks.flatten() {
         let Some((name, nanoseconds)) = thread_cpu(&task.path()) else { continue };
-        if let Some(slot) = prefixes.iter().position(|prefix| name.starts_with(prefix)) {
+        if let Some(slot) = cut.iter().position(|prefix| name.starts_with(prefix)) {
             seconds[slot] += nanoseconds as f64 / 1e9;
         }
     }
-    seconds
+    Ok(seconds)
+}
+
+/// `prefix` as far as a thread's `comm` can hold it (cut at a character
+/// boundary).
+fn comm_prefix(prefix: &str) -> &str {
+    if prefix.len() <= COMM_BYTES_MAX {
+        return prefix;
+    }
+    let mut end = COMM_BYTES_MAX;
+    while !prefix.is_char_boundary(end) {
+        end -= 1;
+    }
+    &prefix[..end]
 }
 
 /// A thread's name and CPU nanoseconds; `None` if it exited meanwhile.
@@ -36,13 +65,13 @@ mod tests {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    #[test]
-    fn a_busy_named_thread_is_counted_under_its_name_only() {
+    /// A thread named `name` that spins until the flag is set.
+    fn spinner(name: &str) -> (Arc<AtomicBool>, std::thread::JoinHandle<()>) {
         let stop = Arc::new(AtomicBool::new(false));
         let spinning = {
             let stop = Arc::clone(&stop);
             std::thread::Builder::new()
-                .name("cpu-test-spin".into())
+                .name(name.into())
                 .spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
                         std::hint::spin_loop();
@@ -50,17 +79,49 @@ mod tests {
                 })
                 .unwrap()
         };
-        let before = cpu_seconds_by_name(&["cpu-test-spin", "cpu-test-none"]);
+        (stop, spinning)
+    }
+
+    /// Waits until `read()[0]` grew by at least 50 ms of CPU past `before`,
+    /// however busy the machine.
+    fn wait_for_cpu(before: f64, read: impl Fn() -> f64) {
         let started = Instant::now();
-        // At least 50 ms of CPU for the spinning thread, however busy the machine.
-        while cpu_seconds_by_name(&["cpu-test-spin"])[0] - before[0] < 0.05 {
+        while read() - before < 0.05 {
             assert!(started.elapsed() < Duration::from_secs(60), "the spinning thread got no CPU");
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    #[test]
+    fn a_busy_named_thread_is_counted_under_its_name_only() {
+        let (stop, spinning) = spinner("cpu-test-spin");
+        let before = cpu_seconds_by_name(&["cpu-test-spin", "cpu-test-none"]);
+        wait_for_cpu(before[0], || cpu_seconds_by_name(&["cpu-test-spin"])[0]);
         let after = cpu_seconds_by_name(&["cpu-test-spin", "cpu-test-none"]);
         stop.store(true, Ordering::Relaxed);
         spinning.join().unwrap();
         assert!(after[0] - before[0] >= 0.05);
         assert_eq!(after[1], 0.0, "no thread has that name");
+    }
+
+    #[test]
+    fn a_process_is_read_by_its_pid_and_long_names_by_what_the_kernel_keeps() {
+        // 22 bytes: the kernel keeps "cpu-test-pid-sp" (as it keeps
+        // "replica-coordin" of the replica's coordinator).
+        let name = "cpu-test-pid-spinner-1";
+        let (stop, spinning) = spinner(name);
+        let pid = std::process::id();
+        let read = |prefixes: &[&str]| process_cpu_seconds_by_name(pid, prefixes).unwrap();
+        let before = read(&[name, "cpu-test-pid-none"]);
+        wait_for_cpu(before[0], || read(&[name])[0]);
+        let after = read(&[name, "cpu-test-pid-none"]);
+        stop.store(true, Ordering::Relaxed);
+        spinning.join().unwrap();
+        assert!(after[0] - before[0] >= 0.05, "{before:?} {after:?}");
+        assert_eq!(after[1], 0.0, "no thread has that name");
+        assert_eq!(comm_prefix("replica-coordinator"), "replica-coordin");
+        assert_eq!(comm_prefix("replica-worker-"), "replica-worker-");
+        // No process has a PID above the kernel's pid_max (at most 2^22).
+        assert!(process_cpu_seconds_by_name(u32::MAX, &[name]).is_err());
     }
 }

@@ -6,7 +6,8 @@
 //!    time until Retrieved_Gtid_Set covers the source's set.
 //! 2. [`apply`]: then START REPLICA SQL_THREAD and STOP REPLICA IO_THREAD
 //!    (the receiver has nothing left to do: the source is idle); the time
-//!    until the replica's gtid_executed covers the source's set. The SQL
+//!    until the replica's gtid_executed covers the source's set, and the
+//!    CPU time of the replica's coordinator and worker threads. The SQL
 //!    thread starts before the receiver stops because a replica with both
 //!    threads stopped starts its next thread on a new, empty memory relay
 //!    log (nothing of it is kept across a full stop, by design).
@@ -21,6 +22,7 @@ use binlog_format::gtid_set::{GtidSet, Uuid};
 
 use super::super::side_by_side::servers::Interrupt;
 use super::super::side_by_side::sysbench::{self, Target};
+use super::super::thread_cpu::process_cpu_seconds_by_name;
 use super::connection::{count_for, parse_gtid_set, Connection};
 use super::server::ServerProcess;
 use super::{ApplyRow, E2eRow, LagSample, ReceiveRow, ReplicaSetup};
@@ -123,15 +125,35 @@ pub fn receive(replica: &mut Connection, setup: &ReplicaSetup, source_set: &Gtid
     })
 }
 
-/// Part 2: the applier alone applies the pre-filled relay log.
-pub fn apply(replica: &mut Connection, received: &ReceiveRow, source_set: &GtidSet, timeout: Duration, interrupt: &Interrupt) -> Result<ApplyRow, String> {
+/// The replica's coordinator and workers, whose CPU time [`apply`] reads.
+const APPLIER_THREADS: [&str; 2] = [replica::coordinator::COORDINATOR_THREAD_NAME, replica::coordinator::WORKER_THREAD_NAME_PREFIX];
+
+/// Part 2: the applier alone applies the pre-filled relay log; with the
+/// CPU time its coordinator and worker threads (in the replica process,
+/// `replica_pid`) used, per transaction: the queue coordinator's gain is
+/// its own work (it never reads an event), which the throughput hides
+/// when the workers are the bottleneck.
+pub fn apply(
+    replica: &mut Connection,
+    replica_pid: u32,
+    received: &ReceiveRow,
+    source_set: &GtidSet,
+    timeout: Duration,
+    interrupt: &Interrupt,
+) -> Result<ApplyRow, String> {
+    // Zero unless an earlier SQL thread of this server still runs.
+    let cpu_before = process_cpu_seconds_by_name(replica_pid, &APPLIER_THREADS)?;
     let started = Instant::now();
     replica.execute("START REPLICA SQL_THREAD")?;
     replica.execute("STOP REPLICA IO_THREAD")?;
     wait_caught_up(replica, source_set, timeout, interrupt)?;
     let seconds = started.elapsed().as_secs_f64();
+    // Read while the threads live: STOP REPLICA (the caller's) ends them,
+    // and an ended thread's CPU time is no longer in /proc.
+    let cpu_after = process_cpu_seconds_by_name(replica_pid, &APPLIER_THREADS)?;
     let counters = replica.status_counters("Replica_transactions_applied")?;
     let transactions = counters.get("Replica_transactions_applied").copied().unwrap_or(0);
+    let us_per_transaction = |slot: usize| (cpu_after[slot] - cpu_before[slot]) * 1e6 / transactions.max(1) as f64;
     Ok(ApplyRow {
         setup: received.setup,
         seconds,
@@ -139,6 +161,8 @@ pub fn apply(replica: &mut Connection, received: &ReceiveRow, source_set: &GtidS
         transactions,
         transactions_per_second: transactions as f64 / seconds,
         mb_per_second: received.bytes as f64 / 1e6 / seconds,
+        coordinator_cpu_us_per_transaction: us_per_transaction(0),
+        workers_cpu_us_per_transaction: us_per_transaction(1),
     })
 }
 

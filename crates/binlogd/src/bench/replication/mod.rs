@@ -156,8 +156,11 @@ const JSON_HELP: &str = "\
   receive_summary: [{relay, runs, mb_per_second_median, mb_per_second_min,
              mb_per_second_max, transactions_per_second_median}]
   apply: [{relay, coordinator, workers, seconds, bytes, transactions,
-           transactions_per_second, mb_per_second}]
-           (the applier with the receiver stopped, over the filled relay log)
+           transactions_per_second, mb_per_second,
+           coordinator_cpu_us_per_transaction, workers_cpu_us_per_transaction}]
+           (the applier with the receiver stopped, over the filled relay log;
+           the CPU time of the replica's replica-coordinator thread and of its
+           replica-worker-* threads, per transaction applied)
   end_to_end: [{relay, coordinator, workers, seconds, source_tps (sysbench),
            source_commit_tps, replica_apply_tps, lag_transactions_max,
            lag_transactions_final, seconds_behind_source_max,
@@ -165,7 +168,9 @@ const JSON_HELP: &str = "\
   lag_samples: [{relay, coordinator, workers, second, source_transactions,
            replica_transactions, lag_transactions, seconds_behind_source}]
   ratios: {receiver_memory_over_file (median MB/s), applier_queue_over_event_scan:
-           [{relay, workers, ratio}] (transactions/s), applier_queue_over_event_scan_best}
+           [{relay, workers, ratio}] (transactions/s), applier_queue_over_event_scan_best,
+           coordinator_cpu_event_scan_over_queue: [{relay, workers, ratio}]
+           (coordinator CPU per transaction)}
 keeps_pace: the lag's least-squares growth over the run is below one second
 of the source's commits.";
 
@@ -307,6 +312,11 @@ pub struct ApplyRow {
     pub transactions: u64,
     pub transactions_per_second: f64,
     pub mb_per_second: f64,
+    /// CPU time of the replica's `replica-coordinator` thread over the
+    /// run, per transaction applied (µs).
+    pub coordinator_cpu_us_per_transaction: f64,
+    /// The same for its `replica-worker-*` threads together.
+    pub workers_cpu_us_per_transaction: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -483,12 +493,14 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
                 interrupt.check()?;
                 let (received, applied) = throughput_run(args, dirs, &template_dir, &source, &source_set, &workload, &setup, interrupt)?;
                 eprintln!(
-                    "bench replication: {}: receiver {:.1} MB/s ({:.0} trx/s), applier {:.0} trx/s ({:.1} MB/s)",
+                    "bench replication: {}: receiver {:.1} MB/s ({:.0} trx/s), applier {:.0} trx/s ({:.1} MB/s), CPU per trx coordinator {:.1} µs, workers {:.1} µs",
                     setup.name(),
                     received.mb_per_second,
                     received.transactions_per_second,
                     applied.transactions_per_second,
-                    applied.mb_per_second
+                    applied.mb_per_second,
+                    applied.coordinator_cpu_us_per_transaction,
+                    applied.workers_cpu_us_per_transaction
                 );
                 results.receive.push(received);
                 results.apply.push(applied);
@@ -550,7 +562,7 @@ fn throughput_run(
         let mut connection = replica.connect()?;
         measure::configure(&mut connection, source.port, setup, workload.ring_limit_bytes, args.preserve_commit_order)?;
         let received = measure::receive(&mut connection, setup, source_set, RECEIVE_TIMEOUT, interrupt)?;
-        let applied = measure::apply(&mut connection, &received, source_set, APPLY_TIMEOUT, interrupt)?;
+        let applied = measure::apply(&mut connection, replica.pid(), &received, source_set, APPLY_TIMEOUT, interrupt)?;
         connection.execute("STOP REPLICA")?;
         replica.check_alive()?;
         drop(connection);

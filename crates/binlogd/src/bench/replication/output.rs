@@ -43,11 +43,13 @@ pub fn receive_summary(rows: &[ReceiveRow]) -> Vec<ReceiveSummary> {
         .collect()
 }
 
+/// One relay log and worker count's queue and event-scan runs compared.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CoordinatorRatio {
     pub relay: Relay,
     pub workers: u32,
-    /// Queue's applier transactions/s over event scan's.
+    /// What the list holding it says (queue over event scan's
+    /// transactions/s, or event scan over queue's coordinator CPU).
     pub ratio: f64,
 }
 
@@ -59,6 +61,9 @@ pub struct Ratios {
     pub applier_queue_over_event_scan: Vec<CoordinatorRatio>,
     /// The best queue run over the best event-scan run.
     pub applier_queue_over_event_scan_best: Option<f64>,
+    /// Per relay log and workers: the event-scan coordinator thread's CPU
+    /// time per transaction over the queue coordinator's.
+    pub coordinator_cpu_event_scan_over_queue: Vec<CoordinatorRatio>,
 }
 
 pub fn ratios(results: &Results) -> Ratios {
@@ -68,19 +73,27 @@ pub fn ratios(results: &Results) -> Ratios {
     let find = |row: &ApplyRow, coordinator| {
         results.apply.iter().find(|other| other.setup.coordinator == coordinator && other.setup.relay == row.setup.relay && other.setup.workers == row.setup.workers)
     };
-    let applier_queue_over_event_scan = results
-        .apply
-        .iter()
-        .filter(|row| row.setup.coordinator == super::CoordinatorKind::Queue)
-        .filter_map(|queue| {
-            let scan = find(queue, super::CoordinatorKind::EventScan)?;
-            Some(CoordinatorRatio { relay: queue.setup.relay, workers: queue.setup.workers, ratio: ratio(queue.transactions_per_second, scan.transactions_per_second) })
+    let pairs = || {
+        results
+            .apply
+            .iter()
+            .filter(|row| row.setup.coordinator == super::CoordinatorKind::Queue)
+            .filter_map(move |queue| Some((queue, find(queue, super::CoordinatorKind::EventScan)?)))
+    };
+    let applier_queue_over_event_scan = pairs()
+        .map(|(queue, scan)| CoordinatorRatio { relay: queue.setup.relay, workers: queue.setup.workers, ratio: ratio(queue.transactions_per_second, scan.transactions_per_second) })
+        .collect();
+    let coordinator_cpu_event_scan_over_queue = pairs()
+        .map(|(queue, scan)| CoordinatorRatio {
+            relay: queue.setup.relay,
+            workers: queue.setup.workers,
+            ratio: ratio(scan.coordinator_cpu_us_per_transaction, queue.coordinator_cpu_us_per_transaction),
         })
         .collect();
     let best = |coordinator| results.apply.iter().filter(|row| row.setup.coordinator == coordinator).map(|row| row.transactions_per_second).reduce(f64::max);
     let applier_queue_over_event_scan_best =
         best(super::CoordinatorKind::Queue).zip(best(super::CoordinatorKind::EventScan)).map(|(queue, scan)| ratio(queue, scan));
-    Ratios { receiver_memory_over_file, applier_queue_over_event_scan, applier_queue_over_event_scan_best }
+    Ratios { receiver_memory_over_file, applier_queue_over_event_scan, applier_queue_over_event_scan_best, coordinator_cpu_event_scan_over_queue }
 }
 
 #[derive(Serialize)]
@@ -150,7 +163,7 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
     }
     if !results.apply.is_empty() {
         println!("\n2. applier, receiver stopped, over the filled relay log");
-        let mut table = Table::new(&["relay", "coordinator", "workers", "seconds", "trx/s", "MB/s"]);
+        let mut table = Table::new(&["relay", "coordinator", "workers", "seconds", "trx/s", "MB/s", "coordinator CPU µs/trx", "workers CPU µs/trx"]);
         for row in &results.apply {
             table.push_row(vec![
                 row.setup.relay.name().to_string(),
@@ -159,14 +172,20 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
                 format!("{:.2}", row.seconds),
                 format!("{:.0}", row.transactions_per_second),
                 format!("{:.1}", row.mb_per_second),
+                format!("{:.1}", row.coordinator_cpu_us_per_transaction),
+                format!("{:.1}", row.workers_cpu_us_per_transaction),
             ]);
         }
         print!("{}", table.render());
+        println!("CPU µs/trx: on-CPU time of the replica's replica-coordinator thread, and of its replica-worker-* threads together, per transaction applied");
         for ratio in &ratios.applier_queue_over_event_scan {
             println!("applier queue/event-scan trx/s, {} relay log, {} workers: {:.2} (target >= 1.3)", ratio.relay.name(), ratio.workers, ratio.ratio);
         }
         if let Some(best) = ratios.applier_queue_over_event_scan_best {
             println!("applier best queue / best event-scan trx/s: {best:.2}");
+        }
+        for ratio in &ratios.coordinator_cpu_event_scan_over_queue {
+            println!("coordinator CPU per trx event-scan/queue, {} relay log, {} workers: {:.2}", ratio.relay.name(), ratio.workers, ratio.ratio);
         }
     }
     if !results.end_to_end.is_empty() {
@@ -205,7 +224,7 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
     Ok(())
 }
 
-const RUN_COLUMNS: [&str; 18] = [
+const RUN_COLUMNS: [&str; 20] = [
     "part",
     "relay",
     "coordinator",
@@ -224,6 +243,8 @@ const RUN_COLUMNS: [&str; 18] = [
     "lag_growth_per_second",
     "catch_up_seconds",
     "keeps_pace",
+    "coordinator_cpu_us_per_transaction",
+    "workers_cpu_us_per_transaction",
 ];
 
 const SAMPLE_COLUMNS: [&str; 8] =
@@ -242,7 +263,7 @@ fn run_cells(results: &Results) -> Vec<Vec<String>> {
             format!("{:.2}", row.mb_per_second),
             row.receiver_blocked_ms.to_string(),
         ]);
-        line.extend((0..8).map(|_| blank()));
+        line.extend((0..10).map(|_| blank()));
         cells.push(line);
     }
     for row in &results.apply {
@@ -255,6 +276,7 @@ fn run_cells(results: &Results) -> Vec<Vec<String>> {
             format!("{:.2}", row.mb_per_second),
         ]);
         line.extend((0..9).map(|_| blank()));
+        line.extend([format!("{:.2}", row.coordinator_cpu_us_per_transaction), format!("{:.2}", row.workers_cpu_us_per_transaction)]);
         cells.push(line);
     }
     for row in &results.end_to_end {
@@ -271,6 +293,7 @@ fn run_cells(results: &Results) -> Vec<Vec<String>> {
             format!("{:.2}", row.catch_up_seconds),
             row.keeps_pace.to_string(),
         ]);
+        line.extend((0..2).map(|_| blank()));
         cells.push(line);
     }
     cells
@@ -383,8 +406,17 @@ mod tests {
         }
     }
 
-    fn apply(relay: Relay, coordinator: CoordinatorKind, workers: u32, transactions_per_second: f64) -> ApplyRow {
-        ApplyRow { setup: ReplicaSetup { relay, coordinator, workers }, seconds: 1.0, bytes: 1, transactions: 1, transactions_per_second, mb_per_second: 1.0 }
+    fn apply(relay: Relay, coordinator: CoordinatorKind, workers: u32, transactions_per_second: f64, coordinator_cpu_us_per_transaction: f64) -> ApplyRow {
+        ApplyRow {
+            setup: ReplicaSetup { relay, coordinator, workers },
+            seconds: 1.0,
+            bytes: 1,
+            transactions: 1,
+            transactions_per_second,
+            mb_per_second: 1.0,
+            coordinator_cpu_us_per_transaction,
+            workers_cpu_us_per_transaction: 70.0,
+        }
     }
 
     #[test]
@@ -392,9 +424,9 @@ mod tests {
         let results = Results {
             receive: vec![receive(Relay::Memory, 90.0), receive(Relay::Memory, 100.0), receive(Relay::Memory, 300.0), receive(Relay::File, 50.0)],
             apply: vec![
-                apply(Relay::Memory, CoordinatorKind::Queue, 4, 1300.0),
-                apply(Relay::Memory, CoordinatorKind::EventScan, 4, 1000.0),
-                apply(Relay::Memory, CoordinatorKind::Queue, 8, 2000.0),
+                apply(Relay::Memory, CoordinatorKind::Queue, 4, 1300.0, 2.0),
+                apply(Relay::Memory, CoordinatorKind::EventScan, 4, 1000.0, 5.0),
+                apply(Relay::Memory, CoordinatorKind::Queue, 8, 2000.0, 2.5),
             ],
             ..Results::default()
         };
@@ -402,8 +434,13 @@ mod tests {
         assert_eq!(found.receiver_memory_over_file, Some(2.0));
         assert_eq!(found.applier_queue_over_event_scan, vec![CoordinatorRatio { relay: Relay::Memory, workers: 4, ratio: 1.3 }]);
         assert_eq!(found.applier_queue_over_event_scan_best, Some(2.0));
+        assert_eq!(found.coordinator_cpu_event_scan_over_queue, vec![CoordinatorRatio { relay: Relay::Memory, workers: 4, ratio: 2.5 }]);
         let cells = run_cells(&results);
         assert_eq!(cells.len(), 7);
         assert!(cells.iter().all(|line| line.len() == RUN_COLUMNS.len()));
+        let column = |name: &str| RUN_COLUMNS.iter().position(|column| *column == name).unwrap();
+        let (coordinator, workers) = (column("coordinator_cpu_us_per_transaction"), column("workers_cpu_us_per_transaction"));
+        assert_eq!((cells[4][coordinator].as_str(), cells[4][workers].as_str()), ("2.00", "70.00"), "an apply row: {:?}", cells[4]);
+        assert_eq!((cells[0][coordinator].as_str(), cells[0][workers].as_str()), ("", ""), "a receive row: {:?}", cells[0]);
     }
 }
