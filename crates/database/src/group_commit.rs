@@ -109,7 +109,15 @@ pub(crate) struct GroupCommit<W, R> {
     state: Mutex<State<W, R>>,
     /// The first failed redo sync's error: every later group fails too.
     failure: Mutex<Option<String>>,
+    /// Called by each leader once it has its members, before the redo
+    /// sync: from then until the group ends every member waits, so work
+    /// handed to another thread here runs on cores that would otherwise
+    /// idle through the fsyncs (the engine's purge).
+    on_group_start: GroupStartHook,
 }
+
+/// What a leader calls as its group's fsyncs begin (`GroupCommit::new`).
+pub(crate) type GroupStartHook = Box<dyn Fn() + Send + Sync>;
 
 /// The database's group: members bring their binlog commit.
 pub(crate) type BinlogGroupCommit = GroupCommit<binlog::BatchCommit, Result<binlog::CommitInfo>>;
@@ -118,8 +126,8 @@ pub(crate) type BinlogGroupCommit = GroupCommit<binlog::BatchCommit, Result<binl
 pub(crate) type LogGroup<'a, W, R> = &'a dyn Fn(Vec<W>) -> Vec<R>;
 
 impl<W, R> GroupCommit<W, R> {
-    pub fn new(redo: RedoLog, gather_max: Duration) -> GroupCommit<W, R> {
-        GroupCommit { redo, gather_max, state: Mutex::new(State::default()), failure: Mutex::new(None) }
+    pub fn new(redo: RedoLog, gather_max: Duration, on_group_start: GroupStartHook) -> GroupCommit<W, R> {
+        GroupCommit { redo, gather_max, state: Mutex::new(State::default()), failure: Mutex::new(None), on_group_start }
     }
 
     /// Returns once the redo is durable up to `prepare_lsn` (a group's
@@ -217,6 +225,7 @@ impl<W, R> GroupCommit<W, R> {
             state.last_group_size = members.len();
             let arrived_before = state.next_arrival;
             drop(state);
+            (self.on_group_start)();
             let outcomes = self.sync_and_log(&mut members, log);
             let me = std::thread::current().id();
             let others: Vec<&Waiter<W, R>> = members.iter().filter(|member| member.thread.id() != me).collect();
@@ -304,7 +313,7 @@ mod tests {
     fn every_member_is_durable_when_logged_and_gets_its_own_result() {
         let storage = SimStorage::new();
         let log = redo(&storage);
-        let groups: Arc<GroupCommit<(u64, Lsn), u64>> = Arc::new(GroupCommit::new(log.clone(), Duration::from_millis(1)));
+        let groups: Arc<GroupCommit<(u64, Lsn), u64>> = Arc::new(GroupCommit::new(log.clone(), Duration::from_millis(1), Box::new(|| {})));
         let threads: Vec<_> = (0..8u64)
             .map(|n| {
                 let (log, groups) = (log.clone(), groups.clone());
@@ -356,7 +365,7 @@ mod tests {
     fn sessions_waiting_behind_a_busy_group_share_one_sync_and_one_log_call() {
         let storage = SimStorage::new();
         let log = redo(&storage);
-        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO));
+        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO, Box::new(|| {})));
         let (entered_tx, entered_rx) = std::sync::mpsc::channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
         let log_calls = Arc::new(Mutex::new(Vec::<Vec<u32>>::new()));
@@ -417,7 +426,7 @@ mod tests {
     fn a_barrier_waits_for_the_members_queued_before_it() {
         let storage = SimStorage::new();
         let log = redo(&storage);
-        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO));
+        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO, Box::new(|| {})));
         assert!(groups.barrier().is_ok(), "nothing queued: at once");
         let (entered_tx, entered_rx) = std::sync::mpsc::channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
@@ -469,7 +478,7 @@ mod tests {
     fn members_without_work_only_wait_for_the_sync() {
         let storage = SimStorage::new();
         let log = redo(&storage);
-        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO));
+        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO, Box::new(|| {})));
         let lsn = log.append(&Record::opaque(1, vec![1]), Durability::Buffered).unwrap();
         groups.join(lsn).unwrap();
         assert!(log.durable_lsn() >= lsn);
@@ -479,7 +488,7 @@ mod tests {
     fn a_failed_sync_fails_its_group_and_every_later_one() {
         let storage = SimStorage::new();
         let log = redo(&storage);
-        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO));
+        let groups: Arc<GroupCommit<u32, u32>> = Arc::new(GroupCommit::new(log.clone(), Duration::ZERO, Box::new(|| {})));
         let lsn = log.append(&Record::opaque(1, vec![1]), Durability::Buffered).unwrap();
         groups.join(lsn).unwrap();
         storage.fail_sync_number(storage.sync_count() + 1);

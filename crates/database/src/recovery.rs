@@ -63,7 +63,7 @@ use crate::config::DatabaseConfig;
 use crate::database::{Database, Inner, OpenReport};
 use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
-use crate::group_commit::{BinlogGroupCommit, GroupCommit};
+use crate::group_commit::{BinlogGroupCommit, GroupCommit, GroupStartHook};
 use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
 use crate::server_uuid;
 use crate::storage_mode;
@@ -101,10 +101,9 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
     let (redo, recovered) = RedoLog::open(config.redo_dir(), config.redo.clone(), storage.clone(), config.redo_crash_points.clone())?;
     // Unique per start that appends anything (see redo_sink.rs).
     // With flush = 1 the group's leader syncs the prepares (group_commit.rs).
-    let groups = (config.cross_log_group_commit
-        && config.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit)
-        .then(|| Arc::<BinlogGroupCommit>::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max)));
-    let prepare_durability = if groups.is_some() { Durability::Buffered } else { config.redo.commit_durability() };
+    let cross_log_groups =
+        config.cross_log_group_commit && config.redo.innodb_flush_log_at_trx_commit == redo::FlushLogAtTrxCommit::WriteAndSyncAtCommit;
+    let prepare_durability = if cross_log_groups { Durability::Buffered } else { config.redo.commit_durability() };
     let sink = Arc::new(RedoAdapter::new(redo.clone(), recovered.end_lsn, prepare_durability, config.redo_prepare_part_bytes));
     let (engine, lsns, snapshot_next_xid) = match recovered.snapshot() {
         Some(mut reader) => {
@@ -125,6 +124,14 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         }
         None => (Engine::with_redo(config.engine.clone(), sink.clone()), CheckpointLsns { start_lsn: 0, redo_retain_from_lsn: 0 }, 1),
     };
+    let groups = cross_log_groups.then(|| {
+        // Purge runs while each group's members wait for its fsyncs
+        // (engine/src/purge.rs).
+        engine.defer_purge_to_group_syncs();
+        let purging = engine.clone();
+        let on_group_start: GroupStartHook = Box::new(move || purging.purge_in_background());
+        Arc::<BinlogGroupCommit>::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max, on_group_start))
+    });
     let mut replay = replay(&engine, &recovered, lsns)?;
     let mut report = OpenReport {
         redo_records_replayed: replay.records,

@@ -269,3 +269,33 @@ fn a_database_is_shared_between_threads() {
     fn sendable<T: Send + 'static>() {}
     sendable::<DatabaseError>();
 }
+
+/// With flush 1 each group's leader hands purge to the engine's
+/// background thread as its fsyncs begin, and commits purge nothing
+/// themselves (engine/src/purge.rs): the old versions of 300 updates
+/// still go, all but the last commit's.
+#[test]
+fn with_flush_1_purge_runs_during_group_syncs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = Database::open(config(dir.path(), Arc::new(OsStorage))).unwrap();
+    create_schema(&db).unwrap();
+    for id in 0..10 {
+        insert_account(&db, id, &format!("a{id}@x"));
+    }
+    let accounts = tables(&db).unwrap().accounts;
+    for n in 0..300i64 {
+        let mut trx = db.begin();
+        let id = n % 10;
+        trx.update_by_pk(accounts, &[Value::Int(id)], vec![Value::Int(id), Value::Bytes(format!("a{id}@x").into_bytes()), Value::Int(n + 1)]).unwrap();
+        db.commit(trx, &context(1)).unwrap();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while db.engine().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(db.engine().purge_queued_keys(), 1, "only the last commit's key waits for the next group");
+    let reader = db.begin();
+    assert_eq!(reader.get(accounts, &[Value::Int(9)]).unwrap().unwrap()[2], Value::Int(300), "the last update of account 9");
+    drop(reader);
+    db.close().unwrap();
+}

@@ -94,6 +94,27 @@ impl Engine {
         }
     }
 
+    /// Small commits leave their purge to the background thread, which
+    /// [`Engine::purge_in_background`] wakes (`purge.rs`); past a bound on
+    /// the queue they purge inline again. For a caller that calls it at
+    /// regular moments: the cross-log group commit's leader.
+    pub fn defer_purge_to_group_syncs(&self) {
+        self.shared.purge.set_deferred_to_group_syncs(true);
+    }
+
+    /// Asks the background purge thread to purge every ready key (without
+    /// waiting for it); when there is no thread, nothing happens and
+    /// commits purge inline once the queue passes its bound.
+    pub fn purge_in_background(&self) {
+        self.shared.purge_worker.request();
+    }
+
+    /// Keys queued for purge (InnoDB's history list length, counted in
+    /// keys): what commits wrote that old versions may still hang on.
+    pub fn purge_queued_keys(&self) -> usize {
+        self.shared.purge.queued_keys()
+    }
+
     /// Starts a REPEATABLE READ transaction (MySQL's default isolation).
     pub fn begin(&self) -> Transaction {
         self.begin_with(IsolationLevel::RepeatableRead)

@@ -74,6 +74,7 @@ pub use change::{ChangeKind, RowChange};
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};
 pub use config::EngineConfig;
 pub use engine::Engine;
+pub use purge::PURGE_QUEUED_KEYS_DEFERRED_MAX;
 pub use error::{EngineError, Result};
 pub use key::RowKey;
 pub use redo::{DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, Xid};
