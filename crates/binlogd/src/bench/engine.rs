@@ -23,7 +23,10 @@
 //! `--compare-single-session` first runs one session for the same time in
 //! `DIR/single-session`, so the speedup is measured on the same disk in the
 //! same invocation; `--rounds N` repeats both runs alternately and keeps
-//! each one's best round. The issue-4 targets (16 sessions, flush 1, sync_binlog
+//! each one's best round (the speedup is best over best); each round's
+//! own speedup and their median are printed too (`speedup_per_round` in
+//! JSON), since a round's two runs share the machine's load and the
+//! disk's fsync latency of the moment. The issue-4 targets (16 sessions, flush 1, sync_binlog
 //! 1: at most 0.25 fsyncs per transaction for both logs together, and at
 //! least 6x the single-session transactions/s) are printed with the result.
 
@@ -178,6 +181,10 @@ struct Comparison<'a> {
     run: &'a RunResult,
     single_session: &'a RunResult,
     speedup: f64,
+    /// Each round's multi-session tps over the same round's single-session
+    /// tps (`--rounds`): the two ran back to back, on the same machine
+    /// load and disk latency.
+    speedup_per_round: &'a [f64],
     target_fsyncs_per_transaction_met: bool,
     target_speedup_met: bool,
 }
@@ -192,8 +199,8 @@ pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
             let mode_args = EngineBenchArgs { binlog_storage_engine: vec![*mode], ..args.clone() };
             // Classic runs keep their directory names; engine runs get a suffix.
             let suffix = if *mode == BinlogStorageEngine::Engine { "-engine" } else { "" };
-            let results = run_mode(&dirs, &mode_args, suffix)?;
-            print_results(&mode_args, &results)?;
+            let (results, speedup_per_round) = run_mode(&dirs, &mode_args, suffix)?;
+            print_results(&mode_args, &results, &speedup_per_round)?;
             multi_session.push(results.last().expect("at least one run").clone());
         }
         Ok(multi_session)
@@ -230,8 +237,9 @@ fn print_comparison(args: &EngineBenchArgs, file: &RunResult, engine: &RunResult
 }
 
 /// The single-session run (if asked) and the multi-session run of one
-/// mode, each the best of `--rounds` (run alternately).
-fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<Vec<RunResult>, String> {
+/// mode, each the best of `--rounds` (run alternately), and with the
+/// single-session run each round's speedup.
+fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec<RunResult>, Vec<f64>), String> {
     // Every run's directory is claimed before the first run, so a
     // leftover one is refused before any time is spent.
     let mut runs = Vec::new();
@@ -240,8 +248,10 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<Vec<
     }
     runs.push((dirs.fresh(&format!("{SESSIONS_SUBDIR}{suffix}"), args.clean)?, args.sessions));
     let mut best: Vec<Option<RunResult>> = vec![None; runs.len()];
+    let mut speedup_per_round = Vec::new();
     let mut failure = None;
     'rounds: for round in 0..args.rounds {
+        let mut single_session_tps = None;
         for ((dir, sessions), best) in runs.iter().zip(best.iter_mut()) {
             if round > 0 {
                 // A fresh log and table for every round.
@@ -254,6 +264,11 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<Vec<
                 Ok(result) => {
                     if args.rounds > 1 && !args.json {
                         eprintln!("round {} of {}: {} session(s): {:.0} tps", round + 1, args.rounds, sessions, result.tps);
+                    }
+                    match single_session_tps {
+                        None if args.compare_single_session => single_session_tps = Some(result.tps),
+                        Some(single) if single > 0.0 => speedup_per_round.push(result.tps / single),
+                        _ => {}
                     }
                     if best.as_ref().is_none_or(|kept| result.tps > kept.tps) {
                         *best = Some(result);
@@ -273,11 +288,23 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<Vec<
     }
     match failure {
         Some(error) => Err(error),
-        None => Ok(best.into_iter().map(|result| result.expect("every run ran at least once")).collect()),
+        None => Ok((best.into_iter().map(|result| result.expect("every run ran at least once")).collect(), speedup_per_round)),
     }
 }
 
-fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), String> {
+/// The middle value (the mean of the two middle ones for an even count).
+fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[middle]),
+        _ => Some((sorted[middle - 1] + sorted[middle]) / 2.0),
+    }
+}
+
+fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_round: &[f64]) -> Result<(), String> {
     let multi = results.last().expect("at least one run");
     let single = args.compare_single_session.then(|| &results[0]);
     let speedup = single.map(|s| if s.tps > 0.0 { multi.tps / s.tps } else { 0.0 });
@@ -287,6 +314,7 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), St
                 run: multi,
                 single_session: single,
                 speedup,
+                speedup_per_round,
                 target_fsyncs_per_transaction_met: multi.fsyncs_per_transaction <= TARGET_FSYNCS_PER_TRANSACTION_MAX,
                 target_speedup_met: speedup >= TARGET_SPEEDUP_MIN,
             }),
@@ -342,6 +370,10 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult]) -> Result<(), St
     );
     if let Some(speedup) = speedup {
         println!("speedup vs 1 session: {speedup:.1}x (target >= {TARGET_SPEEDUP_MIN}x: {})", verdict(speedup >= TARGET_SPEEDUP_MIN));
+    }
+    if let Some(middle) = median(speedup_per_round).filter(|_| speedup_per_round.len() > 1) {
+        let rounds: Vec<String> = speedup_per_round.iter().map(|ratio| format!("{ratio:.2}")).collect();
+        println!("speedup per round (best/best above): {} (median {middle:.2}x)", rounds.join(", "));
     }
     Ok(())
 }
@@ -647,6 +679,13 @@ mod tests {
     }
 
     #[test]
+    fn the_median_of_the_rounds() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[6.7, 5.5, 6.1]), Some(6.1));
+        assert_eq!(median(&[6.0, 5.0, 7.0, 6.5]), Some(6.25));
+    }
+
+    #[test]
     fn rounds_alternate_the_runs_keep_each_ones_best_and_leave_no_directory() {
         let dir = tempfile::tempdir().unwrap();
         let args = EngineBenchArgs {
@@ -657,8 +696,10 @@ mod tests {
             ..short_run_args(dir.path())
         };
         let dirs = RunDirs::prepare(&args.dir).unwrap();
-        let results = run_mode(&dirs, &args, "").unwrap();
+        let (results, speedup_per_round) = run_mode(&dirs, &args, "").unwrap();
         assert_eq!(results.iter().map(|r| r.sessions).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(speedup_per_round.len(), 2, "one speedup per round");
+        assert!(speedup_per_round.iter().all(|ratio| *ratio > 0.0), "{speedup_per_round:?}");
         assert!(results.iter().all(|r| r.transactions > 0), "{results:?}");
         for name in [SINGLE_SESSION_SUBDIR, SESSIONS_SUBDIR] {
             assert!(!dir.path().join(name).exists(), "{name} left behind");
