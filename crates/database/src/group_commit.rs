@@ -229,13 +229,20 @@ impl<W, R> GroupCommit<W, R> {
             let outcomes = self.sync_and_log(&mut members, log);
             let me = std::thread::current().id();
             let others: Vec<&Waiter<W, R>> = members.iter().filter(|member| member.thread.id() != me).collect();
-            let mut node = 0;
-            for (member, outcome) in members.iter().zip(outcomes) {
+            // Last member first, so a member's children in the wake tree
+            // (higher nodes) have their outcomes before it has its own: a
+            // member can wake before it is woken (`park` returns on a
+            // token an earlier `unpark` left) and then wakes its children
+            // at once; a child that found no outcome would go back to
+            // sleep with its one wake-up spent, and every member under it
+            // with it.
+            let mut node = others.len();
+            for (member, outcome) in members.iter().zip(outcomes).rev() {
                 let mut place = member.place.lock();
                 place.outcome = Some(outcome);
                 if member.thread.id() != me {
-                    node += 1;
                     place.wakes = wake_tree_children(node, others.len()).map(|child| others[child - 1].thread.clone()).collect();
+                    node -= 1;
                 }
             }
             self.end_group(arrived_before);
@@ -340,6 +347,60 @@ mod tests {
         for thread in threads {
             thread.join().unwrap();
         }
+    }
+
+    /// A member can wake before anyone means to wake it: `park` returns on
+    /// a token left by an earlier `unpark` (a gathering leader is unparked
+    /// by every arrival past its target). One that wakes to find its
+    /// outcome wakes its children in the tree at once, so their outcomes
+    /// must already be set; otherwise their one wake-up is spent and they
+    /// wait forever. Here another thread unparks the members at random
+    /// throughout; every commit must still return.
+    #[test]
+    fn members_woken_early_by_stray_unparks_never_strand_their_children() {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        const SESSIONS: usize = 32;
+        const COMMITS: u64 = 2000;
+        let storage = SimStorage::new();
+        let log = redo(&storage);
+        let groups: Arc<GroupCommit<u64, u64>> = Arc::new(GroupCommit::new(log.clone(), Duration::from_millis(1), Box::new(|| {})));
+        let sessions: Arc<Mutex<Vec<std::thread::Thread>>> = Arc::new(Mutex::new(Vec::new()));
+        let finished = Arc::new(AtomicUsize::new(0));
+        let stop_noise = Arc::new(AtomicBool::new(false));
+        for n in 0..SESSIONS as u64 {
+            let (log, groups, sessions, finished) = (log.clone(), groups.clone(), sessions.clone(), finished.clone());
+            std::thread::spawn(move || {
+                sessions.lock().push(std::thread::current());
+                for i in 0..COMMITS {
+                    let lsn = log.append(&Record::opaque(1, vec![7u8; 40]), Durability::Buffered).unwrap();
+                    let logged = groups.commit(lsn, n * 1000 + i, &|works: Vec<u64>| works, &|| {}).unwrap();
+                    assert_eq!(logged, n * 1000 + i);
+                }
+                finished.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        let noise = {
+            let (sessions, stop_noise) = (sessions.clone(), stop_noise.clone());
+            std::thread::spawn(move || {
+                let mut next = 0usize;
+                while !stop_noise.load(Ordering::Relaxed) {
+                    let threads = sessions.lock().clone();
+                    if !threads.is_empty() {
+                        threads[next % threads.len()].unpark();
+                        next = next.wrapping_mul(7).wrapping_add(3);
+                    }
+                    std::thread::yield_now();
+                }
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while finished.load(Ordering::SeqCst) < SESSIONS && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        stop_noise.store(true, Ordering::Relaxed);
+        noise.join().unwrap();
+        // A stranded member never returns: its session thread is leaked.
+        assert_eq!(finished.load(Ordering::SeqCst), SESSIONS, "sessions still waiting for their group's outcome after 60 s");
     }
 
     #[test]
