@@ -123,6 +123,6 @@ fn past_its_bound_the_deferred_queue_is_purged_by_the_commits_again() {
     assert_eq!(most_queued, PURGE_QUEUED_KEYS_DEFERRED_MAX, "the queue after a commit, at most");
     let rows = committed_rows(&engine, table);
     assert_eq!(rows.len(), 100);
-    let last_update_of_row_7 = (0..commits).filter(|n| n % 100 == 7).last().unwrap();
+    let last_update_of_row_7 = (0..commits).rev().find(|n| n % 100 == 7).unwrap();
     assert_eq!(rows[7][2], int(1000 + last_update_of_row_7), "reads do not see row 7's last update");
 }
