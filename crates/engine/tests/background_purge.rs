@@ -77,8 +77,9 @@ fn update_commits(engine: &Engine, table: engine::TableId, commits: i64, mut aft
     }
 }
 
-#[test]
-fn deferred_purge_waits_for_the_request_and_then_the_thread_does_it_all() {
+/// An engine with 100 committed users (one version each) and purge
+/// deferred to group syncs.
+fn deferred_engine_with_100_users() -> (Engine, engine::TableId) {
     let engine = engine();
     let table = users(&engine).id;
     let mut trx = engine.begin();
@@ -86,8 +87,14 @@ fn deferred_purge_waits_for_the_request_and_then_the_thread_does_it_all() {
         trx.insert(table, user(id, &format!("u{id}@x"), 20)).unwrap();
     }
     trx.commit(None).unwrap();
-    let one_version_each = engine.memory_used_bytes();
     engine.defer_purge_to_group_syncs();
+    (engine, table)
+}
+
+#[test]
+fn deferred_purge_waits_for_the_request_and_then_the_thread_does_it_all() {
+    let (engine, table) = deferred_engine_with_100_users();
+    let one_version_each = engine.memory_used_bytes();
 
     update_commits(&engine, table, 500, |_| {});
     assert_eq!(engine.purge_queued_keys(), 500, "a deferred commit purged inline");
@@ -105,14 +112,7 @@ fn deferred_purge_waits_for_the_request_and_then_the_thread_does_it_all() {
 
 #[test]
 fn past_its_bound_the_deferred_queue_is_purged_by_the_commits_again() {
-    let engine = engine();
-    let table = users(&engine).id;
-    let mut trx = engine.begin();
-    for id in 0..100 {
-        trx.insert(table, user(id, &format!("u{id}@x"), 20)).unwrap();
-    }
-    trx.commit(None).unwrap();
-    engine.defer_purge_to_group_syncs();
+    let (engine, table) = deferred_engine_with_100_users();
 
     // Nobody asks the thread: only the bound keeps the queue in check.
     let commits = PURGE_QUEUED_KEYS_DEFERRED_MAX as i64 + 2000;
