@@ -1,7 +1,7 @@
 //! What the `binlogd bench` subcommands share: their directories (created
 //! if missing, removed at the end only if the benchmark created them),
-//! sizes with binary units, a run's server UUID, latency histograms and
-//! small statistics.
+//! sizes with binary units, a run's server UUID, latency histograms,
+//! small statistics and the end of a server's log for error messages.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -212,9 +212,48 @@ impl RunDirs {
     }
 }
 
+/// Lines of a server's log an error message quotes.
+const LOG_TAIL_LINES: usize = 20;
+/// Bytes read from the end of the log to find them.
+const LOG_TAIL_BYTES_MAX: u64 = 64 << 10;
+
+/// The last [`LOG_TAIL_LINES`] lines of the log at `path` (empty when it
+/// cannot be read), read from its end however long it grew.
+pub fn log_tail(path: &Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else { return String::new() };
+    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = length.saturating_sub(LOG_TAIL_BYTES_MAX);
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(start)).is_err() || file.read_to_end(&mut bytes).is_err() {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    if start > 0 && !lines.is_empty() {
+        // Cut mid-line.
+        lines.remove(0);
+    }
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_tail_is_the_last_lines_even_of_a_long_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("server.err");
+        assert_eq!(log_tail(&path), "", "a missing log");
+        let text: String = (0..20_000).map(|n| format!("line {n}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        let tail = log_tail(&path);
+        let expected: Vec<String> = (19_980..20_000).map(|n| format!("line {n}")).collect();
+        assert_eq!(tail, expected.join("\n"));
+        std::fs::write(&path, "ready\nstopped\n").unwrap();
+        assert_eq!(log_tail(&path), "ready\nstopped");
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {

@@ -100,9 +100,7 @@ impl ServerProcess {
 
     /// The last lines of the server's log.
     pub fn log_tail(&self) -> String {
-        let text = self.read_log();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
+        crate::bench::common::log_tail(&self.log_path)
     }
 
     /// SIGTERM and wait for a clean exit.

@@ -292,9 +292,7 @@ impl Server {
 
     /// The last lines of the server's log.
     pub fn log_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log_path).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(20)..].join("\n")
+        crate::bench::common::log_tail(&self.log_path)
     }
 
     /// SIGTERM and wait for a clean exit.
