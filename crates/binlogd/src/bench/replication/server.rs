@@ -16,9 +16,10 @@ use super::connection::Connection;
 /// copied data directory included).
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 const POLL_INTERVAL: Duration = Duration::from_millis(20);
-/// Log bytes read when looking for the ready line or quoting an error:
-/// a server logs a few lines at start, so this is never reached in
-/// practice, and a runaway log cannot exhaust memory.
+/// Log bytes read when looking for the ready line: a server logs a few
+/// lines at start, so this is never reached in practice, and a runaway
+/// log cannot exhaust memory. (Errors quote the log's end:
+/// `common::log_tail`.)
 const LOG_BYTES_MAX: u64 = 4 << 20;
 
 pub struct ServerProcess {
