@@ -32,9 +32,8 @@
 //! `binlogd_engine_memory_limit`, which is the bound.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Weak};
-
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
