@@ -336,3 +336,27 @@ fn mariadb_with_names(server: &ServerProcess, sql: &str) -> String {
     );
     String::from_utf8(output.stdout).unwrap()
 }
+
+/// `Innodb_history_list_length` (MariaDB's status name) counts the row
+/// keys waiting for purge. With flush 1 a commit purges nothing itself:
+/// each group's leader hands purge to the engine's thread as the group's
+/// fsyncs begin, so after 20 updates one after another at most the last
+/// one's key is left (the thread may still be purging when it is queued),
+/// where nothing purging would leave 20.
+#[test]
+fn history_list_length_shows_what_waits_for_purge() {
+    let server = ServerProcess::start();
+    server.query(None, "CREATE DATABASE h; CREATE TABLE h.t (id INT NOT NULL, v INT, PRIMARY KEY (id)); INSERT INTO h.t VALUES (1, 0), (2, 0)");
+    let updates: String = (1..=20).map(|n| format!("UPDATE h.t SET v = {n} WHERE id = {};", 1 + n % 2)).collect();
+    server.query(None, &updates);
+    let length = || -> u64 {
+        let row = server.query(None, "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'");
+        row.trim().strip_prefix("Innodb_history_list_length\t").unwrap_or_else(|| panic!("no status row: {row:?}")).parse().unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while length() > 1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(length() <= 1, "{} keys wait for purge", length());
+    assert_eq!(server.query(None, "SELECT id, v FROM h.t ORDER BY id"), "1\t20\n2\t19\n");
+}

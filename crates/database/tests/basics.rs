@@ -273,7 +273,9 @@ fn a_database_is_shared_between_threads() {
 /// With flush 1 each group's leader hands purge to the engine's
 /// background thread as its fsyncs begin, and commits purge nothing
 /// themselves (engine/src/purge.rs): the old versions of 300 updates
-/// still go, all but the last commit's.
+/// still go, all but at most the last commit's (queued after its group
+/// began; the thread may still be running then and take it too). With
+/// nobody asking the thread, all 300 would stay (fewer than the bound).
 #[test]
 fn with_flush_1_purge_runs_during_group_syncs() {
     let dir = tempfile::tempdir().unwrap();
@@ -293,7 +295,7 @@ fn with_flush_1_purge_runs_during_group_syncs() {
     while db.engine().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert_eq!(db.engine().purge_queued_keys(), 1, "only the last commit's key waits for the next group");
+    assert!(db.engine().purge_queued_keys() <= 1, "{} keys wait for purge", db.engine().purge_queued_keys());
     let reader = db.begin();
     assert_eq!(reader.get(accounts, &[Value::Int(9)]).unwrap().unwrap()[2], Value::Int(300), "the last update of account 9");
     drop(reader);
