@@ -328,7 +328,12 @@ impl RowsEvent {
 
 /// Indexes of the columns whose bit is set (bits beyond the count ignored).
 fn present_columns(bitmap: &[u8], column_count: usize) -> Vec<usize> {
-    (0..column_count).filter(|&i| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0)).collect()
+    present_column_indexes(bitmap, column_count).collect()
+}
+
+/// [`present_columns`] without a list: encoding walks them in place.
+fn present_column_indexes(bitmap: &[u8], column_count: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..column_count).filter(|&i| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0))
 }
 
 /// Appends one row image (null bitmap, then the non-NULL values) of the
@@ -341,15 +346,13 @@ fn encode_image(
     values: &[Value],
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
-    let is_present = |column: usize| bitmap.get(column / 8).is_some_and(|b| b & (1 << (column % 8)) != 0);
-    let present_count = (0..column_count).filter(|&column| is_present(column)).count();
+    let present_count = present_column_indexes(bitmap, column_count).count();
     if values.len() != present_count {
         return Err(EncodeError::ColumnCount { expected: present_count, found: values.len() });
     }
     let nulls_at = out.len();
     out.resize(nulls_at + present_count.div_ceil(8), 0);
-    let present = (0..column_count).filter(|&column| is_present(column));
-    for (k, (column, value)) in present.zip(values).enumerate() {
+    for (k, (column, value)) in present_column_indexes(bitmap, column_count).zip(values).enumerate() {
         let definition = &table.columns[column];
         if *value == Value::Null {
             if !definition.nullable {
