@@ -242,6 +242,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_median_of_odd_and_even_counts() {
+        assert_eq!(median(Vec::new()), 0.0);
+        assert_eq!(median(vec![6.7, 5.5, 6.1]), 6.1);
+        assert_eq!(median(vec![6.0, 5.0, 7.0, 6.5]), 6.25);
+    }
+
+    #[test]
     fn a_log_tail_is_the_last_lines_even_of_a_long_log() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("server.err");

@@ -43,7 +43,7 @@ use database::{BinlogStorageEngine, Database, DatabaseConfig, DatabaseError, Sta
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::common::{new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
+use super::common::{median, new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -292,18 +292,6 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec
     }
 }
 
-/// The middle value (the mean of the two middle ones for an even count).
-fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    match sorted.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(sorted[middle]),
-        _ => Some((sorted[middle - 1] + sorted[middle]) / 2.0),
-    }
-}
-
 fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_round: &[f64]) -> Result<(), String> {
     let multi = results.last().expect("at least one run");
     let single = args.compare_single_session.then(|| &results[0]);
@@ -371,7 +359,8 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
     if let Some(speedup) = speedup {
         println!("speedup vs 1 session: {speedup:.1}x (target >= {TARGET_SPEEDUP_MIN}x: {})", verdict(speedup >= TARGET_SPEEDUP_MIN));
     }
-    if let Some(middle) = median(speedup_per_round).filter(|_| speedup_per_round.len() > 1) {
+    if speedup_per_round.len() > 1 {
+        let middle = median(speedup_per_round.to_vec());
         let rounds: Vec<String> = speedup_per_round.iter().map(|ratio| format!("{ratio:.2}")).collect();
         println!("speedup per round (best/best above): {} (median {middle:.2}x)", rounds.join(", "));
     }
@@ -676,13 +665,6 @@ mod tests {
         assert_eq!(result.binlog_storage_engine, "engine");
         assert!(result.transactions > 0 && result.redo_fsyncs > 0, "{result:?}");
         assert_eq!(result.binlog_fsyncs, 0, "{result:?}");
-    }
-
-    #[test]
-    fn the_median_of_the_rounds() {
-        assert_eq!(median(&[]), None);
-        assert_eq!(median(&[6.7, 5.5, 6.1]), Some(6.1));
-        assert_eq!(median(&[6.0, 5.0, 7.0, 6.5]), Some(6.25));
     }
 
     #[test]
