@@ -58,7 +58,7 @@ pub use replication::{
 };
 pub use response::OkResponse;
 pub use resultset::{ColumnDefinition, QueryResponse, ResultSet, RowIterator, RowStream};
-pub use server::{Server, ServerConfig};
+pub use server::{Server, ServerConfig, STATEMENT_STACK_BYTES};
 pub use session::{ConnectionInfo, PreparedStatement, Session, SessionFactory};
 pub use splitter::split_statements;
 pub use value::{DateTime, Time, Value};

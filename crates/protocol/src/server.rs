@@ -25,6 +25,14 @@ use crate::registry::{KillScope, Registry};
 use crate::response::encode_err;
 use crate::session::SessionFactory;
 
+/// The stack of every thread that runs SQL statements: each connection's,
+/// and the replica's workers. Statements are parsed, planned and evaluated
+/// by recursive walks as deep as their syntax trees; the SQL layer bounds
+/// that depth so the walks fit here, with room to spare even in an
+/// unoptimized build. Only the pages a thread touches are backed by
+/// memory.
+pub const STATEMENT_STACK_BYTES: usize = 16 << 20;
+
 /// Server settings; MySQL's names where MySQL has the setting.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -82,6 +90,18 @@ impl Server {
         factory: Arc<F>,
     ) -> std::io::Result<Server> {
         let listener = TcpListener::bind(config.bind_address)?;
+        Server::start_on(listener, config, authenticator, factory)
+    }
+
+    /// Starts accepting on a listener bound earlier (a server binds its
+    /// port before it opens its data, so a port in use fails the start
+    /// before recovery writes anything); `config.bind_address` is unused.
+    pub fn start_on<F: SessionFactory>(
+        listener: TcpListener,
+        config: ServerConfig,
+        authenticator: Arc<dyn Authenticator>,
+        factory: Arc<F>,
+    ) -> std::io::Result<Server> {
         let local_address = listener.local_addr()?;
         let shared = Arc::new(Shared {
             dynamic: Dynamic {
@@ -224,6 +244,7 @@ fn accept_loop<F: SessionFactory>(
         let id = registration.handle().id();
         let spawned = thread::Builder::new()
             .name(format!("mysql-conn-{id}"))
+            .stack_size(STATEMENT_STACK_BYTES)
             .spawn(move || {
                 serve_connection(
                     socket,

@@ -143,6 +143,8 @@ impl Coordinator {
                 let (shared, jobs, session) = (shared.clone(), jobs.clone(), applier.worker(index));
                 std::thread::Builder::new()
                     .name(format!("{WORKER_THREAD_NAME_PREFIX}{}", index + 1))
+                    // Workers run the source's DDL through the SQL layer.
+                    .stack_size(protocol::STATEMENT_STACK_BYTES)
                     .spawn(move || worker::run(index, shared, jobs, session))
                     .expect("spawn a replica worker")
             })

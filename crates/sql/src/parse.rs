@@ -21,6 +21,9 @@ mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
 #[path = "parse_replica.rs"]
 mod replica;
+#[path = "parse_depth.rs"]
+mod depth;
+pub use depth::EXPRESSION_DEPTH_MAX;
 pub use replica::{OptionValue, ReplicaStatement, ReplicaThreads, SourceOption};
 
 #[derive(Debug, Clone)]
@@ -89,6 +92,10 @@ pub struct Parsed {
 
 pub fn parse(sql: &str) -> SqlResult<Parsed> {
     let words = Words::new(sql)?;
+    let depth = depth::depth_bound(&words.tokens);
+    if depth > EXPRESSION_DEPTH_MAX {
+        return Err(too_deep(depth));
+    }
     if let Some(statement) = hand_parse(words, sql)? {
         return Ok(Parsed { statement, param_count: 0 });
     }
@@ -110,6 +117,19 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         ControlFlow::<()>::Continue(())
     });
     Ok(Parsed { statement: Statement::Ast(Box::new(statement)), param_count })
+}
+
+/// 1436 ER_STACK_OVERRUN_NEED_MORE, MySQL's answer to a statement too
+/// deep for its thread's stack.
+fn too_deep(depth: usize) -> protocol::MysqlError {
+    protocol::MysqlError::new(
+        1436,
+        "HY000",
+        format!(
+            "Thread stack overrun: the statement nests up to {depth} levels of expressions, over the limit of {EXPRESSION_DEPTH_MAX}; \
+             split long operator chains (OR lists into IN (...), sums into several statements)"
+        ),
+    )
 }
 
 /// 1064 quoting the text from where sqlparser stopped ("... at Line: 1,

@@ -27,6 +27,7 @@ pub struct RawClient {
 }
 
 const COM_QUERY: u8 = 0x03;
+const COM_STMT_PREPARE: u8 = 0x16;
 
 impl RawClient {
     /// Connects and reads the server's greeting; returns the client and the
@@ -141,6 +142,32 @@ impl RawClient {
             }
             rows.push(row);
         }
+    }
+
+    /// A COM_STMT_PREPARE: the statement id, or the ERR. Reads the
+    /// parameter and column definitions that follow the OK.
+    pub fn prepare(&mut self, sql: &str) -> Result<u32, ErrPacket> {
+        let mut payload = vec![COM_STMT_PREPARE];
+        payload.extend_from_slice(sql.as_bytes());
+        self.send_command(&payload).expect("send COM_STMT_PREPARE");
+        let first = self.read_packet().expect("prepare answer");
+        match first.first() {
+            Some(0x00) => {}
+            Some(0xFF) => return Err(parse_err(&first)),
+            other => panic!("unexpected prepare answer {other:?}"),
+        }
+        let statement_id = u32::from_le_bytes(first[1..5].try_into().unwrap());
+        let columns = u16::from_le_bytes([first[5], first[6]]);
+        let params = u16::from_le_bytes([first[7], first[8]]);
+        for count in [params, columns] {
+            if count > 0 {
+                // The definitions, then an EOF (no CLIENT_DEPRECATE_EOF).
+                for _ in 0..=count {
+                    self.read_packet().expect("definition");
+                }
+            }
+        }
+        Ok(statement_id)
     }
 
     /// One value: the first column of the first row.
