@@ -7,7 +7,8 @@ mod config;
 mod options;
 pub(crate) mod signals;
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener};
+use std::os::unix::fs::DirBuilderExt;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub struct Running {
     pub server: Server,
     pub database: Arc<database::Database>,
     pub service: Arc<SqlService>,
+    /// Released after the database is closed.
+    datadir_lock: database::DataDirLock,
 }
 
 impl Running {
@@ -67,7 +70,9 @@ impl Running {
         shared.replica.shut_down(shared);
         self.server.shutdown();
         // Every session is gone with the server's threads; the database can close.
-        self.database.close().map_err(|error| format!("closing the database: {error}"))
+        let closed = self.database.close().map_err(|error| format!("closing the database: {error}"));
+        drop(self.datadir_lock);
+        closed
     }
 }
 
@@ -91,7 +96,20 @@ fn start_replica(service: &SqlService) {
 /// Opens the database in `options.datadir` (created if missing) and
 /// starts listening.
 pub fn start(options: &ServeOptions) -> Result<Running, String> {
-    std::fs::create_dir_all(&options.datadir).map_err(|error| format!("{}: {error}", options.datadir.display()))?;
+    // 0700, as mysqld's data directory: it holds password hashes and every
+    // row. An existing directory keeps the mode its owner gave it.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&options.datadir)
+        .map_err(|error| format!("{}: {error}", options.datadir.display()))?;
+    // Before anything in the directory is read or written; held until the
+    // database is closed.
+    let datadir_lock = database::DataDirLock::acquire(&options.datadir).map_err(|error| error.to_string())?;
+    // Before recovery: a port in use must fail the start while it has
+    // written nothing.
+    let listener = TcpListener::bind(SocketAddr::new(options.bind, options.port))
+        .map_err(|error| format!("cannot listen on {}:{}: {error}", options.bind, options.port))?;
     let accounts = Arc::new(Accounts::open(&options.datadir).map_err(|error| format!("cannot load the accounts: {error}"))?);
     if !options.bind.is_loopback() {
         // From now on CREATE USER / ALTER USER refuse empty passwords too.
@@ -130,7 +148,7 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
         ..ServerConfig::default()
     };
     let authenticator: Arc<dyn Authenticator> = accounts;
-    let server = match Server::start(server_config, authenticator, Arc::clone(&service)) {
+    let server = match Server::start_on(listener, server_config, authenticator, Arc::clone(&service)) {
         Ok(server) => server,
         Err(error) => {
             let _ = database.close();
@@ -138,5 +156,5 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
         }
     };
     start_replica(&service);
-    Ok(Running { server, database, service })
+    Ok(Running { server, database, service, datadir_lock })
 }
