@@ -207,9 +207,8 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
 }
 
 /// Whether `setup` runs the large-transaction experiment: once per server,
-/// on its first `file`-mode setup. Engine mode copies a large transaction
-/// into one redo record (bounded by `binlogd_redo_record_bytes_max`) until
-/// the by-reference form exists, so it is not measured there.
+/// on its first `file`-mode setup, so the servers are compared at the same
+/// mode and each run costs one large transaction per server.
 fn runs_large_trx(args: &SideBySideBenchArgs, setup: &Setup) -> bool {
     args.large_trx_size > 0
         && setup.mode == BinlogStorageEngine::File
