@@ -1,5 +1,5 @@
 //! A large transaction's spill file that a redo record refers to, instead
-//! of carrying its body (`binlog_storage_engine = engine`; issue 8).
+//! of carrying its body (`binlog_storage_engine = engine`).
 //!
 //! ```text
 //! commit:   seal the spill file (body fdatasynced), rename it to

@@ -1,4 +1,4 @@
-//! binlogd replicating from binlogd (issue 7): CHANGE REPLICATION SOURCE TO
+//! binlogd replicating from binlogd: CHANGE REPLICATION SOURCE TO
 //! with auto-position, START REPLICA, and then the source's sysbench
 //! oltp_write_only, a promoted large transaction and DDL arrive through the
 //! memory relay log and the parallel applier. Afterwards both servers have

@@ -1,5 +1,5 @@
 //! A 1 GiB transaction through the replica's default 128 MiB memory relay
-//! log (issue 7). In a file of its own so it runs alone: it holds about
+//! log. In a file of its own so it runs alone: it holds about
 //! 5 GiB of files (both binlogs, both redo logs, the relay spill file)
 //! and 2 GiB of rows in each server while it runs, all removed after.
 

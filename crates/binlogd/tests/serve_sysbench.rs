@@ -1,4 +1,4 @@
-//! The "must show" for sysbench: prepare, 20 s of run and cleanup
+//! sysbench against binlogd serve: prepare, 20 s of run and cleanup
 //! of every OLTP workload sysbench 1.0.20 ships, in both prepared-statement
 //! modes (one server per mode, workloads in sequence), with zero errors
 //! and zero ignored errors; then `binlogd inspect --verify` reads every

@@ -28,10 +28,10 @@
 //! next one (the gather step) instead of forming a cohort of their own.
 //! The prepare record is durable before any member's binlog write, as
 //! two-phase commit requires. The leader logs the whole group itself,
-//! as MySQL's binlog leader does: when each member woke to commit on its
-//! own, the first to reach the binlog led a FLUSH of whoever had arrived
-//! and the group split into two or three binlog fdatasyncs (measured:
-//! 2.3 per redo sync at 16 sessions), and every member woke twice.
+//! as MySQL's binlog leader does: were each member to commit on its own,
+//! the first to reach the binlog would lead a FLUSH of whoever had arrived
+//! and the group would split into two or three binlog fdatasyncs (measured:
+//! 2.3 per redo sync at 16 sessions), and every member would wake twice.
 //! Arrival order is binlog order.
 //!
 //! The gather step waits for as many sessions as the previous group had

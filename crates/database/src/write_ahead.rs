@@ -10,7 +10,7 @@
 //! The session calls [`Database::write_ahead`] after each statement of an
 //! open transaction; it writes only once `binlogd_write_ahead_min_changes`
 //! (default [`WRITE_AHEAD_MIN_CHANGES_DEFAULT`]) changes have gathered, so small transactions (sysbench's) never pay for
-//! it and commit exactly as before.
+//! it.
 //!
 //! Crash safety: prepare parts without a prepare record are ignored by
 //! recovery (`recovery.rs`), and a checkpoint keeps redo from the first

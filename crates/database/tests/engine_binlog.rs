@@ -233,7 +233,7 @@ fn mariadb_binlog_reads_the_files_after_a_switch_and_a_rebuild() {
     assert!(inserts > 0, "mariadb-binlog decoded no row event in {names:?}");
 }
 
-/// A large transaction goes by reference (issue 8): its redo record
+/// A large transaction goes by reference: its redo record
 /// carries the row changes and a reference to its sealed spill file, not
 /// its binlog events, so redo grows by about the changes alone; the writer
 /// promotes the file into the log. After a process kill right after the

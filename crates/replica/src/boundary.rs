@@ -1,7 +1,7 @@
 //! Where transactions begin and end in an event stream, one event at a
 //! time. The receiver runs this on every event as it arrives (it has the
 //! event in hand anyway); the event-scanning coordinator runs it again on
-//! the relay log, which is what MySQL's coordinator does today.
+//! the relay log, which is what MySQL's coordinator does.
 //!
 //! | event                                   | between transactions | after Gtid | inside BEGIN…   |
 //! |-----------------------------------------|----------------------|------------|-----------------|

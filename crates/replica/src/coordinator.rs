@@ -4,7 +4,8 @@
 //! (logical clock, [`Scheduler`]), and hands it to the next free worker
 //! through a queue of one slot per worker. In [`CoordinatorMode::BoundaryQueue`]
 //! it never reads or decodes an event; [`CoordinatorMode::EventScan`] first
-//! rescans the transaction's events (today's MySQL, for comparison).
+//! rescans the transaction's events (as MySQL's coordinator does, for
+//! comparison).
 //!
 //! An apply error stops everything: the first error is kept for SHOW
 //! REPLICA STATUS (Last_SQL_Errno/Last_SQL_Error, the worker's code), the

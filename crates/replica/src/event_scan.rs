@@ -1,5 +1,5 @@
-//! The event-scanning coordinator's one extra job (MySQL's coordinator
-//! today, kept for the benchmark's comparison): find a transaction's
+//! The event-scanning coordinator's one extra job (what MySQL's
+//! coordinator does, kept for the benchmark's comparison): find a transaction's
 //! boundaries and logical clock by reading its bytes back from the relay
 //! log and decoding every event header (and the Gtid and Query bodies).
 //!

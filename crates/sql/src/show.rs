@@ -67,7 +67,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Threads_connected", registry.len().to_string()),
                 ("Uptime", registry.uptime_secs().to_string()),
             ];
-            // The replica's relay log and queue (issue 7's counters).
+            // The replica's relay log and boundary queue.
             status.extend(context.shared.replica.counters());
             let rows = status
                 .into_iter()

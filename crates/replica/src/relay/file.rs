@@ -1,5 +1,5 @@
 //! The file relay log (IN_MEMORY_RELAYLOG_ENABLED=0): what MySQL replicas
-//! do today. The receiver writes every transaction to `relay-bin.NNNNNN`
+//! do. The receiver writes every transaction to `relay-bin.NNNNNN`
 //! files and the workers read it back with `pread`.
 //!
 //! - A file starts with the binlog magic and holds whole transactions; a

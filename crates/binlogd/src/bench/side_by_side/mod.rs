@@ -1,9 +1,9 @@
 //! `binlogd bench side-by-side`: MariaDB 10.11 and `binlogd serve` with
 //! equal durability (binlog on, `sync_binlog = 1`, the same
 //! `innodb_flush_log_at_trx_commit`), driven by the same sysbench
-//! workloads, then the large-transaction experiment of seed 002 on each
-//! (issue 5). binlogd runs in each `--binlog-storage-engine` mode (issue
-//! 8: `file` = classic files with two-phase commit, `engine` = the binlog
+//! workloads, then the large-transaction experiment of seed 002 on each.
+//! binlogd runs in each `--binlog-storage-engine` mode (seed 004:
+//! `file` = classic files with two-phase commit, `engine` = the binlog
 //! inside the redo log) at each `--flush-log-at-trx-commit` value; MariaDB
 //! once per flush value, as the reference. Each run also reports the
 //! commit path's fsyncs per transaction ([`fsyncs`]).
@@ -207,9 +207,8 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
 }
 
 /// Whether `setup` runs the large-transaction experiment: once per server,
-/// on its first `file`-mode setup. Engine mode copies a large transaction
-/// into one redo record (bounded by `binlogd_redo_record_bytes_max`) until
-/// the by-reference form exists, so it is not measured there.
+/// on its first `file`-mode setup, so the servers are compared at the same
+/// mode and each run costs one large transaction per server.
 fn runs_large_trx(args: &SideBySideBenchArgs, setup: &Setup) -> bool {
     args.large_trx_size > 0
         && setup.mode == BinlogStorageEngine::File
