@@ -173,7 +173,8 @@ impl BinlogBody {
                 }
                 out.push(reference.terminating_event_type);
                 out.extend_from_slice(&reference.timestamp.to_le_bytes());
-                out.extend_from_slice(&(reference.file_name.len() as u16).to_le_bytes());
+                let name_length = u16::try_from(reference.file_name.len()).expect("spill file names are binlogd's own (binlogd-referenced-N), far under 64 KiB");
+                out.extend_from_slice(&name_length.to_le_bytes());
                 out.extend_from_slice(reference.file_name.as_bytes());
                 (section::BINLOG_FILE_REFERENCE, out)
             }

@@ -132,7 +132,9 @@ fn parse_datetime(text: &str) -> Option<SystemTime> {
     let time = time.split('.').next()?;
     let mut time_parts = time.splitn(3, ':').map(|p| p.parse::<i64>().ok());
     let (hour, minute, second) = (time_parts.next()??, time_parts.next().unwrap_or(Some(0))?, time_parts.next().unwrap_or(Some(0))?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&hour) || !(0..60).contains(&minute) || !(0..60).contains(&second) {
+    // DATETIME's years; also keeps the day arithmetic below from
+    // overflowing on an absurd year.
+    if !(0..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&hour) || !(0..60).contains(&minute) || !(0..60).contains(&second) {
         return None;
     }
     let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
@@ -166,5 +168,9 @@ mod tests {
         assert_eq!(at("2026-11-30 01:02:03.5"), Some(1_796_000_523));
         assert_eq!(at("2024-13-01 00:00:00"), None);
         assert_eq!(at("yesterday"), None);
+        assert_eq!(at("9999-12-31 23:59:59"), Some(253_402_300_799));
+        assert_eq!(at("10000-01-01 00:00:00"), None);
+        assert_eq!(at("99999999999999999-01-01"), None);
+        assert_eq!(at("-99999999999999999-01-01"), None);
     }
 }

@@ -23,7 +23,13 @@ fn number(name: &str, value: &str) -> Result<u64, String> {
         Some('G') => (&value[..value.len() - 1], 1 << 30),
         _ => (value, 1),
     };
-    digits.parse::<u64>().map(|n| n * multiplier).map_err(|_| format!("--{name}: '{value}' is not a number"))
+    let number = digits.parse::<u64>().map_err(|_| format!("--{name}: '{value}' is not a number"))?;
+    number.checked_mul(multiplier).ok_or_else(|| format!("--{name}: '{value}' is over 2^64"))
+}
+
+/// A number that must fit `T` (server_id is 32 bits, sizes fit usize).
+fn number_within<T: TryFrom<u64>>(name: &str, value: &str) -> Result<T, String> {
+    T::try_from(number(name, value)?).map_err(|_| format!("--{name}: '{value}' is too large"))
 }
 
 fn boolean(name: &str, value: &str) -> Result<bool, String> {
@@ -49,7 +55,7 @@ impl Settings {
                 "sync_binlog" => database.binlog.sync_binlog = number(name, value)?,
                 "binlog_cache_size" => database.binlog.binlog_cache_size = number(name, value)?,
                 "max_binlog_size" => database.binlog.max_binlog_size = number(name, value)?,
-                "server_id" => database.binlog.server_id = number(name, value)? as u32,
+                "server_id" => database.binlog.server_id = number_within(name, value)?,
                 "binlog_checksum" => {
                     database.binlog.binlog_checksum = match value.to_ascii_uppercase().as_str() {
                         "CRC32" => true,
@@ -81,11 +87,11 @@ impl Settings {
                     global = false;
                 }
                 "binlogd_redo_prepare_part_bytes" => {
-                    database.redo_prepare_part_bytes = number(name, value)? as usize;
+                    database.redo_prepare_part_bytes = number_within(name, value)?;
                     global = false;
                 }
                 "binlogd_write_ahead_min_changes" => {
-                    database.write_ahead_min_changes = number(name, value)? as usize;
+                    database.write_ahead_min_changes = number_within(name, value)?;
                     global = false;
                 }
                 "innodb_lock_wait_timeout" => database.engine.lock_wait_timeout = Duration::from_secs(number(name, value)?),
@@ -93,8 +99,8 @@ impl Settings {
                     database.engine.memory_limit_bytes = number(name, value)?;
                     global = false;
                 }
-                "max_connections" => max_connections = number(name, value)? as usize,
-                "max_allowed_packet" => max_allowed_packet = number(name, value)? as usize,
+                "max_connections" => max_connections = number_within(name, value)?,
+                "max_allowed_packet" => max_allowed_packet = number_within(name, value)?,
                 _ => {}
             }
             if global {
@@ -107,5 +113,31 @@ impl Settings {
             }
         }
         Ok(Settings { database, max_connections, max_allowed_packet, globals })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(options: &[&str]) -> Result<Settings, String> {
+        let options: Vec<String> = options.iter().map(|option| option.to_string()).collect();
+        Settings::from_options(&ServeOptions::parse(&options)?)
+    }
+
+    #[test]
+    fn sizes_take_multipliers() {
+        let settings = settings(&["--max-allowed-packet=16M", "--max-binlog-size=1G", "--server-id=4294967295"]).unwrap();
+        assert_eq!(settings.max_allowed_packet, 16 << 20);
+        assert_eq!(settings.database.binlog.max_binlog_size, 1 << 30);
+        assert_eq!(settings.database.binlog.server_id, u32::MAX);
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_not_wrapped() {
+        let error = |options: &[&str]| settings(options).err().unwrap_or_else(|| panic!("{options:?} accepted"));
+        assert_eq!(error(&["--server-id=4294967296"]), "--server_id: '4294967296' is too large");
+        assert_eq!(error(&["--max-binlog-size=20000000000G"]), "--max_binlog_size: '20000000000G' is over 2^64");
+        assert!(error(&["--max-allowed-packet=99999999999999999999"]).contains("is not a number"));
     }
 }
