@@ -43,6 +43,8 @@
 //! db.close().unwrap();
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod binlog_events;
 pub mod checkpoint;
 pub mod commit;

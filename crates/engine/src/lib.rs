@@ -43,6 +43,8 @@
 //! assert_eq!(rows[0].1, vec![Value::Int(1), Value::Bytes(b"pen".to_vec())]);
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod catalog;
 pub mod change;
 pub mod codec;

@@ -7,6 +7,8 @@
 //! lives in [`frame`]; the file-level layout (magic, event stream) in
 //! [`file`]. Byte tables for every event are in `docs/format.md`.
 
+#![forbid(unsafe_code)]
+
 pub mod bytes;
 pub mod checksum;
 pub mod column_type;

@@ -26,6 +26,8 @@
 //!
 //! Packet types and constants come from `mysql_common`.
 
+#![forbid(unsafe_code)]
+
 pub mod auth;
 pub mod binary;
 mod command;

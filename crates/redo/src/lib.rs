@@ -10,6 +10,8 @@
 //! crash table in [`checkpoint`], recovery's decision table at the top of
 //! [`recovery`], crash points in [`crash_points`].
 
+#![forbid(unsafe_code)]
+
 pub mod checkpoint;
 pub mod control;
 pub mod crash_points;
