@@ -10,13 +10,13 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Token;
 
-use crate::columns::{coerce, column_from_sql};
+use crate::eval::columns::{coerce, column_from_sql};
 use crate::error::{database_error, not_supported, syntax_error, SqlResult};
-use crate::execute::table_name;
-use crate::expr::Columns;
+use crate::exec::dispatch::table_name;
+use crate::eval::expr::Columns;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Warning};
-use crate::value::{NullCheck, Value};
+use crate::eval::value::{NullCheck, Value};
 
 /// An `IF [NOT] EXISTS` statement that had nothing to do: OK with MySQL's
 /// note (SHOW WARNINGS lists it; the OK packet counts it).
@@ -99,7 +99,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
                 .map_err(database_error)?;
             Ok(Outcome::ok())
         }
-        other => Err(not_supported(crate::expr::first_words(&other.to_string()))),
+        other => Err(not_supported(crate::eval::expr::first_words(&other.to_string()))),
     }
 }
 
@@ -195,7 +195,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                     let name = key.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| columns[0].clone());
                     spec.indexes.push(IndexSpec { name, columns, unique: false });
                 }
-                other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
+                other => return Err(not_supported(crate::eval::expr::first_words(&other.to_string()))),
             }
         }
         spec

@@ -4,14 +4,14 @@ use std::sync::atomic::Ordering;
 
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
-use crate::columns::{type_name, BINARY_COLLATION};
+use crate::eval::columns::{type_name, BINARY_COLLATION};
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::expr::like;
+use crate::eval::expr::like;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
-use crate::value::text;
+use crate::eval::value::text;
 use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
-use crate::expr::Environment;
+use crate::eval::expr::Environment;
 
 fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
@@ -184,7 +184,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ColumnDefinition::varchar("Info"),
             ]);
             // Without PROCESS an account sees only its own user's threads.
-            let everyone = context.principal().has(crate::privileges::Privilege::Process);
+            let everyone = context.principal().has(crate::access::privileges::Privilege::Process);
             for process in registry.processes() {
                 if !everyone && process.user != context.env.info.user {
                     continue;
@@ -234,7 +234,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 Wire::UInt(position),
                 Wire::from(""),
                 Wire::from(""),
-                Wire::from(crate::gtid_next::gtid_set_text(&context.db().executed_gtids())),
+                Wire::from(crate::exec::gtid_next::gtid_set_text(&context.db().executed_gtids())),
             ]);
             result
         }
@@ -262,7 +262,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             }
             result
         }
-        Show::ReplicaStatus { old_names } => crate::replica_statements::show_status(*old_names, context),
+        Show::ReplicaStatus { old_names } => crate::replica::statements::show_status(*old_names, context),
         Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
             for warning in context.warnings {
@@ -272,7 +272,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::Errors => ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]),
         Show::BinlogEvents { file, from, offset, limit } => {
-            crate::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
+            crate::exec::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
         }
         Show::Engines => text_result(
             &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
