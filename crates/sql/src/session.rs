@@ -15,12 +15,11 @@ use std::time::Duration;
 
 use database::{Database, StatementContext};
 use database::WrittenAhead;
-use engine::{TableId, Transaction};
+use engine::Transaction;
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
     Value as WireValue,
 };
-use parking_lot::RwLock;
 
 use crate::access::accounts::Accounts;
 use crate::replica::source_settings::ReplicaSource;
@@ -41,8 +40,6 @@ pub struct Shared {
     pub db: Arc<Database>,
     pub globals: GlobalVariables,
     pub accounts: Arc<Accounts>,
-    /// Explicit column DEFAULTs by table (the engine's catalog has none).
-    pub defaults: RwLock<HashMap<TableId, Vec<Option<Value>>>>,
     /// Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
     pub replicas: Replicas,
     /// This server's own source, when it is a replica.
@@ -61,12 +58,10 @@ pub struct SqlService {
 
 impl SqlService {
     pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>, replica_source: ReplicaSource) -> SqlService {
-        let defaults = RwLock::new(HashMap::new());
         let shared = Arc::new_cyclic(|this| Shared {
             db,
             globals,
             accounts,
-            defaults,
             replicas: Replicas::default(),
             replica_source,
             replica: ReplicaThreads::default(),

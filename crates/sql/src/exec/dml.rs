@@ -41,7 +41,6 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         targets = (0..def.columns.len()).collect();
     }
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
-    let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
 
@@ -76,7 +75,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 let column = &def.columns[position];
                 let value = match value {
                     Some(value) => value,
-                    None => match defaults.get(position).cloned().flatten().or_else(|| implicit_default(column)) {
+                    None => match column.default.clone().or_else(|| implicit_default(column)) {
                         Some(value) => value,
                         None => return Err(no_default(&column.name)),
                     },

@@ -103,16 +103,15 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::CreateTable { database, table } => {
             let database = context.database(database.as_deref())?;
             let def = engine.table(&database, table).map_err(engine_error)?;
-            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
             let mut lines = Vec::new();
-            for (position, column) in def.columns.iter().enumerate() {
+            for column in &def.columns {
                 let mut line = format!("  `{}` {}", column.name, type_name(column));
                 if !column.nullable {
                     line.push_str(" NOT NULL");
                 }
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
-                } else if let Some(Some(default)) = defaults.get(position) {
+                } else if let Some(default) = &column.default {
                     line.push_str(&format!(" DEFAULT '{}'", text(default).replace('\'', "''")));
                 } else if column.nullable {
                     line.push_str(" DEFAULT NULL");
@@ -137,7 +136,6 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Columns { database, table, full, filter } => {
             let database = context.database(database.as_deref())?;
             let def = engine.table(&database, table).map_err(engine_error)?;
-            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
             let mut rows = Vec::new();
             for (position, column) in def.columns.iter().enumerate() {
                 if !passes(filter, &column.name) {
@@ -152,7 +150,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 } else {
                     ""
                 };
-                let default = defaults.get(position).cloned().flatten().map(|v| text(&v));
+                let default = column.default.as_ref().map(text);
                 let extra = if column.auto_increment { "auto_increment" } else { "" };
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
