@@ -63,6 +63,25 @@ fn mariadb_client_scripted_session() {
     }
 }
 
+/// Column DEFAULTs are part of the engine's table definitions: after a
+/// kill -9 (redo replay) and a clean restart, INSERT still fills them in
+/// and SHOW CREATE TABLE still shows them. (The database crate's
+/// checkpoint_recovery tests recovery from a checkpoint.)
+#[test]
+fn column_defaults_survive_a_kill_and_a_restart() {
+    let mut server = ServerProcess::start();
+    server.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY, k INT DEFAULT 7, c CHAR(5) NOT NULL DEFAULT 'x')");
+    server.kill();
+    server.start_again(&[]);
+    server.query(None, "INSERT INTO d.t (id) VALUES (1)");
+    server.restart();
+    server.query(None, "INSERT INTO d.t (id) VALUES (2)");
+    assert_eq!(server.query(None, "SELECT id, k, c FROM d.t ORDER BY id"), "1\t7\tx\n2\t7\tx\n");
+    let create = server.query(None, "SHOW CREATE TABLE d.t");
+    assert!(create.contains("`k` int DEFAULT '7'") && create.contains("`c` char(5) NOT NULL DEFAULT 'x'"), "{create}");
+    assert!(server.stop().success());
+}
+
 /// SHOW BINLOG EVENTS, FLUSH / PURGE / RESET of the binary logs, KILL and
 /// SHOW PROCESSLIST, with their errors and warnings.
 fn administrative_statements(server: &ServerProcess) {

@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use binlog::sim_storage::SimStorage;
 use binlog::storage::Storage;
-use binlog_format::Value;
+use binlog_format::{ColumnType, Value};
 use database::Database;
+use engine::{ColumnDef, TableSpec};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
 use support::*;
@@ -111,6 +112,49 @@ fn a_checkpoint_bounds_replay_and_drops_old_redo() {
         "only what followed the checkpoint is replayed"
     );
     check(&db, &image, &acknowledged, "after one checkpoint");
+    db.close().unwrap();
+}
+
+/// Column DEFAULTs are part of the engine's table definitions: redo replay
+/// brings them back after a restart, and so does a checkpoint's image once
+/// replay starts after the CREATE TABLE.
+#[test]
+fn column_defaults_survive_a_restart_and_a_checkpoint() {
+    let storage = SimStorage::new();
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+    let session = context(0);
+    db.execute_ddl(&session, "CREATE DATABASE d", |e| e.create_database("d")).unwrap();
+    let spec = TableSpec {
+        database: "d".into(),
+        name: "t".into(),
+        columns: vec![
+            ColumnDef::new("id", ColumnType::Long).not_null(),
+            ColumnDef::new("v", ColumnType::Long).with_default(Value::Int(7)),
+            ColumnDef::new("note", ColumnType::VarChar { max_length_bytes: 40 }).with_default(Value::Null),
+            ColumnDef::new("plain", ColumnType::Long),
+        ],
+        primary_key: vec!["id".into()],
+        ..TableSpec::default()
+    };
+    let query = "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT DEFAULT 7, note VARCHAR(10) DEFAULT NULL, plain INT)";
+    db.execute_ddl(&session, query, |e| e.create_table(&spec)).unwrap();
+    let defaults = |db: &Database| -> Vec<Option<Value>> {
+        db.engine().table("d", "t").unwrap().columns.iter().map(|column| column.default.clone()).collect()
+    };
+    let expected = vec![None, Some(Value::Int(7)), Some(Value::Null), None];
+    let image = storage.process_kill_image();
+    drop(db);
+
+    let (db, report) = Database::open(config(Path::new(DIR), Arc::new(image.clone()))).unwrap();
+    assert!(report.checkpoint.is_none(), "the CREATE TABLE came back through redo replay");
+    assert_eq!(defaults(&db), expected, "after redo replay");
+    db.checkpoint().unwrap();
+    let image = image.process_kill_image();
+    drop(db);
+
+    let (db, report) = Database::open(config(Path::new(DIR), Arc::new(image))).unwrap();
+    assert!(report.checkpoint.is_some(), "recovery started from the checkpoint");
+    assert_eq!(defaults(&db), expected, "after a checkpoint");
     db.close().unwrap();
 }
 

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use binlog_format::{ColumnSpec, ColumnType};
+use binlog_format::{ColumnSpec, ColumnType, Value};
 
 use crate::error::{EngineError, Result};
 use crate::table::Table;
@@ -25,7 +25,8 @@ pub const PRIMARY_KEY_NAME: &str = "PRIMARY";
 /// MySQL's identifier limit (NAME_CHAR_LEN).
 pub const NAME_LENGTH_MAX: usize = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+// PartialEq only: a default may be a float.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ColumnDef {
     pub name: String,
     pub column_type: ColumnType,
@@ -36,13 +37,18 @@ pub struct ColumnDef {
     /// Collation id of a character column (63 = binary); the engine itself
     /// compares bytes whatever the collation (see [`crate::key`]).
     pub collation: u16,
+    /// The column's DEFAULT, already fit for the column by the SQL layer
+    /// (`Some(Value::Null)` for an explicit DEFAULT NULL); `None` for no
+    /// DEFAULT clause. Kept with the definition so that redo replay and
+    /// checkpoints bring it back with the table.
+    pub default: Option<Value>,
 }
 
 impl ColumnDef {
     /// A nullable, signed, non-auto-increment column with the binary
     /// collation; adjust the fields as needed.
     pub fn new(name: impl Into<String>, column_type: ColumnType) -> ColumnDef {
-        ColumnDef { name: name.into(), column_type, nullable: true, unsigned: false, auto_increment: false, collation: 63 }
+        ColumnDef { name: name.into(), column_type, nullable: true, unsigned: false, auto_increment: false, collation: 63, default: None }
     }
 
     pub fn not_null(mut self) -> ColumnDef {
@@ -57,6 +63,11 @@ impl ColumnDef {
 
     pub fn auto_increment(mut self) -> ColumnDef {
         self.auto_increment = true;
+        self
+    }
+
+    pub fn with_default(mut self, default: Value) -> ColumnDef {
+        self.default = Some(default);
         self
     }
 
@@ -89,7 +100,7 @@ pub struct IndexDef {
     pub unique: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
     pub id: TableId,
     pub database: String,
@@ -109,7 +120,7 @@ pub struct TableDef {
 }
 
 /// What CREATE TABLE asks for, by column names.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TableSpec {
     pub database: String,
     pub name: String,

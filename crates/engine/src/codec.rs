@@ -362,6 +362,11 @@ fn read_column_type(reader: &mut Reader<'_>) -> Result<ColumnType> {
     Ok(ColumnType::from_metadata(type_code, metadata))
 }
 
+/// A column's flags byte: 1 nullable, 2 unsigned, 4 auto_increment, 8 a
+/// DEFAULT follows the collation (as a tagged value; without 8 the column
+/// has no DEFAULT clause).
+const COLUMN_FLAGS_KNOWN: u8 = 0b1111;
+
 pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     put_u64(out, def.id);
     put_str(out, &def.database);
@@ -370,8 +375,15 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     for column in &def.columns {
         put_str(out, &column.name);
         put_column_type(out, &column.column_type);
-        put_u8(out, u8::from(column.nullable) | u8::from(column.unsigned) << 1 | u8::from(column.auto_increment) << 2);
+        let flags = u8::from(column.nullable)
+            | u8::from(column.unsigned) << 1
+            | u8::from(column.auto_increment) << 2
+            | u8::from(column.default.is_some()) << 3;
+        put_u8(out, flags);
         put_u16(out, column.collation);
+        if let Some(default) = &column.default {
+            encode_value(default, out);
+        }
     }
     put_positions(out, &def.primary_key);
     put_count(out, def.indexes.len());
@@ -392,7 +404,11 @@ pub(crate) fn read_table_def(reader: &mut Reader<'_>) -> Result<TableDef> {
         let name = reader.string("column name")?;
         let column_type = read_column_type(reader)?;
         let flags = reader.u8("column flags")?;
+        if flags & !COLUMN_FLAGS_KNOWN != 0 {
+            return Err(EngineError::corrupt(format!("column {name}: flags {flags:#04x}")));
+        }
         let collation = reader.u16("collation")?;
+        let default = if flags & 8 != 0 { Some(read_value(reader)?) } else { None };
         columns.push(ColumnDef {
             name,
             column_type,
@@ -400,6 +416,7 @@ pub(crate) fn read_table_def(reader: &mut Reader<'_>) -> Result<TableDef> {
             unsigned: flags & 2 != 0,
             auto_increment: flags & 4 != 0,
             collation,
+            default,
         });
     }
     let primary_key = read_positions(reader, columns.len())?;
@@ -566,6 +583,27 @@ mod tests {
         })
         .unwrap();
         assert_eq!(parts, vec![encode_changes(&[])]);
+    }
+
+    #[test]
+    fn column_defaults_round_trip_in_a_create_table_record() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![
+                ColumnDef::new("id", ColumnType::Long),
+                ColumnDef::new("v", ColumnType::Long).with_default(Value::Int(7)),
+                ColumnDef::new("n", ColumnType::Double).with_default(Value::Null),
+            ],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(3, &spec).unwrap() };
+        let bytes = encode_ddl(&record);
+        assert_eq!(decode_ddl(&bytes).unwrap(), record);
+        for cut in 0..bytes.len() {
+            assert!(decode_ddl(&bytes[..cut]).is_err());
+        }
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub trait RedoSink: Send + Sync {
 
 /// Schema changes as redo records them. Ids, not names, so that replay
 /// after a drop and re-create of a same-named table acts on the right one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum DdlRecord {
     CreateDatabase { name: String },
     DropDatabase { name: String },

@@ -1,60 +1,39 @@
 //! binlogd's SQL layer: each connection's [`SqlSession`] parses statements
-//! (`parse.rs`: sqlparser's MySQL dialect plus a small hand parser) and runs
-//! them against the database (engine + binlog through two-phase commit).
+//! and runs them against the database (engine + binlog through two-phase
+//! commit).
 //!
-//! Where to look: `session.rs` (transactions, autocommit, prepared
-//! statements), `execute.rs` (dispatch), `select.rs`, `dml.rs`, `ddl.rs`,
-//! `show.rs`, `set.rs`; `expr.rs` (expressions), `plan.rs` (index ranges
-//! from WHERE), `columns.rs` (types and value coercion), `variables.rs`
-//! (system variables), `error.rs` (MySQL errors).
-//!
-//! Users and privileges: `accounts.rs` (the account table and users.json),
-//! `hosts.rs` (host patterns), `privileges.rs` (privileges, levels,
-//! grants), `authorize.rs` (what each statement needs, MySQL's 1142 /
-//! 1044 / 1227), `parse_users.rs` and `users.rs` (CREATE / ALTER / DROP
-//! USER, GRANT, REVOKE, SHOW GRANTS).
+//! Where to look:
+//! - `session.rs`: transactions, autocommit, prepared statements, the
+//!   connection's commands (the binlog dump commands hand over to the
+//!   `source` crate).
+//! - `parse.rs` and `parse/`: statement text to a [`parse::Statement`]
+//!   (sqlparser's MySQL dialect plus a small hand parser).
+//! - `access/`: users and privileges; what each statement needs (MySQL's
+//!   1142 / 1044 / 1227) and the account statements.
+//! - `exec/`: running statements (dispatch, SELECT, DML, DDL, SHOW, SET,
+//!   the administrative statements, `gtid_next`, index ranges from WHERE).
+//! - `eval/`: values, expressions, column types and value coercion.
+//! - `replica/`: the replica side: CHANGE REPLICATION SOURCE TO and its
+//!   stored settings, START / STOP REPLICA and its threads, the applier.
+//! - `variables.rs` (system variables), `error.rs` (MySQL errors).
 //!
 //! What is not supported gets MySQL's 1235 ("This version of MySQL doesn't
 //! yet support ..."), never a guess.
 
-pub mod accounts;
-mod admin;
-pub mod authorize;
-mod binlog_events;
-mod columns;
-mod ddl;
-mod dml;
-mod dump;
-mod dump_pacing;
-mod dump_scheduling;
-mod dump_thread_name;
+pub mod access;
 pub mod error;
-mod execute;
-mod expr;
-mod gtid_next;
-pub mod hosts;
+pub mod eval;
+mod exec;
 pub mod parse;
-mod plan;
-pub mod privileges;
-mod replica_applier;
-pub mod replica_source;
-mod replica_statements;
-pub mod replica_threads;
-pub mod replicas;
-mod select;
+pub mod replica;
 mod session;
-mod set;
-mod show;
-mod users;
-pub mod value;
 pub mod variables;
 
-pub use accounts::Accounts;
-pub use replica_source::ReplicaSource;
+pub use access::accounts::Accounts;
+pub use access::authorize::Principal;
+pub use access::privileges::Privilege;
+pub use replica::source_settings::ReplicaSource;
 /// SHOW REPLICA STATUS's columns, in order (`binlogd bench replication` reads them by name).
-pub use replica_statements::STATUS_COLUMNS as REPLICA_STATUS_COLUMNS;
-pub use authorize::Principal;
-pub use privileges::Privilege;
+pub use replica::statements::STATUS_COLUMNS as REPLICA_STATUS_COLUMNS;
 pub use session::{Shared, SqlService, SqlSession};
 pub use variables::{GlobalVariables, SERVER_VERSION};
-pub use dump_thread_name::DUMP_THREAD_NAME;

@@ -1,7 +1,7 @@
 //! Statement text to [`Statement`]: a small hand parser for the
 //! administrative statements sqlparser lacks or parses loosely (SHOW, USE,
 //! BEGIN/COMMIT/ROLLBACK, CREATE/DROP DATABASE, TRUNCATE, FLUSH/PURGE
-//! BINARY LOGS, DESCRIBE; the account statements in `parse_users.rs`),
+//! BINARY LOGS, DESCRIBE; the account statements in `parse/users.rs`),
 //! sqlparser's MySQL dialect for the rest.
 //!
 //! `?` placeholders are numbered `$1`, `$2`, ... in text order, so one
@@ -16,12 +16,9 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::error::{not_supported, syntax_error, SqlResult};
 
-#[path = "parse_users.rs"]
 mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
-#[path = "parse_replica.rs"]
 mod replica;
-#[path = "parse_depth.rs"]
 mod depth;
 pub use depth::EXPRESSION_DEPTH_MAX;
 pub use replica::{OptionValue, ReplicaStatement, ReplicaThreads, SourceOption};

@@ -15,25 +15,24 @@ use std::time::Duration;
 
 use database::{Database, StatementContext};
 use database::WrittenAhead;
-use engine::{TableId, Transaction};
+use engine::Transaction;
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
     Value as WireValue,
 };
-use parking_lot::RwLock;
 
-use crate::accounts::Accounts;
-use crate::replica_source::ReplicaSource;
-use crate::replica_threads::ReplicaThreads;
-use crate::authorize::Principal;
-use crate::privileges::Privilege;
-use crate::dump::{gtid_set_from_request, DumpSettings, DumpStart};
-use crate::replicas::Replicas;
+use crate::access::accounts::Accounts;
+use crate::replica::source_settings::ReplicaSource;
+use crate::replica::threads::ReplicaThreads;
+use crate::access::authorize::Principal;
+use crate::access::privileges::Privilege;
+use source::{gtid_set_from_request, DumpSettings, DumpStart};
+use source::Replicas;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
-use crate::expr::{Columns, Environment, Scope};
-use crate::gtid_next::GtidNext;
+use crate::eval::expr::{Columns, Environment, Scope};
+use crate::exec::gtid_next::GtidNext;
 use crate::parse::{parse, Parsed, Statement};
-use crate::value::{from_wire, Value};
+use crate::eval::value::{from_wire, Value};
 use crate::variables::{definition, GlobalVariables, Kind, VariableScope};
 
 /// What every session shares.
@@ -41,8 +40,6 @@ pub struct Shared {
     pub db: Arc<Database>,
     pub globals: GlobalVariables,
     pub accounts: Arc<Accounts>,
-    /// Explicit column DEFAULTs by table (the engine's catalog has none).
-    pub defaults: RwLock<HashMap<TableId, Vec<Option<Value>>>>,
     /// Replicas registered with COM_REGISTER_SLAVE (SHOW REPLICAS).
     pub replicas: Replicas,
     /// This server's own source, when it is a replica.
@@ -61,12 +58,10 @@ pub struct SqlService {
 
 impl SqlService {
     pub fn new(db: Arc<Database>, globals: GlobalVariables, accounts: Arc<Accounts>, replica_source: ReplicaSource) -> SqlService {
-        let defaults = RwLock::new(HashMap::new());
         let shared = Arc::new_cyclic(|this| Shared {
             db,
             globals,
             accounts,
-            defaults,
             replicas: Replicas::default(),
             replica_source,
             replica: ReplicaThreads::default(),
@@ -124,7 +119,7 @@ pub struct State {
     /// case-insensitive). Replicas and CDC readers declare themselves with
     /// them (`@master_binlog_checksum`, `@master_heartbeat_period`, ...).
     pub user_variables: HashMap<String, Value>,
-    /// `gtid_next` (see `gtid_next.rs`); a Mutex so statements can change
+    /// `gtid_next` (see `exec/gtid_next.rs`); a Mutex so statements can change
     /// it through their shared [`Context`].
     pub gtid_next: parking_lot::Mutex<GtidNext>,
 }
@@ -193,8 +188,8 @@ impl Environment for Env<'_> {
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
             "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
-            "gtid_executed" => Value::Bytes(crate::gtid_next::gtid_set_text(&self.shared.db.executed_gtids()).into_bytes()),
-            "gtid_purged" => Value::Bytes(crate::gtid_next::gtid_set_text(&binlog.purged_gtids()).into_bytes()),
+            "gtid_executed" => Value::Bytes(crate::exec::gtid_next::gtid_set_text(&self.shared.db.executed_gtids()).into_bytes()),
+            "gtid_purged" => Value::Bytes(crate::exec::gtid_next::gtid_set_text(&binlog.purged_gtids()).into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
         })
     }
@@ -393,7 +388,7 @@ impl SqlSession {
             warnings: &state.warnings,
         };
         let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
-        let result = crate::execute::execute(&parsed.statement, &context, transaction);
+        let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
         let outcome = match result {
             Ok(outcome) => outcome,
@@ -642,7 +637,7 @@ impl Outcome {
 
 impl Session for SqlSession {
     fn process_kill(&mut self, connection_id: u32, registry: &protocol::Registry) -> Result<(), MysqlError> {
-        crate::admin::kill_as(&self.principal(), &self.info.user, registry, connection_id, protocol::KillScope::Connection)
+        crate::exec::admin::kill_as(&self.principal(), &self.info.user, registry, connection_id, protocol::KillScope::Connection)
     }
 
     fn query(&mut self, sql: &str) -> Result<QueryResponse<'_>, MysqlError> {
@@ -680,12 +675,12 @@ impl Session for SqlSession {
             params: &[],
             warnings: &self.state.warnings,
         };
-        crate::authorize::authorize(&parsed.statement, &context)?;
+        crate::access::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {
             Statement::Ast(ast) => match ast.as_ref() {
                 sqlparser::ast::Statement::Query(query) => {
                     let database = self.state.database.clone();
-                    crate::select::describe(query, self.shared.db.engine(), database.as_deref())?
+                    crate::exec::select::describe(query, self.shared.db.engine(), database.as_deref())?
                 }
                 _ => Vec::new(),
             },
@@ -736,7 +731,7 @@ impl Session for SqlSession {
         let uuid = ["replica_uuid", "slave_uuid"]
             .iter()
             .find_map(|name| self.state.user_variables.get(*name))
-            .map(crate::value::text)
+            .map(crate::eval::value::text)
             .unwrap_or_default();
         self.shared.replicas.register(self.info.connection_id, request, uuid);
         Ok(())
@@ -746,7 +741,7 @@ impl Session for SqlSession {
         self.check_dump_privilege()?;
         let start = DumpStart::Position { file_name: request.file_name.clone(), position: u64::from(request.position) };
         let settings = self.dump_settings(request.is_non_blocking());
-        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+        source::dump(self.shared.db.binlog(), start, &settings, stream)
     }
 
     fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
@@ -756,7 +751,7 @@ impl Session for SqlSession {
         // set alone decides where the stream starts.
         let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set));
         let settings = self.dump_settings(request.is_non_blocking());
-        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+        source::dump(self.shared.db.binlog(), start, &settings, stream)
     }
 
     fn disconnect(&mut self) {
@@ -783,11 +778,11 @@ impl SqlSession {
         let variables = &self.state.user_variables;
         let declared = variables.get("master_binlog_checksum").filter(|value| !matches!(value, Value::Null));
         let checksum_declared = declared.is_some();
-        let checksum_declared_crc32 = declared.is_some_and(|value| crate::value::text(value).eq_ignore_ascii_case("CRC32"));
+        let checksum_declared_crc32 = declared.is_some_and(|value| crate::eval::value::text(value).eq_ignore_ascii_case("CRC32"));
         let heartbeat_nanoseconds = variables
             .get("master_heartbeat_period")
-            .and_then(crate::value::to_number)
-            .map_or(0.0, crate::value::Number::as_f64);
+            .and_then(crate::eval::value::to_number)
+            .map_or(0.0, crate::eval::value::Number::as_f64);
         let heartbeat_period = (heartbeat_nanoseconds >= 1.0).then(|| Duration::from_nanos(heartbeat_nanoseconds as u64));
         let verify_checksums = self.shared.globals.get("source_verify_checksum").is_some_and(|value| value == Value::Int(1));
         let send_delay_us = match self.shared.globals.get("binlogd_dump_send_delay") {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use parking_lot::RwLock;
 
 use crate::error::{unknown_variable, wrong_value_for_variable, SqlResult};
-use crate::value::{text, to_number, Value};
+use crate::eval::value::{text, to_number, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VariableScope {
@@ -65,7 +65,7 @@ pub const DEFINITIONS: &[Definition] = &[
     // MariaDB 12.3's startup-only option: '' (classic files) or 'engine'
     // (the binlog rides the redo log); read at start, so SET is refused.
     def("binlog_storage_engine", "", Kind::ReadOnly, Type::Text),
-    // binlogd's own (read when a dump starts, dump.rs): microseconds a
+    // binlogd's own (read when a dump starts, `SqlSession::dump_settings`): microseconds a
     // binlog dump rests after sending everything visible before it reads
     // again, so a commit stream reaches its reader in batches (fewer
     // wake-ups and writes per commit; up to this much more replica lag).
@@ -91,7 +91,7 @@ pub const DEFINITIONS: &[Definition] = &[
     // gtid_executed and gtid_purged are read from the binlog (session.rs).
     def("gtid_executed", "", Kind::ReadOnly, Type::Text),
     def("gtid_mode", "ON", Kind::ReadOnly, Type::Text),
-    // Session only: read and set through gtid_next.rs.
+    // Session only: read and set through exec/gtid_next.rs.
     def("gtid_next", "AUTOMATIC", Kind::Both, Type::Text),
     def("gtid_purged", "", Kind::ReadOnly, Type::Text),
     def("hostname", "localhost", Kind::ReadOnly, Type::Text),
@@ -122,7 +122,7 @@ pub const DEFINITIONS: &[Definition] = &[
     // unless this is ON.
     def("skip_replica_start", "0", Kind::ReadOnly, Type::Boolean),
     // MySQL's: a dump checks each event's CRC32 before sending it (ON)
-    // or leaves that to the replica (OFF, the default; dump.rs).
+    // or leaves that to the replica (OFF, the default; the source crate's dump.rs).
     def("source_verify_checksum", "0", Kind::Global, Type::Boolean),
     def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),
@@ -149,7 +149,7 @@ pub fn normalize(definition: &Definition, value: &Value) -> SqlResult<Value> {
     match definition.value_type {
         Type::Text => Ok(Value::Bytes(shown.into_bytes())),
         Type::Integer => match to_number(value) {
-            Some(crate::value::Number::Int(v)) if v >= 0 => Ok(crate::expr::int_value(v)),
+            Some(crate::eval::value::Number::Int(v)) if v >= 0 => Ok(crate::eval::expr::int_value(v)),
             _ => Err(wrong_value_for_variable(definition.name, &shown)),
         },
         Type::Boolean => match shown.to_ascii_uppercase().as_str() {

@@ -341,7 +341,7 @@ fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) ->
             })
         })
         .collect();
-    let thread_names = [sql::DUMP_THREAD_NAME, READER_THREAD_PREFIX];
+    let thread_names = [source::DUMP_THREAD_NAME, READER_THREAD_PREFIX];
     let threads_before = cpu_seconds_by_name(&thread_names);
     let cpu_before = process_cpu_seconds();
     barrier.wait();

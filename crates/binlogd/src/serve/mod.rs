@@ -84,7 +84,7 @@ fn start_replica(service: &SqlService) {
     let Some(settings) = shared.replica_source.settings() else {
         return;
     };
-    if settings.host.is_empty() || matches!(shared.globals.get("skip_replica_start"), Some(sql::value::Value::Int(1))) {
+    if settings.host.is_empty() || matches!(shared.globals.get("skip_replica_start"), Some(sql::eval::value::Value::Int(1))) {
         return;
     }
     match shared.replica.start(shared, sql::parse::ReplicaThreads::Both) {

@@ -48,7 +48,7 @@ pub const TABLES_MAX: u32 = 100;
 pub const TABLE_SIZE_MAX: u64 = 10_000_000;
 /// The file relay log's relay_log_space_limit (sql's replica threads): a
 /// workload above it would block the receiver in the file runs.
-const FILE_RELAY_SPACE_LIMIT_BYTES: u64 = sql::replica_threads::RELAY_FILE_SPACE_LIMIT_BYTES;
+const FILE_RELAY_SPACE_LIMIT_BYTES: u64 = sql::replica::threads::RELAY_FILE_SPACE_LIMIT_BYTES;
 /// The receiver's and the applier's waits; the end-to-end catch-up.
 const RECEIVE_TIMEOUT: Duration = Duration::from_secs(600);
 const APPLY_TIMEOUT: Duration = Duration::from_secs(3600);

@@ -14,12 +14,12 @@ use sqlparser::ast::{
     SetExpr, TableFactor, Value as Literal,
 };
 
-use crate::expr::Environment as _;
-use crate::columns::column_definition;
+use crate::eval::expr::Environment as _;
+use crate::eval::columns::column_definition;
 use crate::error::{not_supported, syntax_error, SqlResult};
-use crate::expr::{function_args, function_name, is_aggregate, int_value, Columns, Scope};
+use crate::eval::expr::{function_args, function_name, is_aggregate, int_value, Columns, Scope};
 use crate::session::Context;
-use crate::value::{NullCheck, sort_order, to_number, to_text, to_wire, Number, Value};
+use crate::eval::value::{NullCheck, sort_order, to_number, to_text, to_wire, Number, Value};
 use crate::variables::{definition, Type};
 
 /// One output column: how to compute it and how to describe it.
@@ -93,7 +93,7 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                 Expr::CompoundIdentifier(parts) => parts.clone(),
                 _ => unreachable!(),
             };
-            if let Some((name, _)) = crate::expr::system_variable_reference(&parts) {
+            if let Some((name, _)) = crate::eval::expr::system_variable_reference(&parts) {
                 return match definition(&name).map(|d| d.value_type) {
                     Some(Type::Integer | Type::Boolean) => MYSQL_TYPE_LONGLONG,
                     _ => MYSQL_TYPE_VAR_STRING,
@@ -101,7 +101,7 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             }
             let name = &parts[parts.len() - 1].value;
             match source.and_then(|s| s.def.column_index(name).ok().map(|p| (s, p))) {
-                Some((source, position)) => crate::columns::wire_type(&source.def.columns[position].column_type),
+                Some((source, position)) => crate::eval::columns::wire_type(&source.def.columns[position].column_type),
                 None => MYSQL_TYPE_VAR_STRING,
             }
         }
@@ -327,7 +327,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             }
         }
         (Some(source), Some(trx)) => {
-            let spec = crate::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
+            let spec = crate::exec::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
             let scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
             for (_, row) in scan {
                 if context.env.is_query_killed() {

@@ -10,13 +10,13 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Token;
 
-use crate::columns::{coerce, column_from_sql};
+use crate::eval::columns::{coerce, column_from_sql};
 use crate::error::{database_error, not_supported, syntax_error, SqlResult};
-use crate::execute::table_name;
-use crate::expr::Columns;
+use crate::exec::dispatch::table_name;
+use crate::eval::expr::Columns;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Warning};
-use crate::value::{NullCheck, Value};
+use crate::eval::value::NullCheck;
 
 /// An `IF [NOT] EXISTS` statement that had nothing to do: OK with MySQL's
 /// note (SHOW WARNINGS lists it; the OK packet counts it).
@@ -42,10 +42,6 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
                 return Ok(ok_with_note(1008, format!("Can't drop database '{name}'; database doesn't exist")));
             }
             let dropped = context.execute_ddl(&ctx, |engine| engine.drop_database(name)).map_err(database_error)?;
-            let mut defaults = context.shared.defaults.write();
-            for id in &dropped {
-                defaults.remove(id);
-            }
             let mut outcome = Outcome::new(OkResponse::affected(dropped.len() as u64));
             if context.env.database == Some(name.as_str()) {
                 outcome.use_database = Some(None);
@@ -79,15 +75,11 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             if present.is_empty() {
                 return Ok(ok_with_note(1051, format!("Unknown table '{}'", missing.join(","))));
             }
-            let dropped = context
+            context
                 .execute_ddl(&context.statement_context(), |engine| {
                     present.iter().map(|(d, t)| engine.drop_table(d, t)).collect::<engine::Result<Vec<_>>>()
                 })
                 .map_err(database_error)?;
-            let mut defaults = context.shared.defaults.write();
-            for id in dropped {
-                defaults.remove(&id);
-            }
             Ok(Outcome::ok())
         }
         Ast::Drop { object_type: ObjectType::Index, names, table: Some(table), .. } => {
@@ -99,7 +91,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
                 .map_err(database_error)?;
             Ok(Outcome::ok())
         }
-        other => Err(not_supported(crate::expr::first_words(&other.to_string()))),
+        other => Err(not_supported(crate::eval::expr::first_words(&other.to_string()))),
     }
 }
 
@@ -122,14 +114,12 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
     if engine.table(&database, &table).is_ok() && create.if_not_exists {
         return Ok(ok_with_note(1050, format!("Table '{table}' already exists")));
     }
-    let mut defaults: Vec<Option<Value>> = Vec::new();
     let spec = if let Some(like) = &create.like {
         let source = match like {
             CreateTableLikeKind::Parenthesized(like) | CreateTableLikeKind::Plain(like) => &like.name,
         };
         let (source_database, source_table) = table_name(source, context)?;
         let def = engine.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
-        defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
         TableSpec {
             database: database.clone(),
             name: table.clone(),
@@ -169,12 +159,11 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                     other => return Err(not_supported(format!("column option {other}"))),
                 }
             }
-            let default = match default {
+            def.default = match default {
                 Some(value) if !value.is_null() => Some(coerce(&def, value).map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?),
                 Some(_) if !def.nullable => return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name))),
                 other => other,
             };
-            defaults.push(default);
             spec.columns.push(def);
         }
         for constraint in &create.constraints {
@@ -195,15 +184,14 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                     let name = key.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| columns[0].clone());
                     spec.indexes.push(IndexSpec { name, columns, unique: false });
                 }
-                other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
+                other => return Err(not_supported(crate::eval::expr::first_words(&other.to_string()))),
             }
         }
         spec
     };
-    let def = context
+    context
         .execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec))
         .map_err(database_error)?;
-    context.shared.defaults.write().insert(def.id, defaults);
     Ok(Outcome::ok())
 }
 

@@ -3,11 +3,11 @@
 
 use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
 
-use crate::privileges::Privilege;
+use crate::access::privileges::Privilege;
 use crate::error::{not_supported, unknown_variable, wrong_value_for_variable, SqlResult};
-use crate::expr::{system_variable_reference, Columns};
+use crate::eval::expr::{system_variable_reference, Columns};
 use crate::session::{Context, Outcome, Transactions};
-use crate::value::{text, Value};
+use crate::eval::value::{text, Value};
 use crate::variables::{definition, normalize, Kind, VariableScope};
 
 pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
@@ -16,7 +16,7 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             vec![(*scope, variable, &values[0])]
         }
         Set::MultipleAssignments { assignments } => assignments.iter().map(|a| (a.scope, &a.name, &a.value)).collect(),
-        other => return Err(not_supported(crate::expr::first_words(&other.to_string()))),
+        other => return Err(not_supported(crate::eval::expr::first_words(&other.to_string()))),
     };
     // SET GLOBAL needs SUPER or SYSTEM_VARIABLES_ADMIN (MySQL 8.4); checked
     // before any assignment applies, so a refused statement changes nothing.
@@ -58,7 +58,7 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             if scope == VariableScope::Global {
                 return Err(protocol::MysqlError::new(1228, "HY000", "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL"));
             }
-            crate::gtid_next::set(&value, context, transaction.in_transaction())?;
+            crate::exec::gtid_next::set(&value, context, transaction.in_transaction())?;
             continue;
         }
         let value = normalize(definition, &value)?;

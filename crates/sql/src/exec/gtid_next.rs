@@ -20,11 +20,11 @@ use protocol::MysqlError;
 use sqlparser::ast::Statement as Ast;
 
 use crate::error::SqlResult;
-use crate::expr::Environment as _;
+use crate::eval::expr::Environment as _;
 use crate::parse::Statement;
-use crate::privileges::Privilege;
+use crate::access::privileges::Privilege;
 use crate::session::Context;
-use crate::value::Value;
+use crate::eval::value::Value;
 
 #[derive(Default)]
 pub enum GtidNext {

@@ -31,7 +31,7 @@ use replica::relay::events::TransactionEvents;
 use replica::{Applier, BoundaryEntry, WorkerApplier};
 
 use crate::error::{database_error, not_supported};
-use crate::gtid_next::GtidNext;
+use crate::exec::gtid_next::GtidNext;
 use crate::session::{Shared, SqlSession};
 
 /// ER_REPLICA_RELAY_LOG_READ_FAILURE: an event that does not decode.

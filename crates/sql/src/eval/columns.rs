@@ -8,7 +8,7 @@ use protocol::{ColumnDefinition, ColumnFlags, ColumnType as WireType};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
 
 use crate::error::{data_too_long, incorrect_value, not_supported, out_of_range, SqlResult};
-use crate::value::{NullCheck, text, to_number, to_text, Number, Value};
+use crate::eval::value::{NullCheck, text, to_number, to_text, Number, Value};
 
 /// utf8mb4_general_ci (MariaDB replicas do not know MySQL 8's 255).
 pub const UTF8MB4_GENERAL_CI: u16 = 45;
@@ -201,7 +201,7 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
     match &column.column_type {
         ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong => {
             if let Value::Bytes(bytes) = &value {
-                if !crate::value::is_whole_number_text(bytes) {
+                if !crate::eval::value::is_whole_number_text(bytes) {
                     return Err(incorrect_value("integer", &shown(), &column.name));
                 }
             }
@@ -218,7 +218,7 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
         }
         ColumnType::Float | ColumnType::Double => {
             if let Value::Bytes(bytes) = &value {
-                if !crate::value::is_whole_number_text(bytes) {
+                if !crate::eval::value::is_whole_number_text(bytes) {
                     return Err(incorrect_value("double", &shown(), &column.name));
                 }
             }
@@ -227,7 +227,7 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
         }
         ColumnType::NewDecimal { precision, scale } => {
             if let Value::Bytes(bytes) = &value {
-                if !crate::value::is_whole_number_text(bytes) {
+                if !crate::eval::value::is_whole_number_text(bytes) {
                     return Err(incorrect_value("decimal", &shown(), &column.name));
                 }
             }

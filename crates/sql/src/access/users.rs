@@ -12,11 +12,11 @@
 
 use protocol::{native_password_hash, parse_native_password_hash_hex, ColumnDefinition, MysqlError, ResultSet, Value as Wire};
 
-use crate::accounts::Account;
-use crate::authorize::Principal;
+use crate::access::accounts::Account;
+use crate::access::authorize::Principal;
 use crate::error::SqlResult;
 use crate::parse::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
-use crate::privileges::{quote_identifier, Grants, Level, Privilege, PrivilegeSet};
+use crate::access::privileges::{quote_identifier, Grants, Level, Privilege, PrivilegeSet};
 use crate::session::{Context, Outcome};
 
 /// MySQL 8's limits (ER_WRONG_STRING_LENGTH beyond them).
@@ -38,7 +38,7 @@ pub fn execute(statement: &AccountStatement, context: &Context<'_>) -> SqlResult
             check_grantor(&principal, &level, set)?;
             if let Level::Table(database, table) = &level {
                 // MySQL grants on existing tables only.
-                crate::execute::table_def(context, database, table)?;
+                crate::exec::dispatch::table_def(context, database, table)?;
             }
             let users = resolve_users(users, context);
             context.shared.accounts.change(|accounts| {

@@ -3,15 +3,15 @@
 use sqlparser::ast::{ObjectName, ObjectNamePart, Statement as Ast};
 
 use crate::error::{engine_error, not_supported, syntax_error, unknown_database, SqlResult};
-use crate::expr::first_words;
+use crate::eval::expr::first_words;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Transactions};
 
 pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
     // Before anything runs, so a refused statement changes nothing.
-    crate::authorize::authorize(statement, context)?;
+    crate::access::authorize::authorize(statement, context)?;
     let (in_transaction, statement_scoped) = (transaction.in_transaction(), transaction.is_statement_scoped());
-    if crate::gtid_next::gate(statement, context, in_transaction, statement_scoped)? == crate::gtid_next::Gate::Skip {
+    if crate::exec::gtid_next::gate(statement, context, in_transaction, statement_scoped)? == crate::exec::gtid_next::Gate::Skip {
         // gtid_next names an executed GTID: MySQL skips the transaction.
         return Ok(Outcome::ok());
     }
@@ -39,19 +39,19 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         }
         Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => {
             transaction.commit(context)?;
-            crate::ddl::database_statement(statement, context)
+            crate::exec::ddl::database_statement(statement, context)
         }
-        Statement::Show(show) => crate::show::show(show, context, &mut transaction),
-        Statement::FlushBinaryLogs => crate::admin::flush_binary_logs(context),
-        Statement::PurgeBinaryLogsTo(name) => crate::admin::purge_to(name, context),
-        Statement::PurgeBinaryLogsBefore(time) => crate::admin::purge_before(time, context),
-        Statement::ResetBinaryLogsAndGtids => crate::admin::reset(context, &transaction),
-        Statement::Kill { id, query_only } => crate::admin::kill(*id, *query_only, context),
-        Statement::Account(account) => crate::users::execute(account, context),
+        Statement::Show(show) => crate::exec::show::show(show, context, &mut transaction),
+        Statement::FlushBinaryLogs => crate::exec::admin::flush_binary_logs(context),
+        Statement::PurgeBinaryLogsTo(name) => crate::exec::admin::purge_to(name, context),
+        Statement::PurgeBinaryLogsBefore(time) => crate::exec::admin::purge_before(time, context),
+        Statement::ResetBinaryLogsAndGtids => crate::exec::admin::reset(context, &transaction),
+        Statement::Kill { id, query_only } => crate::exec::admin::kill(*id, *query_only, context),
+        Statement::Account(account) => crate::access::users::execute(account, context),
         Statement::Replica(replica) => {
             // An implicit commit, as in MySQL.
             transaction.commit(context)?;
-            crate::replica_statements::execute(replica, context)
+            crate::replica::statements::execute(replica, context)
         }
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }
@@ -60,17 +60,17 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
 fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
     match ast {
         Ast::Query(query) => {
-            let result = transaction.read(context, |trx| crate::select::run(query, context, Some(trx)))?;
+            let result = transaction.read(context, |trx| crate::exec::select::run(query, context, Some(trx)))?;
             Ok(Outcome::new(result))
         }
-        Ast::Insert(insert) => crate::dml::insert(insert, context, &mut transaction),
-        Ast::Update(update) => crate::dml::update(update, context, &mut transaction),
-        Ast::Delete(delete) => crate::dml::delete(delete, context, &mut transaction),
+        Ast::Insert(insert) => crate::exec::dml::insert(insert, context, &mut transaction),
+        Ast::Update(update) => crate::exec::dml::update(update, context, &mut transaction),
+        Ast::Delete(delete) => crate::exec::dml::delete(delete, context, &mut transaction),
         Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. } => {
             transaction.commit(context)?;
-            crate::ddl::ddl(ast, context)
+            crate::exec::ddl::ddl(ast, context)
         }
-        Ast::Set(set) => crate::set::set(set, context, &mut transaction),
+        Ast::Set(set) => crate::exec::set::set(set, context, &mut transaction),
         Ast::StartTransaction { .. } => {
             transaction.begin(context)?;
             Ok(Outcome::ok())

@@ -20,7 +20,7 @@ use sqlparser::tokenizer::Token;
 
 use super::{Statement, Words};
 use crate::error::{not_supported, syntax_error, SqlResult};
-use crate::privileges::Privilege;
+use crate::access::privileges::Privilege;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AccountStatement {

@@ -115,7 +115,7 @@ pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
 /// After a dump has sent everything visible it rests until the next
 /// multiple of `settings.send_delay` (`binlogd_dump_send_delay`, 5 ms by
 /// default) on the monotonic clock, the same instants for all dumps (see
-/// dump_pacing.rs), before it reads again, so that under a steady commit stream each dump
+/// pacing.rs), before it reads again, so that under a steady commit stream each dump
 /// wakes, reads and writes once per delay instead of once per group
 /// commit: per-group wake-ups of 16 dumps and their readers cost a 2-core
 /// source a third of its commits (`bench dump --tail-readers`). A replica
@@ -126,8 +126,8 @@ pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: 
     let _ = stream.set_buffer_bytes(STREAM_BUFFER_BYTES);
     let (mut reader, plan) = open(log, start)?;
     // Blocking dumps only: a non-blocking one ends at the log's end.
-    let _batch = (!settings.non_blocking).then(crate::dump_scheduling::BatchScheduling::enter);
-    let _named = crate::dump_thread_name::DumpThreadName::enter();
+    let _batch = (!settings.non_blocking).then(crate::scheduling::BatchScheduling::enter);
+    let _named = crate::thread_name::DumpThreadName::enter();
     reader.set_verify_checksums(settings.verify_checksums);
     let mut sender = Sender {
         log,
@@ -318,7 +318,7 @@ impl Sender<'_, '_, '_> {
                         // together (see `dump`); then wait (the peer
                         // check is for idle dumps).
                         if !self.settings.send_delay.is_zero() {
-                            crate::dump_pacing::sleep_to_next_tick(self.settings.send_delay);
+                            crate::pacing::sleep_to_next_tick(self.settings.send_delay);
                         }
                         continue;
                     }

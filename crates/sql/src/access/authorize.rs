@@ -18,11 +18,11 @@ use std::sync::Arc;
 use protocol::{ConnectionInfo, MysqlError};
 use sqlparser::ast::{visit_expressions, visit_relations, Expr, FromTable, ObjectName, ObjectType, Statement as Ast, TableObject};
 
-use crate::accounts::Account;
+use crate::access::accounts::Account;
 use crate::error::SqlResult;
-use crate::execute::table_name;
+use crate::exec::dispatch::table_name;
 use crate::parse::{Show, Statement};
-use crate::privileges::{Grants, Level, Privilege};
+use crate::access::privileges::{Grants, Level, Privilege};
 use crate::session::{Context, Shared};
 
 /// 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR, listing the privileges any one of
@@ -176,7 +176,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
     let principal = context.principal();
     // Fast path: an account with every privilege on *.* (root) may run
     // anything; most statements of a benchmark take this branch.
-    if principal.grants().global.contains_all(crate::privileges::PrivilegeSet::all_at(&Level::Global)) {
+    if principal.grants().global.contains_all(crate::access::privileges::PrivilegeSet::all_at(&Level::Global)) {
         return Ok(());
     }
     match statement {
@@ -210,7 +210,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::ResetBinaryLogsAndGtids => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
         // Whose connection it is decides: checked in admin::kill_as.
         Statement::Kill { .. } => Ok(()),
-        // Depends on the accounts and levels named: checked in users.rs.
+        // Depends on the accounts and levels named: checked in access/users.rs.
         Statement::Account(_) => Ok(()),
     }
 }
@@ -324,9 +324,9 @@ fn authorize_ast(ast: &Ast, context: &Context<'_>, principal: &Principal<'_>) ->
             let (database, table) = table_name(table, context)?;
             principal.require_on_table(Privilege::Index, &database, &table)
         }
-        // SET GLOBAL is checked in set.rs, before any assignment applies.
+        // SET GLOBAL is checked in exec/set.rs, before any assignment applies.
         // Everything else is a transaction statement or is refused by
-        // execute.rs as unsupported.
+        // exec/dispatch.rs as unsupported.
         _ => Ok(()),
     }
 }

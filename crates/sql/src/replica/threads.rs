@@ -36,10 +36,10 @@ use replica::{
 };
 
 use crate::parse::ReplicaThreads as Which;
-use crate::replica_applier::{ApplierProgress, SqlApplier};
-use crate::replica_source::SourceSettings;
+use crate::replica::applier::{ApplierProgress, SqlApplier};
+use crate::replica::source_settings::SourceSettings;
 use crate::session::{Shared, Warning};
-use crate::value::{to_number, Value};
+use crate::eval::value::{to_number, Value};
 
 /// Relay-log files (IN_MEMORY_RELAYLOG_ENABLED=0) and spill files live here,
 /// under the data directory.

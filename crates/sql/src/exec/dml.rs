@@ -8,13 +8,13 @@ use engine::TableDef;
 use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
-use crate::expr::Environment as _;
-use crate::columns::{coerce, implicit_default};
+use crate::eval::expr::Environment as _;
+use crate::eval::columns::{coerce, implicit_default};
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
-use crate::execute::{table_def, table_name};
-use crate::expr::{Columns, Scope};
+use crate::exec::dispatch::{table_def, table_name};
+use crate::eval::expr::{Columns, Scope};
 use crate::session::{Context, Outcome, Transactions};
-use crate::value::Value;
+use crate::eval::value::Value;
 
 fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
     let mut table_names = vec![def.name.clone()];
@@ -41,7 +41,6 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         targets = (0..def.columns.len()).collect();
     }
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
-    let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
 
@@ -56,8 +55,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 rows
             }
             SetExpr::Select(_) => {
-                let result = crate::select::run(source, context, Some(trx))?;
-                result.rows.iter().map(|row| row.iter().map(crate::value::from_wire).collect()).collect()
+                let result = crate::exec::select::run(source, context, Some(trx))?;
+                result.rows.iter().map(|row| row.iter().map(crate::eval::value::from_wire).collect()).collect()
             }
             _ => return Err(not_supported("INSERT from this kind of query")),
         };
@@ -76,7 +75,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 let column = &def.columns[position];
                 let value = match value {
                     Some(value) => value,
-                    None => match defaults.get(position).cloned().flatten().or_else(|| implicit_default(column)) {
+                    None => match column.default.clone().or_else(|| implicit_default(column)) {
                         Some(value) => value,
                         None => return Err(no_default(&column.name)),
                     },
@@ -125,7 +124,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
         assignments.push((position, &assignment.value));
     }
     let no_columns = Columns::default();
-    let spec = crate::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
+    let spec = crate::exec::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
     let counts = transaction.write(context, |trx| {
         let result = trx.update_where(
@@ -184,7 +183,7 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let def = table_def(context, &database, &table)?;
     let columns = columns_of(&def, alias.as_deref());
     let no_columns = Columns::default();
-    let spec = crate::plan::scan_spec(&def, delete.selection.as_ref(), &context.constants(&no_columns));
+    let spec = crate::exec::plan::scan_spec(&def, delete.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
     let deleted = transaction.write(context, |trx| {
         let result = trx.delete_where(def.id, &spec, |row| match &delete.selection {

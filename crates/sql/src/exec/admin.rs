@@ -9,9 +9,9 @@ use binlog::BinlogError;
 use database::DatabaseError;
 use protocol::{KillScope, MysqlError, Registry};
 
-use crate::authorize::Principal;
+use crate::access::authorize::Principal;
 use crate::error::{database_error, SqlResult};
-use crate::privileges::Privilege;
+use crate::access::privileges::Privilege;
 use crate::session::{Context, Outcome, Transactions, Warning};
 
 /// 1373 ER_UNKNOWN_TARGET_BINLOG.

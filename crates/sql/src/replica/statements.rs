@@ -1,7 +1,7 @@
 //! CHANGE REPLICATION SOURCE TO, START / STOP / RESET REPLICA and SHOW
-//! REPLICA STATUS, over the stored settings (`replica_source.rs`).
+//! REPLICA STATUS, over the stored settings (`source_settings.rs`).
 //!
-//! The threads themselves are `replica_threads.rs`.
+//! The threads themselves are `threads.rs`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,8 +10,8 @@ use replica::IoState;
 
 use crate::error::SqlResult;
 use crate::parse::ReplicaStatement;
-use crate::replica_source::SourceSettings;
-use crate::replica_threads::ThreadsStatus;
+use crate::replica::source_settings::SourceSettings;
+use crate::replica::threads::ThreadsStatus;
 use crate::session::{Context, Outcome};
 
 /// MySQL 8.4's SHOW REPLICA STATUS columns, then binlogd's relay-log ones.
@@ -120,7 +120,7 @@ pub fn show_status(old_names: bool, context: &Context<'_>) -> ResultSet {
         result.push_row(status_row(
             &settings,
             &threads,
-            &crate::gtid_next::gtid_set_text(&context.db().executed_gtids()),
+            &crate::exec::gtid_next::gtid_set_text(&context.db().executed_gtids()),
         ));
     }
     result
@@ -199,7 +199,7 @@ fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids
         text(""),
         text(&io_time),
         text(&sql_time),
-        text(&crate::gtid_next::gtid_set_text(&receiver.retrieved_gtid_set)),
+        text(&crate::exec::gtid_next::gtid_set_text(&receiver.retrieved_gtid_set)),
         text(executed_gtids),
         number(u64::from(settings.auto_position)),
         text(""),

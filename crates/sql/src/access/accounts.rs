@@ -27,8 +27,8 @@ use parking_lot::{Mutex, RwLock};
 use protocol::{native_password_hash_hex, parse_native_password_hash_hex, Authenticator, MysqlError, StoredAccount};
 use serde::{Deserialize, Serialize};
 
-use crate::hosts::{host_matches, specificity};
-use crate::privileges::{Grants, Level, Privilege, PrivilegeSet};
+use crate::access::hosts::{host_matches, specificity};
+use crate::access::privileges::{Grants, Level, Privilege, PrivilegeSet};
 
 pub const ACCOUNTS_FILE: &str = "users.json";
 const FORMAT_VERSION: u32 = 1;

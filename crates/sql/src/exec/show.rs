@@ -4,14 +4,14 @@ use std::sync::atomic::Ordering;
 
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
-use crate::columns::{type_name, BINARY_COLLATION};
+use crate::eval::columns::{type_name, BINARY_COLLATION};
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::expr::like;
+use crate::eval::expr::like;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
-use crate::value::text;
+use crate::eval::value::text;
 use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
-use crate::expr::Environment;
+use crate::eval::expr::Environment;
 
 fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
@@ -103,16 +103,15 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::CreateTable { database, table } => {
             let database = context.database(database.as_deref())?;
             let def = engine.table(&database, table).map_err(engine_error)?;
-            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
             let mut lines = Vec::new();
-            for (position, column) in def.columns.iter().enumerate() {
+            for column in &def.columns {
                 let mut line = format!("  `{}` {}", column.name, type_name(column));
                 if !column.nullable {
                     line.push_str(" NOT NULL");
                 }
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
-                } else if let Some(Some(default)) = defaults.get(position) {
+                } else if let Some(default) = &column.default {
                     line.push_str(&format!(" DEFAULT '{}'", text(default).replace('\'', "''")));
                 } else if column.nullable {
                     line.push_str(" DEFAULT NULL");
@@ -137,7 +136,6 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Columns { database, table, full, filter } => {
             let database = context.database(database.as_deref())?;
             let def = engine.table(&database, table).map_err(engine_error)?;
-            let defaults = context.shared.defaults.read().get(&def.id).cloned().unwrap_or_default();
             let mut rows = Vec::new();
             for (position, column) in def.columns.iter().enumerate() {
                 if !passes(filter, &column.name) {
@@ -152,7 +150,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 } else {
                     ""
                 };
-                let default = defaults.get(position).cloned().flatten().map(|v| text(&v));
+                let default = column.default.as_ref().map(text);
                 let extra = if column.auto_increment { "auto_increment" } else { "" };
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
@@ -184,7 +182,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ColumnDefinition::varchar("Info"),
             ]);
             // Without PROCESS an account sees only its own user's threads.
-            let everyone = context.principal().has(crate::privileges::Privilege::Process);
+            let everyone = context.principal().has(crate::access::privileges::Privilege::Process);
             for process in registry.processes() {
                 if !everyone && process.user != context.env.info.user {
                     continue;
@@ -234,7 +232,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 Wire::UInt(position),
                 Wire::from(""),
                 Wire::from(""),
-                Wire::from(crate::gtid_next::gtid_set_text(&context.db().executed_gtids())),
+                Wire::from(crate::exec::gtid_next::gtid_set_text(&context.db().executed_gtids())),
             ]);
             result
         }
@@ -262,7 +260,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             }
             result
         }
-        Show::ReplicaStatus { old_names } => crate::replica_statements::show_status(*old_names, context),
+        Show::ReplicaStatus { old_names } => crate::replica::statements::show_status(*old_names, context),
         Show::Warnings => {
             let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
             for warning in context.warnings {
@@ -272,7 +270,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::Errors => ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]),
         Show::BinlogEvents { file, from, offset, limit } => {
-            crate::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
+            crate::exec::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
         }
         Show::Engines => text_result(
             &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],

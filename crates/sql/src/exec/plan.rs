@@ -11,8 +11,8 @@ use binlog_format::ColumnType;
 use engine::{ColumnDef, ScanSpec, TableDef};
 use sqlparser::ast::{BinaryOperator, Expr};
 
-use crate::expr::Scope;
-use crate::value::{is_whole_number_text, to_number, Number, Value};
+use crate::eval::expr::Scope;
+use crate::eval::value::{is_whole_number_text, to_number, Number, Value};
 
 /// The scan for `def` under `selection`. Equality on the primary key beats
 /// a primary-key range, which beats a secondary index, which beats a full
@@ -137,7 +137,7 @@ fn key_value(column: &ColumnDef, value: &Value) -> Option<Value> {
                 return None;
             }
             match to_number(value)? {
-                Number::Int(v) => Some(crate::expr::int_value(v)),
+                Number::Int(v) => Some(crate::eval::expr::int_value(v)),
                 Number::Float(v) if v.fract() == 0.0 && v.abs() < 9.0e18 => Some(Value::Int(v as i64)),
                 Number::Float(_) => None,
             }

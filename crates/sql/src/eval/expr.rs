@@ -1,7 +1,7 @@
 //! Expression evaluation over one row: columns, literals, `?` parameters,
 //! `@@` system variables, operators, BETWEEN / IN / LIKE / IS NULL, and the
 //! scalar functions clients and sysbench use. Aggregates are computed by
-//! `select.rs` and looked up here by their text.
+//! `exec/select.rs` and looked up here by their text.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use sqlparser::ast::{
 };
 
 use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, SqlResult};
-use crate::value::{NullCheck, compare, from_bool, text, to_number, to_text, truth, Number, Value};
+use crate::eval::value::{NullCheck, compare, from_bool, text, to_number, to_text, truth, Number, Value};
 use crate::variables::VariableScope;
 
 /// What an expression may ask of the session it runs in.
