@@ -280,7 +280,7 @@ impl Database {
         // A large transaction is promoted into the log as a file of its own,
         // which closes the active file: its body is made durable here,
         // outside every lock (the binlog would do it on entry otherwise).
-        let promoted = cache.is_promotion_candidate() && cache.is_spilled();
+        let promoted = cache.should_promote();
         if promoted {
             cache.seal_for_promotion()?;
         }

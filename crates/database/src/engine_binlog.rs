@@ -518,7 +518,7 @@ impl Database {
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
         let mut cache = binlog_events::transaction_cache(&inner.binlog, &inner.tables(), trx.changes(), context, xid)?;
-        let events = if cache.is_spilled() && cache.is_promotion_candidate() {
+        let events = if cache.should_promote() {
             // Large: the writer promotes its spill file by rename; the
             // record refers to that file instead of carrying the body.
             let reference = cache.seal_for_reference(&xid.to_string())?;
