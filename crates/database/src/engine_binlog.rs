@@ -95,7 +95,7 @@ use redo::{Durability, FlushLogAtTrxCommit, RedoLog};
 
 use crate::binlog_events::{self, StatementContext};
 use crate::crash_points::{self, CrashPoints};
-use crate::database::{Database, Inner};
+use crate::database::{Database, Inner, RedoSync};
 use crate::error::{DatabaseError, Result};
 use crate::redo_sink::{self, BinlogBody, BinlogEvents};
 
@@ -602,9 +602,9 @@ impl Database {
     fn wait_commit_durable(&self, lsn: Lsn) -> Result<()> {
         let inner = &self.inner;
         match inner.config.redo.innodb_flush_log_at_trx_commit {
-            FlushLogAtTrxCommit::WriteAndSyncAtCommit => match &inner.groups {
-                Some(groups) => groups.join(lsn).map(drop),
-                None => Ok(inner.redo.wait_durable(lsn)?),
+            FlushLogAtTrxCommit::WriteAndSyncAtCommit => match &inner.redo_sync {
+                RedoSync::Grouped(groups) => groups.join(lsn).map(drop),
+                RedoSync::Alone => Ok(inner.redo.wait_durable(lsn)?),
             },
             FlushLogAtTrxCommit::WriteAtCommit => Ok(inner.redo.wait_written(lsn)?),
             FlushLogAtTrxCommit::WriteAndSyncPerSecond => Ok(()),

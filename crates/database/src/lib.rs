@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use binlog_format::{ColumnType, Value};
-//! use database::{Database, DatabaseConfig, StatementContext};
+//! use database::{CommitRequest, Database, DatabaseConfig, StatementContext};
 //! use engine::{ColumnDef, TableSpec};
 //!
 //! let dir = tempfile::tempdir().unwrap();
@@ -37,7 +37,7 @@
 //!     .unwrap();
 //! let mut trx = db.begin();
 //! trx.insert(items.id, vec![Value::Int(1), Value::Bytes(b"pen".to_vec())]).unwrap();
-//! let logged = db.commit(trx, &session).unwrap().expect("a write goes through the binlog");
+//! let logged = db.commit(CommitRequest::new(trx, &session)).unwrap().expect("a write goes through the binlog");
 //! assert_eq!(logged.gtid.gno, 3);
 //! assert_eq!(db.engine().executed_gtids(), db.binlog().executed_gtids());
 //! db.close().unwrap();
@@ -65,7 +65,7 @@ pub mod write_ahead;
 pub use {binlog, engine, redo};
 
 pub use binlog_events::{StatementContext, BINLOG_ROW_EVENT_MAX_SIZE};
-pub use commit::NextGtid;
+pub use commit::{CommitRequest, NextGtid};
 pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};

@@ -13,7 +13,7 @@ use std::time::Duration;
 use binlog::sim_storage::SimStorage;
 use binlog::storage::Storage;
 use binlog_format::Value;
-use database::Database;
+use database::{CommitRequest, Database};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
 use support::*;
@@ -130,7 +130,7 @@ fn a_transaction_in_doubt_across_a_checkpoint() {
         let tables = create_schema(&db).unwrap();
         let mut trx = db.begin();
         trx.insert(tables.accounts, vec![Value::Int(1), Value::Bytes(b"first@x".to_vec()), Value::Int(1)]).unwrap();
-        let first = db.commit(trx, &context(1)).unwrap().unwrap();
+        let first = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
 
         storage.close_sync_gate("binlog/binlog.0");
         let committer = {
@@ -138,7 +138,7 @@ fn a_transaction_in_doubt_across_a_checkpoint() {
             std::thread::spawn(move || {
                 let mut trx = db.begin();
                 trx.insert(tables.accounts, vec![Value::Int(2), Value::Bytes(b"doubt@x".to_vec()), Value::Int(2)]).unwrap();
-                db.commit(trx, &context(2))
+                db.commit(CommitRequest::new(trx, &context(2)))
             })
         };
         while storage.syncs_waiting_at_gate() == 0 {

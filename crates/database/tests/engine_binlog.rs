@@ -13,7 +13,7 @@ use binlog::sim_storage::SimStorage;
 use binlog::LogReader;
 use binlog_format::constants::EventType;
 use binlog_format::Gtid;
-use database::{BinlogStorageEngine, Database, DatabaseConfig};
+use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig};
 use rand::SeedableRng;
 use support::*;
 
@@ -164,7 +164,7 @@ fn readers_stop_at_what_redo_made_durable() {
     }
     let mut trx = db.begin();
     trx.insert(tables.orders, vec![binlog_format::Value::Int(1), binlog_format::Value::Null, binlog_format::Value::Null]).unwrap();
-    let info = db.commit(trx, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     assert!(db.redo().durable_lsn() < db.redo().current_lsn(), "flush = 0 synced at commit");
     assert_eq!(read_gtids(&mut reader, Duration::from_millis(300)).len(), ddl, "a reader saw {} before redo made it durable", info.gtid);
     db.redo().flush().unwrap();
@@ -251,7 +251,7 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
         for id in first_id..first_id + rows {
             trx.insert(tables.bulk, vec![binlog_format::Value::Int(id), binlog_format::Value::Bytes(payload.clone().into_bytes())]).unwrap();
         }
-        db.commit(trx, &context(1)).unwrap().expect("logged").gtid
+        db.commit(CommitRequest::new(trx, &context(1))).unwrap().expect("logged").gtid
     };
     let lsn_before = db.redo().current_lsn();
     commit_bulk(&db, 0);

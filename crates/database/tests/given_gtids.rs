@@ -12,7 +12,7 @@ use std::sync::Arc;
 use binlog::sim_storage::SimStorage;
 use binlog::{CommitOutcome, GivenGtid, OsStorage, Ownership};
 use binlog_format::{ColumnType, Gtid, GtidSet, Value};
-use database::{Database, DatabaseConfig, NextGtid};
+use database::{CommitRequest, Database, DatabaseConfig, NextGtid};
 use engine::{ColumnDef, TableSpec};
 use support::*;
 
@@ -36,10 +36,10 @@ fn apply_source_transactions(db: &Database) -> BTreeSet<Gtid> {
     let mut acknowledged = BTreeSet::new();
     create_schema(db).unwrap();
     // Automatic, given, automatic: numbering goes on with the server's UUID.
-    let own = db.commit(insert(db, 1), &context(1)).unwrap().unwrap().gtid;
+    let own = db.commit(CommitRequest::new(insert(db, 1), &context(1))).unwrap().unwrap().gtid;
     let CommitOutcome::Committed(Some(info)) = db.commit_given(insert(db, 2), &context(1), given(1)).unwrap() else { panic!("not skipped") };
     assert_eq!(info.gtid, given(1).gtid);
-    let next_own = db.commit(insert(db, 3), &context(1)).unwrap().unwrap().gtid;
+    let next_own = db.commit(CommitRequest::new(insert(db, 3), &context(1))).unwrap().unwrap().gtid;
     assert_eq!((next_own.uuid, next_own.gno), (own.uuid, own.gno + 1));
     acknowledged.extend([own, info.gtid, next_own]);
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use binlog::sim_storage::SimStorage;
-use database::{crash_points, Database};
+use database::{crash_points, CommitRequest, Database};
 use rand::SeedableRng;
 use support::*;
 
@@ -66,7 +66,7 @@ fn check_reset(image: &SimStorage, rows_before: &std::collections::BTreeMap<Stri
     let tables = tables(&db).unwrap();
     let mut trx = db.begin();
     trx.insert(tables.orders, vec![binlog_format::Value::Int(1_000_000), binlog_format::Value::Null, binlog_format::Value::Null]).unwrap();
-    let info = db.commit(trx, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     assert_eq!(info.gtid.gno, 1, "{label}");
     db.close().unwrap();
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use database::{Database, StatementContext};
+use database::{CommitRequest, Database, StatementContext};
 use database::WrittenAhead;
 use engine::{TableId, Transaction};
 use protocol::{
@@ -485,7 +485,7 @@ impl Transactions<'_> {
             trx.rollback();
             return Ok(());
         }
-        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map(|_| ()).map_err(database_error)
+        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map(|_| ()).map_err(database_error)
     }
 
     pub fn rollback(&mut self) {
@@ -548,7 +548,7 @@ impl Transactions<'_> {
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
-                        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map_err(database_error)?;
+                        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map_err(database_error)?;
                     }
                 } else {
                     // A large transaction writes its events and redo while
@@ -604,7 +604,7 @@ fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context
     let given = binlog::GivenGtid::new(owned.gtid());
     context
         .db()
-        .commit_written_ahead_with_gtid(trx, ahead, &context.statement_context(), database::NextGtid::Owned { owned, given })
+        .commit(CommitRequest { trx, context: &context.statement_context(), ahead, gtid: database::NextGtid::Owned { owned, given }, on_ordered: &|| {} })
         .map_err(database_error)?;
     next.finish();
     Ok(())

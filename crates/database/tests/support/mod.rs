@@ -21,7 +21,7 @@ use binlog::storage::Storage;
 use binlog_format::events::{Event, TableMap};
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Gtid, Value};
-use database::{Database, DatabaseConfig, DatabaseError, StatementContext};
+use database::{CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use engine::{ColumnDef, EngineError, IndexSpec, ScanSpec, TableId, TableSpec, Transaction};
 use rand::Rng;
 
@@ -199,7 +199,7 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
             trx.rollback();
             return Attempt::Committed(None);
         }
-        return match db.commit_written_ahead(trx, ahead, &context(thread_id)) {
+        return match db.commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context(thread_id)) }) {
             Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
             Err(error) if error.is_retryable() => Attempt::Retry,
             Err(error) => Attempt::Failed(error),
@@ -216,7 +216,7 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
         trx.rollback();
         return Attempt::Committed(None);
     }
-    match db.commit(trx, &context(thread_id)) {
+    match db.commit(CommitRequest::new(trx, &context(thread_id))) {
         Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
         Err(error) if error.is_retryable() => Attempt::Retry,
         Err(error) => Attempt::Failed(error),
