@@ -1,6 +1,8 @@
 //! [`Database`]: the engine, its redo log and the binary log, opened
 //! together by recovery (`recovery.rs`), committed together by two-phase
 //! commit (`commit.rs`), checkpointed in the background (`checkpoint.rs`).
+//! Other crates never hold the engine or the binary log: they read them
+//! through narrow views (`views.rs`) and change them through `Database`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -211,14 +213,6 @@ impl Database {
         crate::recovery::open(config)
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.inner.engine
-    }
-
-    pub fn binlog(&self) -> &BinaryLog {
-        &self.inner.binlog
-    }
-
     pub fn redo(&self) -> &RedoLog {
         &self.inner.redo
     }
@@ -246,6 +240,11 @@ impl Database {
     /// A REPEATABLE READ transaction; commit it with [`Database::commit`].
     pub fn begin(&self) -> Transaction {
         self.inner.engine.begin()
+    }
+
+    /// A transaction at `isolation`.
+    pub fn begin_with(&self, isolation: engine::IsolationLevel) -> Transaction {
+        self.inner.engine.begin_with(isolation)
     }
 
     pub fn counters(&self) -> DatabaseCounters {

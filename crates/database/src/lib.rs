@@ -39,7 +39,7 @@
 //! trx.insert(items.id, vec![Value::Int(1), Value::Bytes(b"pen".to_vec())]).unwrap();
 //! let logged = db.commit(CommitRequest::new(trx, &session)).unwrap().expect("a write goes through the binlog");
 //! assert_eq!(logged.gtid.gno, 3);
-//! assert_eq!(db.engine().executed_gtids(), db.binlog().executed_gtids());
+//! assert_eq!(db.engine_status().executed_gtids(), db.binlog_status().executed_gtids());
 //! db.close().unwrap();
 //! ```
 
@@ -59,6 +59,7 @@ pub mod reset;
 pub mod server_uuid;
 pub mod storage_mode;
 pub mod table_maps;
+pub mod views;
 pub mod write_ahead;
 
 // The crates the API speaks in, for users that need only this one.
@@ -69,5 +70,6 @@ pub use commit::{CommitRequest, NextGtid};
 pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};
+pub use views::{BinlogStatus, Catalog, EngineStatus};
 pub use error::{DatabaseError, Result};
 pub use write_ahead::WrittenAhead;

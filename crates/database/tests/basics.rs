@@ -73,7 +73,7 @@ fn failed_ddl_is_not_logged() {
     let storage = SimStorage::new();
     let (db, _) = Database::open(config(Path::new("/d"), Arc::new(storage.clone()))).unwrap();
     create_schema(&db).unwrap();
-    let executed = db.binlog().executed_gtids();
+    let executed = db.binlog_status().executed_gtids();
     let again = db.execute_ddl(&context(1), "CREATE DATABASE test", |e| e.create_database(DB));
     match again {
         Err(DatabaseError::Engine(EngineError::DatabaseExists(_))) => {}
@@ -81,8 +81,8 @@ fn failed_ddl_is_not_logged() {
     }
     let error = again.unwrap_err();
     assert_eq!((error.mysql_code(), error.to_string().as_str()), (1007, "Can't create database 'test'; database exists"));
-    assert_eq!(db.binlog().executed_gtids(), executed);
-    assert_eq!(db.engine().executed_gtids(), executed);
+    assert_eq!(db.binlog_status().executed_gtids(), executed);
+    assert_eq!(db.engine_status().executed_gtids(), executed);
     db.close().unwrap();
 }
 
@@ -204,7 +204,7 @@ fn ddl_cut_at_each_binlog_step() {
         let (db, _) = Database::open(config).unwrap();
         create_schema(&db).unwrap();
         let kept = insert_account(&db, 1, "kept@x");
-        let with_ddl = db.binlog().executed_gtids().count() + 1;
+        let with_ddl = db.binlog_status().executed_gtids().count() + 1;
         let frozen = storage.clone();
         binlog_crash.arm(point, 0, move || frozen.freeze());
         let spec = TableSpec {
@@ -226,8 +226,8 @@ fn ddl_cut_at_each_binlog_step() {
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         check(&db, &image, &BTreeSet::from([kept.gtid]), &label);
         // The table is in the engine (its DDL record was synced first).
-        assert!(db.engine().table_id(DB, "late").is_ok(), "{label}");
-        let in_binlog = db.binlog().executed_gtids().count() == with_ddl;
+        assert!(db.catalog().table_id(DB, "late").is_ok(), "{label}");
+        let in_binlog = db.binlog_status().executed_gtids().count() == with_ddl;
         eprintln!("{label}: DDL in the binlog: {in_binlog}, GTIDs taken from the binlog: {}", report.ddl_gtids_recovered);
         if point == b::SYNC_AFTER_SYNC || point == b::COMMIT_AFTER_HOOKS {
             assert!(in_binlog, "{label}: the synced DDL is in the binlog");
@@ -251,7 +251,7 @@ fn a_rotation_right_before_a_power_cut_keeps_the_closed_files_transactions() {
         if rotation == "FLUSH BINARY LOGS" {
             db.rotate_binlog().unwrap();
         }
-        assert!(db.binlog().file_names().len() >= 2, "{rotation}: rotated");
+        assert!(db.binlog_status().file_names().len() >= 2, "{rotation}: rotated");
         let image = storage.crash_image(None);
         drop(db);
         let (db, report) = Database::open(support::config(Path::new("/d"), Arc::new(image.clone())))
@@ -292,10 +292,10 @@ fn with_flush_1_purge_runs_during_group_syncs() {
         db.commit(CommitRequest::new(trx, &context(1))).unwrap();
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while db.engine().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
+    while db.engine_status().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert!(db.engine().purge_queued_keys() <= 1, "{} keys wait for purge", db.engine().purge_queued_keys());
+    assert!(db.engine_status().purge_queued_keys() <= 1, "{} keys wait for purge", db.engine_status().purge_queued_keys());
     let reader = db.begin();
     assert_eq!(reader.get(accounts, &[Value::Int(9)]).unwrap().unwrap()[2], Value::Int(300), "the last update of account 9");
     drop(reader);

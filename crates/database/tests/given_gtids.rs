@@ -82,13 +82,13 @@ fn run_mode(make_config: fn(&std::path::Path, Arc<dyn binlog::storage::Storage>)
     let (db, _) = Database::open(make_config(dir.path(), Arc::new(OsStorage))).unwrap();
     let acknowledged = apply_source_transactions(&db);
     // Schema DDL (CREATE DATABASE + 2 tables) and two automatic commits.
-    let own_count = db.binlog().executed_gtids().last_gno(&db.server_uuid());
-    assert_eq!(db.engine().executed_gtids(), expected_set(&db, own_count), "{label}");
+    let own_count = db.binlog_status().executed_gtids().last_gno(&db.server_uuid());
+    assert_eq!(db.engine_status().executed_gtids(), expected_set(&db, own_count), "{label}");
     let rows = engine_tables(&db);
     db.close().unwrap();
 
     let (db, _) = Database::open(make_config(dir.path(), Arc::new(OsStorage))).unwrap();
-    assert_eq!(db.engine().executed_gtids(), expected_set(&db, own_count), "{label}: after restart");
+    assert_eq!(db.engine_status().executed_gtids(), expected_set(&db, own_count), "{label}: after restart");
     assert_eq!(engine_tables(&db), rows, "{label}: rows after restart");
     check(&db, &OsStorage, &acknowledged, label);
     let gtids = binlog_gtids_in_order(&OsStorage, &db.config().binlog_dir());
@@ -118,7 +118,7 @@ fn given_gtids_survive_a_power_cut_and_a_process_kill() {
         for (image, cut) in [(storage.crash_image(None), "power cut"), (storage.process_kill_image(), "process kill")] {
             let (reopened, _) = Database::open(make_config(&dir, Arc::new(image.clone()))).unwrap();
             check(&reopened, &image, &acknowledged, &format!("{label}, {cut}"));
-            assert!(reopened.engine().executed_gtids().contains(&given(3).gtid));
+            assert!(reopened.engine_status().executed_gtids().contains(&given(3).gtid));
             drop(reopened);
         }
         drop(db);

@@ -230,7 +230,7 @@ impl WorkerSession {
                     reading.ddl = Some((String::from_utf8_lossy(&query.database).into_owned(), text.into_owned()));
                 }
             }
-            Event::TableMap(map) => reading.tables.table_map(self.shared.db.engine(), &map).map_err(apply_error)?,
+            Event::TableMap(map) => reading.tables.table_map(self.shared.db.catalog(), &map).map_err(apply_error)?,
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
                 let trx = reading.trx.get_or_insert_with(|| self.shared.db.begin());
                 let at = SourcePosition { log_file: entry.source_log_file.to_string(), end_log_pos: u64::from(raw.header.log_pos) };

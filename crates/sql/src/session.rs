@@ -90,7 +90,7 @@ impl SessionFactory for SqlService {
             Principal::new(&self.shared, info).require_database_access(database)?;
             // CDC readers (python-mysql-replication) open their metadata
             // connection with information_schema as the schema.
-            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.engine().databases().contains(database) {
+            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.catalog().databases().contains(database) {
                 return Err(unknown_database(database));
             }
         }
@@ -184,7 +184,7 @@ impl Environment for Env<'_> {
                 return Ok(value.clone());
             }
         }
-        let binlog = self.shared.db.binlog();
+        let binlog = self.shared.db.binlog_status();
         let (enabled, threshold) = binlog.large_transaction_optimization();
         Ok(match definition.name {
             "binlog_large_transaction_optimization_enabled" => Value::Int(i64::from(enabled)),
@@ -652,7 +652,7 @@ impl Session for SqlSession {
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
         self.principal().require_database_access(database)?;
-        if !self.shared.db.engine().databases().iter().any(|name| name == database) {
+        if !self.shared.db.catalog().databases().iter().any(|name| name == database) {
             return Err(unknown_database(database));
         }
         self.state.database = Some(database.to_string());
@@ -685,7 +685,7 @@ impl Session for SqlSession {
             Statement::Ast(ast) => match ast.as_ref() {
                 sqlparser::ast::Statement::Query(query) => {
                     let database = self.state.database.clone();
-                    crate::select::describe(query, self.shared.db.engine(), database.as_deref())?
+                    crate::select::describe(query, self.shared.db.catalog(), database.as_deref())?
                 }
                 _ => Vec::new(),
             },
@@ -746,7 +746,7 @@ impl Session for SqlSession {
         self.check_dump_privilege()?;
         let start = DumpStart::Position { file_name: request.file_name.clone(), position: u64::from(request.position) };
         let settings = self.dump_settings(request.is_non_blocking());
-        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+        crate::dump::dump(self.shared.db.binlog_status(), start, &settings, stream)
     }
 
     fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
@@ -756,7 +756,7 @@ impl Session for SqlSession {
         // set alone decides where the stream starts.
         let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set));
         let settings = self.dump_settings(request.is_non_blocking());
-        crate::dump::dump(self.shared.db.binlog(), start, &settings, stream)
+        crate::dump::dump(self.shared.db.binlog_status(), start, &settings, stream)
     }
 
     fn disconnect(&mut self) {
