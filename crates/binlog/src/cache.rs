@@ -2,11 +2,17 @@
 //! `binlog_cache_size`, the overflow in a spill file inside the binlog
 //! directory's temp folder, as MySQL's IO_CACHE does.
 //!
-//! Lifecycle: `InMemory` → `Spilled` (once past binlog_cache_size) →
-//! consumed by commit (copied into the active file) or dropped (rollback:
-//! the spill file is deleted). Events are stored fully encoded, with
-//! `log_pos` 0; the group-commit leader sets each `log_pos` (and its
-//! checksum) when it copies the events to their final offset.
+//! Lifecycle (`Stage`): `Memory` → `Spilled` (once past
+//! binlog_cache_size) → consumed by commit, copied into the active file,
+//! or, when [`TransactionCache::should_promote`], `Sealed` (the whole body
+//! durable in the spill file) and promoted into the log by rename
+//! (`Promoted`: the file is the log's now). The engine-integrated binlog
+//! seals and renames it for a redo record to refer to (`Referenced`)
+//! before its writer promotes it. A cache dropped or cleared before that
+//! (rollback) deletes its spill file. Events are stored fully encoded; with
+//! header room reserved their `log_pos` and checksum are final, otherwise
+//! `log_pos` is 0 and the group-commit leader sets it (and the checksum)
+//! when it copies the events to their final offset.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,6 +74,51 @@ struct SpillFile {
     synced_length: u64,
 }
 
+/// Where a cache's bytes are, and whether its spill file is its own to
+/// delete.
+enum Stage {
+    /// Every event is in the memory buffer; no file.
+    Memory,
+    /// The first bytes are in the spill file, the tail in memory. A
+    /// promotable body is fdatasynced chunk by chunk as it grows.
+    Spilled(SpillFile),
+    /// The whole body is in the spill file and durable, the memory buffer
+    /// empty: ready for promotion. No more events may be appended.
+    Sealed(SpillFile),
+    /// Sealed, and renamed to a name the binlog's startup keeps, so a redo
+    /// record can refer to it (the engine-integrated binlog; also how
+    /// recovery rebuilds such a cache).
+    Referenced(SpillFile),
+    /// Renamed into the log by a promotion: the file is no longer the
+    /// cache's to delete.
+    Promoted,
+}
+
+impl Stage {
+    /// The spill file the cache owns (deletes when dropped), if any.
+    fn file(&self) -> Option<&SpillFile> {
+        match self {
+            Stage::Spilled(spill) | Stage::Sealed(spill) | Stage::Referenced(spill) => Some(spill),
+            Stage::Memory | Stage::Promoted => None,
+        }
+    }
+
+    fn file_mut(&mut self) -> Option<&mut SpillFile> {
+        match self {
+            Stage::Spilled(spill) | Stage::Sealed(spill) | Stage::Referenced(spill) => Some(spill),
+            Stage::Memory | Stage::Promoted => None,
+        }
+    }
+
+    /// Gives up the spill file, leaving `next`.
+    fn take_file(&mut self, next: Stage) -> Option<SpillFile> {
+        match std::mem::replace(self, next) {
+            Stage::Spilled(spill) | Stage::Sealed(spill) | Stage::Referenced(spill) => Some(spill),
+            Stage::Memory | Stage::Promoted => None,
+        }
+    }
+}
+
 /// A sealed spill file handed to the promotion path: its body is durable
 /// and starts at `header_room`.
 pub struct SealedSpill {
@@ -94,7 +145,7 @@ pub enum Shape {
 pub struct TransactionCache {
     context: CacheContext,
     memory: Vec<u8>,
-    spill: Option<SpillFile>,
+    stage: Stage,
     length: u64,
     event_count: u64,
     shape: Shape,
@@ -118,7 +169,7 @@ impl TransactionCache {
         TransactionCache {
             context,
             memory: Vec::new(),
-            spill: None,
+            stage: Stage::Memory,
             length: 0,
             event_count: 0,
             shape: Shape::Empty,
@@ -174,9 +225,13 @@ impl TransactionCache {
         Ok(out)
     }
 
-    /// Whether the cache is laid out for promotion and large enough.
-    pub fn is_promotion_candidate(&self) -> bool {
-        self.header_room > 0 && self.length >= self.threshold
+    /// Whether commit promotes this transaction into the log by rename
+    /// rather than copying it: laid out for promotion (header room
+    /// reserved), at the promotion threshold captured at its first write,
+    /// and in a spill file it owns (a cache that reached the threshold
+    /// without passing binlog_cache_size is still in memory: copied).
+    pub fn should_promote(&self) -> bool {
+        self.header_room > 0 && self.length >= self.threshold && self.stage.file().is_some()
     }
 
     /// Whether the transaction reached the promotion threshold (promoted or not).
@@ -205,8 +260,9 @@ impl TransactionCache {
         self.shape
     }
 
+    /// Whether the cache owns a spill file.
     pub fn is_spilled(&self) -> bool {
-        self.spill.is_some()
+        self.stage.file().is_some()
     }
 
     /// Type of the last event (the terminating one once complete).
@@ -251,9 +307,12 @@ impl TransactionCache {
         if self.length + size as u64 > self.context.max_binlog_cache_size {
             return Err(BinlogError::CacheFull { max_binlog_cache_size: self.context.max_binlog_cache_size });
         }
+        if !matches!(self.stage, Stage::Memory | Stage::Spilled(_)) {
+            return Err(BinlogError::Invalid("transaction cache: an event after the cache was sealed".into()));
+        }
         if self.is_empty() {
             self.timestamp = timestamp;
-            if self.spill.is_none() {
+            if !self.is_spilled() {
                 // Captured once per transaction: later SET GLOBAL changes
                 // affect the next transaction, not this one.
                 let large = &self.context.large;
@@ -286,15 +345,15 @@ impl TransactionCache {
 
     /// Moves the memory buffer to the end of the spill file.
     fn spill_memory(&mut self) -> Result<()> {
-        if self.spill.is_none() {
+        if let Stage::Memory = self.stage {
             let number = self.context.spill_counter.fetch_add(1, Ordering::Relaxed);
             let path = self.context.spill_dir.join(format!("{SPILL_FILE_PREFIX}{number}"));
             let file = self.context.storage.create(&path).map_err(|e| BinlogError::io("create spill file", &path, e))?;
             self.context.spill_count.fetch_add(1, Ordering::Relaxed);
-            self.spill = Some(SpillFile { path, file, length: 0, synced_length: 0 });
+            self.stage = Stage::Spilled(SpillFile { path, file, length: 0, synced_length: 0 });
             self.context.crash.hit(crash_points::CACHE_AFTER_SPILL).map_err(|e| BinlogError::io("crash point", &self.context.spill_dir, e))?;
         }
-        let spill = self.spill.as_mut().unwrap();
+        let Stage::Spilled(spill) = &mut self.stage else { unreachable!("only a cache taking events spills") };
         spill.file.write_at(self.header_room + spill.length, &self.memory).map_err(|e| BinlogError::io("write spill file", &spill.path, e))?;
         spill.length += self.memory.len() as u64;
         self.memory.clear();
@@ -308,19 +367,30 @@ impl TransactionCache {
     }
 
     /// Moves the in-memory tail to the spill file and makes the whole body
-    /// durable (in the session's thread, outside every lock). Returns what
-    /// the promotion path needs; the cache still owns the file until
-    /// [`TransactionCache::forget_spill`].
+    /// durable (in the session's thread, outside every lock): `Spilled` →
+    /// `Sealed`; a cache sealed already (or referenced) is returned as it
+    /// is. Returns what the promotion path needs; the cache still owns the
+    /// file until [`TransactionCache::forget_spill`].
     pub fn seal_for_promotion(&mut self) -> Result<SealedSpill> {
-        assert!(self.is_promotion_candidate(), "only a promotion candidate can be sealed");
-        if !self.memory.is_empty() {
-            self.spill_memory()?;
+        assert!(self.should_promote(), "only a cache to promote can be sealed");
+        if let Stage::Spilled(_) = self.stage {
+            if !self.memory.is_empty() {
+                self.spill_memory()?;
+            }
+            let Some(mut spill) = self.stage.take_file(Stage::Memory) else { unreachable!("spilled") };
+            if spill.synced_length < spill.length {
+                // Back to `Spilled` on a failure: dropping the cache deletes the file.
+                let synced = spill.file.sync_data();
+                if let Err(error) = synced {
+                    let failed = BinlogError::io("fdatasync spill file", &spill.path, error);
+                    self.stage = Stage::Spilled(spill);
+                    return Err(failed);
+                }
+                spill.synced_length = spill.length;
+            }
+            self.stage = Stage::Sealed(spill);
         }
-        let spill = self.spill.as_mut().expect("a candidate has spilled");
-        if spill.synced_length < spill.length {
-            spill.file.sync_data().map_err(|e| BinlogError::io("fdatasync spill file", &spill.path, e))?;
-            spill.synced_length = spill.length;
-        }
+        let spill = self.stage.file().expect("sealed");
         Ok(SealedSpill {
             path: spill.path.clone(),
             file: spill.file.clone(),
@@ -339,13 +409,15 @@ impl TransactionCache {
     /// it.
     pub fn seal_for_reference(&mut self, reference_name: &str) -> Result<SpillReference> {
         let sealed = self.seal_for_promotion()?;
-        let spill = self.spill.as_mut().expect("sealed");
+        let Stage::Sealed(spill) = &mut self.stage else { panic!("only a cache sealed here is referenced") };
         let file_name = format!("{REFERENCED_SPILL_PREFIX}{reference_name}");
         let target = self.context.spill_dir.join(&file_name);
         let storage = &self.context.storage;
         storage.rename(&spill.path, &target).map_err(|e| BinlogError::io("rename spill file", &target, e))?;
         storage.sync_dir(&self.context.spill_dir).map_err(|e| BinlogError::io("fsync directory", &self.context.spill_dir, e))?;
         spill.path = target;
+        let Some(spill) = self.stage.take_file(Stage::Memory) else { unreachable!("sealed") };
+        self.stage = Stage::Referenced(spill);
         Ok(SpillReference {
             file_name,
             checksum: self.context.checksum,
@@ -382,7 +454,7 @@ impl TransactionCache {
         }
         context.spill_count.fetch_add(1, Ordering::Relaxed);
         let mut cache = TransactionCache::new(context);
-        cache.spill = Some(SpillFile { path, file, length: reference.body_length, synced_length: reference.body_length });
+        cache.stage = Stage::Referenced(SpillFile { path, file, length: reference.body_length, synced_length: reference.body_length });
         cache.length = reference.body_length;
         cache.event_count = reference.event_count;
         cache.shape = Shape::Complete;
@@ -397,9 +469,9 @@ impl TransactionCache {
     }
 
     /// After a promotion renamed the spill file into the log: the cache
-    /// must not delete it.
+    /// must not delete it (`Promoted`).
     pub fn forget_spill(&mut self) {
-        if self.spill.take().is_some() {
+        if self.stage.take_file(Stage::Promoted).is_some() {
             self.context.spill_count.fetch_sub(1, Ordering::Relaxed);
         }
         self.memory.clear();
@@ -420,11 +492,11 @@ impl TransactionCache {
     /// `ROLLBACK TO SAVEPOINT`: forgets every event after `savepoint`.
     pub fn rollback_to(&mut self, savepoint: CacheSavepoint) -> Result<()> {
         assert!(savepoint.length <= self.length, "savepoint beyond the cache");
-        let spilled = self.spill.as_ref().map_or(0, |s| s.length);
+        let spilled = self.stage.file().map_or(0, |s| s.length);
         if savepoint.length >= spilled {
             self.memory.truncate((savepoint.length - spilled) as usize);
         } else {
-            let spill = self.spill.as_mut().unwrap();
+            let spill = self.stage.file_mut().expect("bytes in a spill file");
             spill.file.truncate(self.header_room + savepoint.length).map_err(|e| BinlogError::io("truncate spill file", &spill.path, e))?;
             spill.length = savepoint.length;
             spill.synced_length = spill.synced_length.min(spill.length);
@@ -451,8 +523,9 @@ impl TransactionCache {
         self.writeset.clear();
     }
 
+    /// Back to `Memory`, deleting the spill file the cache owns.
     fn delete_spill(&mut self) {
-        if let Some(spill) = self.spill.take() {
+        if let Some(spill) = self.stage.take_file(Stage::Memory) {
             drop(spill.file);
             if let Err(error) = self.context.storage.remove(&spill.path) {
                 // A leftover spill file is deleted at the next start.
@@ -465,7 +538,7 @@ impl TransactionCache {
     /// Visits the cached bytes in order, in chunks of at most `chunk_bytes`
     /// that always end on an event boundary.
     pub fn for_each_event_chunk(&self, chunk_bytes: usize, mut visit: impl FnMut(&mut [u8]) -> Result<()>) -> Result<()> {
-        if let Some(spill) = &self.spill {
+        if let Some(spill) = self.stage.file() {
             let mut offset = 0u64;
             let mut chunk = Vec::with_capacity(chunk_bytes);
             while offset < spill.length {
@@ -493,7 +566,7 @@ impl TransactionCache {
     /// The in-memory bytes, when the cache never spilled (the common case:
     /// the leader copies them without reading a file).
     pub fn memory_bytes(&self) -> Option<&[u8]> {
-        self.spill.is_none().then_some(self.memory.as_slice())
+        self.stage.file().is_none().then_some(self.memory.as_slice())
     }
 
     pub fn checksum(&self) -> bool {
@@ -501,7 +574,7 @@ impl TransactionCache {
     }
 
     pub fn spill_path(&self) -> Option<&std::path::Path> {
-        self.spill.as_ref().map(|s| s.path.as_path())
+        self.stage.file().map(|s| s.path.as_path())
     }
 }
 

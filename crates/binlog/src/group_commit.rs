@@ -238,7 +238,7 @@ impl BinaryLog {
             counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
         }
         let mut cache = cache;
-        let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
+        let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
         let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
         Ok(Pending {
             cache,
@@ -279,7 +279,7 @@ impl BinaryLog {
                 return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", item.cache.shape())));
             }
             let mut cache = item.cache;
-            let sealed = if cache.is_promotion_candidate() && cache.is_spilled() { Some(cache.seal_for_promotion()?) } else { None };
+            let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
             let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
             let assigned = Some(Assigned { gtid: item.gtid, global_sequence: item.global_sequence });
             let given = item.given;

@@ -170,7 +170,7 @@ fn threshold_is_dynamic_with_a_10_mib_minimum_and_captured_per_transaction() {
     assert_eq!(log.counters().large_transaction_promotions.load(Ordering::Relaxed), 1);
     let mut later = log.new_cache();
     later.append(&Event::Query(QueryEvent::new(1, "test", "BEGIN")), 1).unwrap();
-    assert!(!later.is_promotion_candidate());
+    assert!(!later.reached_threshold());
     log.set_large_transaction_optimization_enabled(false);
     assert_eq!(log.large_transaction_optimization(), (false, 10 << 20));
 }

@@ -100,7 +100,7 @@ pub(crate) fn checkpoint(inner: &Inner) -> Result<()> {
     // See the module docs: no DDL's binlog write in progress.
     let _no_ddl = inner.ddl_lock.lock();
     let begin = inner.engine.begin_checkpoint();
-    if let Some(engine_binlog) = &inner.engine_binlog {
+    if let Some(engine_binlog) = inner.binlog_mode.engine() {
         // Redo before the start LSN may go only once the binlog bytes it
         // carries are durable in the files (engine_binlog.rs).
         engine_binlog.make_durable_through(begin.lsns.start_lsn)?;

@@ -25,6 +25,14 @@
 //!    and freeing to its background purge thread)
 //! ```
 //!
+//! [`Database::commit`] takes one [`CommitRequest`]; `commit_two_phase`
+//! runs the steps above and reaches the binlog by one `CommitPath` of
+//! three: `Grouped` (flush = 1, the group's leader syncs the prepares and
+//! logs the batch), `Promoted` (a large transaction, alone under the
+//! exclusive rotation lock) or `Alone` (the two logs' own group commits
+//! chained). With `binlog_storage_engine = engine` the commit is one redo
+//! record instead (`engine_binlog.rs`).
+//!
 //! A large transaction is sent to redo in prepare parts (`redo_sink.rs`)
 //! and, when promoted, syncs its own prepare rather than joining a group:
 //! the group would stay busy for every other session until the promotion
@@ -82,17 +90,19 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Instant;
 
 use binlog::{BatchCommit, BinaryLog, CommitHook, CommitInfo, CommitOutcome, GivenGtid, OwnedGtid, Ownership, TransactionCache};
 use binlog_format::Gtid;
-use engine::{CommitError, Engine, EngineError, PreparedTransaction, Transaction, VisibleCommit};
+use engine::{CommitError, Engine, EngineError, Lsn, PreparedTransaction, Transaction, VisibleCommit};
 use parking_lot::Mutex;
 use redo::Durability;
 
 use crate::binlog_events::{self, StatementContext};
 use crate::crash_points;
-use crate::database::Database;
+use crate::database::{BinlogMode, Database, RedoSync};
 use crate::error::{DatabaseError, Result};
+use crate::group_commit::BinlogGroupCommit;
 use crate::redo_sink::{self, RedoTrxKey};
 use crate::write_ahead::WrittenAhead;
 
@@ -139,22 +149,98 @@ enum HookState {
     Failed(CommitError),
 }
 
+/// A transaction to commit, and how: [`Database::commit`]'s one argument.
+/// `CommitRequest::new(trx, &context)` for an ordinary commit; set the
+/// other fields for what a session or a replica's applier needs.
+pub struct CommitRequest<'a> {
+    pub trx: Transaction,
+    pub context: &'a StatementContext,
+    /// Events and redo the transaction wrote ahead of its commit
+    /// ([`Database::write_ahead`]).
+    pub ahead: Option<WrittenAhead>,
+    /// With a given GTID a transaction that changed nothing is still
+    /// logged, as an empty `BEGIN; COMMIT` (how MySQL marks a GTID
+    /// executed without data).
+    pub gtid: NextGtid<'a>,
+    /// Called as soon as the transaction's place in the commit order is
+    /// fixed (every commit that starts afterwards is logged and committed
+    /// after it), before its fsyncs: a replica preserving the source's
+    /// commit order lets the next transaction commit from there, so that
+    /// ordered commits share group commits (MySQL hands the turn over once
+    /// a transaction is in the binlog's flush queue). Where the order is
+    /// only fixed at the end (no cross-log group, a promotion or a
+    /// read-only commit), it is called before returning, or not at all on
+    /// an error before the order was fixed. It may be called twice (early,
+    /// and again at a successful return), so it must be idempotent.
+    pub on_ordered: &'a dyn Fn(),
+}
+
+impl<'a> CommitRequest<'a> {
+    /// An ordinary commit: nothing written ahead, the next automatic GTID.
+    pub fn new(trx: Transaction, context: &'a StatementContext) -> CommitRequest<'a> {
+        CommitRequest { trx, context, ahead: None, gtid: NextGtid::Automatic, on_ordered: &|| {} }
+    }
+}
+
+/// How one transaction reaches the binlog (classic files): chosen per
+/// commit from [`RedoSync`] and the size of its cache.
+enum CommitPath<'a> {
+    /// One group for both logs (flush = 1): the group's leader makes the
+    /// buffered prepare durable for every member at once, then logs every
+    /// member's binlog commit as one batch.
+    Grouped(&'a BinlogGroupCommit),
+    /// A large transaction promoted into the log by rename: it syncs its
+    /// own prepare rather than joining a group (a group stays busy until
+    /// its logging ends, and the promotion, under the exclusive rotation
+    /// lock, would keep every other session out of the next group). The
+    /// promotion closes the active file, as a rotation does: the same rule
+    /// (no commit in flight, redo durable first).
+    Promoted,
+    /// The prepare made durable by the redo log's own group commit, then
+    /// the binlog's group commit.
+    Alone,
+}
+
+/// A large transaction's phase times, logged when it is promoted (clock
+/// reads for it only: an ordinary commit pays none).
+struct PhaseTimes {
+    started: Option<Instant>,
+    built: Option<Instant>,
+    sealed: Option<Instant>,
+    prepare_written: Option<Instant>,
+}
+
+impl PhaseTimes {
+    fn start(changes: usize) -> PhaseTimes {
+        let started = (changes >= LARGE_COMMIT_LOG_CHANGES).then(Instant::now);
+        PhaseTimes { started, built: None, sealed: None, prepare_written: None }
+    }
+
+    /// Now, for a large transaction.
+    fn now(&self) -> Option<Instant> {
+        self.started.map(|_| Instant::now())
+    }
+}
+
 impl Database {
-    /// Two-phase commit of a transaction that changed rows; see the module
-    /// docs. Read-only or unchanged transactions commit in the engine only
-    /// (no binlog) and return `None`.
+    /// Commits `request.trx`: two-phase commit of a transaction that
+    /// changed rows (see the module docs), or one record with the
+    /// engine-integrated binlog (`engine_binlog.rs`). Read-only or
+    /// unchanged transactions commit in the engine only (no binlog) and
+    /// return `None`, unless they carry a given GTID.
     ///
     /// On an error before the prepare (building the events), the
     /// transaction is rolled back. On an error after it, the outcome is up
     /// to recovery and the database refuses further writes.
-    pub fn commit(&self, trx: Transaction, context: &StatementContext) -> Result<Option<CommitInfo>> {
-        self.commit_written_ahead_with_gtid(trx, None, context, NextGtid::Automatic)
-    }
-
-    /// [`Database::commit`] of a transaction that wrote part of its events
-    /// and redo ahead ([`Database::write_ahead`]).
-    pub fn commit_written_ahead(&self, trx: Transaction, ahead: Option<WrittenAhead>, context: &StatementContext) -> Result<Option<CommitInfo>> {
-        self.commit_written_ahead_with_gtid(trx, ahead, context, NextGtid::Automatic)
+    pub fn commit(&self, request: CommitRequest<'_>) -> Result<Option<CommitInfo>> {
+        let on_ordered = request.on_ordered;
+        let committed = self.commit_in_order(request);
+        if committed.is_ok() {
+            // For the paths that fix the order only at the end; a path that
+            // called it early gets a second, idempotent call.
+            on_ordered();
+        }
+        committed
     }
 
     /// Owns `gtid` for a commit with it (MySQL owns it at `SET gtid_next`),
@@ -169,9 +255,9 @@ impl Database {
     /// ownership ends with `None` once `interrupted` says so (KILL QUERY).
     pub fn acquire_gtid_unless(&self, gtid: Gtid, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
         let inner = &self.inner;
-        match &inner.engine_binlog {
-            Some(_) => inner.binlog.owners().acquire_unless(gtid, |gtid| inner.engine.is_gtid_executed(gtid), interrupted),
-            None => inner.binlog.acquire_gtid_unless(gtid, interrupted),
+        match &inner.binlog_mode {
+            BinlogMode::Engine { .. } => inner.binlog.owners().acquire_unless(gtid, |gtid| inner.engine.is_gtid_executed(gtid), interrupted),
+            BinlogMode::Files => inner.binlog.acquire_gtid_unless(gtid, interrupted),
         }
     }
 
@@ -185,7 +271,7 @@ impl Database {
                 Ok(CommitOutcome::SkippedAlreadyExecuted(given.gtid))
             }
             Ownership::Owned(owned) => {
-                let committed = self.commit_with_gtid(trx, context, NextGtid::Owned { owned: &owned, given });
+                let committed = self.commit(CommitRequest { gtid: NextGtid::Owned { owned: &owned, given }, ..CommitRequest::new(trx, context) });
                 // Released after the GTID is executed (or never will be).
                 drop(owned);
                 committed.map(CommitOutcome::Committed)
@@ -193,60 +279,8 @@ impl Database {
         }
     }
 
-    /// [`Database::commit`] with the GTID `next`. With a given GTID a
-    /// transaction that changed nothing is still logged, as an empty
-    /// `BEGIN; COMMIT` (how MySQL marks a GTID executed without data).
-    pub fn commit_with_gtid(&self, trx: Transaction, context: &StatementContext, next: NextGtid<'_>) -> Result<Option<CommitInfo>> {
-        self.commit_written_ahead_with_gtid(trx, None, context, next)
-    }
-
-    /// [`Database::commit_written_ahead`] with the GTID `next`.
-    pub fn commit_written_ahead_with_gtid(
-        &self,
-        trx: Transaction,
-        ahead: Option<WrittenAhead>,
-        context: &StatementContext,
-        next: NextGtid<'_>,
-    ) -> Result<Option<CommitInfo>> {
-        self.commit_written_ahead_ordered(trx, ahead, context, next, &|| {})
-    }
-
-    /// [`Database::commit_written_ahead_with_gtid`] that calls `on_ordered`
-    /// as soon as the transaction's place in the commit order is fixed
-    /// (every commit that starts afterwards is logged and committed after
-    /// it), before its fsyncs: a replica preserving the source's commit
-    /// order lets the next transaction commit from there, so that ordered
-    /// commits share group commits (MySQL hands the turn over once a
-    /// transaction is in the binlog's flush queue). Where the order is
-    /// only fixed at the end (no cross-log group, or a read-only commit),
-    /// `on_ordered` is called before returning, or not at all on an error
-    /// before the order was fixed. It may be called twice (early, and
-    /// again at a successful return), so it must be idempotent.
-    pub fn commit_written_ahead_ordered(
-        &self,
-        trx: Transaction,
-        ahead: Option<WrittenAhead>,
-        context: &StatementContext,
-        next: NextGtid<'_>,
-        on_ordered: &dyn Fn(),
-    ) -> Result<Option<CommitInfo>> {
-        let committed = self.commit_in_order(trx, ahead, context, next, on_ordered);
-        if committed.is_ok() {
-            // For the paths that fix the order only at the end; a path that
-            // called it early gets a second, idempotent call.
-            on_ordered();
-        }
-        committed
-    }
-
-    fn commit_in_order(
-        &self,
-        trx: Transaction,
-        ahead: Option<WrittenAhead>,
-        context: &StatementContext,
-        next: NextGtid<'_>,
-        on_ordered: &dyn Fn(),
-    ) -> Result<Option<CommitInfo>> {
+    fn commit_in_order(&self, request: CommitRequest<'_>) -> Result<Option<CommitInfo>> {
+        let CommitRequest { trx, context, ahead, gtid: next, on_ordered } = request;
         let inner = &self.inner;
         let given = next.given()?;
         if trx.is_read_only() {
@@ -258,14 +292,26 @@ impl Database {
             let cache = binlog_events::empty_transaction_cache(&inner.binlog, context)?;
             return self.log_statement_transaction(cache, next).map(Some);
         }
-        if let Some(engine_binlog) = &inner.engine_binlog {
-            return self.commit_engine_binlog(engine_binlog, trx, context, given, on_ordered);
+        match &inner.binlog_mode {
+            BinlogMode::Engine { binlog, .. } => self.commit_engine_binlog(binlog, trx, context, given, on_ordered),
+            BinlogMode::Files => self.commit_two_phase(trx, ahead, context, next, given, on_ordered),
         }
+    }
+
+    /// Steps 1–6 of the module docs.
+    fn commit_two_phase(
+        &self,
+        trx: Transaction,
+        ahead: Option<WrittenAhead>,
+        context: &StatementContext,
+        next: NextGtid<'_>,
+        given: Option<GivenGtid>,
+        on_ordered: &dyn Fn(),
+    ) -> Result<Option<CommitInfo>> {
+        let inner = &self.inner;
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
-        // A large transaction's phase times go to the log (clock reads for
-        // it only: an ordinary commit pays none).
-        let started = (trx.changes().len() >= LARGE_COMMIT_LOG_CHANGES).then(std::time::Instant::now);
+        let mut times = PhaseTimes::start(trx.changes().len());
         // Built before the prepare, outside every lock; an error here
         // (1197, a row the format cannot encode) just rolls back.
         let mut cache = match ahead {
@@ -276,18 +322,23 @@ impl Database {
             }
             None => binlog_events::transaction_cache(&inner.binlog, &inner.tables(), trx.changes(), context, xid)?,
         };
-        let built = started.map(|_| std::time::Instant::now());
-        // A large transaction is promoted into the log as a file of its own,
-        // which closes the active file: its body is made durable here,
-        // outside every lock (the binlog would do it on entry otherwise).
-        let promoted = cache.is_promotion_candidate() && cache.is_spilled();
-        if promoted {
+        times.built = times.now();
+        let path = if cache.should_promote() {
+            // Promoted into the log as a file of its own: its body is made
+            // durable here, outside every lock (the binlog would do it on
+            // entry otherwise).
             cache.seal_for_promotion()?;
-        }
+            CommitPath::Promoted
+        } else {
+            match &inner.redo_sync {
+                RedoSync::Grouped(groups) => CommitPath::Grouped(groups),
+                RedoSync::Alone => CommitPath::Alone,
+            }
+        };
         inner.crash.hit(crash_points::COMMIT_BEFORE_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
-        let sealed = started.map(|_| std::time::Instant::now());
+        times.sealed = times.now();
         let prepared = trx.prepare(Some(xid))?;
-        let prepare_written = started.map(|_| std::time::Instant::now());
+        times.prepare_written = times.now();
         let prepare_lsn = prepared.prepare_lsn();
         let prepared_changes = prepared.changes().len();
         let state = Arc::new(Mutex::new(HookState::Waiting(prepared)));
@@ -302,63 +353,85 @@ impl Database {
                 Err(failed) => HookState::Failed(failed),
             };
         });
-        let after_prepare = || inner.crash.hit(crash_points::COMMIT_AFTER_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()));
-        let logged: Result<CommitInfo> = match &inner.groups {
-            // With flush = 1 the prepare record was only buffered: the
-            // group's leader makes it durable for the whole group at once,
-            // then logs every member's binlog commit as one batch.
-            Some(groups) if !promoted => {
-                let log_group = |batch: Vec<BatchCommit>| -> Vec<Result<CommitInfo>> {
-                    if let Err(crash) = after_prepare() {
-                        return batch.iter().map(|_| Err(DatabaseError::Crash(crash.to_string()))).collect();
-                    }
-                    let _commit_in_flight = inner.rotation.read();
-                    inner.binlog.commit_batch(batch).into_iter().map(|logged| logged.map_err(DatabaseError::Binlog)).collect()
-                };
-                groups.commit(prepare_lsn, BatchCommit { cache, hook: Some(hook), given }, &log_group, on_ordered).and_then(|logged| logged)
+        let logged = match path {
+            CommitPath::Grouped(groups) => {
+                groups.commit(prepare_lsn, BatchCommit { cache, hook: Some(hook), given }, &|batch| self.log_group(batch), on_ordered).and_then(|logged| logged)
             }
-            // A promoted transaction syncs its own prepare rather than
-            // joining a group: a group stays busy until its logging ends,
-            // and the promotion (under the exclusive rotation lock) would
-            // keep every other session out of the next group. The
-            // promotion closes the active file, as a rotation does: the
-            // same rule (no commit in flight, redo durable first).
-            _ if promoted => (|| {
-                if let Some(groups) = &inner.groups {
-                    inner.redo.wait_durable(prepare_lsn)?;
-                    // Commits ordered before it reach the binlog first.
-                    groups.barrier()?;
-                }
-                after_prepare()?;
-                let waited = std::time::Instant::now();
-                let _alone = inner.rotation.write();
-                let locked = std::time::Instant::now();
-                let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
-                let redo_synced = std::time::Instant::now();
-                let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
-                let ms = |from: Option<std::time::Instant>, to: Option<std::time::Instant>| match (from, to) {
-                    (Some(from), Some(to)) => (to - from).as_secs_f64() * 1e3,
-                    _ => 0.0,
-                };
-                tracing::info!(
-                    changes = prepared_changes,
-                    build_binlog_cache_ms = ms(started, built),
-                    seal_spill_ms = ms(built, sealed),
-                    write_redo_prepare_ms = ms(sealed, prepare_written),
-                    prepare_durable_ms = ms(prepare_written, Some(waited)),
-                    lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
-                    redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
-                    binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
-                    "large transaction promoted (times under the exclusive rotation lock)"
-                );
-                logged
-            })(),
-            _ => after_prepare().and_then(|()| {
+            CommitPath::Promoted => self.log_promoted(prepare_lsn, cache, hook, next, &times, prepared_changes),
+            CommitPath::Alone => self.after_prepare().and_then(|()| {
                 let _commit_in_flight = inner.rotation.read();
                 log_to_binlog(&inner.binlog, cache, hook, next).map_err(DatabaseError::Binlog)
             }),
         };
-        let mut state = std::mem::replace(&mut *state.lock(), HookState::Committed);
+        let state = std::mem::replace(&mut *state.lock(), HookState::Committed);
+        self.settle(logged, state)
+    }
+
+    /// The crash point every path passes between the prepare and the binlog.
+    fn after_prepare(&self) -> Result<()> {
+        self.inner.crash.hit(crash_points::COMMIT_AFTER_PREPARE).map_err(|e| DatabaseError::Crash(e.to_string()))
+    }
+
+    /// A group's logging, run by its leader once the group's prepares are
+    /// durable: every member's binlog commit as one batch.
+    fn log_group(&self, batch: Vec<BatchCommit>) -> Vec<Result<CommitInfo>> {
+        if let Err(crash) = self.after_prepare() {
+            return batch.iter().map(|_| Err(DatabaseError::Crash(crash.to_string()))).collect();
+        }
+        let inner = &self.inner;
+        let _commit_in_flight = inner.rotation.read();
+        inner.binlog.commit_batch(batch).into_iter().map(|logged| logged.map_err(DatabaseError::Binlog)).collect()
+    }
+
+    /// [`CommitPath::Promoted`]: alone under the exclusive rotation lock,
+    /// after a redo sync; the body was made durable before, so the lock is
+    /// held for a time independent of the transaction's size.
+    fn log_promoted(
+        &self,
+        prepare_lsn: Lsn,
+        cache: TransactionCache,
+        hook: CommitHook,
+        next: NextGtid<'_>,
+        times: &PhaseTimes,
+        prepared_changes: usize,
+    ) -> Result<CommitInfo> {
+        let inner = &self.inner;
+        if let RedoSync::Grouped(groups) = &inner.redo_sync {
+            // The prepare was only buffered, for a group to sync.
+            inner.redo.wait_durable(prepare_lsn)?;
+            // Commits ordered before it reach the binlog first.
+            groups.barrier()?;
+        }
+        self.after_prepare()?;
+        let waited = Instant::now();
+        let _alone = inner.rotation.write();
+        let locked = Instant::now();
+        let flushed = inner.redo.flush().map_err(DatabaseError::Redo);
+        let redo_synced = Instant::now();
+        let logged = flushed.and_then(|_| Ok(log_to_binlog(&inner.binlog, cache, hook, next)?));
+        let ms = |from: Option<Instant>, to: Option<Instant>| match (from, to) {
+            (Some(from), Some(to)) => (to - from).as_secs_f64() * 1e3,
+            _ => 0.0,
+        };
+        tracing::info!(
+            changes = prepared_changes,
+            build_binlog_cache_ms = ms(times.started, times.built),
+            seal_spill_ms = ms(times.built, times.sealed),
+            write_redo_prepare_ms = ms(times.sealed, times.prepare_written),
+            prepare_durable_ms = ms(times.prepare_written, Some(waited)),
+            lock_wait_ms = (locked - waited).as_secs_f64() * 1e3,
+            redo_flush_ms = (redo_synced - locked).as_secs_f64() * 1e3,
+            binlog_commit_ms = redo_synced.elapsed().as_secs_f64() * 1e3,
+            "large transaction promoted (times under the exclusive rotation lock)"
+        );
+        logged
+    }
+
+    /// The commit's outcome from the binlog's answer and what its COMMIT
+    /// hook did: committed, or in doubt (see the module docs).
+    fn settle(&self, logged: Result<CommitInfo>, state: HookState) -> Result<Option<CommitInfo>> {
+        let inner = &self.inner;
+        let mut state = state;
         if let HookState::Visible(visible) = state {
             visible.finish();
             state = HookState::Committed;
@@ -394,7 +467,6 @@ impl Database {
             }
         }
     }
-
     /// Releases an in-doubt prepared transaction in memory (locks, row
     /// versions) without a rollback record, and stops writes: see the
     /// module docs.
@@ -426,7 +498,7 @@ impl Database {
     /// binlog's state (`gtid_executed`, SHOW BINARY LOG STATUS, SHOW
     /// BINLOG EVENTS): a session sees its own commits there, as in MySQL.
     pub fn wait_binlog_written(&self) -> Result<()> {
-        match &self.inner.engine_binlog {
+        match self.inner.binlog_mode.engine() {
             Some(engine_binlog) => engine_binlog.wait_written_all(),
             None => Ok(()),
         }
@@ -447,7 +519,7 @@ impl Database {
         if !still_needed(&inner.binlog) {
             return Ok(());
         }
-        if let Some(engine_binlog) = &inner.engine_binlog {
+        if let Some(engine_binlog) = inner.binlog_mode.engine() {
             // Files only hold transactions durable in redo already.
             engine_binlog.rotate_after_committed()?;
             inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
@@ -524,7 +596,7 @@ impl Database {
         one_ddl: parking_lot::MutexGuard<'_, ()>,
     ) -> Result<CommitInfo> {
         let inner = &self.inner;
-        if let Some(engine_binlog) = &inner.engine_binlog {
+        if let Some(engine_binlog) = inner.binlog_mode.engine() {
             return self.log_ddl_engine_binlog(engine_binlog, cache, next.given()?);
         }
         let key = RedoTrxKey {
@@ -553,7 +625,7 @@ impl Database {
         // Commits ordered before it (a replica's, handed their commit turn
         // on in a group) reach the binlog first. The barrier fails only
         // after a failed redo sync: applied, never to reach the binlog.
-        if let Some(Err(error)) = inner.groups.as_ref().map(|groups| groups.barrier()) {
+        if let Err(error) = inner.redo_sync.barrier() {
             inner.fail(&error.to_string());
             return Err(error);
         }

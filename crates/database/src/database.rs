@@ -1,6 +1,8 @@
 //! [`Database`]: the engine, its redo log and the binary log, opened
 //! together by recovery (`recovery.rs`), committed together by two-phase
 //! commit (`commit.rs`), checkpointed in the background (`checkpoint.rs`).
+//! Other crates never hold the engine or the binary log: they read them
+//! through narrow views (`views.rs`) and change them through `Database`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -83,13 +85,12 @@ pub(crate) struct Inner {
     pub binlog: BinaryLog,
     pub redo: RedoLog,
     pub sink: Arc<RedoAdapter>,
-    /// Group commit across both logs (flush = 1 only).
-    pub groups: Option<Arc<BinlogGroupCommit>>,
-    /// `binlog_storage_engine = engine`: the order lock, the write-behind
-    /// queue and its writer (`engine_binlog.rs`).
-    pub engine_binlog: Option<Arc<EngineBinlog>>,
-    /// Stops the writer when the database is dropped without close.
-    pub _engine_binlog_writer: Option<WriterGuard>,
+    /// Where the binlog is written: files joined by two-phase commit, or
+    /// the redo log (`binlog_storage_engine`).
+    pub binlog_mode: BinlogMode,
+    /// How a commit's redo becomes durable: one group for both logs, or
+    /// the redo log's own group commit.
+    pub redo_sync: RedoSync,
     pub crash: CrashPoints,
     /// Encoded Table_map events, one per table definition.
     pub table_maps: TableMaps,
@@ -116,6 +117,51 @@ pub(crate) struct Inner {
     pub ddl_statements: AtomicU64,
     pub checkpoints: AtomicU64,
     pub binlog_rotations: AtomicU64,
+}
+
+/// Where the binlog is written (`binlog_storage_engine`, read at open).
+pub(crate) enum BinlogMode {
+    /// Classic binlog files, joined to the engine by two-phase commit
+    /// (`commit.rs`).
+    Files,
+    /// The binlog rides the redo log: the order lock, the write-behind
+    /// queue and its writer (`engine_binlog.rs`). The guard stops the
+    /// writer when the database is dropped without close.
+    Engine { binlog: Arc<EngineBinlog>, _writer: WriterGuard },
+}
+
+impl BinlogMode {
+    /// The engine-integrated binlog, in that mode.
+    pub fn engine(&self) -> Option<&Arc<EngineBinlog>> {
+        match self {
+            BinlogMode::Files => None,
+            BinlogMode::Engine { binlog, .. } => Some(binlog),
+        }
+    }
+}
+
+/// How a commit's redo becomes durable, fixed at open.
+pub(crate) enum RedoSync {
+    /// `innodb_flush_log_at_trx_commit = 1` with
+    /// `binlogd_cross_log_group_commit`: prepares are only buffered, and
+    /// one group for both logs syncs them (`group_commit.rs`).
+    Grouped(Arc<BinlogGroupCommit>),
+    /// Each prepare is appended as `innodb_flush_log_at_trx_commit` says
+    /// and waits on the redo log's own group commit; with classic files
+    /// the binlog's group commit follows (the two chained).
+    Alone,
+}
+
+impl RedoSync {
+    /// Returns once every group member that arrived before has had its
+    /// binlog commit logged: for what reaches the binlog another way (DDL,
+    /// a promotion). At once without groups.
+    pub fn barrier(&self) -> Result<()> {
+        match self {
+            RedoSync::Grouped(groups) => groups.barrier(),
+            RedoSync::Alone => Ok(()),
+        }
+    }
 }
 
 impl Inner {
@@ -167,14 +213,6 @@ impl Database {
         crate::recovery::open(config)
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.inner.engine
-    }
-
-    pub fn binlog(&self) -> &BinaryLog {
-        &self.inner.binlog
-    }
-
     pub fn redo(&self) -> &RedoLog {
         &self.inner.redo
     }
@@ -193,15 +231,20 @@ impl Database {
     /// the binlog's otherwise (it is ahead of the engine's only between a
     /// commit's binlog write and its engine commit).
     pub fn executed_gtids(&self) -> binlog_format::GtidSet {
-        match &self.inner.engine_binlog {
-            Some(_) => self.inner.engine.executed_gtids(),
-            None => self.inner.binlog.executed_gtids(),
+        match &self.inner.binlog_mode {
+            BinlogMode::Engine { .. } => self.inner.engine.executed_gtids(),
+            BinlogMode::Files => self.inner.binlog.executed_gtids(),
         }
     }
 
     /// A REPEATABLE READ transaction; commit it with [`Database::commit`].
     pub fn begin(&self) -> Transaction {
         self.inner.engine.begin()
+    }
+
+    /// A transaction at `isolation`.
+    pub fn begin_with(&self, isolation: engine::IsolationLevel) -> Transaction {
+        self.inner.engine.begin_with(isolation)
     }
 
     pub fn counters(&self) -> DatabaseCounters {
@@ -241,7 +284,7 @@ impl Database {
         let _no_ddl = inner.ddl_lock.lock();
         let _no_commits = inner.rotation.write();
         let mut flushed = inner.redo.flush().map_err(DatabaseError::Redo);
-        if let (Some(engine_binlog), true) = (&inner.engine_binlog, flushed.is_ok()) {
+        if let (Some(engine_binlog), true) = (inner.binlog_mode.engine(), flushed.is_ok()) {
             // Everything committed reaches the files before the Stop event.
             flushed = engine_binlog.drain_and_stop().map(|()| 0);
         }

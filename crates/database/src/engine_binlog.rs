@@ -95,7 +95,7 @@ use redo::{Durability, FlushLogAtTrxCommit, RedoLog};
 
 use crate::binlog_events::{self, StatementContext};
 use crate::crash_points::{self, CrashPoints};
-use crate::database::{Database, Inner};
+use crate::database::{Database, Inner, RedoSync};
 use crate::error::{DatabaseError, Result};
 use crate::redo_sink::{self, BinlogBody, BinlogEvents};
 
@@ -518,7 +518,7 @@ impl Database {
         inner.check_writable()?;
         let xid = inner.next_xid.fetch_add(1, Ordering::AcqRel);
         let mut cache = binlog_events::transaction_cache(&inner.binlog, &inner.tables(), trx.changes(), context, xid)?;
-        let events = if cache.is_spilled() && cache.is_promotion_candidate() {
+        let events = if cache.should_promote() {
             // Large: the writer promotes its spill file by rename; the
             // record refers to that file instead of carrying the body.
             let reference = cache.seal_for_reference(&xid.to_string())?;
@@ -602,9 +602,9 @@ impl Database {
     fn wait_commit_durable(&self, lsn: Lsn) -> Result<()> {
         let inner = &self.inner;
         match inner.config.redo.innodb_flush_log_at_trx_commit {
-            FlushLogAtTrxCommit::WriteAndSyncAtCommit => match &inner.groups {
-                Some(groups) => groups.join(lsn).map(drop),
-                None => Ok(inner.redo.wait_durable(lsn)?),
+            FlushLogAtTrxCommit::WriteAndSyncAtCommit => match &inner.redo_sync {
+                RedoSync::Grouped(groups) => groups.join(lsn).map(drop),
+                RedoSync::Alone => Ok(inner.redo.wait_durable(lsn)?),
             },
             FlushLogAtTrxCommit::WriteAtCommit => Ok(inner.redo.wait_written(lsn)?),
             FlushLogAtTrxCommit::WriteAndSyncPerSecond => Ok(()),

@@ -140,7 +140,7 @@ impl<W, R> GroupCommit<W, R> {
     /// logged; at once when none is waiting. For a commit that goes to the
     /// log another way (DDL, a promotion) and must not pass commits
     /// ordered before it (a replica hands its commit turn on when a
-    /// member is queued: `Database::commit_written_ahead_ordered`).
+    /// member is queued: `CommitRequest::on_ordered`).
     pub fn barrier(&self) -> Result<()> {
         let mut state = self.state.lock();
         let arrived = state.next_arrival;

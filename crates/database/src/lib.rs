@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use binlog_format::{ColumnType, Value};
-//! use database::{Database, DatabaseConfig, StatementContext};
+//! use database::{CommitRequest, Database, DatabaseConfig, StatementContext};
 //! use engine::{ColumnDef, TableSpec};
 //!
 //! let dir = tempfile::tempdir().unwrap();
@@ -37,9 +37,9 @@
 //!     .unwrap();
 //! let mut trx = db.begin();
 //! trx.insert(items.id, vec![Value::Int(1), Value::Bytes(b"pen".to_vec())]).unwrap();
-//! let logged = db.commit(trx, &session).unwrap().expect("a write goes through the binlog");
+//! let logged = db.commit(CommitRequest::new(trx, &session)).unwrap().expect("a write goes through the binlog");
 //! assert_eq!(logged.gtid.gno, 3);
-//! assert_eq!(db.engine().executed_gtids(), db.binlog().executed_gtids());
+//! assert_eq!(db.engine_status().executed_gtids(), db.binlog_status().executed_gtids());
 //! db.close().unwrap();
 //! ```
 
@@ -62,16 +62,18 @@ pub mod reset;
 pub mod server_uuid;
 pub mod storage_mode;
 pub mod table_maps;
+pub mod views;
 pub mod write_ahead;
 
 // The crates the API speaks in, for users that need only this one.
 pub use {binlog, engine, redo};
 
 pub use binlog_events::{StatementContext, BINLOG_ROW_EVENT_MAX_SIZE};
-pub use commit::NextGtid;
+pub use commit::{CommitRequest, NextGtid};
 pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};
 pub use datadir_lock::{DataDirLock, DataDirLockError};
+pub use views::{BinlogStatus, Catalog, EngineStatus};
 pub use error::{DatabaseError, Result};
 pub use write_ahead::WrittenAhead;

@@ -60,7 +60,7 @@ use redo::{Durability, RedoLog};
 use crate::table_maps::TableMaps;
 use crate::checkpoint::{self, Checkpointer};
 use crate::config::DatabaseConfig;
-use crate::database::{Database, Inner, OpenReport};
+use crate::database::{BinlogMode, Database, Inner, OpenReport, RedoSync};
 use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::group_commit::{BinlogGroupCommit, GroupCommit, GroupStartHook};
@@ -124,14 +124,16 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         }
         None => (Engine::with_redo(config.engine.clone(), sink.clone()), CheckpointLsns { start_lsn: 0, redo_retain_from_lsn: 0 }, 1),
     };
-    let groups = cross_log_groups.then(|| {
+    let redo_sync = if cross_log_groups {
         // Purge runs while each group's members wait for its fsyncs
         // (engine/src/purge.rs).
         engine.defer_purge_to_group_syncs();
         let purging = engine.clone();
         let on_group_start: GroupStartHook = Box::new(move || purging.purge_in_background());
-        Arc::<BinlogGroupCommit>::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max, on_group_start))
-    });
+        RedoSync::Grouped(Arc::<BinlogGroupCommit>::new(GroupCommit::new(redo.clone(), config.group_commit_gather_max, on_group_start)))
+    } else {
+        RedoSync::Alone
+    };
     let mut replay = replay(&engine, &recovered, lsns)?;
     let mut report = OpenReport {
         redo_records_replayed: replay.records,
@@ -191,19 +193,21 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
 
     let next_xid = snapshot_next_xid.max(replay.max_xid + 1).max(max_binlog_xid + 1).max(1);
     let crash = config.crash_points.clone();
-    let engine_binlog = config.is_engine_binlog().then(|| {
+    let binlog_mode = if config.is_engine_binlog() {
         let rebuilt = crate::engine_binlog::rebuilt_count(&report.binlog_rebuilt_from_redo);
-        Arc::new(EngineBinlog::new(redo.clone(), binlog.clone(), crash.clone(), &config, rebuilt))
-    });
+        let engine_binlog = Arc::new(EngineBinlog::new(redo.clone(), binlog.clone(), crash.clone(), &config, rebuilt));
+        BinlogMode::Engine { binlog: engine_binlog.clone(), _writer: WriterGuard(engine_binlog) }
+    } else {
+        BinlogMode::Files
+    };
     let inner = Arc::new(Inner {
         config,
         engine,
         binlog,
         redo,
         sink,
-        groups,
-        _engine_binlog_writer: engine_binlog.clone().map(WriterGuard),
-        engine_binlog,
+        binlog_mode,
+        redo_sync,
         crash,
         table_maps: TableMaps::default(),
         next_xid: AtomicU64::new(next_xid),
@@ -221,7 +225,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         checkpoints: AtomicU64::new(0),
         binlog_rotations: AtomicU64::new(0),
     });
-    if let Some(engine_binlog) = &inner.engine_binlog {
+    if let Some(engine_binlog) = inner.binlog_mode.engine() {
         engine_binlog.start(Arc::downgrade(&inner))?;
     }
     let checkpointer = Checkpointer::start(&inner)?.map(Arc::new);

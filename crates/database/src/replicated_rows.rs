@@ -24,7 +24,9 @@ use std::sync::Arc;
 
 use binlog_format::events::table_map_metadata::OptionalMetadata;
 use binlog_format::{RowChange, RowsEvent, RowsKind, TableMap};
-use engine::{Engine, EngineError, Row, ScanSpec, TableDef, TableId, Transaction, UpdateOutcome};
+use engine::{EngineError, Row, ScanSpec, TableDef, TableId, Transaction, UpdateOutcome};
+
+use crate::views::Catalog;
 
 /// ER_KEY_NOT_FOUND: "Can't find record in '%s'".
 pub const ER_KEY_NOT_FOUND: u16 = 1032;
@@ -64,10 +66,10 @@ impl ReplicatedRows {
     }
 
     /// A `Table_map` event: resolves the table (1146 if the replica lacks it).
-    pub fn table_map(&mut self, engine: &Engine, map: &TableMap) -> Result<(), ApplyError> {
+    pub fn table_map(&mut self, catalog: Catalog<'_>, map: &TableMap) -> Result<(), ApplyError> {
         let database = String::from_utf8_lossy(&map.database);
         let table = String::from_utf8_lossy(&map.table);
-        let def = engine
+        let def = catalog
             .table(&database, &table)
             .map_err(|error| ApplyError {
                 code: error.mysql_code(),

@@ -54,7 +54,7 @@ impl Database {
         if inner.binlog.open_readers() > 0 {
             return Err(DatabaseError::Binlog(binlog::BinlogError::Invalid("the binary log is being read".into())));
         }
-        if let Some(engine_binlog) = &inner.engine_binlog {
+        if let Some(engine_binlog) = inner.binlog_mode.engine() {
             // Engine mode: the writer is behind the commit path. Everything
             // committed goes to the old files first, or it would land in
             // the new log after the reset, under GTIDs the reset discards.
@@ -71,7 +71,7 @@ impl Database {
             inner.engine.reset_executed_gtids();
             inner.crash.hit(crash_points::RESET_AFTER_REDO_RECORD).map_err(|e| DatabaseError::Crash(e.to_string()))?;
             inner.binlog.reset()?;
-            if let Some(engine_binlog) = &inner.engine_binlog {
+            if let Some(engine_binlog) = inner.binlog_mode.engine() {
                 // The commit order numbers GTIDs itself: it starts at 1 too.
                 engine_binlog.restart_gtid_numbering();
             }

@@ -46,7 +46,7 @@ impl Database {
         let inner = &self.inner;
         let min_changes = inner.config.write_ahead_min_changes;
         // Engine mode logs a transaction as one record at commit.
-        if inner.engine_binlog.is_some() || !trx.is_active() || min_changes == 0 {
+        if inner.binlog_mode.engine().is_some() || !trx.is_active() || min_changes == 0 {
             return false;
         }
         let encoded = ahead.as_ref().map_or(0, |written| written.events.encoded_changes());

@@ -13,7 +13,7 @@ use binlog::{DependencyTracking, OsStorage};
 use binlog_format::events::Event;
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Value};
-use database::{Database, DatabaseError};
+use database::{CommitRequest, Database, DatabaseError};
 use engine::{ColumnDef, EngineError, TableSpec};
 use rand::SeedableRng;
 use support::*;
@@ -22,7 +22,7 @@ fn insert_account(db: &Database, id: i64, email: &str) -> binlog::CommitInfo {
     let tables = tables(db).unwrap();
     let mut trx = db.begin();
     trx.insert(tables.accounts, vec![Value::Int(id), Value::Bytes(email.as_bytes().to_vec()), Value::Int(0)]).unwrap();
-    db.commit(trx, &context(1)).unwrap().expect("a write is logged")
+    db.commit(CommitRequest::new(trx, &context(1))).unwrap().expect("a write is logged")
 }
 
 #[test]
@@ -39,10 +39,10 @@ fn commits_survive_a_clean_restart() {
     // A read-only transaction and an unchanged one never reach the binlog.
     let reader = db.begin();
     assert!(reader.get(tables(&db).unwrap().accounts, &[Value::Int(3)]).unwrap().is_some());
-    assert_eq!(db.commit(reader, &context(1)).unwrap(), None);
+    assert_eq!(db.commit(CommitRequest::new(reader, &context(1))).unwrap(), None);
     let mut unchanged = db.begin();
     assert!(!unchanged.delete_by_pk(tables(&db).unwrap().accounts, &[Value::Int(999)]).unwrap());
-    assert_eq!(db.commit(unchanged, &context(1)).unwrap(), None);
+    assert_eq!(db.commit(CommitRequest::new(unchanged, &context(1))).unwrap(), None);
     assert_eq!(db.counters().commits, 20);
     assert_eq!(db.counters().read_only_commits, 2);
     let before = engine_tables(&db);
@@ -65,7 +65,7 @@ fn commits_survive_a_clean_restart() {
 fn insert_attempt(db: &Database) -> Result<Option<binlog::CommitInfo>, DatabaseError> {
     let mut trx = db.begin();
     trx.insert(tables(db)?.accounts, vec![Value::Int(77), Value::Bytes(b"closed@x".to_vec()), Value::Int(0)])?;
-    db.commit(trx, &context(1))
+    db.commit(CommitRequest::new(trx, &context(1)))
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn failed_ddl_is_not_logged() {
     let storage = SimStorage::new();
     let (db, _) = Database::open(config(Path::new("/d"), Arc::new(storage.clone()))).unwrap();
     create_schema(&db).unwrap();
-    let executed = db.binlog().executed_gtids();
+    let executed = db.binlog_status().executed_gtids();
     let again = db.execute_ddl(&context(1), "CREATE DATABASE test", |e| e.create_database(DB));
     match again {
         Err(DatabaseError::Engine(EngineError::DatabaseExists(_))) => {}
@@ -81,8 +81,8 @@ fn failed_ddl_is_not_logged() {
     }
     let error = again.unwrap_err();
     assert_eq!((error.mysql_code(), error.to_string().as_str()), (1007, "Can't create database 'test'; database exists"));
-    assert_eq!(db.binlog().executed_gtids(), executed);
-    assert_eq!(db.engine().executed_gtids(), executed);
+    assert_eq!(db.binlog_status().executed_gtids(), executed);
+    assert_eq!(db.engine_status().executed_gtids(), executed);
     db.close().unwrap();
 }
 
@@ -103,7 +103,7 @@ fn rows_events_are_split_at_binlog_row_event_max_size() {
     for id in 0..10 {
         trx.delete_by_pk(tables.accounts, &[Value::Int(id)]).unwrap();
     }
-    let info = db.commit(trx, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     let bytes = storage.file_bytes(&Path::new("/d/binlog").join(&info.file_name)).unwrap();
     let mut stream = EventStream::new(&bytes).unwrap();
     let mut shape = Vec::new();
@@ -145,13 +145,13 @@ fn writeset_tracking_sees_rows_and_unique_keys() {
     let tables = tables(&db).unwrap();
     let mut trx = db.begin();
     trx.update_by_pk(tables.accounts, &[Value::Int(1)], vec![Value::Int(1), Value::Bytes(b"one@y".to_vec()), Value::Int(5)]).unwrap();
-    let same_row = db.commit(trx, &context(1)).unwrap().unwrap();
+    let same_row = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     assert!(same_row.last_committed >= first.sequence_number, "{same_row:?} after {first:?}");
     // Another row, but the unique email two@x freed... a new row taking
     // the email "two@x"'s old owner gave up depends on that owner.
     let mut trx = db.begin();
     trx.update_by_pk(tables.accounts, &[Value::Int(2)], vec![Value::Int(2), Value::Bytes(b"two@z".to_vec()), Value::Int(0)]).unwrap();
-    let freed = db.commit(trx, &context(1)).unwrap().unwrap();
+    let freed = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     let taker = insert_account(&db, 3, "two@x");
     assert!(taker.last_committed >= freed.sequence_number, "{taker:?} after {freed:?}");
     db.close().unwrap();
@@ -169,7 +169,7 @@ fn a_failure_after_prepare_stops_writes_and_recovery_settles_it() {
     let tables = tables(&db).unwrap();
     let mut trx = db.begin();
     trx.insert(tables.accounts, vec![Value::Int(2), Value::Bytes(b"lost@x".to_vec()), Value::Int(0)]).unwrap();
-    let error = db.commit(trx, &context(1)).unwrap_err();
+    let error = db.commit(CommitRequest::new(trx, &context(1))).unwrap_err();
     assert!(matches!(error, DatabaseError::Crash(_)), "{error}");
     assert!(db.is_failed());
     let refused = insert_attempt(&db).unwrap_err();
@@ -204,7 +204,7 @@ fn ddl_cut_at_each_binlog_step() {
         let (db, _) = Database::open(config).unwrap();
         create_schema(&db).unwrap();
         let kept = insert_account(&db, 1, "kept@x");
-        let with_ddl = db.binlog().executed_gtids().count() + 1;
+        let with_ddl = db.binlog_status().executed_gtids().count() + 1;
         let frozen = storage.clone();
         binlog_crash.arm(point, 0, move || frozen.freeze());
         let spec = TableSpec {
@@ -226,8 +226,8 @@ fn ddl_cut_at_each_binlog_step() {
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         check(&db, &image, &BTreeSet::from([kept.gtid]), &label);
         // The table is in the engine (its DDL record was synced first).
-        assert!(db.engine().table_id(DB, "late").is_ok(), "{label}");
-        let in_binlog = db.binlog().executed_gtids().count() == with_ddl;
+        assert!(db.catalog().table_id(DB, "late").is_ok(), "{label}");
+        let in_binlog = db.binlog_status().executed_gtids().count() == with_ddl;
         eprintln!("{label}: DDL in the binlog: {in_binlog}, GTIDs taken from the binlog: {}", report.ddl_gtids_recovered);
         if point == b::SYNC_AFTER_SYNC || point == b::COMMIT_AFTER_HOOKS {
             assert!(in_binlog, "{label}: the synced DDL is in the binlog");
@@ -251,7 +251,7 @@ fn a_rotation_right_before_a_power_cut_keeps_the_closed_files_transactions() {
         if rotation == "FLUSH BINARY LOGS" {
             db.rotate_binlog().unwrap();
         }
-        assert!(db.binlog().file_names().len() >= 2, "{rotation}: rotated");
+        assert!(db.binlog_status().file_names().len() >= 2, "{rotation}: rotated");
         let image = storage.crash_image(None);
         drop(db);
         let (db, report) = Database::open(support::config(Path::new("/d"), Arc::new(image.clone())))
@@ -289,13 +289,13 @@ fn with_flush_1_purge_runs_during_group_syncs() {
         let mut trx = db.begin();
         let id = n % 10;
         trx.update_by_pk(accounts, &[Value::Int(id)], vec![Value::Int(id), Value::Bytes(format!("a{id}@x").into_bytes()), Value::Int(n + 1)]).unwrap();
-        db.commit(trx, &context(1)).unwrap();
+        db.commit(CommitRequest::new(trx, &context(1))).unwrap();
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while db.engine().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
+    while db.engine_status().purge_queued_keys() > 1 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert!(db.engine().purge_queued_keys() <= 1, "{} keys wait for purge", db.engine().purge_queued_keys());
+    assert!(db.engine_status().purge_queued_keys() <= 1, "{} keys wait for purge", db.engine_status().purge_queued_keys());
     let reader = db.begin();
     assert_eq!(reader.get(accounts, &[Value::Int(9)]).unwrap().unwrap()[2], Value::Int(300), "the last update of account 9");
     drop(reader);

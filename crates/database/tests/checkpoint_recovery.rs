@@ -13,7 +13,7 @@ use std::time::Duration;
 use binlog::sim_storage::SimStorage;
 use binlog::storage::Storage;
 use binlog_format::{ColumnType, Value};
-use database::Database;
+use database::{CommitRequest, Database};
 use engine::{ColumnDef, TableSpec};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
@@ -139,7 +139,7 @@ fn column_defaults_survive_a_restart_and_a_checkpoint() {
     let query = "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v INT DEFAULT 7, note VARCHAR(10) DEFAULT NULL, plain INT)";
     db.execute_ddl(&session, query, |e| e.create_table(&spec)).unwrap();
     let defaults = |db: &Database| -> Vec<Option<Value>> {
-        db.engine().table("d", "t").unwrap().columns.iter().map(|column| column.default.clone()).collect()
+        db.catalog().table("d", "t").unwrap().columns.iter().map(|column| column.default.clone()).collect()
     };
     let expected = vec![None, Some(Value::Int(7)), Some(Value::Null), None];
     let image = storage.process_kill_image();
@@ -174,7 +174,7 @@ fn a_transaction_in_doubt_across_a_checkpoint() {
         let tables = create_schema(&db).unwrap();
         let mut trx = db.begin();
         trx.insert(tables.accounts, vec![Value::Int(1), Value::Bytes(b"first@x".to_vec()), Value::Int(1)]).unwrap();
-        let first = db.commit(trx, &context(1)).unwrap().unwrap();
+        let first = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
 
         storage.close_sync_gate("binlog/binlog.0");
         let committer = {
@@ -182,7 +182,7 @@ fn a_transaction_in_doubt_across_a_checkpoint() {
             std::thread::spawn(move || {
                 let mut trx = db.begin();
                 trx.insert(tables.accounts, vec![Value::Int(2), Value::Bytes(b"doubt@x".to_vec()), Value::Int(2)]).unwrap();
-                db.commit(trx, &context(2))
+                db.commit(CommitRequest::new(trx, &context(2)))
             })
         };
         while storage.syncs_waiting_at_gate() == 0 {

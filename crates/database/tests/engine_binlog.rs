@@ -13,7 +13,7 @@ use binlog::sim_storage::SimStorage;
 use binlog::LogReader;
 use binlog_format::constants::EventType;
 use binlog_format::Gtid;
-use database::{BinlogStorageEngine, Database, DatabaseConfig};
+use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig};
 use rand::SeedableRng;
 use support::*;
 
@@ -122,8 +122,8 @@ fn switching_modes_keeps_one_binlog() {
     assert_contiguous(&gtids, "across switches");
     assert!(gtids.len() >= acknowledged.len());
     // A reader (what a dump thread uses) follows every file across the switches.
-    let names = db.binlog().file_names();
-    let mut reader = LogReader::from_position(db.binlog(), &names[0], 4).unwrap();
+    let names = db.binlog_status().file_names();
+    let mut reader = db.binlog_status().reader_from_position(&names[0], 4).unwrap();
     let mut read = Vec::new();
     while let Some(event) = reader.next(Duration::from_millis(200)).unwrap() {
         if let binlog_format::events::Event::Gtid(g) = LogReader::decode(&event).unwrap() {
@@ -143,8 +143,8 @@ fn readers_stop_at_what_redo_made_durable() {
     config.redo.innodb_flush_log_at_timeout = Duration::from_secs(3600);
     let (db, _) = open(config);
     let tables = create_schema(&db).unwrap();
-    let names = db.binlog().file_names();
-    let mut reader = LogReader::from_position(db.binlog(), &names[0], 4).unwrap();
+    let names = db.binlog_status().file_names();
+    let mut reader = db.binlog_status().reader_from_position(&names[0], 4).unwrap();
     let mut seen = Vec::new();
     let mut read_gtids = |reader: &mut LogReader, wait: Duration| {
         while let Some(event) = reader.next(wait).unwrap() {
@@ -157,14 +157,14 @@ fn readers_stop_at_what_redo_made_durable() {
         seen.clone()
     };
     // The schema's DDL is synced (DDL always is): all of it becomes readable.
-    let ddl = db.engine().executed_gtids().last_gno(&db.server_uuid()) as usize;
+    let ddl = db.engine_status().executed_gtids().last_gno(&db.server_uuid()) as usize;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while read_gtids(&mut reader, Duration::from_millis(100)).len() < ddl {
         assert!(std::time::Instant::now() < deadline, "DDL not readable");
     }
     let mut trx = db.begin();
     trx.insert(tables.orders, vec![binlog_format::Value::Int(1), binlog_format::Value::Null, binlog_format::Value::Null]).unwrap();
-    let info = db.commit(trx, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     assert!(db.redo().durable_lsn() < db.redo().current_lsn(), "flush = 0 synced at commit");
     assert_eq!(read_gtids(&mut reader, Duration::from_millis(300)).len(), ddl, "a reader saw {} before redo made it durable", info.gtid);
     db.redo().flush().unwrap();
@@ -218,7 +218,7 @@ fn mariadb_binlog_reads_the_files_after_a_switch_and_a_rebuild() {
     // Dropped without close: the writer's queue is left to the rebuild.
     drop(db);
     let (db, _) = open(engine);
-    let names = db.binlog().file_names();
+    let names = db.binlog_status().file_names();
     db.close().unwrap();
     let mut inserts = 0;
     for name in &names {
@@ -251,7 +251,7 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
         for id in first_id..first_id + rows {
             trx.insert(tables.bulk, vec![binlog_format::Value::Int(id), binlog_format::Value::Bytes(payload.clone().into_bytes())]).unwrap();
         }
-        db.commit(trx, &context(1)).unwrap().expect("logged").gtid
+        db.commit(CommitRequest::new(trx, &context(1))).unwrap().expect("logged").gtid
     };
     let lsn_before = db.redo().current_lsn();
     commit_bulk(&db, 0);
@@ -259,7 +259,7 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
     let row_bytes = rows as u64 * 1000;
     assert!(redo_bytes < row_bytes * 3 / 2, "the record carried {redo_bytes} bytes for {row_bytes} bytes of rows: the binlog body travelled too");
     db.wait_binlog_written().unwrap();
-    assert_eq!(db.binlog().counters().large_transaction_promotions.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(db.binlog_status().counters().large_transaction_promotions.load(std::sync::atomic::Ordering::Relaxed), 1);
 
     // The next one: the storage freezes when the writer starts promoting
     // it (its commit has returned: the record is durable, flush = 1), so

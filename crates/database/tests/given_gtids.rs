@@ -12,7 +12,7 @@ use std::sync::Arc;
 use binlog::sim_storage::SimStorage;
 use binlog::{CommitOutcome, GivenGtid, OsStorage, Ownership};
 use binlog_format::{ColumnType, Gtid, GtidSet, Value};
-use database::{Database, DatabaseConfig, NextGtid};
+use database::{CommitRequest, Database, DatabaseConfig, NextGtid};
 use engine::{ColumnDef, TableSpec};
 use support::*;
 
@@ -36,10 +36,10 @@ fn apply_source_transactions(db: &Database) -> BTreeSet<Gtid> {
     let mut acknowledged = BTreeSet::new();
     create_schema(db).unwrap();
     // Automatic, given, automatic: numbering goes on with the server's UUID.
-    let own = db.commit(insert(db, 1), &context(1)).unwrap().unwrap().gtid;
+    let own = db.commit(CommitRequest::new(insert(db, 1), &context(1))).unwrap().unwrap().gtid;
     let CommitOutcome::Committed(Some(info)) = db.commit_given(insert(db, 2), &context(1), given(1)).unwrap() else { panic!("not skipped") };
     assert_eq!(info.gtid, given(1).gtid);
-    let next_own = db.commit(insert(db, 3), &context(1)).unwrap().unwrap().gtid;
+    let next_own = db.commit(CommitRequest::new(insert(db, 3), &context(1))).unwrap().unwrap().gtid;
     assert_eq!((next_own.uuid, next_own.gno), (own.uuid, own.gno + 1));
     acknowledged.extend([own, info.gtid, next_own]);
 
@@ -82,13 +82,13 @@ fn run_mode(make_config: fn(&std::path::Path, Arc<dyn binlog::storage::Storage>)
     let (db, _) = Database::open(make_config(dir.path(), Arc::new(OsStorage))).unwrap();
     let acknowledged = apply_source_transactions(&db);
     // Schema DDL (CREATE DATABASE + 2 tables) and two automatic commits.
-    let own_count = db.binlog().executed_gtids().last_gno(&db.server_uuid());
-    assert_eq!(db.engine().executed_gtids(), expected_set(&db, own_count), "{label}");
+    let own_count = db.binlog_status().executed_gtids().last_gno(&db.server_uuid());
+    assert_eq!(db.engine_status().executed_gtids(), expected_set(&db, own_count), "{label}");
     let rows = engine_tables(&db);
     db.close().unwrap();
 
     let (db, _) = Database::open(make_config(dir.path(), Arc::new(OsStorage))).unwrap();
-    assert_eq!(db.engine().executed_gtids(), expected_set(&db, own_count), "{label}: after restart");
+    assert_eq!(db.engine_status().executed_gtids(), expected_set(&db, own_count), "{label}: after restart");
     assert_eq!(engine_tables(&db), rows, "{label}: rows after restart");
     check(&db, &OsStorage, &acknowledged, label);
     let gtids = binlog_gtids_in_order(&OsStorage, &db.config().binlog_dir());
@@ -118,7 +118,7 @@ fn given_gtids_survive_a_power_cut_and_a_process_kill() {
         for (image, cut) in [(storage.crash_image(None), "power cut"), (storage.process_kill_image(), "process kill")] {
             let (reopened, _) = Database::open(make_config(&dir, Arc::new(image.clone()))).unwrap();
             check(&reopened, &image, &acknowledged, &format!("{label}, {cut}"));
-            assert!(reopened.engine().executed_gtids().contains(&given(3).gtid));
+            assert!(reopened.engine_status().executed_gtids().contains(&given(3).gtid));
             drop(reopened);
         }
         drop(db);

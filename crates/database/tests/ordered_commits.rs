@@ -1,7 +1,7 @@
 //! Commits in a fixed order (a replica preserving its source's commit
 //! order): each session may commit only after the previous one's place in
 //! the order is fixed. With the hand-off at that point
-//! (`Database::commit_written_ahead_ordered`'s `on_ordered`) instead of at
+//! (`CommitRequest::on_ordered`) instead of at
 //! the commit's return, consecutive commits share group commits, and the
 //! binlog still holds them in exactly the turn order, with nothing lost at
 //! a crash.
@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use binlog::sim_storage::SimStorage;
 use binlog_format::Value;
-use database::{Database, NextGtid};
+use database::{CommitRequest, Database};
 use parking_lot::{Condvar, Mutex};
 use support::*;
 
@@ -66,7 +66,7 @@ fn run(db: &Arc<Database>, early: bool) -> u64 {
                             turn.pass(n);
                         }
                     };
-                    db.commit_written_ahead_ordered(trx, None, &context(session as u32 + 1), NextGtid::Automatic, &on_ordered).unwrap();
+                    db.commit(CommitRequest { on_ordered: &on_ordered, ..CommitRequest::new(trx, &context(session as u32 + 1)) }).unwrap();
                     turn.pass(n);
                 }
             })

@@ -6,6 +6,7 @@ use database::engine::{
     ColumnDef, Engine, EngineConfig, ScanSpec, TableDef, TableSpec, Transaction,
 };
 use database::replicated_rows::{ReplicatedRows, SourcePosition};
+use database::Catalog;
 
 fn engine_with(primary_key: bool, unsigned: bool) -> (Engine, std::sync::Arc<TableDef>) {
     let engine = Engine::new(EngineConfig::default());
@@ -77,7 +78,7 @@ fn apply(
 ) -> Result<(), database::replicated_rows::ApplyError> {
     let mut trx: Transaction = engine.begin();
     let mut applier = ReplicatedRows::new();
-    applier.table_map(engine, map)?;
+    applier.table_map(Catalog::new(engine), map)?;
     for event in events {
         if let Err(error) = applier.rows(&mut trx, event, &at()) {
             trx.rollback();

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use binlog::sim_storage::SimStorage;
-use database::{crash_points, Database};
+use database::{crash_points, CommitRequest, Database};
 use rand::SeedableRng;
 use support::*;
 
@@ -42,7 +42,7 @@ fn with_history(storage: &SimStorage) -> (Database, Tables, database::DatabaseCo
     commit_some(&db, tables, 40, 1);
     db.rotate_binlog().unwrap();
     commit_some(&db, tables, 10, 2);
-    assert!(db.binlog().file_names().len() >= 2);
+    assert!(db.binlog_status().file_names().len() >= 2);
     (db, tables, config)
 }
 
@@ -52,10 +52,10 @@ fn with_history(storage: &SimStorage) -> (Database, Tables, database::DatabaseCo
 fn check_reset(image: &SimStorage, rows_before: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<binlog_format::Value>>>, files: &[&str], label: &str) {
     let config = config(Path::new("/data"), Arc::new(image.clone()));
     let (db, _) = Database::open(config).unwrap_or_else(|e| panic!("{label}: reopen failed: {e}"));
-    assert_eq!(db.binlog().file_names(), files, "{label}");
-    assert!(db.binlog().executed_gtids().is_empty(), "{label}: {}", db.binlog().executed_gtids());
-    assert!(db.engine().executed_gtids().is_empty(), "{label}: {}", db.engine().executed_gtids());
-    assert!(db.binlog().purged_gtids().is_empty(), "{label}");
+    assert_eq!(db.binlog_status().file_names(), files, "{label}");
+    assert!(db.binlog_status().executed_gtids().is_empty(), "{label}: {}", db.binlog_status().executed_gtids());
+    assert!(db.engine_status().executed_gtids().is_empty(), "{label}: {}", db.engine_status().executed_gtids());
+    assert!(db.binlog_status().purged_gtids().is_empty(), "{label}");
     assert_eq!(&engine_tables(&db), rows_before, "{label}: the data changed");
     let names: Vec<String> = image.list(Path::new("/data/binlog")).unwrap();
     let mut on_disk: Vec<&str> = names.iter().map(String::as_str).filter(|n| n.starts_with("binlog.0")).collect();
@@ -66,7 +66,7 @@ fn check_reset(image: &SimStorage, rows_before: &std::collections::BTreeMap<Stri
     let tables = tables(&db).unwrap();
     let mut trx = db.begin();
     trx.insert(tables.orders, vec![binlog_format::Value::Int(1_000_000), binlog_format::Value::Null, binlog_format::Value::Null]).unwrap();
-    let info = db.commit(trx, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest::new(trx, &context(1))).unwrap().unwrap();
     assert_eq!(info.gtid.gno, 1, "{label}");
     db.close().unwrap();
 }
@@ -100,19 +100,19 @@ fn a_power_cut_after_a_reset_keeps_it() {
     db.checkpoint().unwrap();
     let rows_before = engine_tables(&db);
     db.reset_binary_logs_and_gtids().unwrap();
-    assert_eq!(db.binlog().file_names(), ["binlog.000001"]);
-    assert!(db.engine().executed_gtids().is_empty() && db.binlog().executed_gtids().is_empty());
+    assert_eq!(db.binlog_status().file_names(), ["binlog.000001"]);
+    assert!(db.engine_status().executed_gtids().is_empty() && db.binlog_status().executed_gtids().is_empty());
     // Redo replay from the checkpoint (before the reset) must not bring the old GTIDs back.
     check_reset(&storage.crash_image(None), &rows_before, &["binlog.000001", "binlog.000002"], "after reset");
 
     // New commits after the reset survive a power cut, numbered from 1.
     let logged = commit_some(&db, tables, 10, 3);
-    let executed = db.binlog().executed_gtids();
+    let executed = db.binlog_status().executed_gtids();
     assert_eq!(executed.last_gno(&db.server_uuid()), logged as u64);
     let image = storage.crash_image(None);
     let (reopened, _) = Database::open(config(Path::new("/data"), Arc::new(image))).unwrap();
-    assert_eq!(reopened.binlog().executed_gtids(), executed);
-    assert_eq!(reopened.engine().executed_gtids(), executed);
+    assert_eq!(reopened.binlog_status().executed_gtids(), executed);
+    assert_eq!(reopened.engine_status().executed_gtids(), executed);
     reopened.close().unwrap();
     db.close().unwrap();
 }

@@ -13,7 +13,7 @@ use binlog::sim_storage::SimStorage;
 use binlog::storage::Storage;
 use binlog_format::Value;
 use database::engine::Transaction;
-use database::{Database, WrittenAhead};
+use database::{CommitRequest, Database, WrittenAhead};
 use rand::SeedableRng;
 use support::*;
 
@@ -88,7 +88,7 @@ fn written_ahead_survives_a_checkpoint_then_a_crash_after_commit() {
         write_ahead(&db, &mut trx, &mut ahead);
         // The last statement's rows go at COMMIT.
         bulk_rows(&mut trx, tables, 80..90);
-        let info = db.commit_written_ahead(trx, ahead, &context(1)).unwrap().unwrap();
+        let info = db.commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context(1)) }).unwrap().unwrap();
         acknowledged.insert(info.gtid);
 
         let image = if kind == "power cut" { storage.crash_image(None) } else { storage.process_kill_image() };
@@ -134,7 +134,7 @@ fn a_failed_statement_after_writing_ahead_keeps_the_transaction_usable() {
     bulk_rows(&mut trx, tables, 40..45);
     trx.rollback_to_savepoint(savepoint).unwrap();
     bulk_rows(&mut trx, tables, 45..50);
-    let info = db.commit_written_ahead(trx, ahead, &context(1)).unwrap().unwrap();
+    let info = db.commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context(1)) }).unwrap().unwrap();
     let image = storage.process_kill_image();
     drop(db);
     let (db, _) = Database::open(config(Path::new(DIR), Arc::new(image.clone()))).unwrap();

@@ -28,7 +28,8 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use binlog::{BinaryLog, BinlogError, LogEventRef, LogReader, LogRunRef};
+use binlog::{BinlogError, LogEventRef, LogReader, LogRunRef};
+use database::BinlogStatus;
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
@@ -121,7 +122,7 @@ pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
 /// source a third of its commits (`bench dump --tail-readers`). A replica
 /// lags by at most the delay more; an idle dump still wakes at the first
 /// commit (it waits on the log's visible end, not on a timer).
-pub fn dump(log: &BinaryLog, start: DumpStart, settings: &DumpSettings, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+pub fn dump(log: BinlogStatus<'_>, start: DumpStart, settings: &DumpSettings, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
     let _ = stream.set_write_timeout(WRITE_TIMEOUT);
     let _ = stream.set_buffer_bytes(STREAM_BUFFER_BYTES);
     let (mut reader, plan) = open(log, start)?;
@@ -155,7 +156,7 @@ struct FirstFile {
     clear_created: bool,
 }
 
-fn open(log: &BinaryLog, start: DumpStart) -> Result<(LogReader, FirstFile), MysqlError> {
+fn open(log: BinlogStatus<'_>, start: DumpStart) -> Result<(LogReader, FirstFile), MysqlError> {
     match start {
         DumpStart::Position { file_name, position } => {
             let names = log.file_names();
@@ -170,13 +171,13 @@ fn open(log: &BinaryLog, start: DumpStart) -> Result<(LogReader, FirstFile), Mys
             if position > size {
                 return Err(fatal("Client requested master to start replication from position > file size"));
             }
-            let reader = LogReader::from_position(log, &file_name, position).map_err(reader_error)?;
+            let reader = log.reader_from_position(&file_name, position).map_err(reader_error)?;
             let mid_file = position > 4;
             Ok((reader, FirstFile { file_name, position, clear_log_pos: mid_file, clear_created: mid_file }))
         }
         DumpStart::Gtids(executed) => {
             check_gtids(log, &executed)?;
-            let reader = LogReader::from_gtid_set(log, &executed).map_err(reader_error)?;
+            let reader = log.reader_from_gtid_set(&executed).map_err(reader_error)?;
             let (file_name, _) = reader.position();
             // Like MySQL: clear `created` when the file's first transaction
             // is skipped. Its GTID may have any UUID (a replica logs its
@@ -189,7 +190,7 @@ fn open(log: &BinaryLog, start: DumpStart) -> Result<(LogReader, FirstFile), Mys
 }
 
 /// MySQL's two refusals of an auto-positioning reader.
-fn check_gtids(log: &BinaryLog, executed: &GtidSet) -> Result<(), MysqlError> {
+fn check_gtids(log: BinlogStatus<'_>, executed: &GtidSet) -> Result<(), MysqlError> {
     let purged = log.purged_gtids();
     if !purged.is_subset_of(executed) {
         return Err(fatal(format!(
@@ -243,7 +244,7 @@ fn reader_error(error: BinlogError) -> MysqlError {
 }
 
 struct Sender<'l, 's, 'a> {
-    log: &'l BinaryLog,
+    log: BinlogStatus<'l>,
     stream: &'s mut BinlogStream<'a>,
     settings: &'s DumpSettings,
     server_id: u32,

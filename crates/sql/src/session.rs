@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use database::{Database, StatementContext};
+use database::{CommitRequest, Database, StatementContext};
 use database::WrittenAhead;
 use engine::Transaction;
 use protocol::{
@@ -85,7 +85,7 @@ impl SessionFactory for SqlService {
             Principal::new(&self.shared, info).require_database_access(database)?;
             // CDC readers (python-mysql-replication) open their metadata
             // connection with information_schema as the schema.
-            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.engine().databases().contains(database) {
+            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.catalog().databases().contains(database) {
                 return Err(unknown_database(database));
             }
         }
@@ -179,7 +179,7 @@ impl Environment for Env<'_> {
                 return Ok(value.clone());
             }
         }
-        let binlog = self.shared.db.binlog();
+        let binlog = self.shared.db.binlog_status();
         let (enabled, threshold) = binlog.large_transaction_optimization();
         Ok(match definition.name {
             "binlog_large_transaction_optimization_enabled" => Value::Int(i64::from(enabled)),
@@ -480,7 +480,7 @@ impl Transactions<'_> {
             trx.rollback();
             return Ok(());
         }
-        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map(|_| ()).map_err(database_error)
+        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map(|_| ()).map_err(database_error)
     }
 
     pub fn rollback(&mut self) {
@@ -543,7 +543,7 @@ impl Transactions<'_> {
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
-                        context.db().commit_written_ahead(trx, ahead, &context.statement_context()).map_err(database_error)?;
+                        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map_err(database_error)?;
                     }
                 } else {
                     // A large transaction writes its events and redo while
@@ -599,7 +599,7 @@ fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context
     let given = binlog::GivenGtid::new(owned.gtid());
     context
         .db()
-        .commit_written_ahead_with_gtid(trx, ahead, &context.statement_context(), database::NextGtid::Owned { owned, given })
+        .commit(CommitRequest { trx, context: &context.statement_context(), ahead, gtid: database::NextGtid::Owned { owned, given }, on_ordered: &|| {} })
         .map_err(database_error)?;
     next.finish();
     Ok(())
@@ -647,7 +647,7 @@ impl Session for SqlSession {
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
         self.principal().require_database_access(database)?;
-        if !self.shared.db.engine().databases().iter().any(|name| name == database) {
+        if !self.shared.db.catalog().databases().iter().any(|name| name == database) {
             return Err(unknown_database(database));
         }
         self.state.database = Some(database.to_string());
@@ -680,7 +680,7 @@ impl Session for SqlSession {
             Statement::Ast(ast) => match ast.as_ref() {
                 sqlparser::ast::Statement::Query(query) => {
                     let database = self.state.database.clone();
-                    crate::exec::select::describe(query, self.shared.db.engine(), database.as_deref())?
+                    crate::exec::select::describe(query, self.shared.db.catalog(), database.as_deref())?
                 }
                 _ => Vec::new(),
             },
@@ -741,7 +741,7 @@ impl Session for SqlSession {
         self.check_dump_privilege()?;
         let start = DumpStart::Position { file_name: request.file_name.clone(), position: u64::from(request.position) };
         let settings = self.dump_settings(request.is_non_blocking());
-        source::dump(self.shared.db.binlog(), start, &settings, stream)
+        source::dump(self.shared.db.binlog_status(), start, &settings, stream)
     }
 
     fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
@@ -751,7 +751,7 @@ impl Session for SqlSession {
         // set alone decides where the stream starts.
         let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set));
         let settings = self.dump_settings(request.is_non_blocking());
-        source::dump(self.shared.db.binlog(), start, &settings, stream)
+        source::dump(self.shared.db.binlog_status(), start, &settings, stream)
     }
 
     fn disconnect(&mut self) {

@@ -127,7 +127,7 @@ pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
         if needs_fill {
             fill(address, &running, args.fill_mib * 1024 * 1024)?;
         }
-        let binlog = running.database.binlog();
+        let binlog = running.database.binlog_status();
         let dir = binlog.options().dir.clone();
         let files = binlog.file_names();
         warm_page_cache(&dir, &files)?;
@@ -283,7 +283,7 @@ fn dump_to_end(client: &mut SourceClient, file: &str, server_id: u32) -> Result<
 }
 
 fn binlog_bytes(running: &serve::Running) -> u64 {
-    let binlog = running.database.binlog();
+    let binlog = running.database.binlog_status();
     let dir = binlog.options().dir.clone();
     binlog.file_names().iter().map(|name| std::fs::metadata(dir.join(name)).map_or(0, |m| m.len())).sum()
 }

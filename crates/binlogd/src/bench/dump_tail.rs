@@ -234,7 +234,7 @@ struct TailReader {
 }
 
 fn run_phase(address: SocketAddr, running: &Running, args: &TailArgs, readers: u32, next_id: &Arc<AtomicU64>) -> Result<Phase, String> {
-    let binlog = running.database.binlog();
+    let binlog = running.database.binlog_status();
     let (start_file, start_position) = binlog.active_position();
     let stopping = Arc::new(AtomicBool::new(false));
     let mut tail_readers = Vec::new();

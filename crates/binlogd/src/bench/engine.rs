@@ -39,7 +39,7 @@ use binlog_format::column_type::ColumnType;
 use binlog_format::Value;
 use database::engine::{ColumnDef, IndexSpec, RowKey, TableId, TableSpec};
 use database::redo::FlushLogAtTrxCommit;
-use database::{BinlogStorageEngine, Database, DatabaseConfig, DatabaseError, StatementContext};
+use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -473,7 +473,7 @@ fn prepare(db: &Database, args: &EngineBenchArgs) -> Result<TableId, String> {
             let k = rng.id(args.table_size);
             trx.insert(table, row(&mut rng, n, k)).map_err(|e| failed(e.into()))?;
         }
-        db.commit(trx, &session).map_err(failed)?;
+        db.commit(CommitRequest::new(trx, &session)).map_err(failed)?;
         id = end;
     }
     Ok(table)
@@ -514,7 +514,7 @@ fn transaction(db: &Database, table: TableId, rng: &mut FastRng, table_size: u64
         Err(error) if error.is_retryable() => return Ok(false),
         Err(error) => return Err(error),
     }
-    match db.commit(trx, session) {
+    match db.commit(CommitRequest::new(trx, session)) {
         Ok(_) => Ok(true),
         Err(error) if error.is_retryable() => Ok(false),
         Err(error) => Err(error),

@@ -21,7 +21,7 @@ use binlog::storage::Storage;
 use binlog_format::events::{Event, TableMap};
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Gtid, Value};
-use database::{Database, DatabaseConfig, DatabaseError, StatementContext};
+use database::{CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use engine::{ColumnDef, EngineError, IndexSpec, ScanSpec, TableId, TableSpec, Transaction};
 use rand::Rng;
 
@@ -112,11 +112,11 @@ fn orders_spec() -> TableSpec {
 /// Creates what of the schema is missing (a killed child may have made part of it).
 pub fn create_schema(db: &Database) -> Result<Tables, DatabaseError> {
     let session = context(0);
-    if !db.engine().databases().iter().any(|d| d == DB) {
+    if !db.catalog().databases().iter().any(|d| d == DB) {
         db.execute_ddl(&session, "CREATE DATABASE test", |e| e.create_database(DB))?;
     }
     for spec in [accounts_spec(), orders_spec(), bulk_spec()] {
-        if db.engine().table_id(DB, &spec.name).is_err() {
+        if db.catalog().table_id(DB, &spec.name).is_err() {
             let query = format!("CREATE TABLE {} (...)", spec.name);
             db.execute_ddl(&session, &query, |e| e.create_table(&spec))?;
         }
@@ -126,9 +126,9 @@ pub fn create_schema(db: &Database) -> Result<Tables, DatabaseError> {
 
 pub fn tables(db: &Database) -> Result<Tables, DatabaseError> {
     Ok(Tables {
-        accounts: db.engine().table_id(DB, "accounts")?,
-        orders: db.engine().table_id(DB, "orders")?,
-        bulk: db.engine().table_id(DB, "bulk")?,
+        accounts: db.catalog().table_id(DB, "accounts")?,
+        orders: db.catalog().table_id(DB, "orders")?,
+        bulk: db.catalog().table_id(DB, "bulk")?,
     })
 }
 
@@ -199,7 +199,7 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
             trx.rollback();
             return Attempt::Committed(None);
         }
-        return match db.commit_written_ahead(trx, ahead, &context(thread_id)) {
+        return match db.commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context(thread_id)) }) {
             Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
             Err(error) if error.is_retryable() => Attempt::Retry,
             Err(error) => Attempt::Failed(error),
@@ -216,7 +216,7 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
         trx.rollback();
         return Attempt::Committed(None);
     }
-    match db.commit(trx, &context(thread_id)) {
+    match db.commit(CommitRequest::new(trx, &context(thread_id))) {
         Ok(info) => Attempt::Committed(info.map(|i| i.gtid)),
         Err(error) if error.is_retryable() => Attempt::Retry,
         Err(error) => Attempt::Failed(error),
@@ -278,12 +278,12 @@ type Rows = BTreeMap<String, Vec<Value>>;
 
 /// Every table's rows in the engine, by `db.table`.
 pub fn engine_tables(db: &Database) -> BTreeMap<String, Rows> {
-    let engine = db.engine();
-    let reader = engine.begin_with(engine::IsolationLevel::ReadCommitted);
+    let catalog = db.catalog();
+    let reader = db.begin_with(engine::IsolationLevel::ReadCommitted);
     let mut out = BTreeMap::new();
-    for database in engine.databases() {
-        for name in engine.tables(&database).unwrap() {
-            let def = engine.table(&database, &name).unwrap();
+    for database in catalog.databases() {
+        for name in catalog.tables(&database).unwrap() {
+            let def = catalog.table(&database, &name).unwrap();
             let mut rows = Rows::new();
             for (_, row) in reader.scan(def.id, &ScanSpec::primary()).unwrap() {
                 let key: Vec<Value> = def.primary_key.iter().map(|&c| row[c].clone()).collect();
@@ -355,8 +355,8 @@ pub fn check(db: &Database, storage: &dyn Storage, acknowledged: &BTreeSet<Gtid>
     // In engine mode the files are written behind the commits: compare
     // once the writer has caught up with every commit that returned.
     db.wait_binlog_written().unwrap_or_else(|error| panic!("{label}: waiting for the binlog writer: {error}"));
-    let engine_executed = db.engine().executed_gtids();
-    assert_eq!(engine_executed, db.binlog().executed_gtids(), "{label}: engine and binlog GTID sets differ");
+    let engine_executed = db.engine_status().executed_gtids();
+    assert_eq!(engine_executed, db.binlog_status().executed_gtids(), "{label}: engine and binlog GTID sets differ");
     for gtid in acknowledged {
         assert!(engine_executed.contains(gtid), "{label}: acknowledged {gtid} lost");
     }

@@ -37,14 +37,14 @@ pub fn flush_binary_logs(context: &Context<'_>) -> SqlResult<Outcome> {
 }
 
 pub fn purge_to(name: &str, context: &Context<'_>) -> SqlResult<Outcome> {
-    let requested = context.db().binlog().file_names().iter().position(|listed| listed == name).ok_or_else(unknown_target_log)?;
+    let requested = context.db().binlog_status().file_names().iter().position(|listed| listed == name).ok_or_else(unknown_target_log)?;
     let report = context.db().purge_binary_logs(|binlog| binlog.purge_to(name)).map_err(purge_error)?;
     Ok(purged(context, requested, &report))
 }
 
 pub fn purge_before(text: &str, context: &Context<'_>) -> SqlResult<Outcome> {
     let time = parse_datetime(text).ok_or_else(|| MysqlError::new(1210, "HY000", "Incorrect arguments to PURGE LOGS BEFORE"))?;
-    let binlog = context.db().binlog();
+    let binlog = context.db().binlog_status();
     let names = binlog.file_names();
     let dir = binlog.options().dir.clone();
     let older = |name: &String| std::fs::metadata(dir.join(name)).and_then(|m| m.modified()).is_ok_and(|modified| modified < time);
@@ -71,7 +71,7 @@ fn purge_error(error: DatabaseError) -> MysqlError {
 /// still needed a file.
 fn purged(context: &Context<'_>, requested: usize, report: &PurgeReport) -> Outcome {
     let mut outcome = Outcome::ok();
-    let stopped = report.stopped_by_reader.as_ref().map(|name| (name, context.db().binlog().readers_needing(name)));
+    let stopped = report.stopped_by_reader.as_ref().map(|name| (name, context.db().binlog_status().readers_needing(name)));
     let stopped = stopped.or(report.stopped_by_in_flight.as_ref().map(|name| (name, 1)));
     if let Some((name, threads)) = stopped {
         outcome.warnings.push(Warning {

@@ -30,7 +30,7 @@ fn command_error(reason: &str) -> MysqlError {
 
 pub fn show_binlog_events(file: Option<&str>, from: Option<u64>, offset: u64, limit: Option<u64>, context: &Context<'_>) -> SqlResult<ResultSet> {
     context.db().wait_binlog_written().map_err(crate::error::database_error)?;
-    let binlog = context.db().binlog();
+    let binlog = context.db().binlog_status();
     let name = match file {
         Some(name) => name.to_string(),
         None => binlog.file_names().into_iter().next().ok_or_else(|| command_error("Could not find target log"))?,

@@ -31,14 +31,14 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
     let ctx = context.statement_context();
     match statement {
         Statement::CreateDatabase { name, if_not_exists } => {
-            if *if_not_exists && db.engine().databases().contains(name) {
+            if *if_not_exists && db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
             context.execute_ddl(&ctx, |engine| engine.create_database(name)).map_err(database_error)?;
             Ok(Outcome::new(OkResponse::affected(1)))
         }
         Statement::DropDatabase { name, if_exists } => {
-            if *if_exists && !db.engine().databases().contains(name) {
+            if *if_exists && !db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1008, format!("Can't drop database '{name}'; database doesn't exist")));
             }
             let dropped = context.execute_ddl(&ctx, |engine| engine.drop_database(name)).map_err(database_error)?;
@@ -66,12 +66,12 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             for name in names {
                 tables.push(table_name(name, context)?);
             }
-            let engine = context.db().engine();
-            let missing: Vec<String> = tables.iter().filter(|(d, t)| engine.table(d, t).is_err()).map(|(d, t)| format!("{d}.{t}")).collect();
+            let catalog = context.db().catalog();
+            let missing: Vec<String> = tables.iter().filter(|(d, t)| catalog.table(d, t).is_err()).map(|(d, t)| format!("{d}.{t}")).collect();
             if !missing.is_empty() && !*if_exists {
                 return Err(protocol::MysqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
             }
-            let present: Vec<(String, String)> = tables.into_iter().filter(|(d, t)| engine.table(d, t).is_ok()).collect();
+            let present: Vec<(String, String)> = tables.into_iter().filter(|(d, t)| catalog.table(d, t).is_ok()).collect();
             if present.is_empty() {
                 return Ok(ok_with_note(1051, format!("Unknown table '{}'", missing.join(","))));
             }
@@ -110,8 +110,8 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         return Err(not_supported("CREATE TEMPORARY TABLE, CREATE OR REPLACE or CREATE TABLE ... SELECT"));
     }
     let (database, table) = table_name(&create.name, context)?;
-    let engine = context.db().engine();
-    if engine.table(&database, &table).is_ok() && create.if_not_exists {
+    let catalog = context.db().catalog();
+    if catalog.table(&database, &table).is_ok() && create.if_not_exists {
         return Ok(ok_with_note(1050, format!("Table '{table}' already exists")));
     }
     let spec = if let Some(like) = &create.like {
@@ -119,7 +119,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
             CreateTableLikeKind::Parenthesized(like) | CreateTableLikeKind::Plain(like) => &like.name,
         };
         let (source_database, source_table) = table_name(source, context)?;
-        let def = engine.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
+        let def = catalog.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
         TableSpec {
             database: database.clone(),
             name: table.clone(),

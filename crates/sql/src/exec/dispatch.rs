@@ -30,7 +30,7 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         }
         Statement::Nothing => Ok(Outcome::ok()),
         Statement::Use(name) => {
-            if !context.db().engine().databases().contains(name) {
+            if !context.db().catalog().databases().contains(name) {
                 return Err(unknown_database(name));
             }
             let mut outcome = Outcome::ok();
@@ -106,5 +106,5 @@ pub fn table_name(name: &ObjectName, context: &Context<'_>) -> SqlResult<(String
 
 /// The table's definition, or 1146.
 pub fn table_def(context: &Context<'_>, database: &str, table: &str) -> SqlResult<std::sync::Arc<engine::TableDef>> {
-    context.db().engine().table(database, table).map_err(engine_error)
+    context.db().catalog().table(database, table).map_err(engine_error)
 }

@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use engine::{Engine, TableDef, Transaction};
+use database::Catalog;
+use engine::{TableDef, Transaction};
 use protocol::{ColumnDefinition, ColumnType as WireType, ResultSet};
 use sqlparser::ast::{
     visit_expressions, Distinct, Expr, Function, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
@@ -46,7 +47,7 @@ fn the_select(query: &Query) -> SqlResult<&Select> {
     }
 }
 
-fn source(select: &Select, engine: &Engine, database: Option<&str>) -> SqlResult<Option<Source>> {
+fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>) -> SqlResult<Option<Source>> {
     match select.from.as_slice() {
         [] => Ok(None),
         [table] if table.joins.is_empty() => {
@@ -59,7 +60,7 @@ fn source(select: &Select, engine: &Engine, database: Option<&str>) -> SqlResult
                 [database, table] => (database.clone(), table.clone()),
                 _ => return Err(syntax_error(&name.to_string())),
             };
-            let def = engine.table(&database, &table_name).map_err(crate::error::engine_error)?;
+            let def = catalog.table(&database, &table_name).map_err(crate::error::engine_error)?;
             let mut table_names = vec![def.name.clone()];
             if let Some(alias) = alias {
                 table_names.push(alias.name.value.clone());
@@ -196,9 +197,9 @@ fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
 }
 
 /// The columns a SELECT will return, without running it (COM_STMT_PREPARE).
-pub fn describe(query: &Query, engine: &Engine, database: Option<&str>) -> SqlResult<Vec<ColumnDefinition>> {
+pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> SqlResult<Vec<ColumnDefinition>> {
     let select = the_select(query)?;
-    let source = source(select, engine, database)?;
+    let source = source(select, catalog, database)?;
     Ok(outputs(select, source.as_ref())?.into_iter().map(|output| output.definition).collect())
 }
 
@@ -309,8 +310,8 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     if select.having.is_some() || select.into.is_some() || !select.lateral_views.is_empty() {
         return Err(not_supported("HAVING or SELECT INTO"));
     }
-    let engine = context.db().engine();
-    let source = source(select, engine, context.env.database)?;
+    let catalog = context.db().catalog();
+    let source = source(select, catalog, context.env.database)?;
     let outputs = outputs(select, source.as_ref())?;
     let no_columns = Columns::default();
     let columns = source.as_ref().map_or(&no_columns, |s| &s.columns);

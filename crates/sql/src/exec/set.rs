@@ -89,7 +89,7 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 return Err(not_supported(format!("transaction isolation {shown}")));
             }
             ("binlog_large_transaction_optimization_enabled", _) => {
-                context.db().binlog().set_large_transaction_optimization_enabled(value == Value::Int(1));
+                context.db().set_large_transaction_optimization_enabled(value == Value::Int(1));
             }
             ("binlog_large_transaction_optimization_threshold", _) => {
                 let bytes = match value {
@@ -99,7 +99,6 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 };
                 context
                     .db()
-                    .binlog()
                     .set_large_transaction_optimization_threshold(bytes)
                     .map_err(|_| wrong_value_for_variable(definition.name, &shown))?;
             }
@@ -109,7 +108,7 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                     Value::UInt(v) => v,
                     _ => 50,
                 };
-                context.db().engine().set_lock_wait_timeout(std::time::Duration::from_secs(seconds));
+                context.db().set_lock_wait_timeout(std::time::Duration::from_secs(seconds));
             }
             _ => {}
         }

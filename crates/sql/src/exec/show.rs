@@ -29,7 +29,7 @@ fn passes(filter: &Filter, name: &str) -> bool {
 }
 
 pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
-    let engine = context.db().engine();
+    let catalog = context.db().catalog();
     let result = match show {
         Show::Variables { global, filter } => {
             let scope = if *global { VariableScope::Global } else { VariableScope::Default };
@@ -45,7 +45,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Status { filter, .. } => {
             // Engine mode: the binlog counters include every commit so far.
             context.db().wait_binlog_written().map_err(crate::error::database_error)?;
-            let counters = context.db().binlog().counters();
+            let counters = context.db().binlog_status().counters();
             let database_counters = context.db().counters();
             let registry = context.env.info.handle.registry();
             let mut status = vec![
@@ -60,7 +60,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 // MariaDB's name for what waits for purge; counted in
                 // row keys (InnoDB counts undo logs), bounded at 4096 for
                 // small commits under flush 1 (engine/src/purge.rs).
-                ("Innodb_history_list_length", engine.purge_queued_keys().to_string()),
+                ("Innodb_history_list_length", context.db().engine_status().purge_queued_keys().to_string()),
                 // MySQL's name for the redo log's fsyncs.
                 ("Innodb_os_log_fsyncs", database_counters.redo_fsyncs.to_string()),
                 ("Questions", registry.questions().to_string()),
@@ -77,7 +77,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             text_result(&["Variable_name", "Value"], rows)
         }
         Show::Databases { filter } => {
-            let mut names = engine.databases();
+            let mut names = catalog.databases();
             names.push("information_schema".into());
             names.sort();
             let principal = context.principal();
@@ -86,7 +86,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::Tables { database, full, filter } => {
             let database = context.database(database.as_deref())?;
-            let tables = engine.tables(&database).map_err(|_| unknown_database(&database))?;
+            let tables = catalog.tables(&database).map_err(|_| unknown_database(&database))?;
             let column = format!("Tables_in_{database}");
             let principal = context.principal();
             let rows = tables
@@ -102,7 +102,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::CreateTable { database, table } => {
             let database = context.database(database.as_deref())?;
-            let def = engine.table(&database, table).map_err(engine_error)?;
+            let def = catalog.table(&database, table).map_err(engine_error)?;
             let mut lines = Vec::new();
             for column in &def.columns {
                 let mut line = format!("  `{}` {}", column.name, type_name(column));
@@ -135,7 +135,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::Columns { database, table, full, filter } => {
             let database = context.database(database.as_deref())?;
-            let def = engine.table(&database, table).map_err(engine_error)?;
+            let def = catalog.table(&database, table).map_err(engine_error)?;
             let mut rows = Vec::new();
             for (position, column) in def.columns.iter().enumerate() {
                 if !passes(filter, &column.name) {
@@ -203,7 +203,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::BinaryLogs => {
             context.db().wait_binlog_written().map_err(crate::error::database_error)?;
-            let binlog = context.db().binlog();
+            let binlog = context.db().binlog_status();
             let dir = binlog.options().dir.clone();
             let mut result = ResultSet::new(vec![
                 ColumnDefinition::varchar("Log_name"),
@@ -218,7 +218,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::BinaryLogStatus => {
             context.db().wait_binlog_written().map_err(crate::error::database_error)?;
-            let binlog = context.db().binlog();
+            let binlog = context.db().binlog_status();
             let (file, position) = binlog.active_position();
             let mut result = ResultSet::new(vec![
                 ColumnDefinition::varchar("File"),

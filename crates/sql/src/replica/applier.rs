@@ -24,7 +24,7 @@ use binlog_format::frame::RawEvent;
 use binlog_format::events::gtid::GtidEvent;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
-use database::{Database, NextGtid, StatementContext, WrittenAhead};
+use database::{CommitRequest, Database, NextGtid, StatementContext, WrittenAhead};
 use engine::Transaction;
 use protocol::MysqlError;
 use replica::relay::events::TransactionEvents;
@@ -157,7 +157,7 @@ impl WorkerApplier for WorkerSession {
     }
 
     /// Rows transactions hand the commit turn on once the database fixed
-    /// their place (`Database::commit_written_ahead_ordered`); DDL and
+    /// their place (`CommitRequest::on_ordered`); DDL and
     /// skipped transactions when they return.
     fn commit_ordered(&mut self, _entry: &BoundaryEntry, ordered: &dyn Fn()) -> Result<(), MysqlError> {
         let original_commit_us = match std::mem::replace(&mut self.pending, Pending::Nothing) {
@@ -168,7 +168,7 @@ impl WorkerApplier for WorkerSession {
                     Some((owned, given)) => NextGtid::Owned { owned, given: *given },
                     None => NextGtid::Automatic,
                 };
-                let committed = self.db().commit_written_ahead_ordered(trx, ahead, &context, next, ordered);
+                let committed = self.db().commit(CommitRequest { trx, context: &context, ahead, gtid: next, on_ordered: ordered });
                 // `gtid` (the ownership) lives until here: it is released
                 // once the GTID is executed, or never will be.
                 committed.map_err(database_error)?;
@@ -230,7 +230,7 @@ impl WorkerSession {
                     reading.ddl = Some((String::from_utf8_lossy(&query.database).into_owned(), text.into_owned()));
                 }
             }
-            Event::TableMap(map) => reading.tables.table_map(self.shared.db.engine(), &map).map_err(apply_error)?,
+            Event::TableMap(map) => reading.tables.table_map(self.shared.db.catalog(), &map).map_err(apply_error)?,
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
                 let trx = reading.trx.get_or_insert_with(|| self.shared.db.begin());
                 let at = SourcePosition { log_file: entry.source_log_file.to_string(), end_log_pos: u64::from(raw.header.log_pos) };
