@@ -51,8 +51,6 @@ pub mod variables;
 
 pub use accounts::Accounts;
 pub use replica_source::ReplicaSource;
-/// SHOW REPLICA STATUS's columns, in order (`binlogd bench replication` reads them by name).
-pub use replica_statements::STATUS_COLUMNS as REPLICA_STATUS_COLUMNS;
 pub use authorize::Principal;
 pub use privileges::Privilege;
 pub use session::{Shared, SqlService, SqlSession};
