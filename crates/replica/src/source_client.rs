@@ -90,6 +90,9 @@ pub enum DumpPacket<'a> {
     EndOfLog,
 }
 
+/// A result set as text: its column names, then its rows (`None` for NULL).
+pub type TextResult = (Vec<String>, Vec<Vec<Option<String>>>);
+
 pub struct SourceClient {
     stream: PacketStream,
     /// Whether the source's events carry a CRC32 footer: what
@@ -178,7 +181,7 @@ impl SourceClient {
 
     /// As [`SourceClient::query`], with the result's column names (none
     /// for OK), for reading a row by name (SHOW REPLICA STATUS has dozens).
-    pub fn query_with_columns(&mut self, sql: &str) -> Result<(Vec<String>, Vec<Vec<Option<String>>>), MysqlError> {
+    pub fn query_with_columns(&mut self, sql: &str) -> Result<TextResult, MysqlError> {
         self.stream.reset_sequence();
         let mut payload = Vec::with_capacity(1 + sql.len());
         payload.push(COM_QUERY);
