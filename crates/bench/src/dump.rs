@@ -8,8 +8,8 @@
 //! declares `@master_binlog_checksum`, and dumps non-blocking from the
 //! first file to the end of the log. Files are read once before either
 //! run, so both read from the page cache; `--rounds` alternates the two
-//! and keeps each one's best round. The target is at least 0.8x the
-//! baseline with one reader.
+//! and keeps each one's best round. The issue-6 target is at least
+//! 0.8x the baseline with one reader.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -1,6 +1,6 @@
 //! `binlogd bench dump --tail-readers 0,16`: what readers following the
-//! live tail cost the source's commits (the target: with 16 readers,
-//! commit throughput within 10% of the same workload with none).
+//! live tail cost the source's commits (issue 6: with 16 readers, commit
+//! throughput within 10% of the same workload with none).
 //!
 //! The in-process server (the one `bench dump` starts) takes small
 //! autocommit INSERTs from `--commit-sessions` wire-client sessions for
@@ -30,8 +30,8 @@ use super::dump::{connect, execute};
 use replica::source_client::DumpPacket;
 use serve::Running;
 
-/// The target: commits/s with the most readers at least this share of
-/// the rate with none.
+/// Issue 6: commits/s with the most readers at least this share of the
+/// rate with none.
 pub const TAIL_TARGET_RATIO_MIN: f64 = 0.9;
 /// Largest reader count and session count of one phase.
 pub const TAIL_READERS_MAX: u32 = 256;

@@ -17,7 +17,7 @@
 //! modes of `binlog_storage_engine` (classic files with two-phase commit;
 //! the binlog inside the redo log, where `--sync-binlog` is ignored), one
 //! after the other in one invocation, and prints the ratio of the two
-//! (the targets: engine at least 1.3x file at flush 1, fsyncs per
+//! (issue 8's targets: engine at least 1.3x file at flush 1, fsyncs per
 //! transaction at most half).
 //!
 //! `--compare-single-session` first runs one session for the same time in
@@ -26,7 +26,7 @@
 //! each one's best round (the speedup is best over best); each round's
 //! own speedup and their median are printed too (`speedup_per_round` in
 //! JSON), since a round's two runs share the machine's load and the
-//! disk's fsync latency of the moment. The targets (16 sessions, flush 1, sync_binlog
+//! disk's fsync latency of the moment. The issue-4 targets (16 sessions, flush 1, sync_binlog
 //! 1: at most 0.25 fsyncs per transaction for both logs together, and at
 //! least 6x the single-session transactions/s) are printed with the result.
 
@@ -61,7 +61,7 @@ const TABLE: &str = "sbtest1";
 /// Subdirectories of `--dir` for each run.
 const SINGLE_SESSION_SUBDIR: &str = "single-session";
 const SESSIONS_SUBDIR: &str = "sessions";
-/// The targets at 16 sessions, flush 1 and sync_binlog 1.
+/// The issue-4 targets.
 const TARGET_FSYNCS_PER_TRANSACTION_MAX: f64 = 0.25;
 const TARGET_SPEEDUP_MIN: f64 = 6.0;
 
@@ -215,7 +215,7 @@ pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The ratio of the two modes' multi-session runs, beside their targets.
+/// The ratio of the two modes' multi-session runs (issue 8's targets).
 fn print_comparison(args: &EngineBenchArgs, file: &RunResult, engine: &RunResult) -> Result<(), String> {
     let speedup = if file.tps > 0.0 { engine.tps / file.tps } else { 0.0 };
     let fsync_ratio = if file.fsyncs_per_transaction > 0.0 { engine.fsyncs_per_transaction / file.fsyncs_per_transaction } else { 0.0 };

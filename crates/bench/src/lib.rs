@@ -13,7 +13,7 @@
 //!   durable database (engine, redo, binlog, two-phase commit); tps, p99
 //!   and fsyncs per second of each log.
 //! - `side-by-side` ([`side_by_side`]): MariaDB 10.11 and `binlogd serve`
-//!   under the same sysbench workloads and a large commit.
+//!   under the same sysbench workloads and a large commit (issue 5).
 //! - `dump` ([`dump`]): binlog dump MB/s to N readers over loopback beside
 //!   a file-to-socket baseline of the same run; with `--tail-readers`
 //!   ([`dump_tail`]) the source's commits/s while N readers follow the tail.

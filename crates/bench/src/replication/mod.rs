@@ -1,5 +1,5 @@
 //! `binlogd bench replication`: seed 001's measurement of a replica's
-//! pipeline, binlogd → binlogd over loopback.
+//! pipeline (issue 7), binlogd → binlogd over loopback.
 //!
 //! 1. A source (`binlogd serve`, server_id 1) gets `sysbench prepare`; a
 //!    template replica (server_id 2) replicates it, stops and is shut

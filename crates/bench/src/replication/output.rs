@@ -1,4 +1,4 @@
-//! What `bench replication` prints (three tables and the target ratios,
+//! What `bench replication` prints (three tables and the issue's ratios,
 //! or JSON) and writes: a CSV of every run, a CSV of the lag samples, a
 //! PNG of applier throughput against workers and a PNG of the lag.
 
@@ -55,9 +55,9 @@ pub struct CoordinatorRatio {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Ratios {
-    /// Median memory MB/s over median file MB/s (the target: at least 2).
+    /// Median memory MB/s over median file MB/s (issue 7: at least 2).
     pub receiver_memory_over_file: Option<f64>,
-    /// Per relay log and workers (the target: at least 1.3).
+    /// Per relay log and workers (issue 7: at least 1.3).
     pub applier_queue_over_event_scan: Vec<CoordinatorRatio>,
     /// The best queue run over the best event-scan run.
     pub applier_queue_over_event_scan_best: Option<f64>,

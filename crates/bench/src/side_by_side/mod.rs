@@ -1,9 +1,10 @@
 //! `binlogd bench side-by-side`: MariaDB 10.11 and `binlogd serve` with
 //! equal durability (binlog on, `sync_binlog = 1`, the same
 //! `innodb_flush_log_at_trx_commit`), driven by the same sysbench
-//! workloads, then the large-transaction experiment of seed 002 on each.
-//! binlogd runs in each `--binlog-storage-engine` mode (`file` = classic
-//! files with two-phase commit, `engine` = the binlog inside the redo log) at each `--flush-log-at-trx-commit` value; MariaDB
+//! workloads, then the large-transaction experiment of seed 002 on each
+//! (issue 5). binlogd runs in each `--binlog-storage-engine` mode (issue
+//! 8: `file` = classic files with two-phase commit, `engine` = the binlog
+//! inside the redo log) at each `--flush-log-at-trx-commit` value; MariaDB
 //! once per flush value, as the reference. Each run also reports the
 //! commit path's fsyncs per transaction ([`fsyncs`]).
 //!

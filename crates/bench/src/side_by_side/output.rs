@@ -51,8 +51,8 @@ pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
         .collect()
 }
 
-/// binlogd's engine mode against its file mode (the target: at least
-/// 1.3x TPS at flush 1, fsyncs per transaction at least halved).
+/// binlogd's engine mode against its file mode (issue 8's target: at
+/// least 1.3x TPS at flush 1, fsyncs per transaction at least halved).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ModeRatio {
     pub flush_log_at_trx_commit: u64,
