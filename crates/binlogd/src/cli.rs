@@ -1,8 +1,8 @@
 //! Command line: `binlogd <subcommand> ...`.
 //!
-//! Each subcommand lives in its own module (`inspect`, `bench`, `serve`) and owns its arguments struct (`clap::Args`) and a
-//! `run(&Args) -> ExitCode`. Adding one means: a module, a variant below,
-//! and an arm in `main.rs`'s `match`.
+//! Each subcommand lives in its own module (`inspect`) or crate (`serve`, `bench`) and owns its arguments struct
+//! (`clap::Args`) and a `run(&Args) -> ExitCode`. Adding one means: a module, a variant below, and an arm in
+//! `main.rs`'s `match`.
 
 use clap::{Parser, Subcommand};
 
@@ -21,7 +21,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Run a benchmark (`bench commit`: group-commit throughput); prints a table or JSON, optionally CSV and a PNG chart.
     // Boxed: the benchmarks' arguments are far larger than the others.
-    Bench(Box<crate::bench::BenchArgs>),
+    #[cfg(feature = "bench")]
+    Bench(Box<bench::BenchArgs>),
     /// Run the MySQL-compatible server: `serve [--datadir DIR] [--port N] [--bind ADDR] [--defaults-file FILE] [--NAME=VALUE ...]`.
-    Serve(crate::serve::ServeArgs),
+    Serve(serve::ServeArgs),
 }

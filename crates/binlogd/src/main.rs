@@ -1,9 +1,9 @@
-//! The `binlogd` binary. One module per subcommand; see `cli.rs`.
+//! The `binlogd` binary: `inspect` is a module here, `serve` and `bench`
+//! are crates of their own (`bench` behind the default cargo feature of
+//! that name); see `cli.rs`.
 
-mod bench;
 mod cli;
 mod inspect;
-mod serve;
 
 use std::process::ExitCode;
 
@@ -18,6 +18,7 @@ fn main() -> ExitCode {
     init_logging(if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" });
     match &cli.command {
         Command::Inspect(args) => inspect::run(args),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => bench::run(args),
         Command::Serve(args) => serve::run(args),
     }

@@ -90,6 +90,9 @@ pub enum DumpPacket<'a> {
     EndOfLog,
 }
 
+/// A result set as text: its column names, then its rows (`None` for NULL).
+pub type TextResult = (Vec<String>, Vec<Vec<Option<String>>>);
+
 pub struct SourceClient {
     stream: PacketStream,
     /// Whether the source's events carry a CRC32 footer: what
@@ -173,6 +176,12 @@ impl SourceClient {
     /// Runs a statement and returns its rows as text (`None` for NULL);
     /// a statement answering OK has no rows.
     pub fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
+        Ok(self.query_with_columns(sql)?.1)
+    }
+
+    /// As [`SourceClient::query`], with the result's column names (none
+    /// for OK), for reading a row by name (SHOW REPLICA STATUS has dozens).
+    pub fn query_with_columns(&mut self, sql: &str) -> Result<TextResult, MysqlError> {
         self.stream.reset_sequence();
         let mut payload = Vec::with_capacity(1 + sql.len());
         payload.push(COM_QUERY);
@@ -180,13 +189,14 @@ impl SourceClient {
         self.write_packet(&payload)?;
         let first = self.read_packet()?;
         match first.first() {
-            Some(0x00) => return Ok(Vec::new()),
+            Some(0x00) => return Ok((Vec::new(), Vec::new())),
             Some(0xFF) => return Err(parse_err_packet(&first)),
             _ => {}
         }
         let (column_count, _) = read_lenenc(&first).ok_or_else(errors::malformed_packet)?;
+        let mut columns = Vec::new();
         for _ in 0..column_count {
-            self.read_packet()?;
+            columns.push(column_name(&self.read_packet()?)?);
         }
         let end_of_columns = self.read_packet()?;
         if !is_eof(&end_of_columns) {
@@ -196,7 +206,7 @@ impl SourceClient {
         loop {
             let packet = self.read_packet()?;
             if is_eof(&packet) {
-                return Ok(rows);
+                return Ok((columns, rows));
             }
             if packet.first() == Some(&0xFF) {
                 return Err(parse_err_packet(&packet));
@@ -446,6 +456,19 @@ fn parse_text_row(packet: &[u8], column_count: usize) -> Result<Vec<Option<Strin
     Ok(row)
 }
 
+/// The name in a column definition (ColumnDefinition41: catalog, schema,
+/// table, original table, then the name, each a length-encoded string).
+fn column_name(definition: &[u8]) -> Result<String, MysqlError> {
+    let mut rest = definition;
+    for _ in 0..4 {
+        let (length, used) = read_lenenc(rest).ok_or_else(errors::malformed_packet)?;
+        rest = rest.get(used + length as usize..).ok_or_else(errors::malformed_packet)?;
+    }
+    let (length, used) = read_lenenc(rest).ok_or_else(errors::malformed_packet)?;
+    let name = rest.get(used..used + length as usize).ok_or_else(errors::malformed_packet)?;
+    Ok(String::from_utf8_lossy(name).into_owned())
+}
+
 /// A length-encoded integer and the bytes it took.
 fn read_lenenc(bytes: &[u8]) -> Option<(u64, usize)> {
     let width = match *bytes.first()? {
@@ -464,6 +487,18 @@ fn read_lenenc(bytes: &[u8]) -> Option<(u64, usize)> {
 mod tests {
     use super::*;
     use binlog_format::gtid_set::Uuid;
+
+    #[test]
+    fn a_column_definition_gives_its_name_and_a_short_one_is_malformed() {
+        let mut definition = Vec::new();
+        for field in ["def", "", "", "", "Retrieved_Gtid_Set", ""] {
+            definition.push(field.len() as u8);
+            definition.extend_from_slice(field.as_bytes());
+        }
+        definition.extend_from_slice(&[0x0c, 33, 0, 0, 1, 0, 0, 253, 0, 0, 0, 0, 0]);
+        assert_eq!(column_name(&definition).unwrap(), "Retrieved_Gtid_Set");
+        assert!(column_name(&definition[..8]).is_err());
+    }
 
     #[test]
     fn dump_gtid_request_is_what_the_source_parses() {

@@ -33,7 +33,5 @@ pub use access::accounts::Accounts;
 pub use access::authorize::Principal;
 pub use access::privileges::Privilege;
 pub use replica::source_settings::ReplicaSource;
-/// SHOW REPLICA STATUS's columns, in order (`binlogd bench replication` reads them by name).
-pub use replica::statements::STATUS_COLUMNS as REPLICA_STATUS_COLUMNS;
 pub use session::{Shared, SqlService, SqlSession};
 pub use variables::{GlobalVariables, SERVER_VERSION};

@@ -15,7 +15,7 @@ use crate::replica::threads::ThreadsStatus;
 use crate::session::{Context, Outcome};
 
 /// MySQL 8.4's SHOW REPLICA STATUS columns, then binlogd's relay-log ones.
-pub const STATUS_COLUMNS: [&str; 60] = [
+const STATUS_COLUMNS: [&str; 60] = [
     "Replica_IO_State",
     "Source_Host",
     "Source_User",

@@ -1,17 +1,15 @@
 //! What every benchmark prints and writes: an aligned text table, a CSV
-//! file with one row per run, and a PNG chart (bars, or lines over a
-//! linear or logarithmic axis).
+//! file with one row per run (the `csv` crate), and a PNG chart (bars, or
+//! lines over a linear or logarithmic axis).
 //!
-//! The PNG is drawn with `plotters` into an in-memory RGB buffer and
-//! encoded here, because the workspace builds `plotters` without a font
-//! backend (`ttf`/`ab_glyph`: no font files on the machines that run the
-//! benchmarks) and without the `image` encoder. `plotters`' text
-//! functions panic without a font backend, so this module never calls
-//! them: labels are drawn with the small built-in 5×7 pixel font below.
+//! Charts are drawn with `plotters` into an in-memory RGB buffer and
+//! encoded with the `png` crate. Text goes through plotters' `ab_glyph`
+//! backend in DejaVu Sans, which the `dejavu` crate embeds in the binary:
+//! the machines that run the benchmarks need no font files.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use plotters::prelude::*;
 
@@ -61,25 +59,17 @@ impl Table {
     }
 }
 
-/// Writes `headers` and `rows` as CSV (RFC 4180 quoting), replacing `path`.
+/// Writes `headers` and `rows` as CSV (RFC 4180: a field is quoted only
+/// when it holds a comma, a quote or a line break), replacing `path`.
 pub fn write_csv(path: &Path, headers: &[&str], rows: &[Vec<String>]) -> Result<(), String> {
-    let mut text = String::new();
-    let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    for row in std::iter::once(&headers).chain(rows) {
+    let failed = |e: csv::Error| format!("writing CSV file {}: {e}", path.display());
+    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_path(path).map_err(failed)?;
+    writer.write_record(headers).map_err(failed)?;
+    for row in rows {
         assert_eq!(row.len(), headers.len(), "a CSV row needs one field per column");
-        let fields: Vec<String> = row.iter().map(|field| csv_field(field)).collect();
-        text.push_str(&fields.join(","));
-        text.push('\n');
+        writer.write_record(row).map_err(failed)?;
     }
-    std::fs::write(path, text).map_err(|e| format!("writing CSV file {}: {e}", path.display()))
-}
-
-fn csv_field(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
-    }
+    writer.flush().map_err(|e| format!("writing CSV file {}: {e}", path.display()))
 }
 
 /// One bar of a chart.
@@ -98,10 +88,12 @@ const MARGIN_BOTTOM: i32 = 60;
 const BAR_COLOR: RGBColor = RGBColor(70, 120, 190);
 const AXIS_COLOR: RGBColor = RGBColor(40, 40, 40);
 const GRID_COLOR: RGBColor = RGBColor(225, 225, 225);
+/// The family name the embedded font is registered under, and its size.
+const FONT_FAMILY: &str = "sans-serif";
+const FONT_PIXELS: u32 = 15;
 
 /// Draws `bars`, each with its value above it, under `title` and writes
-/// the chart to `path` as a PNG. Labels are upper-cased (the pixel font
-/// has no lower case).
+/// the chart to `path` as a PNG.
 pub fn plot_bars(path: &Path, title: &str, bars: &[Bar]) -> Result<(), String> {
     if bars.is_empty() {
         return Err(format!("plot {}: nothing to plot", path.display()));
@@ -115,8 +107,8 @@ pub fn plot_bars(path: &Path, title: &str, bars: &[Bar]) -> Result<(), String> {
         ));
     }
     let mut pixels = vec![255u8; (PLOT_WIDTH * PLOT_HEIGHT * 3) as usize];
-    // No plotters call below is expected to panic (no text goes through
-    // plotters); the guard keeps a plotting bug from aborting a benchmark
+    // No plotters call below is expected to panic (the font is registered
+    // first); the guard keeps a plotting bug from aborting a benchmark
     // whose numbers are already measured.
     let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| draw_bars(&mut pixels, title, bars)));
     match drawn {
@@ -124,13 +116,11 @@ pub fn plot_bars(path: &Path, title: &str, bars: &[Bar]) -> Result<(), String> {
         Ok(Err(error)) => return Err(format!("plot {}: {error}", path.display())),
         Err(_) => return Err(format!("plot {}: the plotting library panicked; no chart written", path.display())),
     }
-    let png = encode_png_rgb(PLOT_WIDTH, PLOT_HEIGHT, &pixels);
-    std::fs::File::create(path)
-        .and_then(|mut file| file.write_all(&png))
-        .map_err(|e| format!("writing PNG file {}: {e}", path.display()))
+    write_png(path, &pixels)
 }
 
 fn draw_bars(pixels: &mut [u8], title: &str, bars: &[Bar]) -> Result<(), String> {
+    register_font()?;
     let root = BitMapBackend::with_buffer(pixels, (PLOT_WIDTH, PLOT_HEIGHT)).into_drawing_area();
     let error = |e: DrawingAreaErrorKind<_>| e.to_string();
     root.fill(&WHITE).map_err(error)?;
@@ -150,8 +140,8 @@ fn draw_bars(pixels: &mut [u8], title: &str, bars: &[Bar]) -> Result<(), String>
             root.draw(&PathElement::new(vec![(left, y), (right, y)], GRID_COLOR.stroke_width(1))).map_err(error)?;
         }
         let label = format_tick(value);
-        let x = left - 8 - text_width(&label, 2);
-        draw_text(&root, (x, y - 7), &label, 2, AXIS_COLOR)?;
+        let x = left - 8 - text_width(&label);
+        draw_text(&root, (x, y - 7), &label)?;
     }
 
     // Bars, their values and labels.
@@ -163,15 +153,15 @@ fn draw_bars(pixels: &mut [u8], title: &str, bars: &[Bar]) -> Result<(), String>
         root.draw(&Rectangle::new([(center - bar_width / 2, y), (center + bar_width / 2, bottom)], BAR_COLOR.filled()))
             .map_err(error)?;
         let value = format!("{:.0}", bar.value);
-        draw_text(&root, (center - text_width(&value, 2) / 2, y - 20), &value, 2, AXIS_COLOR)?;
-        let label = fit_text(&bar.label, slot - 4, 2);
-        draw_text(&root, (center - text_width(&label, 2) / 2, bottom + 14), &label, 2, AXIS_COLOR)?;
+        draw_text(&root, (center - text_width(&value) / 2, y - 20), &value)?;
+        let label = fit_text(&bar.label, slot - 4);
+        draw_text(&root, (center - text_width(&label) / 2, bottom + 14), &label)?;
     }
     // Axes and title.
     root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2)))
         .map_err(error)?;
-    let title = fit_text(title, PLOT_WIDTH as i32 - 20, 2);
-    draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title, 2)) / 2, 18), &title, 2, AXIS_COLOR)?;
+    let title = fit_text(title, PLOT_WIDTH as i32 - 20);
+    draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title)) / 2, 18), &title)?;
     root.present().map_err(error)
 }
 
@@ -198,7 +188,7 @@ pub struct Series {
 pub struct LineChart {
     pub title: String,
     pub x_label: String,
-    /// Drawn above the y axis (the pixel font has no vertical text).
+    /// Drawn above the y axis, where it needs no turning.
     pub y_label: String,
     pub x_scale: Scale,
     pub y_scale: Scale,
@@ -223,8 +213,7 @@ impl LineChart {
 /// Line colours, in series order (then repeated).
 const SERIES_COLORS: [RGBColor; 4] = [BAR_COLOR, RGBColor(210, 90, 60), RGBColor(60, 150, 80), RGBColor(150, 90, 180)];
 
-/// Draws `chart` and writes it to `path` as a PNG. Labels are upper-cased
-/// (the pixel font has no lower case).
+/// Draws `chart` and writes it to `path` as a PNG.
 pub fn plot_lines(path: &Path, chart: &LineChart) -> Result<(), String> {
     let points: Vec<(f64, f64)> =
         chart.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| chart.is_drawable(*p)).collect();
@@ -242,10 +231,7 @@ pub fn plot_lines(path: &Path, chart: &LineChart) -> Result<(), String> {
         Ok(Err(error)) => return Err(format!("plot {}: {error}", path.display())),
         Err(_) => return Err(format!("plot {}: the plotting library panicked; no chart written", path.display())),
     }
-    let png = encode_png_rgb(PLOT_WIDTH, PLOT_HEIGHT, &pixels);
-    std::fs::File::create(path)
-        .and_then(|mut file| file.write_all(&png))
-        .map_err(|e| format!("writing PNG file {}: {e}", path.display()))
+    write_png(path, &pixels)
 }
 
 /// An axis: the span of transformed values (log10 of the value on a log
@@ -271,6 +257,7 @@ impl Axis {
 }
 
 fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Result<(), String> {
+    register_font()?;
     let root = BitMapBackend::with_buffer(pixels, (PLOT_WIDTH, PLOT_HEIGHT)).into_drawing_area();
     let error = |e: DrawingAreaErrorKind<_>| e.to_string();
     root.fill(&WHITE).map_err(error)?;
@@ -316,14 +303,14 @@ fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Re
             root.draw(&PathElement::new(vec![(left, y), (right, y)], GRID_COLOR.stroke_width(1))).map_err(error)?;
         }
         let label = format_tick(value);
-        draw_text(&root, (left - 8 - text_width(&label, 2), y - 7), &label, 2, AXIS_COLOR)?;
+        draw_text(&root, (left - 8 - text_width(&label), y - 7), &label)?;
     }
     let slot = (right - left) / chart.x_ticks.len().max(1) as i32;
     for (value, label) in &chart.x_ticks {
         let x = x_of(*value);
         root.draw(&PathElement::new(vec![(x, top), (x, bottom)], GRID_COLOR.stroke_width(1))).map_err(error)?;
-        let label = fit_text(label, slot - 4, 2);
-        draw_text(&root, (x - text_width(&label, 2) / 2, bottom + 10), &label, 2, AXIS_COLOR)?;
+        let label = fit_text(label, slot - 4);
+        draw_text(&root, (x - text_width(&label) / 2, bottom + 10), &label)?;
     }
 
     for (index, series) in chart.series.iter().enumerate() {
@@ -343,25 +330,25 @@ fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Re
     for (index, series) in chart.series.iter().enumerate().rev() {
         let color = SERIES_COLORS[index % SERIES_COLORS.len()];
         let legend_y = top - 28;
-        let label = fit_text(&series.label, (right - left) / 3, 2);
-        let legend_x = legend_right - text_width(&label, 2);
+        let label = fit_text(&series.label, (right - left) / 3);
+        let legend_x = legend_right - text_width(&label);
         root.draw(&PathElement::new(
             vec![(legend_x - 34, legend_y + 7), (legend_x - 8, legend_y + 7)],
             color.stroke_width(3),
         ))
         .map_err(error)?;
-        draw_text(&root, (legend_x, legend_y), &label, 2, AXIS_COLOR)?;
+        draw_text(&root, (legend_x, legend_y), &label)?;
         legend_right = legend_x - 34 - 20;
     }
 
     root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2)))
         .map_err(error)?;
-    let y_label = fit_text(&chart.y_label, right - left, 2);
-    draw_text(&root, (left - text_width(&y_label, 2).min(left - 4), top - 28), &y_label, 2, AXIS_COLOR)?;
-    let x_label = fit_text(&chart.x_label, right - left, 2);
-    draw_text(&root, ((left + right - text_width(&x_label, 2)) / 2, bottom + 32), &x_label, 2, AXIS_COLOR)?;
-    let title = fit_text(&chart.title, PLOT_WIDTH as i32 - 20, 2);
-    draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title, 2)) / 2, 12), &title, 2, AXIS_COLOR)?;
+    let y_label = fit_text(&chart.y_label, right - left);
+    draw_text(&root, (left - text_width(&y_label).min(left - 4), top - 28), &y_label)?;
+    let x_label = fit_text(&chart.x_label, right - left);
+    draw_text(&root, ((left + right - text_width(&x_label)) / 2, bottom + 32), &x_label)?;
+    let title = fit_text(&chart.title, PLOT_WIDTH as i32 - 20);
+    draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title)) / 2, 12), &title)?;
     root.present().map_err(error)
 }
 
@@ -386,278 +373,59 @@ fn format_tick(value: f64) -> String {
     }
 }
 
-/// Glyphs are 5×7 pixels on a 6-pixel pitch, times `scale`.
-fn text_width(text: &str, scale: i32) -> i32 {
-    let count = text.chars().count() as i32;
-    if count == 0 {
-        0
-    } else {
-        (count * 6 - 1) * scale
-    }
+/// Registers the embedded DejaVu Sans as [`FONT_FAMILY`], once per
+/// process: plotters has no font until one is registered.
+fn register_font() -> Result<(), String> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            plotters::style::register_font(FONT_FAMILY, FontStyle::Normal, dejavu::sans::regular())
+                .map_err(|_| "the embedded DejaVu Sans font cannot be read".to_string())
+        })
+        .clone()
+}
+
+fn font() -> FontDesc<'static> {
+    (FONT_FAMILY, FONT_PIXELS).into_font()
+}
+
+/// Width of `text` in pixels.
+fn text_width(text: &str) -> i32 {
+    font().box_size(text).map_or(0, |(width, _)| width as i32)
 }
 
 /// `text`, cut with ".." so that it fits `width` pixels.
-fn fit_text(text: &str, width: i32, scale: i32) -> String {
-    if text_width(text, scale) <= width {
+fn fit_text(text: &str, width: i32) -> String {
+    if text_width(text) <= width {
         return text.to_string();
     }
     let mut cut: String = text.chars().collect();
-    while !cut.is_empty() && text_width(&format!("{cut}.."), scale) > width {
+    while !cut.is_empty() && text_width(&format!("{cut}..")) > width {
         cut.pop();
     }
     format!("{cut}..")
 }
 
-fn draw_text<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    (x, y): (i32, i32),
-    text: &str,
-    scale: i32,
-    color: RGBColor,
-) -> Result<(), String> {
-    for (index, character) in text.chars().enumerate() {
-        let rows = glyph(character);
-        let origin = x + index as i32 * 6 * scale;
-        for (row, bits) in rows.iter().enumerate() {
-            for column in 0..5 {
-                if bits & (0b10000 >> column) != 0 {
-                    let (px, py) = (origin + column * scale, y + row as i32 * scale);
-                    for (dx, dy) in (0..scale).flat_map(|dx| (0..scale).map(move |dy| (dx, dy))) {
-                        area.draw_pixel((px + dx, py + dy), &color).map_err(|e| e.to_string())?;
-                    }
-                }
-            }
-        }
-    }
-    Ok(())
+/// Draws `text` with its top left corner at (x, y).
+fn draw_text<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, (x, y): (i32, i32), text: &str) -> Result<(), String> {
+    area.draw_text(text, &font().color(&AXIS_COLOR), (x, y)).map_err(|e| e.to_string())
 }
 
-/// The 5×7 pixel font: one byte per row, bit 4 the leftmost pixel. Lower
-/// case is drawn as upper case; anything else unknown as '?'.
-fn glyph(character: char) -> [u8; 7] {
-    match character.to_ascii_uppercase() {
-        '0' => [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E],
-        '1' => [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        '2' => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F],
-        '3' => [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
-        '4' => [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02],
-        '5' => [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
-        '6' => [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E],
-        '7' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
-        '8' => [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E],
-        '9' => [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
-        'A' => [0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        'B' => [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E],
-        'C' => [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E],
-        'D' => [0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C],
-        'E' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F],
-        'F' => [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10],
-        'G' => [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F],
-        'H' => [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11],
-        'I' => [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E],
-        'J' => [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
-        'K' => [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11],
-        'L' => [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F],
-        'M' => [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11],
-        'N' => [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11],
-        'O' => [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'P' => [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10],
-        'Q' => [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D],
-        'R' => [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11],
-        'S' => [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E],
-        'T' => [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04],
-        'U' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E],
-        'V' => [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04],
-        'W' => [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A],
-        'X' => [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11],
-        'Y' => [0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04],
-        'Z' => [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F],
-        ' ' => [0; 7],
-        '.' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
-        ',' => [0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08],
-        ':' => [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
-        '/' => [0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00],
-        '-' => [0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00],
-        '_' => [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1F],
-        '=' => [0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00],
-        '(' => [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02],
-        ')' => [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08],
-        '%' => [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03],
-        '+' => [0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00],
-        _ => [0x0E, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04],
-    }
+/// Writes 8-bit RGB pixels (row-major, no padding) of a chart to `path` as a PNG.
+fn write_png(path: &Path, rgb: &[u8]) -> Result<(), String> {
+    let png = encode_png_rgb(PLOT_WIDTH, PLOT_HEIGHT, rgb).map_err(|e| format!("encoding PNG file {}: {e}", path.display()))?;
+    std::fs::write(path, png).map_err(|e| format!("writing PNG file {}: {e}", path.display()))
 }
 
-/// Encodes 8-bit RGB pixels (row-major, no padding) as a PNG file.
-pub fn encode_png_rgb(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
-    assert_eq!(rgb.len(), width as usize * height as usize * 3, "pixel buffer size");
-    let stride = width as usize * 3 + 1;
-    // Every row gets filter type 0 (None); the compressor finds repeats
-    // within a row (distance 3: a run of one colour) and between rows
-    // (distance `stride`: the pixel above).
-    let mut filtered = Vec::with_capacity(stride * height as usize);
-    for row in rgb.chunks_exact(width as usize * 3) {
-        filtered.push(0);
-        filtered.extend_from_slice(row);
-    }
-    let mut zlib = vec![0x78, 0x01]; // deflate, 32 KiB window, no dictionary; (0x7801 % 31 == 0)
-    zlib.extend_from_slice(&deflate_fixed(&filtered, &[3, stride]));
-    zlib.extend_from_slice(&adler32(&filtered).to_be_bytes());
-
-    let mut png = vec![0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n'];
-    let mut header = Vec::with_capacity(13);
-    header.extend_from_slice(&width.to_be_bytes());
-    header.extend_from_slice(&height.to_be_bytes());
-    header.extend_from_slice(&[8, 2, 0, 0, 0]); // 8 bits per sample, RGB, deflate, adaptive filtering, no interlace
-    png_chunk(&mut png, b"IHDR", &header);
-    png_chunk(&mut png, b"IDAT", &zlib);
-    png_chunk(&mut png, b"IEND", &[]);
-    png
-}
-
-fn png_chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    png.extend_from_slice(&(data.len() as u32).to_be_bytes());
-    let start = png.len();
-    png.extend_from_slice(kind);
-    png.extend_from_slice(data);
-    let crc = crc32(&png[start..]);
-    png.extend_from_slice(&crc.to_be_bytes());
-}
-
-/// Deflate window (RFC 1951): no match may reach further back.
-const DEFLATE_WINDOW_BYTES: usize = 32 * 1024;
-const DEFLATE_MATCH_BYTES_MIN: usize = 3;
-const DEFLATE_MATCH_BYTES_MAX: usize = 258;
-const LENGTH_BASE: [u16; 29] =
-    [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-const LENGTH_EXTRA_BITS: [u8; 29] =
-    [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DISTANCE_BASE: [u16; 30] = [
-    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
-    8193, 12289, 16385, 24577,
-];
-const DISTANCE_EXTRA_BITS: [u8; 30] =
-    [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-
-/// One final deflate block with the fixed Huffman codes, trying matches
-/// only at the given `distances`: enough for charts, which are mostly
-/// runs of one colour and rows equal to the row above.
-fn deflate_fixed(data: &[u8], distances: &[usize]) -> Vec<u8> {
-    assert!(distances.iter().all(|d| (1..=DEFLATE_WINDOW_BYTES).contains(d)), "deflate distance outside the window");
-    let mut out = BitWriter::default();
-    out.bits(1, 1); // BFINAL
-    out.bits(1, 2); // BTYPE 01: fixed Huffman codes
-    let mut at = 0;
-    while at < data.len() {
-        let (mut best_length, mut best_distance) = (0, 0);
-        for &distance in distances {
-            if distance > at {
-                continue;
-            }
-            let limit = DEFLATE_MATCH_BYTES_MAX.min(data.len() - at);
-            let mut length = 0;
-            // Overlapping copies are allowed: the source may run into the bytes being produced.
-            while length < limit && data[at + length] == data[at + length - distance] {
-                length += 1;
-            }
-            if length > best_length {
-                (best_length, best_distance) = (length, distance);
-            }
-        }
-        if best_length >= DEFLATE_MATCH_BYTES_MIN {
-            out.length(best_length);
-            out.distance(best_distance);
-            at += best_length;
-        } else {
-            out.symbol(data[at] as u16);
-            at += 1;
-        }
-    }
-    out.symbol(256); // end of block
-    out.finish()
-}
-
-#[derive(Default)]
-struct BitWriter {
-    bytes: Vec<u8>,
-    pending: u64,
-    pending_bits: u32,
-}
-
-impl BitWriter {
-    /// Appends the low `count` bits of `value`, least significant first.
-    fn bits(&mut self, value: u32, count: u32) {
-        debug_assert!(count <= 32 && (count == 32 || value >> count == 0));
-        self.pending |= (value as u64) << self.pending_bits;
-        self.pending_bits += count;
-        while self.pending_bits >= 8 {
-            self.bytes.push(self.pending as u8);
-            self.pending >>= 8;
-            self.pending_bits -= 8;
-        }
-    }
-
-    /// Huffman codes are packed most significant bit first.
-    fn code(&mut self, code: u32, count: u32) {
-        let reversed = code.reverse_bits() >> (32 - count);
-        self.bits(reversed, count);
-    }
-
-    /// A literal/length symbol in the fixed code (RFC 1951 §3.2.6).
-    fn symbol(&mut self, symbol: u16) {
-        let symbol = symbol as u32;
-        match symbol {
-            0..=143 => self.code(0x30 + symbol, 8),
-            144..=255 => self.code(0x190 + symbol - 144, 9),
-            256..=279 => self.code(symbol - 256, 7),
-            _ => self.code(0xC0 + symbol - 280, 8),
-        }
-    }
-
-    fn length(&mut self, length: usize) {
-        let index = LENGTH_BASE.iter().rposition(|&base| base as usize <= length).expect("length ≥ 3");
-        self.symbol(257 + index as u16);
-        self.bits((length - LENGTH_BASE[index] as usize) as u32, LENGTH_EXTRA_BITS[index] as u32);
-    }
-
-    fn distance(&mut self, distance: usize) {
-        let index = DISTANCE_BASE.iter().rposition(|&base| base as usize <= distance).expect("distance ≥ 1");
-        self.code(index as u32, 5);
-        self.bits((distance - DISTANCE_BASE[index] as usize) as u32, DISTANCE_EXTRA_BITS[index] as u32);
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.pending_bits > 0 {
-            self.bytes.push(self.pending as u8);
-        }
-        self.bytes
-    }
-}
-
-fn adler32(data: &[u8]) -> u32 {
-    const MODULUS: u32 = 65_521;
-    let (mut a, mut b) = (1u32, 0u32);
-    // 5552 bytes is the most that can be summed before b can overflow u32.
-    for chunk in data.chunks(5552) {
-        for &byte in chunk {
-            a += byte as u32;
-            b += a;
-        }
-        a %= MODULUS;
-        b %= MODULUS;
-    }
-    (b << 16) | a
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in data {
-        crc ^= byte as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
+fn encode_png_rgb(width: u32, height: u32, rgb: &[u8]) -> Result<Vec<u8>, png::EncodingError> {
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()?;
+    Ok(png)
 }
 
 #[cfg(test)]
@@ -677,26 +445,15 @@ mod tests {
 
     #[test]
     fn csv_quotes_only_when_needed() {
-        assert_eq!(csv_field("12.5"), "12.5");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-    }
-
-    #[test]
-    fn checksums_match_known_values() {
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-        assert_eq!(adler32(b"Wikipedia"), 0x11E6_0398);
-    }
-
-    #[test]
-    fn deflate_of_nothing_is_the_fixed_empty_block() {
-        // BFINAL=1, BTYPE=01, end-of-block (7 zero bits): 0x03 0x00, as zlib writes it.
-        assert_eq!(deflate_fixed(&[], &[1]), vec![0x03, 0x00]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("quoted.csv");
+        write_csv(&path, &["number", "list", "said"], &[vec!["12.5".into(), "a,b".into(), "say \"hi\"".into()]]).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "number,list,said\n12.5,\"a,b\",\"say \"\"hi\"\"\"\n");
     }
 
     #[test]
     fn png_has_signature_and_valid_chunk_checksums() {
-        let png = encode_png_rgb(2, 2, &[255, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0, 255]);
+        let png = encode_png_rgb(2, 2, &[255, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0, 255]).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         let mut at = 8;
         let mut kinds = Vec::new();
@@ -704,7 +461,7 @@ mod tests {
             let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
             let body = &png[at + 4..at + 8 + length];
             let crc = u32::from_be_bytes(png[at + 8 + length..at + 12 + length].try_into().unwrap());
-            assert_eq!(crc32(body), crc);
+            assert_eq!(crc32fast::hash(body), crc);
             kinds.push(String::from_utf8(body[..4].to_vec()).unwrap());
             at += 12 + length;
         }

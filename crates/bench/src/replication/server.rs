@@ -101,7 +101,7 @@ impl ServerProcess {
 
     /// The last lines of the server's log.
     pub fn log_tail(&self) -> String {
-        crate::bench::common::log_tail(&self.log_path)
+        crate::common::log_tail(&self.log_path)
     }
 
     /// SIGTERM and wait for a clean exit.

@@ -50,15 +50,13 @@ impl Connection {
     }
 
     /// SHOW REPLICA STATUS as column → value (empty when not a replica).
-    pub fn replica_status(&mut self) -> Result<BTreeMap<&'static str, String>, String> {
-        let rows = self.query("SHOW REPLICA STATUS")?;
+    pub fn replica_status(&mut self) -> Result<BTreeMap<String, String>, String> {
+        let sql = "SHOW REPLICA STATUS";
+        let (columns, rows) = self.client.query_with_columns(sql).map_err(|e| format!("{}: {sql}: {e}", self.server))?;
         let Some(row) = rows.into_iter().next() else {
             return Ok(BTreeMap::new());
         };
-        if row.len() != sql::REPLICA_STATUS_COLUMNS.len() {
-            return Err(format!("{}: SHOW REPLICA STATUS has {} columns, expected {}", self.server, row.len(), sql::REPLICA_STATUS_COLUMNS.len()));
-        }
-        Ok(sql::REPLICA_STATUS_COLUMNS.iter().copied().zip(row.into_iter().map(Option::unwrap_or_default)).collect())
+        Ok(columns.into_iter().zip(row.into_iter().map(Option::unwrap_or_default)).collect())
     }
 
     /// SHOW GLOBAL STATUS LIKE `pattern` as name → number (non-numbers left out).

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use super::dump_tail::{self, ReaderCounts, TailArgs};
 use super::report::{self, Bar, Table};
-use crate::serve::{self, ServeOptions};
+use serve::ServeOptions;
 
 /// Most readers one run may start (two threads each for the baseline).
 pub const READERS_MAX: u32 = 256;
@@ -385,6 +385,13 @@ fn baseline(dir: &Path, files: &[String], readers: u32) -> Result<(u64, Duration
 mod tests {
     use super::*;
 
+    /// `binlogd bench`'s arguments, as the binary parses them.
+    #[derive(clap::Parser)]
+    struct Bench {
+        #[command(flatten)]
+        _args: crate::BenchArgs,
+    }
+
     #[test]
     fn small_fill_dumps_every_byte_and_reports_both_rates() {
         let dir = tempfile::tempdir().unwrap();
@@ -434,7 +441,7 @@ mod tests {
             server_options: vec!["--binlogd_dump_send_delay=1000".to_string()],
         };
         run(&args).unwrap();
-        let parsed = <crate::cli::Cli as clap::Parser>::try_parse_from(["binlogd", "bench", "dump", "--dir", "d", "--tail-readers", "0,16"]);
+        let parsed = <Bench as clap::Parser>::try_parse_from(["bench", "dump", "--dir", "d", "--tail-readers", "0,16"]);
         assert!(parsed.is_ok(), "{:?}", parsed.err());
         let text = std::fs::read_to_string(&csv).unwrap();
         let lines: Vec<&str> = text.lines().collect();

@@ -23,6 +23,12 @@
 //!   event-scan coordinator, 1–8 workers), end-to-end lag (seed 001).
 //!
 //! What they share (directories, sizes, histograms) is in [`common`].
+//!
+//! The `binlogd` binary parses [`BenchArgs`] and calls [`run`]. The
+//! benchmarks that need a server start one in this process through the
+//! `serve` crate (`dump`), or start this executable as `binlogd serve`
+//! child processes (`side-by-side`, `replication`): they run inside the
+//! `binlogd` binary, never on their own.
 
 pub mod commit;
 pub mod common;

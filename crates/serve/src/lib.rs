@@ -2,10 +2,14 @@
 //! first start), listen for MySQL clients, and shut down cleanly on SIGINT
 //! or SIGTERM (connections closed, then the binlog's Stop event written and
 //! its in-use flag cleared by `Database::close`).
+//!
+//! A library so that the benchmarks (crate `bench`) start the same server
+//! in their own process with [`start`], from the same options as the
+//! command line, and wait for signals as the server does ([`signals`]).
 
 mod config;
 mod options;
-pub(crate) mod signals;
+pub mod signals;
 
 use std::net::{SocketAddr, TcpListener};
 use std::os::unix::fs::DirBuilderExt;

@@ -58,7 +58,7 @@ pub fn configure(replica: &mut Connection, source_port: u16, setup: &ReplicaSetu
 }
 
 /// Fails with the replica's error if one of its threads stopped on one.
-fn check_errors(status: &std::collections::BTreeMap<&'static str, String>) -> Result<(), String> {
+fn check_errors(status: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
     for (errno, error) in [("Last_IO_Errno", "Last_IO_Error"), ("Last_SQL_Errno", "Last_SQL_Error")] {
         let code = status.get(errno).map_or("0", String::as_str);
         if code != "0" && !code.is_empty() {

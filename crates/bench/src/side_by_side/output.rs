@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::servers::Kind;
 use super::{Results, RunRow, SeriesPoint, SideBySideBenchArgs};
-use crate::bench::common::ratio;
-use crate::bench::report::{self, LineChart, Scale, Series, Table};
+use crate::common::ratio;
+use crate::report::{self, LineChart, Scale, Series, Table};
 
 fn optional(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
@@ -321,7 +321,7 @@ pub fn plot_large_trx(path: &Path, results: &Results) -> Result<(), String> {
     let threads = results.rows.iter().find(|row| row.large_trx).map_or(0, |row| row.threads);
     let chart = LineChart {
         // Short: the pixel font fits about 60 characters across.
-        title: format!("TPS/s, {threads} threads, {} commit (legend: commit time)", crate::bench::common::format_size(size)),
+        title: format!("TPS/s, {threads} threads, {} commit (legend: commit time)", crate::common::format_size(size)),
         x_label: "seconds".to_string(),
         y_label: "TPS".to_string(),
         x_scale: Scale::Linear,

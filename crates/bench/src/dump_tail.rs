@@ -28,7 +28,7 @@ use super::report::Table;
 use super::thread_cpu::cpu_seconds_by_name;
 use super::dump::{connect, execute};
 use replica::source_client::DumpPacket;
-use crate::serve::Running;
+use serve::Running;
 
 /// The target: commits/s with the most readers at least this share of
 /// the rate with none.

@@ -33,13 +33,13 @@ impl Interrupt {
     /// after) and waits for them in a thread of its own. Child processes
     /// start with an empty signal mask (the standard library resets it).
     pub fn install() -> Result<Interrupt, String> {
-        crate::serve::signals::block().map_err(|e| format!("blocking SIGINT/SIGTERM: {e}"))?;
+        serve::signals::block().map_err(|e| format!("blocking SIGINT/SIGTERM: {e}"))?;
         let interrupt = Interrupt::default();
         let flag = interrupt.0.clone();
         std::thread::Builder::new()
             .name("bench-signals".into())
             .spawn(move || {
-                let signal = crate::serve::signals::wait();
+                let signal = serve::signals::wait();
                 eprintln!("bench side-by-side: {signal}, stopping the servers");
                 flag.store(true, Ordering::SeqCst);
             })
@@ -292,7 +292,7 @@ impl Server {
 
     /// The last lines of the server's log.
     pub fn log_tail(&self) -> String {
-        crate::bench::common::log_tail(&self.log_path)
+        crate::common::log_tail(&self.log_path)
     }
 
     /// SIGTERM and wait for a clean exit.
