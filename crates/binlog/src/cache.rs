@@ -28,7 +28,7 @@ use crate::crash_points::{self, CrashPoints};
 use crate::error::{BinlogError, Result};
 use crate::options::{REFERENCED_SPILL_PREFIX, SPILL_FILE_PREFIX};
 use crate::spill_reference::SpillReference;
-use crate::storage::{FileHandle, Storage};
+use storage::{FileHandle, Storage};
 
 /// What a cache needs from the log that made it.
 #[derive(Clone)]

@@ -1,20 +1,17 @@
-//! Named crash points, `binlog::<stage>::<step>`.
+//! Named crash points of the binary log, `binlog::<stage>::<step>`: the
+//! names live here, in the crate that reaches them; the registry that arms
+//! them is `storage::CrashPoints`, typed by this crate's list.
 //!
 //! A test arms a point on a log's [`CrashPoints`]; when execution reaches
 //! it, the armed action runs (typically: freeze the simulated storage, so
 //! nothing after the point becomes durable) and the operation fails with a
 //! "crash" error. For tests that kill a real process, the environment
 //! variable `BINLOGD_CRASH_POINT=<name>` aborts the process at that point.
+//! Both need the `storage` crate's `fault-injection` feature (test builds);
+//! without it the points compile to nothing.
 //!
 //! Every point is listed in [`ALL`]; the crash tests iterate over it, so a
 //! point added here is a point tested.
-
-use std::collections::HashMap;
-use std::io;
-use std::marker::PhantomData;
-use std::sync::Arc;
-
-use parking_lot::Mutex;
 
 /// A group's events are about to be written to the active file.
 pub const FLUSH_BEFORE_WRITE: &str = "binlog::flush::before_write";
@@ -89,86 +86,13 @@ pub const ALL: &[&str] = &[
     CLOSE_AFTER_STOP_EVENT,
 ];
 
-type Action = Box<dyn Fn() + Send + Sync>;
-
-/// The points a crate knows: each crate that reaches crash points lists
-/// them once (its `ALL`) and names its registry
-/// `CrashPoints<ItsPoints>`, so arming a point of another crate's list is
-/// caught at once.
-pub trait KnownPoints: Send + Sync + 'static {
-    const ALL: &'static [&'static str];
-}
-
 /// The binary log's points.
 pub struct BinlogPoints;
 
-impl KnownPoints for BinlogPoints {
+impl storage::KnownPoints for BinlogPoints {
     const ALL: &'static [&'static str] = ALL;
 }
 
-/// The armed points of one log (or one process), for the points `K` lists.
-pub struct CrashPoints<K: KnownPoints = BinlogPoints> {
-    armed: Arc<Mutex<HashMap<&'static str, (u64, Action)>>>,
-    fired: Arc<Mutex<Vec<&'static str>>>,
-    abort_at: Option<Arc<str>>,
-    known: PhantomData<K>,
-}
-
-impl<K: KnownPoints> Default for CrashPoints<K> {
-    fn default() -> Self {
-        CrashPoints { armed: Default::default(), fired: Default::default(), abort_at: None, known: PhantomData }
-    }
-}
-
-// Clones share the armed set: the log and its tests hold the same points.
-impl<K: KnownPoints> Clone for CrashPoints<K> {
-    fn clone(&self) -> Self {
-        CrashPoints {
-            armed: Arc::clone(&self.armed),
-            fired: Arc::clone(&self.fired),
-            abort_at: self.abort_at.clone(),
-            known: PhantomData,
-        }
-    }
-}
-
-impl<K: KnownPoints> CrashPoints<K> {
-    /// Points armed from `BINLOGD_CRASH_POINT` (abort the process there).
-    pub fn from_env() -> Self {
-        CrashPoints { abort_at: std::env::var("BINLOGD_CRASH_POINT").ok().map(Arc::from), ..Self::default() }
-    }
-
-    /// Arms `name`: its `skip`-th passage (0 = the first) runs `action`
-    /// and fails the operation.
-    pub fn arm(&self, name: &'static str, skip: u64, action: impl Fn() + Send + Sync + 'static) {
-        assert!(K::ALL.contains(&name), "unknown crash point {name}");
-        self.armed.lock().insert(name, (skip, Box::new(action)));
-    }
-
-    /// Whether `name` was armed and reached.
-    pub fn fired(&self, name: &str) -> bool {
-        self.fired.lock().contains(&name)
-    }
-
-    /// Called at each named point on the way.
-    pub fn hit(&self, name: &'static str) -> io::Result<()> {
-        debug_assert!(K::ALL.contains(&name), "unregistered crash point {name}");
-        if self.abort_at.as_deref() == Some(name) {
-            eprintln!("binlogd: crash point {name} reached, aborting (BINLOGD_CRASH_POINT)");
-            std::process::abort();
-        }
-        let mut armed = self.armed.lock();
-        if let Some((skip, _)) = armed.get_mut(name) {
-            if *skip > 0 {
-                *skip -= 1;
-                return Ok(());
-            }
-            let (_, action) = armed.remove(name).unwrap();
-            drop(armed);
-            self.fired.lock().push(name);
-            action();
-            return Err(io::Error::other(format!("crash point {name}")));
-        }
-        Ok(())
-    }
-}
+/// The armed points of one binary log (or one process); the registry
+/// itself is `storage::CrashPoints`.
+pub type CrashPoints = storage::CrashPoints<BinlogPoints>;

@@ -9,7 +9,7 @@ use binlog_format::frame::{peek_event_size, RawEvent};
 use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 
-use crate::storage::FileHandle;
+use storage::FileHandle;
 
 /// Read-ahead buffer size: one read serves many small events.
 const READ_AHEAD_BYTES: usize = 1 << 20;
@@ -273,7 +273,7 @@ impl FileEventReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::{OsStorage, Storage};
+    use storage::{OsStorage, Storage};
     use binlog_format::checksum::event_crc32;
     use binlog_format::constants::EVENT_SIZE_OFFSET;
 

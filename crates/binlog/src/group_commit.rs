@@ -128,7 +128,7 @@ struct FlushedGroup {
     group: Vec<Pending>,
     infos: Vec<CommitInfo>,
     file_number: u64,
-    file: crate::storage::FileHandle,
+    file: storage::FileHandle,
     path: std::path::PathBuf,
     end_position: u64,
     /// Global sequence number of its last transaction.

@@ -7,7 +7,7 @@
 use crate::crash_points::{self, CrashPoints};
 use crate::error::{BinlogError, Result};
 use crate::options::Options;
-use crate::storage::Storage;
+use storage::Storage;
 
 /// Reads the index, finishing or discarding an interrupted rewrite.
 pub fn load(storage: &dyn Storage, options: &Options) -> Result<Vec<String>> {

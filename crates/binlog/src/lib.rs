@@ -1,6 +1,7 @@
 //! binlogd's binary log: per-transaction caches with spill files, MySQL's
 //! ordered group commit, rotation, a crash-safe index, purge, readers that
-//! follow the tail, and recovery. All file I/O goes through [`storage`].
+//! follow the tail, and recovery. All file I/O goes through the `storage`
+//! crate's seam.
 //!
 //! Where to look: the commit path is [`group_commit`], rotation and close
 //! are in [`log`], recovery's decision table is at the top of [`recovery`],
@@ -22,9 +23,7 @@ pub mod purge;
 pub mod reader;
 pub mod recovery;
 pub mod reset;
-pub mod sim_storage;
 pub mod spill_reference;
-pub mod storage;
 pub mod visible_end;
 
 pub use cache::TransactionCache;
@@ -37,4 +36,5 @@ pub use options::{DependencyTracking, Options};
 pub use reader::{LogEvent, LogEventRef, LogReader, LogRunRef};
 pub use spill_reference::SpillReference;
 pub use recovery::RecoveryReport;
+// The seam the log is opened on, for callers that name only this crate.
 pub use storage::{OsStorage, Storage};

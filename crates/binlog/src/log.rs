@@ -20,7 +20,7 @@ use crate::group_commit::{CommitQueue, SyncStage};
 use crate::index;
 use crate::options::Options;
 use crate::recovery::{self, RecoveryReport};
-use crate::storage::{FileHandle, Storage};
+use storage::{FileHandle, Storage};
 use crate::visible_end::PublishedEnd;
 
 /// The file commits append to.

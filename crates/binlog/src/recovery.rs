@@ -38,7 +38,7 @@ use crate::error::{BinlogError, Result};
 use crate::file_reader::{FileEventReader, ReadError};
 use crate::index;
 use crate::options::{Options, REFERENCED_SPILL_PREFIX, SPILL_FILE_PREFIX};
-use crate::storage::Storage;
+use storage::Storage;
 
 /// What scanning one file found.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use crate::error::{BinlogError, Result};
 use crate::index;
 use crate::log::{create_file, BinaryLog};
 use crate::options::Options;
-use crate::storage::Storage;
+use storage::Storage;
 
 impl BinaryLog {
     /// Open readers (dump threads, CDC clients): a reset would pull their

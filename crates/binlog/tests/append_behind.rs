@@ -14,7 +14,7 @@ use support::*;
 #[test]
 fn numbered_transactions_are_written_in_order_and_gaps_refused() {
     let dir = temp_dir();
-    let log = open(dir.path(), Arc::new(binlog::OsStorage), |options| options.sync_binlog = 0);
+    let log = open(dir.path(), Arc::new(storage::OsStorage), |options| options.sync_binlog = 0);
     let batch: Vec<BehindTransaction> = (1..=5u64)
         .map(|gno| BehindTransaction {
             gtid: Gtid { uuid: uuid(), gno },
@@ -39,14 +39,14 @@ fn numbered_transactions_are_written_in_order_and_gaps_refused() {
     // The refusal poisons the log (numbering went wrong): close fails and
     // the file stays in use, holding the five transactions.
     assert!(log.close().is_err());
-    let contents = check_log(&binlog::OsStorage, dir.path(), Some("binlog.000001"));
+    let contents = check_log(&storage::OsStorage, dir.path(), Some("binlog.000001"));
     assert_eq!(contents.transactions.len(), 5, "the refused transaction reached the file");
 }
 
 #[test]
 fn a_cache_rebuilt_from_events_writes_the_same_transaction() {
     let dir = temp_dir();
-    let log = open(dir.path(), Arc::new(binlog::OsStorage), |options| options.sync_binlog = 0);
+    let log = open(dir.path(), Arc::new(storage::OsStorage), |options| options.sync_binlog = 0);
     let original = transaction(&log, 1, 4);
     let bytes = original.encoded_events().unwrap();
     let rebuilt = log.cache_from_encoded_events(bytes.clone()).unwrap();
@@ -57,7 +57,7 @@ fn a_cache_rebuilt_from_events_writes_the_same_transaction() {
         .unwrap();
     assert_eq!(info[0].gtid.gno, 1);
     log.close().unwrap();
-    let contents = check_log(&binlog::OsStorage, dir.path(), None);
+    let contents = check_log(&storage::OsStorage, dir.path(), None);
     assert_eq!(contents.transactions.len(), 1);
     assert_eq!(contents.transactions[0].xid, Some(1));
 }

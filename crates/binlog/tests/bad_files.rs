@@ -6,7 +6,7 @@ mod support;
 
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog::{BinaryLog, BinlogError, CrashPoints};
 use rand::{Rng, SeedableRng};
 use support::*;
@@ -162,7 +162,7 @@ fn wrong_magic_and_absurd_lengths_are_reported_not_panicked() {
     assert_eq!(image.file_bytes(&path).unwrap().len(), good_length);
     // A missing listed file.
     let image = storage.crash_image(None);
-    use binlog::storage::Storage;
+    use storage::Storage;
     image.remove(&sim_dir().join(&names[0])).unwrap();
     match reopen(&image) {
         Err(BinlogError::Corruption { file, reason, .. }) => {

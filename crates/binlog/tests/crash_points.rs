@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use binlog::crash_points::{self, CrashPoints};
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog::BinaryLog;
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};

@@ -8,7 +8,8 @@ mod support;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use binlog::{CommitOutcome, GivenGtid, LogReader, OsStorage, Ownership};
+use binlog::{CommitOutcome, GivenGtid, LogReader, Ownership};
+use storage::OsStorage;
 use binlog_format::events::Event;
 use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
 use support::*;

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog::BinaryLog;
 use support::*;
 

@@ -6,7 +6,8 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::{BinlogError, LogReader, OsStorage};
+use binlog::{BinlogError, LogReader};
+use storage::OsStorage;
 use binlog_format::constants::EventType;
 use binlog_format::events::Event;
 use support::*;

@@ -12,7 +12,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use binlog::crash_points::{self, CrashPoints};
-use binlog::{BinaryLog, OsStorage};
+use binlog::BinaryLog;
+use storage::OsStorage;
 use support::*;
 
 const CHILD_DIR: &str = "BINLOGD_TEST_CHILD_DIR";

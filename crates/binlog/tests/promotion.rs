@@ -10,9 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use binlog::crash_points::{self, CrashPoints};
-use binlog::sim_storage::SimStorage;
-use binlog::storage::Storage;
-use binlog::{BinaryLog, OsStorage, Options};
+use binlog::{BinaryLog, Options};
+use storage::{OsStorage, SimStorage, Storage};
 use binlog_format::events::{Event, QueryEvent, XidEvent};
 #[allow(unused_imports)]
 use binlog_format::Value;

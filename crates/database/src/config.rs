@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::storage::{OsStorage, Storage};
+use storage::{OsStorage, Storage};
 
 use crate::crash_points::CrashPoints;
 
@@ -122,7 +122,7 @@ pub struct DatabaseConfig {
     /// the files; commits wait (and the writer forces a redo sync) beyond it.
     pub engine_binlog_queue_bytes_max: u64,
     /// The storage seam every file of the three logs goes through
-    /// (`OsStorage`; tests put `binlog::sim_storage::SimStorage` here).
+    /// (`OsStorage`; tests put `storage::SimStorage` here).
     pub storage: Arc<dyn Storage>,
     /// Crash points of each layer (default: armed from `BINLOGD_CRASH_POINT`).
     pub crash_points: CrashPoints,

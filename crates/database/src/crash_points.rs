@@ -1,11 +1,13 @@
 //! Named crash points of the database layer, `database::<stage>::<step>`,
 //! listed in the crate that reaches them and armed through
-//! `binlog::crash_points::CrashPoints`, typed by this crate's list.
+//! `storage::CrashPoints`, typed by this crate's list.
 //!
 //! A test arms a point on the database's [`CrashPoints`]; when execution
 //! reaches it the armed action runs (typically: freeze the simulated
 //! storage) and the commit fails with a "crash" error. For tests that kill
 //! a real process, `BINLOGD_CRASH_POINT=<name>` aborts the process there.
+//! Both need the `storage` crate's `fault-injection` feature (test builds);
+//! without it the points compile to nothing.
 //!
 //! The two-phase commit passes these points, in order (the points of the
 //! other crates are armed on their own registries through
@@ -102,10 +104,10 @@ pub const ALL: &[&str] = &[
 /// The database layer's points.
 pub struct DatabasePoints;
 
-impl binlog::crash_points::KnownPoints for DatabasePoints {
+impl storage::KnownPoints for DatabasePoints {
     const ALL: &'static [&'static str] = ALL;
 }
 
 /// The armed points of one database layer (or one process); the registry itself is
-/// `binlog::crash_points::CrashPoints`.
-pub type CrashPoints = binlog::crash_points::CrashPoints<DatabasePoints>;
+/// `storage::CrashPoints`.
+pub type CrashPoints = storage::CrashPoints<DatabasePoints>;

@@ -304,7 +304,7 @@ fn wake_tree_children(node: usize, others: usize) -> impl Iterator<Item = usize>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use binlog::sim_storage::SimStorage;
+    use storage::SimStorage;
     use redo::{Durability, Record};
     use std::path::Path;
 

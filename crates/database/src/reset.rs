@@ -23,7 +23,7 @@
 
 use std::path::PathBuf;
 
-use binlog::storage::Storage;
+use storage::Storage;
 use engine::Engine;
 use redo::{Durability, RedoLog};
 

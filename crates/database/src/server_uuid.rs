@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use binlog::storage::Storage;
+use storage::Storage;
 use binlog_format::Uuid;
 use rand::RngCore;
 
@@ -62,7 +62,7 @@ fn parse(text: &str) -> Option<Uuid> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use binlog::sim_storage::SimStorage;
+    use storage::SimStorage;
 
     #[test]
     fn written_once_then_read_back() {

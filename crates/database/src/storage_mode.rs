@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use binlog::storage::Storage;
+use storage::Storage;
 
 use crate::config::{BinlogStorageEngine, DatabaseConfig, BINLOG_STORAGE_ENGINE_FILE};
 use crate::error::{DatabaseError, Result};
@@ -58,7 +58,7 @@ pub fn record(storage: &dyn Storage, config: &DatabaseConfig) -> Result<Option<B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use binlog::sim_storage::SimStorage;
+    use storage::SimStorage;
 
     #[test]
     fn records_switches_only() {

@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
-use binlog::{DependencyTracking, OsStorage};
+use storage::SimStorage;
+use binlog::DependencyTracking;
+use storage::OsStorage;
 use binlog_format::events::Event;
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Value};

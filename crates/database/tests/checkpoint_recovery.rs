@@ -10,10 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
-use binlog::storage::Storage;
 use binlog_format::{ColumnType, Value};
 use database::{CommitRequest, Database};
+use storage::{SimStorage, Storage};
 use engine::{ColumnDef, TableSpec};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog_format::Gtid;
 use database::{crash_points as database_points, Database};
 use rand::{Rng, SeedableRng};

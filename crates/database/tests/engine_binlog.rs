@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog::LogReader;
 use binlog_format::constants::EventType;
 use binlog_format::Gtid;
@@ -207,10 +207,10 @@ fn with_flush_0_and_2_a_power_cut_loses_the_same_tail_of_both() {
 fn mariadb_binlog_reads_the_files_after_a_switch_and_a_rebuild() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let (db, _) = open(config(&data, Arc::new(binlog::OsStorage)));
+    let (db, _) = open(config(&data, Arc::new(storage::OsStorage)));
     workload(&db, 2, 20, 21);
     db.close().unwrap();
-    let mut engine = engine_config(&data, Arc::new(binlog::OsStorage));
+    let mut engine = engine_config(&data, Arc::new(storage::OsStorage));
     engine.binlog.max_binlog_size = 1 << 30;
     engine.binlog.large_transaction_optimization_enabled = false;
     let (db, _) = open(engine.clone());
@@ -280,7 +280,7 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
     drop(db);
     let spill_dir = Path::new(DIR).join("binlog").join(".binlogd-tmp");
     let referenced = |storage: &SimStorage| -> Vec<String> {
-        binlog::Storage::list(storage, &spill_dir).unwrap().into_iter().filter(|name| name.starts_with("binlogd-referenced-")).collect()
+        storage::Storage::list(storage, &spill_dir).unwrap().into_iter().filter(|name| name.starts_with("binlogd-referenced-")).collect()
     };
     assert_eq!(referenced(&image).len(), 1, "the crash image holds the referenced file");
     let (db, report) = open(engine_config(Path::new(DIR), Arc::new(image.clone())));

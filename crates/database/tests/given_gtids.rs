@@ -9,8 +9,9 @@ mod support;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
-use binlog::{CommitOutcome, GivenGtid, OsStorage, Ownership};
+use storage::SimStorage;
+use binlog::{CommitOutcome, GivenGtid, Ownership};
+use storage::OsStorage;
 use binlog_format::{ColumnType, Gtid, GtidSet, Value};
 use database::{CommitRequest, Database, DatabaseConfig, NextGtid};
 use engine::{ColumnDef, TableSpec};
@@ -77,7 +78,7 @@ fn expected_set(db: &Database, own_count: u64) -> GtidSet {
     format!("{}:1-3,{}:1-{own_count}", source_uuid(), db.server_uuid()).parse().unwrap()
 }
 
-fn run_mode(make_config: fn(&std::path::Path, Arc<dyn binlog::storage::Storage>) -> DatabaseConfig, label: &str) {
+fn run_mode(make_config: fn(&std::path::Path, Arc<dyn storage::Storage>) -> DatabaseConfig, label: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (db, _) = Database::open(make_config(dir.path(), Arc::new(OsStorage))).unwrap();
     let acknowledged = apply_source_transactions(&db);

@@ -11,7 +11,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog_format::Value;
 use database::{CommitRequest, Database};
 use parking_lot::{Condvar, Mutex};
@@ -80,7 +80,7 @@ fn run(db: &Arc<Database>, early: bool) -> u64 {
 
 /// The first column of every inserted row, in binlog order.
 fn inserted_ids_in_binlog_order(storage: &SimStorage, binlog_dir: &std::path::Path) -> Vec<i64> {
-    use binlog::Storage;
+    use storage::Storage;
     use binlog_format::events::Event;
     use binlog_format::file::EventStream;
     let index = String::from_utf8(storage.read_all(&binlog_dir.join("binlog.index")).unwrap()).unwrap();
@@ -118,7 +118,7 @@ fn ordered_commits_share_groups_and_keep_their_order_in_the_binlog() {
     // Each fdatasync takes a while, as on a disk: groups form behind it.
     storage.set_sync_delay("", Duration::from_millis(2));
     let dir = std::path::Path::new("/data");
-    let storage_dyn: Arc<dyn binlog::Storage> = Arc::new(storage.clone());
+    let storage_dyn: Arc<dyn storage::Storage> = Arc::new(storage.clone());
     let db = Arc::new(Database::open(config(dir, storage_dyn.clone())).unwrap().0);
     create_schema(&db).unwrap();
 
@@ -139,7 +139,7 @@ fn ordered_commits_share_groups_and_keep_their_order_in_the_binlog() {
     // A power cut now: every acknowledged commit is there after recovery.
     drop(db);
     let image = storage.crash_image(None);
-    let image_dyn: Arc<dyn binlog::Storage> = Arc::new(image.clone());
+    let image_dyn: Arc<dyn storage::Storage> = Arc::new(image.clone());
     let db = Database::open(config(dir, image_dyn)).unwrap().0;
     let ids: Vec<String> = engine_tables(&db)[&format!("{DB}.accounts")].keys().cloned().collect();
     assert_eq!(ids.len(), 2 * COMMITS as usize, "rows after recovery: {}", ids.len());

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::OsStorage;
+use storage::OsStorage;
 use binlog_format::Gtid;
 use database::Database;
 use rand::{Rng, SeedableRng};

@@ -9,8 +9,8 @@ mod support;
 use std::path::Path;
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
 use database::{crash_points, CommitRequest, Database};
+use storage::SimStorage;
 use rand::SeedableRng;
 use support::*;
 
@@ -71,7 +71,7 @@ fn check_reset(image: &SimStorage, rows_before: &std::collections::BTreeMap<Stri
     db.close().unwrap();
 }
 
-use binlog::storage::Storage;
+use storage::Storage;
 
 #[test]
 fn a_crash_at_each_reset_step_reopens_to_a_fresh_log() {

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
-use binlog::storage::Storage;
+use storage::SimStorage;
+use storage::Storage;
 use binlog_format::Value;
 use database::engine::Transaction;
 use database::{CommitRequest, Database, WrittenAhead};

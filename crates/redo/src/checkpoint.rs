@@ -24,7 +24,7 @@ use std::io::{self, Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-use binlog::storage::FileHandle;
+use storage::FileHandle;
 
 use crate::control::{self, Control};
 use crate::crash_points;

@@ -18,7 +18,7 @@
 use std::io;
 use std::path::Path;
 
-use binlog::storage::Storage;
+use storage::Storage;
 
 use crate::error::{RedoError, Result};
 use crate::record::Lsn;

@@ -1,13 +1,14 @@
 //! Named crash points of the redo log, `redo::<stage>::<step>`: the names
 //! live here, in the crate that reaches them; the registry that arms them
-//! is `binlog::crash_points::CrashPoints`, typed by this crate's list.
+//! is `storage::CrashPoints`, typed by this crate's list.
 //!
 //! A test arms a point on the log's [`CrashPoints`]; when execution
 //! reaches it the armed action runs (typically: freeze the simulated
 //! storage, so nothing after the point becomes durable) and the operation
 //! fails with a "crash" error. For tests that kill a real process, the
 //! environment variable `BINLOGD_CRASH_POINT=<name>` aborts the process at
-//! that point.
+//! that point. Both need the `storage` crate's `fault-injection` feature
+//! (test builds); without it the points compile to nothing.
 //!
 //! Every point is listed in [`ALL`]; the crash tests iterate over it, so a
 //! point added here is a point tested.
@@ -44,10 +45,10 @@ pub const ALL: &[&str] = &[
 /// The redo log's points.
 pub struct RedoPoints;
 
-impl binlog::crash_points::KnownPoints for RedoPoints {
+impl storage::KnownPoints for RedoPoints {
     const ALL: &'static [&'static str] = ALL;
 }
 
 /// The armed points of one redo log (or one process); the registry itself is
-/// `binlog::crash_points::CrashPoints`.
-pub type CrashPoints = binlog::crash_points::CrashPoints<RedoPoints>;
+/// `storage::CrashPoints`.
+pub type CrashPoints = storage::CrashPoints<RedoPoints>;

@@ -31,7 +31,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-use binlog::storage::FileHandle;
+use storage::FileHandle;
 
 use crate::crash_points;
 use crate::error::{RedoError, Result};

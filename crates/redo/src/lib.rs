@@ -1,9 +1,8 @@
 //! binlogd's redo log: records with typed sections in numbered segment
 //! files, group commit with `innodb_flush_log_at_trx_commit` 0/1/2,
 //! checkpoints of the engine's snapshot, and recovery that replays from
-//! the last checkpoint. All file I/O goes through binlog's storage seam
-//! (`binlog::storage`), so `binlog::sim_storage::SimStorage` can cut
-//! durability at any sync in tests.
+//! the last checkpoint. All file I/O goes through the `storage` crate's
+//! seam, so its `SimStorage` can cut durability at any sync in tests.
 //!
 //! Where to look: the record and its bytes in [`record`] (and
 //! `FORMAT.md`), the append path in [`group_commit`], checkpoints and their

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use binlog::storage::Storage;
+use storage::Storage;
 use parking_lot::{Condvar, Mutex};
 
 use crate::checkpoint::{CheckpointInfo, CheckpointState};

@@ -30,7 +30,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use binlog::storage::{FileHandle, Storage};
+use storage::{FileHandle, Storage};
 
 use crate::checkpoint::{self, CheckpointInfo, SnapshotReader};
 use crate::control::{self, Control, CONTROL_FILE_NAME, CONTROL_TEMP_NAME};

@@ -16,7 +16,7 @@
 use std::io;
 use std::path::Path;
 
-use binlog::storage::{FileHandle, Storage};
+use storage::{FileHandle, Storage};
 
 use crate::record::{self, Invalid, Lsn, Record, RECORD_HEADER_BYTES};
 

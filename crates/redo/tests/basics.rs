@@ -5,8 +5,8 @@ mod support;
 
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
-use binlog::storage::OsStorage;
+use storage::SimStorage;
+use storage::OsStorage;
 use rand::{Rng, SeedableRng};
 use redo::segment::{segment_name, SEGMENT_HEADER_BYTES};
 use redo::{section, CrashPoints, Durability, Record, RedoError, RedoLog};
@@ -59,7 +59,7 @@ fn lsn_is_the_byte_offset_in_the_stream_across_segments() {
         assert_eq!(end, lsn + record.encoded_len());
         lsn = end;
     }
-    let segments: Vec<String> = binlog::storage::Storage::list(&storage, &dir()).unwrap();
+    let segments: Vec<String> = storage::Storage::list(&storage, &dir()).unwrap();
     let segment_bytes: u64 = segments
         .iter()
         .filter(|n| redo::segment::parse_segment_name(n).is_some())
@@ -150,7 +150,7 @@ fn torn_tails_at_random_offsets() {
         let image = storage.crash_image(Some(&mut rng));
         if rng.gen_bool(0.5) {
             // Garbage after whatever survived (a reused disk block).
-            let names = binlog::storage::Storage::list(&image, &dir()).unwrap();
+            let names = storage::Storage::list(&image, &dir()).unwrap();
             let last = names.iter().filter(|n| redo::segment::parse_segment_name(n).is_some()).max().unwrap();
             let path = dir().join(last);
             let mut bytes = image.file_bytes(&path).unwrap();
@@ -210,7 +210,7 @@ fn damaged_control_file_or_missing_segment_refuses_to_open() {
 
     // A hole in the middle of the chain.
     let image = storage.process_kill_image();
-    binlog::storage::Storage::remove(&image, &dir().join(segment_name(2))).unwrap();
+    storage::Storage::remove(&image, &dir().join(segment_name(2))).unwrap();
     let error = RedoLog::open(dir(), options(), Arc::new(image), CrashPoints::default()).err().unwrap();
     assert!(matches!(error, RedoError::Corruption { .. }), "{error}");
 }
@@ -225,7 +225,7 @@ fn an_empty_segment_left_by_an_interrupted_rotation_is_removed() {
     drop(log);
     let image = storage.process_kill_image();
     // As if the process died between create() and the header write.
-    binlog::storage::Storage::create(&image, &dir().join(segment_name(2))).unwrap();
+    storage::Storage::create(&image, &dir().join(segment_name(2))).unwrap();
     let (log, recovered) = open(&image, options());
     assert_eq!(recovered.removed_files, vec![segment_name(2)]);
     assert_eq!(recovered_ids(&recovered), (0..10).collect::<Vec<_>>());

@@ -6,8 +6,8 @@ mod support;
 
 use std::sync::Arc;
 
-use binlog::sim_storage::SimStorage;
-use binlog::storage::Storage;
+use storage::SimStorage;
+use storage::Storage;
 use redo::segment::{parse_segment_name, segment_name};
 use redo::{CrashPoints, Durability, Lsn, RedoError, RedoLog};
 use support::*;

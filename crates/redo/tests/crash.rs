@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
-use binlog::storage::Storage;
+use storage::SimStorage;
+use storage::Storage;
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use rand::SeedableRng;

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use parking_lot::Mutex;
 use redo::{Durability, FlushLogAtTrxCommit, Options, RedoLog};
 use support::*;

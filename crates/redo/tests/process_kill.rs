@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use binlog::storage::OsStorage;
+use storage::OsStorage;
 use parking_lot::Mutex;
 use redo::crash_points::{self, CrashPoints};
 use redo::{Options, RedoLog};

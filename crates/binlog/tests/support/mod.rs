@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use binlog::storage::Storage;
+use storage::Storage;
 use binlog::{BinaryLog, CrashPoints, Options, TransactionCache};
 use binlog_format::constants::{EventType, LOG_EVENT_BINLOG_IN_USE_F};
 use binlog_format::events::{ColumnSpec, Event, QueryEvent, RowChange, RowsEvent, TableMap, XidEvent};

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use binlog_format::Gtid;
 use database::{Database, DatabaseConfig};
 use parking_lot::Mutex;

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::storage::Storage;
+use storage::Storage;
 use binlog_format::events::{Event, TableMap};
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Gtid, Value};

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use binlog::sim_storage::SimStorage;
+use storage::SimStorage;
 use redo::{CrashPoints, LoggedRecord, Options, Recovered, Record, RedoLog};
 
 pub const DIR: &str = "/data/redo";

@@ -18,7 +18,7 @@ use std::time::{Duration, SystemTime};
 use parking_lot::Mutex;
 use rand::Rng;
 
-use crate::storage::{FileHandle, Storage, StorageFile};
+use crate::seam::{FileHandle, Storage, StorageFile};
 
 #[derive(Debug, Clone)]
 struct Inode {
