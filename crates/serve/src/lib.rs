@@ -12,13 +12,13 @@ mod options;
 pub mod signals;
 
 use std::net::{SocketAddr, TcpListener};
-use std::os::unix::fs::DirBuilderExt;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
 use protocol::{Authenticator, ConnectionConfig, Server, ServerConfig};
 use sql::{Accounts, GlobalVariables, SqlService};
+use storage::{OsStorage, Storage};
 use tracing::{error, info};
 
 pub use options::ServeOptions;
@@ -100,13 +100,10 @@ fn start_replica(service: &SqlService) {
 /// Opens the database in `options.datadir` (created if missing) and
 /// starts listening.
 pub fn start(options: &ServeOptions) -> Result<Running, String> {
-    // 0700, as mysqld's data directory: it holds password hashes and every
-    // row. An existing directory keeps the mode its owner gave it.
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&options.datadir)
-        .map_err(|error| format!("{}: {error}", options.datadir.display()))?;
+    // Through the seam: 0700, as mysqld's data directory, which holds
+    // password hashes and every row. An existing directory keeps the mode
+    // its owner gave it.
+    OsStorage.create_dir_all(&options.datadir).map_err(|error| error.to_string())?;
     // Before anything in the directory is read or written; held until the
     // database is closed.
     let datadir_lock = database::DataDirLock::acquire(&options.datadir).map_err(|error| error.to_string())?;

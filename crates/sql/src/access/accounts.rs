@@ -4,7 +4,8 @@
 //!
 //! Durability: every change is made on a copy of the table, written to
 //! `users.json.tmp`, fsynced, renamed over `users.json`, and the directory
-//! fsynced; only then do sessions see the copy. A crash therefore leaves
+//! fsynced (`Storage::write_atomically`; the file is mode 0600, as it holds
+//! password hashes); only then do sessions see the copy. A crash therefore leaves
 //! the old file or the new one, never a mix, and a change a client was
 //! told succeeded survives a crash. Changes are serialized by one writer
 //! lock; readers (logins, privilege checks) take a snapshot and never wait
@@ -18,7 +19,6 @@
 //! those accounts could do everything, so they load with every privilege.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -26,6 +26,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, RwLock};
 use protocol::{native_password_hash_hex, parse_native_password_hash_hex, Authenticator, MysqlError, StoredAccount};
 use serde::{Deserialize, Serialize};
+use storage::{OsStorage, Storage};
 
 use crate::access::hosts::{host_matches, specificity};
 use crate::access::privileges::{Grants, Level, Privilege, PrivilegeSet};
@@ -224,7 +225,7 @@ impl Accounts {
             Err(error) => return Err(std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))),
         };
         if fresh {
-            write_durably(&path, &encode(&accounts))?;
+            OsStorage.write_atomically(&path, &temp_path(&path), &encode(&accounts))?;
         }
         Ok(Accounts { path, current: RwLock::new(Arc::new(accounts)), writer: Mutex::new(()), passwords_required: AtomicBool::new(false) })
     }
@@ -255,26 +256,17 @@ impl Accounts {
         let _writer = self.writer.lock();
         let mut accounts = Vec::clone(&self.snapshot());
         let value = f(&mut accounts)?;
-        write_durably(&self.path, &encode(&accounts))
+        OsStorage
+            .write_atomically(&self.path, &temp_path(&self.path), &encode(&accounts))
             .map_err(|error| MysqlError::internal(format!("cannot write {}: {error}", self.path.display())))?;
         *self.current.write() = Arc::new(accounts);
         Ok(value)
     }
 }
 
-/// Temp file, fsync, rename, directory fsync: the directory entry names the
-/// old contents or the new, complete and synced.
-fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temp = path.with_extension("json.tmp");
-    let mut file = std::fs::File::create(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&temp, path)?;
-    if let Some(dir) = path.parent() {
-        std::fs::File::open(dir)?.sync_all()?;
-    }
-    Ok(())
+/// `users.json.tmp`: where a new version is written before it is renamed in.
+fn temp_path(path: &Path) -> PathBuf {
+    path.with_extension("json.tmp")
 }
 
 /// The account a client `user` from `client_host` logs in as: the most
@@ -335,6 +327,17 @@ mod tests {
         let again = Accounts::open(dir.path()).unwrap();
         assert_eq!(*again.snapshot(), *accounts.snapshot());
         assert!(!dir.path().join("users.json.tmp").exists());
+    }
+
+    #[test]
+    fn the_accounts_file_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let accounts = Accounts::open(dir.path()).unwrap();
+        let mode = || std::fs::metadata(dir.path().join(ACCOUNTS_FILE)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(), 0o600, "created at first start");
+        accounts.change(|_| Ok(())).unwrap();
+        assert_eq!(mode(), 0o600, "rewritten by a change");
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! them in `mysql.slave_master_info`, its connection metadata repository).
 //!
 //! Kept in `replica_source.json` in the data directory, written like
-//! `users.json`: a temp file, fsync, rename, directory fsync, so a crash
-//! leaves the old settings or the new, whole. The password is stored in
-//! clear text, as MySQL stores it in its table; the file is created with
-//! mode 0600.
+//! `users.json` (`Storage::write_atomically`: a temp file, fsync, rename,
+//! directory fsync), so a crash leaves the old settings or the new, whole.
+//! The password is stored in clear text, as MySQL stores it in its table;
+//! the file is mode 0600, as every file the storage seam creates.
 //!
 //! What is not here: positions. A replica resumes from its durable
 //! executed GTID set (auto-position), not from a stored position, so
@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 use protocol::MysqlError;
 use serde::{Deserialize, Serialize};
+use storage::{OsStorage, Storage};
 
 use crate::parse::{OptionValue, SourceOption};
 
@@ -199,11 +200,11 @@ impl ReplicaSource {
                     source: source.clone(),
                 })
                 .expect("replica settings serialize");
-                write_durably(&self.path, &bytes)
+                OsStorage.write_atomically(&self.path, &self.path.with_extension("json.tmp"), &bytes)
             }
-            None => match std::fs::remove_file(&self.path) {
+            None => match OsStorage.remove(&self.path) {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-                _ => sync_directory(&self.path),
+                _ => OsStorage.sync_dir(self.path.parent().unwrap_or(Path::new("."))),
             },
         };
         // ER_REPLICA_FATAL_ERROR-like: the settings could not be made durable.
@@ -291,30 +292,6 @@ fn wrong_arguments(option: SourceOption) -> MysqlError {
         "HY000",
         format!("Incorrect arguments to {}", option.name()),
     )
-}
-
-fn write_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let temp = path.with_extension("json.tmp");
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&temp, path)?;
-    sync_directory(path)
-}
-
-fn sync_directory(path: &Path) -> std::io::Result<()> {
-    match path.parent() {
-        Some(dir) => std::fs::File::open(dir)?.sync_all(),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]
@@ -456,6 +433,16 @@ mod tests {
         source.reset(true).unwrap();
         assert_eq!(ReplicaSource::open(dir.path()).unwrap().settings(), None);
         assert!(!dir.path().join(FILE_NAME).exists());
+    }
+
+    #[test]
+    fn the_settings_file_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let source = ReplicaSource::open(dir.path()).unwrap();
+        source.change(&[(SourceOption::Password, text("secret"))]).unwrap();
+        let mode = std::fs::metadata(dir.path().join(FILE_NAME)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 
     #[test]
