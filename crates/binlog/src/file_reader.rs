@@ -2,7 +2,7 @@
 //! bounded buffer: recovery and log readers never hold a whole file.
 
 use binlog_format::checksum::CHECKSUM_LENGTH;
-use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX, EVENT_SIZE_OFFSET, TYPE_OFFSET};
+use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX, TYPE_OFFSET};
 use binlog_format::error::DecodeError;
 use binlog_format::events::FormatDescription;
 use binlog_format::frame::{peek_event_size, RawEvent};
@@ -243,7 +243,7 @@ impl FileEventReader {
             }
             let start = (offset - self.buffer_offset) as usize;
             let header = &self.buffer[start..start + COMMON_HEADER_LENGTH];
-            let size = u32::from_le_bytes(header[EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4].try_into().expect("4 bytes")) as usize;
+            let size = peek_event_size(header).expect("a whole header") as usize;
             let event_type = header[TYPE_OFFSET];
             if goes_alone(event_type) || event_type == EventType::FormatDescription as u8 || size < COMMON_HEADER_LENGTH + footer || offset + size as u64 > end {
                 return Ok(Some(run));

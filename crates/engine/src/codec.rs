@@ -19,6 +19,7 @@
 //! | 8 | DateTime | year u16, month, day, hour, minute, second (u8 each), micros u32 |
 //! | 9 | Timestamp | seconds u32, micros u32 |
 
+use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
 
 use crate::catalog::{ColumnDef, IndexDef, TableDef};
@@ -27,24 +28,8 @@ use crate::error::{EngineError, Result};
 use crate::redo::DdlRecord;
 use crate::row::Row;
 
-pub(crate) fn put_u8(out: &mut Vec<u8>, value: u8) {
-    out.push(value);
-}
-
-pub(crate) fn put_u16(out: &mut Vec<u8>, value: u16) {
-    out.extend_from_slice(&value.to_le_bytes());
-}
-
-pub(crate) fn put_u32(out: &mut Vec<u8>, value: u32) {
-    out.extend_from_slice(&value.to_le_bytes());
-}
-
-pub(crate) fn put_u64(out: &mut Vec<u8>, value: u64) {
-    out.extend_from_slice(&value.to_le_bytes());
-}
-
 pub(crate) fn put_count(out: &mut Vec<u8>, count: usize) {
-    put_u32(out, u32::try_from(count).expect("fewer than 2^32 items"));
+    out.put_u32(u32::try_from(count).expect("fewer than 2^32 items"));
 }
 
 pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -56,51 +41,17 @@ pub(crate) fn put_str(out: &mut Vec<u8>, text: &str) {
     put_bytes(out, text.as_bytes());
 }
 
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// The engine's reads beyond fixed-width integers: counts, byte strings
+/// and strings carry a u32 count or length first.
+pub(crate) trait CountedReads<'a> {
+    /// A count of items each at least `item_bytes_min` long.
+    fn count(&mut self, item_bytes_min: usize, what: &'static str) -> Result<usize>;
+    fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]>;
+    fn string(&mut self, what: &'static str) -> Result<String>;
 }
 
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, at: 0 }
-    }
-
-    pub(crate) fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
-    pub(crate) fn take(&mut self, length: usize, what: &str) -> Result<&'a [u8]> {
-        if length > self.remaining() {
-            return Err(EngineError::corrupt(format!("{what}: {length} bytes wanted, {} left", self.remaining())));
-        }
-        let taken = &self.bytes[self.at..self.at + length];
-        self.at += length;
-        Ok(taken)
-    }
-
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N]> {
-        Ok(self.take(N, what)?.try_into().expect("took N bytes"))
-    }
-
-    pub(crate) fn u8(&mut self, what: &str) -> Result<u8> {
-        Ok(self.take(1, what)?[0])
-    }
-
-    pub(crate) fn u16(&mut self, what: &str) -> Result<u16> {
-        Ok(u16::from_le_bytes(self.array(what)?))
-    }
-
-    pub(crate) fn u32(&mut self, what: &str) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array(what)?))
-    }
-
-    pub(crate) fn u64(&mut self, what: &str) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array(what)?))
-    }
-
-    /// A count of items each at least `item_bytes_min` long.
-    pub(crate) fn count(&mut self, item_bytes_min: usize, what: &str) -> Result<usize> {
+impl<'a> CountedReads<'a> for ByteReader<'a> {
+    fn count(&mut self, item_bytes_min: usize, what: &'static str) -> Result<usize> {
         let count = self.u32(what)? as usize;
         if count.saturating_mul(item_bytes_min.max(1)) > self.remaining() {
             return Err(EngineError::corrupt(format!("{what}: {count} items cannot fit {} bytes", self.remaining())));
@@ -108,71 +59,64 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
-    pub(crate) fn bytes(&mut self, what: &str) -> Result<&'a [u8]> {
+    fn bytes(&mut self, what: &'static str) -> Result<&'a [u8]> {
         let length = self.u32(what)? as usize;
-        self.take(length, what)
+        Ok(self.take(length, what)?)
     }
 
-    pub(crate) fn string(&mut self, what: &str) -> Result<String> {
+    fn string(&mut self, what: &'static str) -> Result<String> {
         let bytes = self.bytes(what)?;
         String::from_utf8(bytes.to_vec()).map_err(|_| EngineError::corrupt(format!("{what}: not UTF-8")))
-    }
-
-    pub(crate) fn finish(&self, what: &str) -> Result<()> {
-        if self.remaining() != 0 {
-            return Err(EngineError::corrupt(format!("{what}: {} trailing bytes", self.remaining())));
-        }
-        Ok(())
     }
 }
 
 pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
     match value {
-        Value::Null => put_u8(out, 0),
+        Value::Null => out.put_u8(0),
         Value::Int(v) => {
-            put_u8(out, 1);
-            put_u64(out, *v as u64);
+            out.put_u8(1);
+            out.put_u64(*v as u64);
         }
         Value::UInt(v) => {
-            put_u8(out, 2);
-            put_u64(out, *v);
+            out.put_u8(2);
+            out.put_u64(*v);
         }
         Value::Float(v) => {
-            put_u8(out, 3);
-            put_u32(out, v.to_bits());
+            out.put_u8(3);
+            out.put_u32(v.to_bits());
         }
         Value::Double(v) => {
-            put_u8(out, 4);
-            put_u64(out, v.to_bits());
+            out.put_u8(4);
+            out.put_u64(v.to_bits());
         }
         Value::Decimal(text) => {
-            put_u8(out, 5);
+            out.put_u8(5);
             put_str(out, text);
         }
         Value::Bytes(bytes) => {
-            put_u8(out, 6);
+            out.put_u8(6);
             put_bytes(out, bytes);
         }
         Value::Date { year, month, day } => {
-            put_u8(out, 7);
-            put_u16(out, *year);
+            out.put_u8(7);
+            out.put_u16(*year);
             out.extend_from_slice(&[*month, *day]);
         }
         Value::DateTime { year, month, day, hour, minute, second, micros } => {
-            put_u8(out, 8);
-            put_u16(out, *year);
+            out.put_u8(8);
+            out.put_u16(*year);
             out.extend_from_slice(&[*month, *day, *hour, *minute, *second]);
-            put_u32(out, *micros);
+            out.put_u32(*micros);
         }
         Value::Timestamp { seconds, micros } => {
-            put_u8(out, 9);
-            put_u32(out, *seconds);
-            put_u32(out, *micros);
+            out.put_u8(9);
+            out.put_u32(*seconds);
+            out.put_u32(*micros);
         }
     }
 }
 
-pub(crate) fn read_value(reader: &mut Reader<'_>) -> Result<Value> {
+pub(crate) fn read_value(reader: &mut ByteReader<'_>) -> Result<Value> {
     Ok(match reader.u8("value tag")? {
         0 => Value::Null,
         1 => Value::Int(reader.u64("Int")? as i64),
@@ -203,22 +147,22 @@ pub fn encode_row(row: &Row, out: &mut Vec<u8>) {
     }
 }
 
-pub(crate) fn read_row(reader: &mut Reader<'_>) -> Result<Row> {
+pub(crate) fn read_row(reader: &mut ByteReader<'_>) -> Result<Row> {
     let count = reader.count(1, "row")?;
     (0..count).map(|_| read_value(reader)).collect()
 }
 
 fn put_optional_row(out: &mut Vec<u8>, row: &Option<Row>) {
     match row {
-        None => put_u8(out, 0),
+        None => out.put_u8(0),
         Some(row) => {
-            put_u8(out, 1);
+            out.put_u8(1);
             encode_row(row, out);
         }
     }
 }
 
-fn read_optional_row(reader: &mut Reader<'_>) -> Result<Option<Row>> {
+fn read_optional_row(reader: &mut ByteReader<'_>) -> Result<Option<Row>> {
     match reader.u8("row presence")? {
         0 => Ok(None),
         1 => Ok(Some(read_row(reader)?)),
@@ -272,8 +216,8 @@ fn counted(count: usize, body: &[u8]) -> Vec<u8> {
 
 fn encode_change(change: &RowChange, out: &mut Vec<u8>) {
     {
-        put_u64(out, change.table);
-        put_u8(out, match change.kind {
+        out.put_u64(change.table);
+        out.put_u8(match change.kind {
             ChangeKind::Insert => 0,
             ChangeKind::Update => 1,
             ChangeKind::Delete => 2,
@@ -281,17 +225,17 @@ fn encode_change(change: &RowChange, out: &mut Vec<u8>) {
         put_optional_row(out, &change.before);
         put_optional_row(out, &change.after);
         match change.hidden_row_id {
-            None => put_u8(out, 0),
+            None => out.put_u8(0),
             Some(row_id) => {
-                put_u8(out, 1);
-                put_u64(out, row_id);
+                out.put_u8(1);
+                out.put_u64(row_id);
             }
         }
     }
 }
 
 pub fn decode_changes(bytes: &[u8]) -> Result<Vec<RowChange>> {
-    let mut reader = Reader::new(bytes);
+    let mut reader = ByteReader::new(bytes);
     let count = reader.count(12, "changes")?;
     let mut changes = Vec::with_capacity(count);
     for _ in 0..count {
@@ -326,21 +270,21 @@ pub fn decode_changes(bytes: &[u8]) -> Result<Vec<RowChange>> {
 /// `None` as 0, a GTID as 1, its UUID and its number.
 pub fn encode_gtid(gtid: Option<Gtid>, out: &mut Vec<u8>) {
     match gtid {
-        None => put_u8(out, 0),
+        None => out.put_u8(0),
         Some(gtid) => {
-            put_u8(out, 1);
+            out.put_u8(1);
             out.extend_from_slice(&gtid.uuid.0);
-            put_u64(out, gtid.gno);
+            out.put_u64(gtid.gno);
         }
     }
 }
 
 pub fn decode_gtid(bytes: &[u8]) -> Result<Option<Gtid>> {
-    let mut reader = Reader::new(bytes);
+    let mut reader = ByteReader::new(bytes);
     let gtid = match reader.u8("gtid presence")? {
         0 => None,
         1 => {
-            let uuid = Uuid(reader.array("gtid uuid")?);
+            let uuid = Uuid(reader.take(16, "gtid uuid")?.try_into().expect("took 16 bytes"));
             Some(Gtid { uuid, gno: reader.u64("gtid number")? })
         }
         other => return Err(EngineError::corrupt(format!("gtid presence {other}"))),
@@ -350,13 +294,13 @@ pub fn decode_gtid(bytes: &[u8]) -> Result<Option<Gtid>> {
 }
 
 fn put_column_type(out: &mut Vec<u8>, column_type: &ColumnType) {
-    put_u8(out, column_type.type_code());
+    out.put_u8(column_type.type_code());
     let mut metadata = Vec::new();
     column_type.encode_metadata(&mut metadata);
     put_bytes(out, &metadata);
 }
 
-fn read_column_type(reader: &mut Reader<'_>) -> Result<ColumnType> {
+fn read_column_type(reader: &mut ByteReader<'_>) -> Result<ColumnType> {
     let type_code = reader.u8("column type")?;
     let metadata = reader.bytes("column metadata")?;
     Ok(ColumnType::from_metadata(type_code, metadata))
@@ -368,7 +312,7 @@ fn read_column_type(reader: &mut Reader<'_>) -> Result<ColumnType> {
 const COLUMN_FLAGS_KNOWN: u8 = 0b1111;
 
 pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
-    put_u64(out, def.id);
+    out.put_u64(def.id);
     put_str(out, &def.database);
     put_str(out, &def.name);
     put_count(out, def.columns.len());
@@ -379,8 +323,8 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
             | u8::from(column.unsigned) << 1
             | u8::from(column.auto_increment) << 2
             | u8::from(column.default.is_some()) << 3;
-        put_u8(out, flags);
-        put_u16(out, column.collation);
+        out.put_u8(flags);
+        out.put_u16(column.collation);
         if let Some(default) = &column.default {
             encode_value(default, out);
         }
@@ -390,11 +334,11 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     for index in &def.indexes {
         put_index_def(out, index);
     }
-    put_u64(out, def.auto_increment_start);
-    put_u32(out, def.next_index_id);
+    out.put_u64(def.auto_increment_start);
+    out.put_u32(def.next_index_id);
 }
 
-pub(crate) fn read_table_def(reader: &mut Reader<'_>) -> Result<TableDef> {
+pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     let id = reader.u64("table id")?;
     let database = reader.string("database name")?;
     let name = reader.string("table name")?;
@@ -431,13 +375,13 @@ pub(crate) fn read_table_def(reader: &mut Reader<'_>) -> Result<TableDef> {
 }
 
 fn put_index_def(out: &mut Vec<u8>, index: &IndexDef) {
-    put_u32(out, index.id);
+    out.put_u32(index.id);
     put_str(out, &index.name);
-    put_u8(out, u8::from(index.unique));
+    out.put_u8(u8::from(index.unique));
     put_positions(out, &index.columns);
 }
 
-fn read_index_def(reader: &mut Reader<'_>, column_count: usize) -> Result<IndexDef> {
+fn read_index_def(reader: &mut ByteReader<'_>, column_count: usize) -> Result<IndexDef> {
     let id = reader.u32("index id")?;
     let name = reader.string("index name")?;
     let unique = reader.u8("index unique")? != 0;
@@ -448,13 +392,13 @@ fn read_index_def(reader: &mut Reader<'_>, column_count: usize) -> Result<IndexD
 fn put_positions(out: &mut Vec<u8>, positions: &[usize]) {
     put_count(out, positions.len());
     for &position in positions {
-        put_u32(out, position as u32);
+        out.put_u32(position as u32);
     }
 }
 
 /// Column positions, each checked against the table's column count (an
 /// index past the row would panic later).
-fn read_positions(reader: &mut Reader<'_>, column_count: usize) -> Result<Vec<usize>> {
+fn read_positions(reader: &mut ByteReader<'_>, column_count: usize) -> Result<Vec<usize>> {
     let count = reader.count(4, "key columns")?;
     (0..count)
         .map(|_| {
@@ -472,41 +416,41 @@ pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
     let mut out = Vec::new();
     match record {
         DdlRecord::CreateDatabase { name } => {
-            put_u8(&mut out, 1);
+            out.put_u8(1);
             put_str(&mut out, name);
         }
         DdlRecord::DropDatabase { name } => {
-            put_u8(&mut out, 2);
+            out.put_u8(2);
             put_str(&mut out, name);
         }
         DdlRecord::CreateTable { def } => {
-            put_u8(&mut out, 3);
+            out.put_u8(3);
             put_table_def(&mut out, def);
         }
         DdlRecord::DropTable { table } => {
-            put_u8(&mut out, 4);
-            put_u64(&mut out, *table);
+            out.put_u8(4);
+            out.put_u64(*table);
         }
         DdlRecord::CreateIndex { table, index } => {
-            put_u8(&mut out, 5);
-            put_u64(&mut out, *table);
+            out.put_u8(5);
+            out.put_u64(*table);
             put_index_def(&mut out, index);
         }
         DdlRecord::DropIndex { table, index } => {
-            put_u8(&mut out, 6);
-            put_u64(&mut out, *table);
-            put_u32(&mut out, *index);
+            out.put_u8(6);
+            out.put_u64(*table);
+            out.put_u32(*index);
         }
         DdlRecord::TruncateTable { table } => {
-            put_u8(&mut out, 7);
-            put_u64(&mut out, *table);
+            out.put_u8(7);
+            out.put_u64(*table);
         }
     }
     out
 }
 
 pub fn decode_ddl(bytes: &[u8]) -> Result<DdlRecord> {
-    let mut reader = Reader::new(bytes);
+    let mut reader = ByteReader::new(bytes);
     let record = match reader.u8("ddl kind")? {
         1 => DdlRecord::CreateDatabase { name: reader.string("database name")? },
         2 => DdlRecord::DropDatabase { name: reader.string("database name")? },

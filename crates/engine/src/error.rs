@@ -3,6 +3,7 @@
 //! protocol layer can send them unchanged and scripts that match on codes
 //! keep working.
 
+use binlog_format::DecodeError;
 use thiserror::Error;
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
@@ -183,6 +184,14 @@ impl EngineError {
 
     pub(crate) fn corrupt(reason: impl Into<String>) -> EngineError {
         EngineError::Internal(format!("corrupt engine image: {}", reason.into()))
+    }
+}
+
+/// A short or overlong field in one of the engine's own images (redo
+/// payloads, checkpoints), read with the format crate's cursor.
+impl From<DecodeError> for EngineError {
+    fn from(error: DecodeError) -> EngineError {
+        EngineError::corrupt(error.to_string())
     }
 }
 

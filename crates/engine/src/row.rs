@@ -5,6 +5,7 @@ use std::mem::size_of;
 
 use binlog_format::value::encode_value;
 use binlog_format::{ColumnType, Value};
+use time::OffsetDateTime;
 
 use crate::catalog::{ColumnDef, TableDef};
 use crate::error::{EngineError, Result};
@@ -83,15 +84,16 @@ pub fn display_value(value: &Value) -> String {
         }
         Value::Timestamp { seconds, micros } => {
             // Printed in UTC: the engine has no session time zone.
-            let days = (*seconds / 86_400) as i64;
-            let (year, month, day) = civil_from_days(days);
-            let in_day = seconds % 86_400;
+            let at = OffsetDateTime::from_unix_timestamp(i64::from(*seconds)).expect("u32 seconds are within the calendar");
             let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };
             format!(
-                "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}{fraction}",
-                in_day / 3600,
-                in_day / 60 % 60,
-                in_day % 60
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}{fraction}",
+                at.year(),
+                u8::from(at.month()),
+                at.day(),
+                at.hour(),
+                at.minute(),
+                at.second()
             )
         }
     }
@@ -100,21 +102,6 @@ pub fn display_value(value: &Value) -> String {
 /// Values of a key joined by '-', as MySQL prints a composite key.
 pub fn display_key(values: &[&Value]) -> String {
     values.iter().map(|v| display_value(v)).collect::<Vec<_>>().join("-")
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian
-/// (Howard Hinnant's `civil_from_days`).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * month_index + 2) / 5 + 1) as u32;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

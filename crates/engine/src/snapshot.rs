@@ -43,10 +43,11 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::GtidSet;
 
 use crate::catalog::{Catalog, TableId};
-use crate::codec::{put_bytes, put_count, put_str, put_table_def, put_u64, read_row, read_table_def, Reader};
+use crate::codec::{put_bytes, put_count, put_str, put_table_def, read_row, read_table_def, CountedReads};
 use crate::config::EngineConfig;
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
@@ -88,9 +89,9 @@ impl Engine {
         let redo_retain_from_lsn = commits.oldest_prepare_lsn().map_or(start_lsn, |lsn| lsn.min(start_lsn));
         let lsns = CheckpointLsns { start_lsn, redo_retain_from_lsn };
         let mut out = CATALOG_MAGIC.to_vec();
-        put_u64(&mut out, start_lsn);
-        put_u64(&mut out, redo_retain_from_lsn);
-        put_u64(&mut out, catalog.next_table_id);
+        out.put_u64(start_lsn);
+        out.put_u64(redo_retain_from_lsn);
+        out.put_u64(catalog.next_table_id);
         put_count(&mut out, catalog.databases.len());
         for name in catalog.databases.keys() {
             put_str(&mut out, name);
@@ -135,10 +136,10 @@ impl Engine {
             if copied < SNAPSHOT_CHUNK_ROWS {
                 // Counters read last: they only grow, and replay raises them.
                 let mut out = TABLE_MAGIC.to_vec();
-                put_u64(&mut out, table.id);
-                put_u64(&mut out, data.auto_increment_next);
-                put_u64(&mut out, data.hidden_row_id_next);
-                put_u64(&mut out, row_count);
+                out.put_u64(table.id);
+                out.put_u64(data.auto_increment_next);
+                out.put_u64(data.hidden_row_id_next);
+                out.put_u64(row_count);
                 out.extend_from_slice(&rows);
                 return Some(out);
             }
@@ -161,7 +162,7 @@ impl Engine {
 
     /// An engine loaded from [`Engine::snapshot`]'s bytes.
     pub fn from_snapshot(config: EngineConfig, redo: Arc<dyn RedoSink>, image: &[u8]) -> Result<(Engine, CheckpointLsns)> {
-        let mut reader = Reader::new(image);
+        let mut reader = ByteReader::new(image);
         expect_magic(&mut reader, ENGINE_MAGIC)?;
         let catalog_image = reader.bytes("catalog image")?;
         let count = reader.count(4, "table images")?;
@@ -179,7 +180,7 @@ impl Engine {
         catalog_image: &[u8],
         table_images: &[&[u8]],
     ) -> Result<(Engine, CheckpointLsns)> {
-        let mut reader = Reader::new(catalog_image);
+        let mut reader = ByteReader::new(catalog_image);
         expect_magic(&mut reader, CATALOG_MAGIC)?;
         let lsns = CheckpointLsns { start_lsn: reader.u64("start lsn")?, redo_retain_from_lsn: reader.u64("retain lsn")? };
         let mut catalog = Catalog::new();
@@ -208,7 +209,7 @@ impl Engine {
     }
 
     fn load_table_image(&self, image: &[u8]) -> Result<()> {
-        let mut reader = Reader::new(image);
+        let mut reader = ByteReader::new(image);
         expect_magic(&mut reader, TABLE_MAGIC)?;
         let id = reader.u64("table id")?;
         let table = self.shared.table(id).map_err(|_| EngineError::corrupt(format!("image of unknown table {id}")))?;
@@ -234,11 +235,11 @@ impl Engine {
             let version = Version::committed(RESTORED_WRITER, RESTORED_COMMIT_SEQ, Some(Arc::new(row)));
             data.push_version(&key, version, &self.shared.memory, None).expect("unchecked pushes cannot fail");
         }
-        reader.finish("table image")
+        Ok(reader.finish("table image")?)
     }
 }
 
-fn expect_magic(reader: &mut Reader<'_>, magic: &[u8; 8]) -> Result<()> {
+fn expect_magic(reader: &mut ByteReader<'_>, magic: &[u8; 8]) -> Result<()> {
     if reader.take(8, "magic")? != magic {
         return Err(EngineError::corrupt(format!("not a {} image", String::from_utf8_lossy(magic))));
     }

@@ -36,6 +36,7 @@ use mysql_common::proto::MySerialize;
 use protocol::errors::ProtocolError;
 use protocol::packet::PacketStream;
 use protocol::packet_reader::PacketReader;
+use protocol::resultset::UTF8MB4_GENERAL_CI;
 use protocol::MysqlError;
 
 use crate::errors;
@@ -54,7 +55,6 @@ const BINLOG_SEND_ANNOTATE_ROWS_EVENT: u16 = 0x02;
 /// `@mariadb_slave_capability`: MARIA_SLAVE_CAPABILITY_GTID, what MariaDB
 /// 10.x replicas send; the source then sends its events unchanged.
 pub const MARIADB_SLAVE_CAPABILITY_GTID: u8 = 4;
-const UTF8MB4_GENERAL_CI: u8 = 45;
 const NATIVE_PASSWORD_PLUGIN: &[u8] = b"mysql_native_password";
 
 /// Largest packet accepted from the source: a 1 GiB event (MySQL's
@@ -149,7 +149,7 @@ impl SourceClient {
         hello.serialize(&mut bytes);
         // mysql_common writes utf8mb4_general_ci's id as the collation
         // byte already; checked so a change there cannot go unnoticed.
-        debug_assert_eq!(bytes.get(8), Some(&UTF8MB4_GENERAL_CI));
+        debug_assert_eq!(bytes.get(8), Some(&(UTF8MB4_GENERAL_CI as u8)));
         self.write_packet(&bytes)?;
         loop {
             let answer = self.read_packet()?;

@@ -321,7 +321,7 @@ impl SqlSession {
             account: protocol::StoredAccount::new("system user", "", None),
             database: None,
             capabilities: protocol::CapabilityFlags::empty(),
-            collation: 45,
+            collation: protocol::resultset::UTF8MB4_GENERAL_CI as u8,
             attributes: Vec::new(),
             handle: registration.handle().clone(),
             system_thread: true,

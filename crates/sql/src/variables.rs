@@ -48,7 +48,7 @@ const fn def(name: &'static str, default: &'static str, kind: Kind, value_type: 
     Definition { name, default, kind, value_type }
 }
 
-pub const SERVER_VERSION: &str = "8.4.0-binlogd";
+pub use binlog_format::constants::SERVER_VERSION;
 
 /// Every variable binlogd knows, sorted by name.
 pub const DEFINITIONS: &[Definition] = &[

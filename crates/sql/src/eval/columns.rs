@@ -4,14 +4,13 @@
 
 use binlog_format::ColumnType;
 use engine::{ColumnDef, TableDef};
+use protocol::resultset::UTF8MB4_GENERAL_CI;
 use protocol::{ColumnDefinition, ColumnFlags, ColumnType as WireType};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
 
 use crate::error::{data_too_long, incorrect_value, not_supported, out_of_range, SqlResult};
 use crate::eval::value::{NullCheck, text, to_number, to_text, Number, Value};
 
-/// utf8mb4_general_ci (MariaDB replicas do not know MySQL 8's 255).
-pub const UTF8MB4_GENERAL_CI: u16 = 45;
 pub const BINARY_COLLATION: u16 = 63;
 /// utf8mb4's widest character, in bytes.
 const UTF8MB4_BYTES_MAX: u64 = 4;

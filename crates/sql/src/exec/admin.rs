@@ -8,6 +8,7 @@ use binlog::purge::PurgeReport;
 use binlog::BinlogError;
 use database::DatabaseError;
 use protocol::{KillScope, MysqlError, Registry};
+use time::{Date, Month};
 
 use crate::access::authorize::Principal;
 use crate::error::{database_error, SqlResult};
@@ -137,22 +138,14 @@ fn parse_datetime(text: &str) -> Option<SystemTime> {
     if !(0..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&hour) || !(0..60).contains(&minute) || !(0..60).contains(&second) {
         return None;
     }
-    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+    // A day past the month's end counts on into the next month.
+    let first_of_month = Date::from_calendar_date(i32::try_from(year).ok()?, Month::try_from(month as u8).ok()?, 1).ok()?;
+    let date = first_of_month.checked_add(time::Duration::days(day - 1))?;
+    let seconds = date.midnight().assume_utc().unix_timestamp() + hour * 3600 + minute * 60 + second;
     if seconds < 0 {
         return Some(UNIX_EPOCH);
     }
     UNIX_EPOCH.checked_add(Duration::from_secs(seconds as u64))
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = if year >= 0 { year } else { year - 399 } / 400;
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
 }
 
 #[cfg(test)]

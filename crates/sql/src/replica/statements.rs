@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use protocol::{ColumnDefinition, MysqlError, ResultSet, Value as Wire};
 use replica::IoState;
+use time::OffsetDateTime;
 
 use crate::error::SqlResult;
 use crate::parse::ReplicaStatement;
@@ -222,8 +223,8 @@ fn error_columns(error: &Option<(MysqlError, SystemTime)>) -> (u16, String, Stri
         return (0, String::new(), String::new());
     };
     let seconds = at.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
-    let (year, month, day) = engine::row::civil_from_days((seconds / 86_400) as i64);
-    let time_of_day = seconds % 86_400;
-    let timestamp = format!("{:02}{month:02}{day:02} {:02}:{:02}:{:02}", year % 100, time_of_day / 3600, time_of_day / 60 % 60, time_of_day % 60);
+    let at = i64::try_from(seconds).ok().and_then(|seconds| OffsetDateTime::from_unix_timestamp(seconds).ok()).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let (month, day, hour, minute, second) = (u8::from(at.month()), at.day(), at.hour(), at.minute(), at.second());
+    let timestamp = format!("{:02}{month:02}{day:02} {hour:02}:{minute:02}:{second:02}", at.year() % 100);
     (error.code, error.message.clone(), timestamp)
 }
