@@ -166,7 +166,7 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
     let datadir = dir.path().join("data");
     std::fs::create_dir_all(&datadir).unwrap();
     std::fs::write(datadir.join("users.json"), b"{\"version\": 1, \"accounts\": [{\"user\": \"root\"").unwrap();
-    let port = support::free_port();
+    let port = testkit::free_port();
     let mut child = Command::new(BINLOGD)
         .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
         .stdout(Stdio::null())

@@ -10,15 +10,11 @@ use binlog_format::constants::{LOG_EVENT_IGNORABLE_F, SERVER_VERSION_ID};
 use binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_VERSION;
 use binlog_format::events::{GtidEvent, LargeTransactionHeaderEvent, QueryEvent, RotateEvent, XidEvent};
 use binlog_format::file::{append_event, file_preamble, WriterIdentity};
-use binlog_format::{ColumnSpec, ColumnType, Event, EventType, Gtid, GtidSet, RowsEvent, TableMap, Uuid, Value};
+use binlog_format::{ColumnSpec, ColumnType, Event, EventType, Gtid, GtidSet, RowsEvent, TableMap, Value};
 
 pub const SERVER_ID: u32 = 7;
 pub const TIMESTAMP: u32 = 1_716_459_362; // 2024-05-23 10:16:02 UTC
-pub const SOURCE_UUID: &str = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
-
-pub fn uuid() -> Uuid {
-    SOURCE_UUID.parse().unwrap()
-}
+pub use testkit::SOURCE_UUID;
 
 /// A binlog file under construction, with the offset of every event.
 pub struct BinlogBuilder {
@@ -71,7 +67,7 @@ impl BinlogBuilder {
         self.sequence_number += 1;
         let mut gtid = GtidEvent {
             flags: 0,
-            gtid: Gtid { uuid: uuid(), gno },
+            gtid: Gtid { uuid: SOURCE_UUID, gno },
             last_committed: self.sequence_number - 1,
             sequence_number: self.sequence_number,
             immediate_commit_timestamp_us: TIMESTAMP as u64 * 1_000_000 + 123_456,
@@ -192,7 +188,7 @@ pub fn sample(checksum: bool) -> Sample {
 /// [`sample`] with `extra` events (and their header flags) before the Rotate.
 pub fn sample_with(checksum: bool, extra: &[(Event, u16)]) -> Sample {
     let mut previous = GtidSet::new();
-    previous.add_interval(uuid(), 1, 10);
+    previous.add_interval(SOURCE_UUID, 1, 10);
     let mut builder = BinlogBuilder::new(checksum, &previous);
     builder.ddl(10, "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))");
     let table = items_table();

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
-use super::{free_port, terminate, wait_for_port};
+use testkit::free_port;
+
+use super::{terminate, wait_for_port};
 
 pub struct MariaDb {
     child: Child,

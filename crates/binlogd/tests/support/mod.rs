@@ -7,7 +7,7 @@
 pub mod mariadb;
 pub mod raw_client;
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -24,10 +24,6 @@ pub struct ServerProcess {
     options: Vec<String>,
     /// The server's stderr (its log), for failure messages.
     pub log: PathBuf,
-}
-
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// `mariadb` on 127.0.0.1:`port` as `user` (`password` empty: none), in

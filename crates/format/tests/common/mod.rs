@@ -7,11 +7,11 @@ use binlog_format::constants::{COMMON_HEADER_LENGTH, SERVER_VERSION_ID};
 use binlog_format::events::gtid::GtidEvent;
 use binlog_format::events::{ColumnSpec, QueryEvent, XidEvent};
 use binlog_format::file::{append_event, file_preamble, WriterIdentity};
-use binlog_format::{Event, Gtid, GtidSet, Uuid, Value};
+use binlog_format::{Event, Gtid, GtidSet, Value};
 use proptest::prelude::*;
+use testkit::SOURCE_UUID;
 
 pub const IDENTITY: WriterIdentity = WriterIdentity { server_id: 1, checksum: true };
-pub const SOURCE_UUID: Uuid = Uuid([0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x63]);
 pub const TIMESTAMP: u32 = 1_700_000_000;
 
 /// Collations a table may use: utf8mb4_general_ci, binary,

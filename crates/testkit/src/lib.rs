@@ -1,0 +1,9 @@
+//! What integration tests across the workspace share, one of each, so a
+//! fix to a helper reaches every test that uses it. A dev-dependency only:
+//! never a dependency of a library or a binary.
+
+mod net;
+mod uuid;
+
+pub use net::free_port;
+pub use uuid::SOURCE_UUID;
