@@ -10,10 +10,11 @@ mod support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::raw_client::RawClient;
 use support::{mariadb_client, ServerProcess, BINLOGD};
+use testkit::ChildGuard;
 
 /// The mariadb client's stderr for a failed statement contains this.
 fn assert_error(stderr: &str, code_and_state: &str, message: &str) {
@@ -167,28 +168,18 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
     std::fs::create_dir_all(&datadir).unwrap();
     std::fs::write(datadir.join("users.json"), b"{\"version\": 1, \"accounts\": [{\"user\": \"root\"").unwrap();
     let port = testkit::free_port();
-    let mut child = Command::new(BINLOGD)
-        .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            // SAFETY: kill(2) on our own child's PID.
-            unsafe {
-                libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-            }
-            panic!("binlogd serve started with a corrupt users.json");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let mut child = ChildGuard::new(
+        Command::new(BINLOGD)
+            .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Dropping the guard on the panic stops a server that did start.
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("binlogd serve started with a corrupt users.json");
     let mut stderr = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    std::io::Read::read_to_string(child.child_mut().stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("cannot load the accounts") && stderr.contains("users.json") && stderr.contains("not a valid accounts file"), "{stderr}");
 }

@@ -3,7 +3,9 @@
 //! never a dependency of a library or a binary.
 
 mod net;
+mod process;
 mod uuid;
 
 pub use net::free_port;
+pub use process::ChildGuard;
 pub use uuid::SOURCE_UUID;
