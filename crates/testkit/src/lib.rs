@@ -2,10 +2,12 @@
 //! fix to a helper reaches every test that uses it. A dev-dependency only:
 //! never a dependency of a library or a binary.
 
+mod binlog_file;
 mod net;
 mod process;
 mod uuid;
 
+pub use binlog_file::{BinlogBuilder, SERVER_ID, TIMESTAMP};
 pub use net::free_port;
 pub use process::ChildGuard;
 pub use uuid::SOURCE_UUID;
