@@ -5,6 +5,7 @@
 mod binlog_file;
 mod net;
 mod process;
+pub mod raw_client;
 mod uuid;
 
 pub use binlog_file::{BinlogBuilder, SERVER_ID, TIMESTAMP};

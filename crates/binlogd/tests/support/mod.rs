@@ -5,7 +5,6 @@
 #![allow(dead_code)]
 
 pub mod mariadb;
-pub mod raw_client;
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
