@@ -13,10 +13,7 @@ use storage::OsStorage;
 use binlog_format::events::Event;
 use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
 use support::*;
-
-fn source() -> Uuid {
-    "3e11fa47-71ca-11e1-9e33-c80aa9429562".parse().unwrap()
-}
+use testkit::SOURCE_UUID;
 
 fn given(uuid: Uuid, gno: u64) -> GivenGtid {
     GivenGtid::new(Gtid { uuid, gno })
@@ -50,7 +47,7 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
     let dir = temp_dir();
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
     assert_eq!(log.commit(transaction(&log, 1, 2)).unwrap().gtid, Gtid { uuid: uuid(), gno: 1 });
-    let mut from_source = given(source(), 5);
+    let mut from_source = given(SOURCE_UUID, 5);
     from_source.original_commit_timestamp_us = Some(1_714_534_357_425_326);
     from_source.original_server_version = Some(80036);
     let info = committed(log.commit_given(transaction(&log, 2, 2), from_source, None).unwrap());
@@ -62,9 +59,9 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
     committed(log.commit_given(transaction(&log, 4, 1), given(uuid(), 10), None).unwrap());
     assert_eq!(log.commit(transaction(&log, 5, 1)).unwrap().gtid, Gtid { uuid: uuid(), gno: 11 });
     // A foreign GTID below one already executed fills a gap.
-    committed(log.commit_given(transaction(&log, 6, 1), given(source(), 2), None).unwrap());
+    committed(log.commit_given(transaction(&log, 6, 1), given(SOURCE_UUID, 2), None).unwrap());
 
-    let expected: GtidSet = format!("{}:2:5,{}:1-2:10-11", source(), uuid()).parse().unwrap();
+    let expected: GtidSet = format!("{}:2:5,{}:1-2:10-11", SOURCE_UUID, uuid()).parse().unwrap();
     assert_eq!(log.executed_gtids(), expected);
     let events = logged_gtids(&log);
     assert_eq!(events.len(), 6);
@@ -88,10 +85,10 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
         .unwrap();
     assert_eq!(previous, expected);
     assert_eq!(log.commit(transaction(&log, 7, 1)).unwrap().gtid, Gtid { uuid: uuid(), gno: 12 });
-    assert!(matches!(log.commit_given(transaction(&log, 8, 1), given(source(), 5), None).unwrap(), CommitOutcome::SkippedAlreadyExecuted(_)));
+    assert!(matches!(log.commit_given(transaction(&log, 8, 1), given(SOURCE_UUID, 5), None).unwrap(), CommitOutcome::SkippedAlreadyExecuted(_)));
 
     // A GTID reader with a set of both UUIDs skips exactly those.
-    let mut seen: GtidSet = format!("{}:1-5,{}:1-2", source(), uuid()).parse().unwrap();
+    let mut seen: GtidSet = format!("{}:1-5,{}:1-2", SOURCE_UUID, uuid()).parse().unwrap();
     let mut reader = LogReader::from_gtid_set(&log, &seen).unwrap();
     let mut streamed = Vec::new();
     while let Some(event) = reader.next(Duration::from_millis(50)).unwrap() {
@@ -116,20 +113,20 @@ fn recovery_after_a_crash_keeps_every_uuid() {
     {
         let log = open(dir.path(), Arc::new(OsStorage), |_| {});
         for n in 1..=3 {
-            committed(log.commit_given(transaction(&log, n, 2), given(source(), n * 2), None).unwrap());
+            committed(log.commit_given(transaction(&log, n, 2), given(SOURCE_UUID, n * 2), None).unwrap());
             log.commit(transaction(&log, 100 + n, 2)).unwrap();
         }
         // No close: the active file keeps its in-use flag, as after a kill.
     }
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
-    let expected: GtidSet = format!("{}:2:4:6,{}:1-3", source(), uuid()).parse().unwrap();
+    let expected: GtidSet = format!("{}:2:4:6,{}:1-3", SOURCE_UUID, uuid()).parse().unwrap();
     assert_eq!(log.executed_gtids(), expected);
     assert_eq!(log.commit(transaction(&log, 200, 1)).unwrap().gtid.gno, 4);
     // Purge the first file: gtid_purged becomes the next file's Previous_gtids.
     log.rotate().unwrap();
     let names = log.file_names();
     log.purge_to(&names[1]).unwrap();
-    let purged: GtidSet = format!("{}:2:4:6,{}:1-3", source(), uuid()).parse().unwrap();
+    let purged: GtidSet = format!("{}:2:4:6,{}:1-3", SOURCE_UUID, uuid()).parse().unwrap();
     assert_eq!(log.purged_gtids(), purged);
     log.close().unwrap();
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
@@ -144,7 +141,7 @@ fn recovery_after_a_crash_keeps_every_uuid() {
 fn a_waiting_owner_skips_once_the_first_commits_and_owns_after_a_rollback() {
     let dir = temp_dir();
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
-    let gtid = Gtid { uuid: source(), gno: 7 };
+    let gtid = Gtid { uuid: SOURCE_UUID, gno: 7 };
     let Ownership::Owned(owned) = log.acquire_gtid(gtid) else { panic!("not executed yet") };
     assert!(log.owners().is_owned(&gtid));
 
@@ -161,7 +158,7 @@ fn a_waiting_owner_skips_once_the_first_commits_and_owns_after_a_rollback() {
     assert_eq!(info.gtid, gtid);
 
     // Again, but the first owner commits: the waiter skips.
-    let gtid = Gtid { uuid: source(), gno: 8 };
+    let gtid = Gtid { uuid: SOURCE_UUID, gno: 8 };
     let Ownership::Owned(owned) = log.acquire_gtid(gtid) else { panic!("not executed yet") };
     let waiter = {
         let log = log.clone();
@@ -198,7 +195,7 @@ fn racing_commits_of_one_gtid_log_it_once() {
                     if thread % 4 == 3 {
                         log.commit(transaction(&log, 1000 * round + thread as u64, 1)).unwrap();
                     }
-                    let outcome = log.commit_given(transaction(&log, round, 1), given(source(), round), None).unwrap();
+                    let outcome = log.commit_given(transaction(&log, round, 1), given(SOURCE_UUID, round), None).unwrap();
                     won += u64::from(matches!(outcome, CommitOutcome::Committed(_)));
                 }
                 won
@@ -208,7 +205,7 @@ fn racing_commits_of_one_gtid_log_it_once() {
     let won: u64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
     assert_eq!(won, ROUNDS, "each GTID is committed by exactly one thread");
     let events = logged_gtids(&log);
-    let foreign: Vec<u64> = events.iter().filter(|e| e.gtid.uuid == source()).map(|e| e.gtid.gno).collect();
+    let foreign: Vec<u64> = events.iter().filter(|e| e.gtid.uuid == SOURCE_UUID).map(|e| e.gtid.gno).collect();
     assert_eq!(foreign.len() as u64, ROUNDS);
     let mut unique = foreign.clone();
     unique.sort_unstable();

@@ -12,7 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::{python_script, terminate, Binlogd};
+use support::{python_script, Binlogd};
+use testkit::ChildGuard;
 
 /// Rows of the large transaction and bytes of text in each: 24 x 500 KB =
 /// 12 MB of binlog, past the 10 MiB minimum promotion threshold.
@@ -268,14 +269,16 @@ fn mariadb_binlog_raw_fetches_identical_files_and_follows_the_tail() {
 
     // --stop-never: follow the active file while more commits arrive.
     let follow = tempfile::tempdir().unwrap();
-    let mut child = Command::new("mariadb-binlog")
+    let mut child = ChildGuard::new(
+        Command::new("mariadb-binlog")
         .args(["--read-from-remote-server", "--raw", "--stop-never", "-h127.0.0.1", &format!("-P{}", server.port), "-uroot"])
         .arg(format!("--result-file={}/", follow.path().display()))
         .arg("binlog.000002")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap(),
+    );
     for id in 3..=40 {
         server.query(&format!("INSERT INTO raw.t VALUES ({id}, REPEAT('z', {id}))"));
     }
@@ -291,5 +294,5 @@ fn mariadb_binlog_raw_fetches_identical_files_and_follows_the_tail() {
         assert!(Instant::now() < deadline, "mariadb-binlog --stop-never did not catch up with the tail");
         std::thread::sleep(Duration::from_millis(100));
     }
-    terminate(&mut child);
+    child.terminate();
 }

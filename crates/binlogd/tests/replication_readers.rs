@@ -9,16 +9,17 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{python_script, terminate, Binlogd};
+use support::{python_script, Binlogd};
+use testkit::ChildGuard;
 
 /// A blocking python reader; killed by PID if the test fails.
 struct Reader {
-    child: Child,
+    child: ChildGuard,
     lines: mpsc::Receiver<Value>,
 }
 
@@ -40,20 +41,13 @@ impl Reader {
                 }
             }
         });
-        Reader { child, lines }
+        Reader { child: ChildGuard::new(child), lines }
     }
 
     /// Every line until the reader exits (it stops after its transactions).
     fn finish(mut self, timeout: Duration) -> Vec<Value> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "reader failed");
-                break;
-            }
-            assert!(Instant::now() < deadline, "reader did not receive every transaction in time");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let status = self.child.wait_timeout(timeout).expect("reader did not receive every transaction in time");
+        assert!(status.success(), "reader failed");
         std::thread::sleep(Duration::from_millis(100));
         self.lines.try_iter().collect()
     }
@@ -68,12 +62,6 @@ impl Reader {
                 seen.push(line);
             }
         }
-    }
-}
-
-impl Drop for Reader {
-    fn drop(&mut self) {
-        terminate(&mut self.child);
     }
 }
 

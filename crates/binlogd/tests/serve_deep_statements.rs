@@ -7,8 +7,10 @@
 
 mod support;
 
-use support::raw_client::{ErrPacket, RawClient};
 use support::ServerProcess;
+use testkit::raw_client::{RawClient, ServerErr};
+
+type Rows = Vec<Vec<Option<String>>>;
 
 const STACK_OVERRUN: u16 = 1436;
 
@@ -38,11 +40,11 @@ fn largest_accepted(high: usize, mut accepted: impl FnMut(usize) -> bool) -> usi
 
 /// Ok, or the error that a statement over the depth limit gets; any other
 /// error fails the test.
-fn within_limit(result: Result<support::raw_client::Rows, ErrPacket>, sql: &str) -> Option<support::raw_client::Rows> {
+fn within_limit(result: Result<Rows, ServerErr>, sql: &str) -> Option<Rows> {
     match result {
         Ok(rows) => Some(rows),
         Err(error) if error.code == STACK_OVERRUN => {
-            assert_eq!(error.sql_state, "HY000");
+            assert_eq!(error.state, "HY000");
             assert!(error.message.starts_with("Thread stack overrun"), "{}", error.message);
             None
         }
@@ -58,19 +60,19 @@ fn assert_alive(server: &mut ServerProcess, bystander: &mut RawClient) {
 #[test]
 fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
     let mut server = ServerProcess::start();
-    let mut bystander = RawClient::login(server.port, "root", "", None).unwrap();
-    let mut client = RawClient::login(server.port, "root", "", None).unwrap();
-    client.query("CREATE DATABASE deep").unwrap();
-    client.query("USE deep").unwrap();
-    client.query("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
-    client.query("INSERT INTO t VALUES (0, 0), (1, 10), (2, 20), (3, 30), (5000, 1)").unwrap();
+    let mut bystander = RawClient::login_to(server.port, "root", "", None).unwrap();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE deep").unwrap();
+    client.query_rows("USE deep").unwrap();
+    client.query_rows("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    client.query_rows("INSERT INTO t VALUES (0, 0), (1, 10), (2, 20), (3, 30), (5000, 1)").unwrap();
 
     // An operator chain: every length up to the limit computes, longer
     // ones (the 10,000 terms that used to abort the server) get 1436.
     let mut sums = Vec::new();
     let longest_sum = largest_accepted(10_000, |terms| {
         let sql = plus_chain(terms);
-        let rows = within_limit(client.query(&sql), &sql);
+        let rows = within_limit(client.query_rows(&sql), &sql);
         if let Some(rows) = &rows {
             sums.push((terms, rows[0][0].clone()));
         }
@@ -80,7 +82,7 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
         assert_eq!(sum, Some(terms.to_string()), "the sum of {terms} ones");
     }
     assert!(longest_sum >= 1_000, "only {longest_sum} terms accepted");
-    let error = client.query(&plus_chain(100_000)).unwrap_err();
+    let error = client.query_rows(&plus_chain(100_000)).unwrap_err();
     assert_eq!(error.code, STACK_OVERRUN, "{error:?}");
     assert_alive(&mut server, &mut bystander);
 
@@ -92,22 +94,22 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
     // An OR chain in a WHERE clause, planned and evaluated against rows.
     let longest_or = largest_accepted(5_000, |terms| {
         let sql = or_chain(terms);
-        within_limit(client.query(&sql), &sql).is_some()
+        within_limit(client.query_rows(&sql), &sql).is_some()
     });
     assert!(longest_or >= 500, "only {longest_or} OR terms accepted");
     eprintln!("the longest chains accepted: {longest_sum} terms of +, {longest_or} of OR");
     assert_eq!(client.value(&or_chain(longest_or)), "4");
-    assert_eq!(client.query(&or_chain(5_000)).unwrap_err().code, STACK_OVERRUN);
+    assert_eq!(client.query_rows(&or_chain(5_000)).unwrap_err().code, STACK_OVERRUN);
 
     // Deep chains in the statements that write: INSERT's values, UPDATE's
     // SET and WHERE, DELETE's WHERE.
     let long_sum = vec!["1"; longest_sum - 20].join("+");
-    client.query(&format!("INSERT INTO t VALUES (7, {long_sum})")).unwrap();
+    client.query_rows(&format!("INSERT INTO t VALUES (7, {long_sum})")).unwrap();
     assert_eq!(client.value("SELECT v FROM t WHERE id = 7"), (longest_sum - 20).to_string());
-    client.query(&format!("UPDATE t SET v = {long_sum} + 1 WHERE id = 0")).unwrap();
+    client.query_rows(&format!("UPDATE t SET v = {long_sum} + 1 WHERE id = 0")).unwrap();
     assert_eq!(client.value("SELECT v FROM t WHERE id = 0"), (longest_sum - 19).to_string());
     let terms: Vec<String> = (0..longest_or - 10).map(|n| format!("id = {}", n + 1000)).collect();
-    client.query(&format!("DELETE FROM t WHERE {}", terms.join(" OR "))).unwrap();
+    client.query_rows(&format!("DELETE FROM t WHERE {}", terms.join(" OR "))).unwrap();
     assert_eq!(client.value("SELECT COUNT(*) FROM t"), "6", "the chain names no id there is");
     let huge_sum = vec!["1"; 50_000].join("+");
     for sql in [
@@ -115,7 +117,7 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
         format!("UPDATE t SET v = {huge_sum}"),
         format!("DELETE FROM t WHERE v = {huge_sum}"),
     ] {
-        assert_eq!(client.query(&sql).unwrap_err().code, STACK_OVERRUN, "{}", &sql[..30]);
+        assert_eq!(client.query_rows(&sql).unwrap_err().code, STACK_OVERRUN, "{}", &sql[..30]);
     }
     assert_alive(&mut server, &mut bystander);
 
@@ -123,10 +125,10 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
     let list: Vec<String> = (0..50_000).map(|n| n.to_string()).collect();
     assert_eq!(client.value(&format!("SELECT COUNT(*) FROM t WHERE id IN ({})", list.join(", "))), "6");
     let rows: Vec<String> = (10_000..15_000).map(|n| format!("({n}, {n})")).collect();
-    client.query(&format!("INSERT INTO t VALUES {}", rows.join(", "))).unwrap();
+    client.query_rows(&format!("INSERT INTO t VALUES {}", rows.join(", "))).unwrap();
     assert_eq!(client.value("SELECT COUNT(*) FROM t"), "5006");
     let columns = vec!["1"; 4_000].join(", ");
-    assert_eq!(client.query(&format!("SELECT {columns}")).unwrap()[0].len(), 4_000);
+    assert_eq!(client.query_rows(&format!("SELECT {columns}")).unwrap()[0].len(), 4_000);
 
     // Nesting: sqlparser bounds its own recursion; whatever the error,
     // the server stays up.
@@ -141,11 +143,11 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
         format!("SELECT 1 FROM t WHERE id IN ({})", nested("SELECT id FROM t WHERE id IN (", "1", ")", 5_000)),
         vec!["SELECT 1, 2"; 10_000].join(" UNION "),
     ] {
-        assert!(client.query(&sql).is_err(), "{}...", &sql[..40]);
+        assert!(client.query_rows(&sql).is_err(), "{}...", &sql[..40]);
         assert!(client.prepare(&sql).is_err(), "{}...", &sql[..40]);
         assert_alive(&mut server, &mut bystander);
     }
 
-    client.query("DROP DATABASE deep").unwrap();
+    client.query_rows("DROP DATABASE deep").unwrap();
     assert!(server.stop().success());
 }

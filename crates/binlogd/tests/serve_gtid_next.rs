@@ -9,7 +9,7 @@ mod support;
 
 use support::{inspect, ServerProcess};
 
-const SOURCE: &str = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+use testkit::SOURCE_UUID as SOURCE;
 
 fn assert_error(stderr: &str, code_and_state: &str, message: &str) {
     assert!(stderr.contains(code_and_state) && stderr.contains(message), "expected {code_and_state} {message}, got: {stderr}");

@@ -1,5 +1,5 @@
 //! Users, privileges and bad input through the real server: the `mariadb`
-//! client and a raw socket client (tests/support/raw_client.rs) against
+//! client and a raw socket client (testkit::raw_client) against
 //! `binlogd serve`. Accounts are created, granted, refused with MySQL's
 //! errors (1045, 1142, 1044, 1227, 1396), revoked under a live session,
 //! dropped, and survive a restart; malformed, truncated and oversized
@@ -10,10 +10,11 @@ mod support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use support::raw_client::RawClient;
 use support::{mariadb_client, ServerProcess, BINLOGD};
+use testkit::raw_client::RawClient;
+use testkit::ChildGuard;
 
 /// The mariadb client's stderr for a failed statement contains this.
 fn assert_error(stderr: &str, code_and_state: &str, message: &str) {
@@ -112,27 +113,27 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
          GRANT INSERT ON shop.items TO 'live'@'localhost';
          GRANT REPLICATION CLIENT ON *.* TO 'live'@'localhost'",
     );
-    let mut live = RawClient::login(server.port, "live", "live-pw", Some("shop")).expect("login");
+    let mut live = RawClient::login_to(server.port, "live", "live-pw", Some("shop")).expect("login");
     assert_eq!(live.value("SELECT COUNT(*) FROM items"), "2");
 
     server.query(None, "REVOKE SELECT ON shop.* FROM 'live'@'localhost'");
-    let denied = live.query("SELECT COUNT(*) FROM items").unwrap_err();
-    assert_eq!((denied.code, denied.sql_state.as_str()), (1142, "42000"));
+    let denied = live.query_rows("SELECT COUNT(*) FROM items").unwrap_err();
+    assert_eq!((denied.code, denied.state.as_str()), (1142, "42000"));
     assert_eq!(denied.message, "SELECT command denied to user 'live'@'localhost' for table 'items'");
-    live.query("INSERT INTO items VALUES (3, 'cap')").expect("the table-level INSERT grant remains");
+    live.query_rows("INSERT INTO items VALUES (3, 'cap')").expect("the table-level INSERT grant remains");
     // COM_STMT_PREPARE is checked too: its answer would describe the columns.
-    live.send_command(b"\x16SELECT id, c FROM items WHERE id = ?").unwrap();
-    let prepare_denied = support::raw_client::parse_err(&live.read_packet().unwrap());
+    live.command(b"\x16SELECT id, c FROM items WHERE id = ?");
+    let prepare_denied = live.read_err();
     assert_eq!((prepare_denied.code, prepare_denied.message.as_str()), (1142, "SELECT command denied to user 'live'@'localhost' for table 'items'"));
 
     server.query(None, "REVOKE INSERT ON shop.items FROM 'live'@'localhost'");
-    assert_eq!(live.query("INSERT INTO items VALUES (4, 'nib')").unwrap_err().code, 1142);
+    assert_eq!(live.query_rows("INSERT INTO items VALUES (4, 'nib')").unwrap_err().code, 1142);
     assert_eq!(server.query(None, "SELECT COUNT(*) FROM shop.items"), "3\n");
 
-    live.query("SHOW BINARY LOGS").expect("REPLICATION CLIENT still granted");
+    live.query_rows("SHOW BINARY LOGS").expect("REPLICATION CLIENT still granted");
     server.query(None, "DROP USER 'live'@'localhost'");
-    assert_eq!(live.query("SHOW BINARY LOGS").unwrap_err().code, 1227, "a dropped account keeps no privileges");
-    assert_eq!(RawClient::login(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
+    assert_eq!(live.query_rows("SHOW BINARY LOGS").unwrap_err().code, 1227, "a dropped account keeps no privileges");
+    assert_eq!(RawClient::login_to(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
     assert_error(&server.error(None, "DROP USER 'live'@'localhost'"), "ERROR 1396 (HY000)", "Operation DROP USER failed for 'live'@'localhost'");
     server.query(None, "DROP USER IF EXISTS 'live'@'localhost'");
 
@@ -153,8 +154,8 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
     server.query_as("keep", "keep-pw", Some("shop"), "INSERT INTO items VALUES (5, 'ruler')");
     assert_eq!(server.query_as("keep", "keep-pw", Some("shop"), "SELECT COUNT(*) FROM items"), "4\n");
     assert_error(&server.error_as("keep", "keep-pw", Some("shop"), "DELETE FROM items WHERE id = 5"), "ERROR 1142 (42000)", "DELETE command denied");
-    assert_eq!(RawClient::login(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
-    assert_eq!(RawClient::login(server.port, "gone", "x", None).err().map(|error| error.code), Some(1045));
+    assert_eq!(RawClient::login_to(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
+    assert_eq!(RawClient::login_to(server.port, "gone", "x", None).err().map(|error| error.code), Some(1045));
     assert_eq!(server.query(None, "SELECT CURRENT_USER()"), "root@localhost\n");
     let leftovers: Vec<_> = std::fs::read_dir(&server.datadir).unwrap().filter_map(|entry| entry.ok()).map(|entry| entry.file_name()).filter(|name| name.to_string_lossy().ends_with(".tmp")).collect();
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
@@ -166,29 +167,19 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
     let datadir = dir.path().join("data");
     std::fs::create_dir_all(&datadir).unwrap();
     std::fs::write(datadir.join("users.json"), b"{\"version\": 1, \"accounts\": [{\"user\": \"root\"").unwrap();
-    let port = support::free_port();
-    let mut child = Command::new(BINLOGD)
-        .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            // SAFETY: kill(2) on our own child's PID.
-            unsafe {
-                libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-            }
-            panic!("binlogd serve started with a corrupt users.json");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let port = testkit::free_port();
+    let mut child = ChildGuard::new(
+        Command::new(BINLOGD)
+            .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Dropping the guard on the panic stops a server that did start.
+    let status = child.wait_timeout(Duration::from_secs(30)).expect("binlogd serve started with a corrupt users.json");
     let mut stderr = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    std::io::Read::read_to_string(child.child_mut().stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("cannot load the accounts") && stderr.contains("users.json") && stderr.contains("not a valid accounts file"), "{stderr}");
 }
@@ -197,14 +188,14 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
 /// commits a row and reads the count back.
 fn still_commits(steady: &mut RawClient, next_id: &mut u32) {
     *next_id += 1;
-    steady.query("BEGIN").unwrap();
-    steady.query(&format!("INSERT INTO items VALUES ({next_id}, 'row')")).unwrap();
-    steady.query("COMMIT").unwrap();
+    steady.query_rows("BEGIN").unwrap();
+    steady.query_rows(&format!("INSERT INTO items VALUES ({next_id}, 'row')")).unwrap();
+    steady.query_rows("COMMIT").unwrap();
     assert_eq!(steady.value(&format!("SELECT COUNT(*) FROM items WHERE id = {next_id}")), "1");
 }
 
 fn new_connections_work(port: u16) {
-    let mut fresh = RawClient::login(port, "root", "", None).expect("a new connection logs in");
+    let mut fresh = RawClient::login_to(port, "root", "", None).expect("a new connection logs in");
     assert_eq!(fresh.value("SELECT 1 + 1"), "2");
 }
 
@@ -213,62 +204,64 @@ fn bad_input_fails_only_its_own_connection() {
     let max_allowed_packet_bytes = 1 << 20;
     let server = ServerProcess::start_with(&[&format!("--max_allowed_packet={max_allowed_packet_bytes}")]);
     server.query(None, SETUP);
-    let mut steady = RawClient::login(server.port, "root", "", Some("shop")).unwrap();
+    let mut steady = RawClient::login_to(server.port, "root", "", Some("shop")).unwrap();
     let mut next_id = 100;
     still_commits(&mut steady, &mut next_id);
 
     // Garbage instead of a handshake response: ERR 1835, then closed.
-    let (mut garbage, _) = RawClient::connect(server.port);
-    garbage.write_packet(&[0x01, 0x02, 0x03]).unwrap();
+    let mut garbage = RawClient::connect(([127, 0, 0, 1], server.port).into());
+    garbage.read_handshake();
+    garbage.write_packet(&[0x01, 0x02, 0x03]);
     let packets = garbage.read_until_closed();
     assert_eq!(packets.len(), 1, "one ERR, then the close");
-    assert_eq!(support::raw_client::parse_err(&packets[0]).code, 1835);
+    assert_eq!(garbage.parse_err(&packets[0]).code, 1835);
     still_commits(&mut steady, &mut next_id);
     new_connections_work(server.port);
 
     // A malformed command after login (COM_PROCESS_KILL with 1 of its 4 bytes).
-    let mut malformed = RawClient::login(server.port, "root", "", None).unwrap();
-    malformed.send_command(&[0x0C, 0x01]).unwrap();
+    let mut malformed = RawClient::login_to(server.port, "root", "", None).unwrap();
+    malformed.command(&[0x0C, 0x01]);
     let packets = malformed.read_until_closed();
-    assert_eq!(packets.iter().map(|packet| support::raw_client::parse_err(packet).code).collect::<Vec<_>>(), [1835]);
+    assert_eq!(packets.iter().map(|packet| malformed.parse_err(packet).code).collect::<Vec<_>>(), [1835]);
     still_commits(&mut steady, &mut next_id);
 
     // A truncated header, then close.
-    let (mut truncated, _) = RawClient::connect(server.port);
-    truncated.stream.write_all(&[0x20, 0x00]).unwrap();
+    let mut truncated = RawClient::connect(([127, 0, 0, 1], server.port).into());
+    truncated.read_handshake();
+    truncated.socket.write_all(&[0x20, 0x00]).unwrap();
     truncated.close_write();
     truncated.read_until_closed();
     still_commits(&mut steady, &mut next_id);
 
     // A packet claiming more bytes than sent, then close, mid-session.
-    let mut short = RawClient::login(server.port, "root", "", Some("shop")).unwrap();
-    short.stream.write_all(&[0xE8, 0x03, 0x00, 0x00, 0x03, b'S', b'E', b'L']).unwrap();
+    let mut short = RawClient::login_to(server.port, "root", "", Some("shop")).unwrap();
+    short.socket.write_all(&[0xE8, 0x03, 0x00, 0x00, 0x03, b'S', b'E', b'L']).unwrap();
     short.close_write();
     short.read_until_closed();
     still_commits(&mut steady, &mut next_id);
     new_connections_work(server.port);
 
     // A packet over max_allowed_packet: ERR 1153, then closed.
-    let mut oversized = RawClient::login(server.port, "root", "", None).unwrap();
+    let mut oversized = RawClient::login_to(server.port, "root", "", None).unwrap();
     let mut query = b"\x03SELECT '".to_vec();
     query.resize(max_allowed_packet_bytes + 1024, b'a');
     query.push(b'\'');
     // The server may stop reading after the header; a failed write is fine.
-    let _ = oversized.send_command(&query);
+    let _ = oversized.try_command(&query);
     let packets = oversized.read_until_closed();
-    let error = support::raw_client::parse_err(packets.last().expect("an ERR before the close"));
-    assert_eq!((error.code, error.sql_state.as_str(), error.message.as_str()), (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"));
+    let error = oversized.parse_err(packets.last().expect("an ERR before the close"));
+    assert_eq!((error.code, error.state.as_str(), error.message.as_str()), (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"));
     still_commits(&mut steady, &mut next_id);
     new_connections_work(server.port);
 
     // Unsupported and malformed SQL: an error, and the same session goes on.
-    assert_eq!(steady.query("LOCK TABLES items WRITE").unwrap_err().code, 1235);
-    assert_eq!(steady.query("SELEC 1").unwrap_err().code, 1064);
-    assert_eq!(steady.query("GRANT SELECT (c) ON items TO root@localhost").unwrap_err().code, 1235);
-    assert_eq!(steady.query("CREATE USER 'bad'@'%' PASSWORD EXPIRE").unwrap_err().code, 1235);
+    assert_eq!(steady.query_rows("LOCK TABLES items WRITE").unwrap_err().code, 1235);
+    assert_eq!(steady.query_rows("SELEC 1").unwrap_err().code, 1064);
+    assert_eq!(steady.query_rows("GRANT SELECT (c) ON items TO root@localhost").unwrap_err().code, 1235);
+    assert_eq!(steady.query_rows("CREATE USER 'bad'@'%' PASSWORD EXPIRE").unwrap_err().code, 1235);
     let unknown_command = {
-        steady.send_command(&[0xEE]).unwrap();
-        support::raw_client::parse_err(&steady.read_packet().unwrap())
+        steady.command(&[0xEE]);
+        steady.read_err()
     };
     assert_eq!(unknown_command.code, 1047);
     still_commits(&mut steady, &mut next_id);

@@ -23,6 +23,7 @@ use database::{crash_points as database_points, Database};
 use rand::{Rng, SeedableRng};
 use support::crash_workload::{self, Outcome, Point, Workload};
 use support::*;
+use testkit::SOURCE_UUID;
 
 /// Every point a commit, a rotation or a checkpoint passes.
 fn points() -> Vec<Point> {
@@ -127,7 +128,7 @@ fn every_crash_point_recovers_to_agreement() {
             if outcome.fired {
                 fired.insert(point.name());
             }
-            foreign_acknowledged += outcome.acknowledged.iter().filter(|gtid| gtid.uuid == source_uuid()).count();
+            foreign_acknowledged += outcome.acknowledged.iter().filter(|gtid| gtid.uuid == SOURCE_UUID).count();
             reopen_and_check(storage.crash_image(Some(&mut rng)), &outcome.acknowledged, &format!("{label}, power cut with torn tails"), &mut settled);
             reopen_and_check(storage.crash_image(None), &outcome.acknowledged, &format!("{label}, power cut"), &mut settled);
             reopen_and_check(storage.process_kill_image(), &outcome.acknowledged, &format!("{label}, process kill"), &mut settled);

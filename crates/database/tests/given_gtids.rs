@@ -16,9 +16,10 @@ use binlog_format::{ColumnType, Gtid, GtidSet, Value};
 use database::{CommitRequest, Database, DatabaseConfig, NextGtid};
 use engine::{ColumnDef, TableSpec};
 use support::*;
+use testkit::SOURCE_UUID;
 
 fn given(gno: u64) -> GivenGtid {
-    GivenGtid { gtid: Gtid { uuid: source_uuid(), gno }, original_commit_timestamp_us: Some(1_600_000_000_000_000), original_server_version: Some(80036) }
+    GivenGtid { gtid: Gtid { uuid: SOURCE_UUID, gno }, original_commit_timestamp_us: Some(1_600_000_000_000_000), original_server_version: Some(80036) }
 }
 
 fn insert(db: &Database, id: i64) -> engine::Transaction {
@@ -75,7 +76,7 @@ fn apply_source_transactions(db: &Database) -> BTreeSet<Gtid> {
 }
 
 fn expected_set(db: &Database, own_count: u64) -> GtidSet {
-    format!("{}:1-3,{}:1-{own_count}", source_uuid(), db.server_uuid()).parse().unwrap()
+    format!("{}:1-3,{}:1-{own_count}", SOURCE_UUID, db.server_uuid()).parse().unwrap()
 }
 
 fn run_mode(make_config: fn(&std::path::Path, Arc<dyn storage::Storage>) -> DatabaseConfig, label: &str) {

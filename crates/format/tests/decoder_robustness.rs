@@ -13,6 +13,7 @@ use binlog_format::file::{EventStream, WriterIdentity};
 use binlog_format::{encode_event, Event, EventHeader, RawEvent};
 use proptest::prelude::*;
 use proptest::sample::Index;
+use testkit::BinlogBuilder;
 
 /// Decodes rows with every table map seen so far whose id matches, and
 /// checks that decoded Table_map and rows events re-encode to their body.
@@ -171,15 +172,16 @@ proptest! {
         // Without checksums a flipped byte reaches the decoders instead of
         // failing the CRC.
         let identity = WriterIdentity { server_id: 1, checksum: false };
-        let mut file = binlog_format::file::file_preamble(common::TIMESTAMP, &binlog_format::GtidSet::new(), identity);
-        let preamble_length = file.len();
+        let mut builder = BinlogBuilder::with_identity(identity, &binlog_format::GtidSet::new());
+        let preamble_length = builder.bytes.len();
         let mut events = vec![common::begin()];
         for rows in rows_events {
             events.push(Event::TableMap(map.clone()));
             events.push(rows.into_event());
         }
         events.push(common::xid(9));
-        common::append_transaction_with(&mut file, identity, 1, &events);
+        builder.append_transaction(1, &events);
+        let file = builder.bytes;
         exercise_file(&file)?;
         let mut mutated = file[..preamble_length].to_vec();
         mutated.extend(mutate(&file[preamble_length..], &mutations));

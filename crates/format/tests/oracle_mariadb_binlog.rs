@@ -20,7 +20,9 @@ use std::process::Command;
 use binlog_format::column_type::ColumnType;
 use binlog_format::events::{ColumnSpec, RowsEvent, TableMap};
 use binlog_format::{Event, Value};
+use binlog_format::GtidSet;
 use proptest::prelude::*;
+use testkit::BinlogBuilder;
 
 fn binary() -> String {
     std::env::var("MARIADB_BINLOG").unwrap_or_else(|_| "mariadb-binlog".to_string())
@@ -176,7 +178,7 @@ fn check_against_mariadb_binlog(specs: &[ColumnSpec], rows: &[Vec<Value>]) {
     let mut updated = rows.to_vec();
     updated.rotate_left(1);
     let pairs: Vec<_> = rows.iter().cloned().zip(updated.iter().cloned()).collect();
-    let mut file = common::new_file();
+    let mut file = BinlogBuilder::new(true, &GtidSet::new());
     let statements = [
         RowsEvent::write(108, &map, rows).unwrap(),
         RowsEvent::update(108, &map, &pairs).unwrap(),
@@ -184,10 +186,10 @@ fn check_against_mariadb_binlog(specs: &[ColumnSpec], rows: &[Vec<Value>]) {
     ];
     for (index, rows_event) in statements.into_iter().enumerate() {
         let events = [common::begin(), Event::TableMap(map.clone()), rows_event.into_event(), common::xid(100 + index as u64)];
-        common::append_transaction(&mut file, index as u64 + 1, &events);
+        file.append_transaction(index as u64 + 1, &events);
     }
 
-    let output = mariadb_binlog_verbose(&file);
+    let output = mariadb_binlog_verbose(&file.bytes);
     let printed_statements = parse_statements(&output);
     assert_eq!(printed_statements.len(), 3 * rows.len(), "statements printed:\n{}", String::from_utf8_lossy(&output));
     let mut expected: Vec<ExpectedStatement> = Vec::new();
@@ -219,10 +221,10 @@ fn mariadb_binlog_sign_extends_negative_medium_int() {
     ];
     let rows = vec![vec![Value::Int(1), Value::Int(-8_388_608)], vec![Value::Int(2), Value::Int(-1)]];
     let map = TableMap::new(9, "test", "m", &specs, &[0]).unwrap();
-    let mut file = common::new_file();
+    let mut file = BinlogBuilder::new(true, &GtidSet::new());
     let events = [common::begin(), Event::TableMap(map.clone()), RowsEvent::write(9, &map, &rows).unwrap().into_event(), common::xid(1)];
-    common::append_transaction(&mut file, 1, &events);
-    let output = String::from_utf8_lossy(&mariadb_binlog_verbose(&file)).into_owned();
+    file.append_transaction(1, &events);
+    let output = String::from_utf8_lossy(&mariadb_binlog_verbose(&file.bytes)).into_owned();
     assert!(output.contains("###   @2=-8388608 (8388608)"), "{output}");
     assert!(output.contains("###   @2=-1 (16777215)"), "{output}");
 }
@@ -233,10 +235,10 @@ fn mariadb_binlog_reads_our_optional_metadata() {
     // column names and the primary key, as MariaDB's reader rebuilds them.
     let specs = common::oracle_table();
     let map = TableMap::new(108, "test", "all_types", &specs, &[0]).unwrap();
-    let mut file = common::new_file();
+    let mut file = BinlogBuilder::new(true, &GtidSet::new());
     let events = [common::begin(), Event::TableMap(map), common::xid(1)];
-    common::append_transaction(&mut file, 1, &events);
-    let output = String::from_utf8_lossy(&mariadb_binlog(&file, "--print-table-metadata")).into_owned();
+    file.append_transaction(1, &events);
+    let output = String::from_utf8_lossy(&mariadb_binlog(&file.bytes, "--print-table-metadata")).into_owned();
     for expected in [
         "# Columns(`id` BIGINT NOT NULL,",
         "`tiny_s` TINYINT,",

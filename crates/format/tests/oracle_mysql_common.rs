@@ -25,7 +25,9 @@ use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use mysql_common::value::Value as TheirValue;
+use binlog_format::GtidSet;
 use proptest::prelude::*;
+use testkit::BinlogBuilder;
 
 type Image = Option<Vec<TheirValue>>;
 
@@ -95,7 +97,7 @@ fn file_with_rows(specs: &[ColumnSpec], rows: &[Vec<Value>]) -> Vec<u8> {
     let mut updated = rows.to_vec();
     updated.rotate_left(1);
     let pairs: Vec<_> = rows.iter().cloned().zip(updated).collect();
-    let mut file = common::new_file();
+    let mut file = BinlogBuilder::new(true, &GtidSet::new());
     let statements = [
         RowsEvent::write(108, &map, rows).unwrap(),
         RowsEvent::update(108, &map, &pairs).unwrap(),
@@ -103,9 +105,9 @@ fn file_with_rows(specs: &[ColumnSpec], rows: &[Vec<Value>]) -> Vec<u8> {
     ];
     for (index, rows_event) in statements.into_iter().enumerate() {
         let events = [common::begin(), Event::TableMap(map.clone()), rows_event.into_event(), common::xid(100 + index as u64)];
-        common::append_transaction(&mut file, index as u64 + 1, &events);
+        file.append_transaction(index as u64 + 1, &events);
     }
-    file
+    file.bytes
 }
 
 fn check_against_mysql_common(specs: &[ColumnSpec], rows: &[Vec<Value>]) {

@@ -7,7 +7,9 @@ mod common;
 use binlog_format::events::{ColumnSpec, RowChange, RowsEvent, TableMap};
 use binlog_format::file::EventStream;
 use binlog_format::{Event, Value};
+use binlog_format::GtidSet;
 use proptest::prelude::*;
+use testkit::BinlogBuilder;
 
 fn table_and_rows(columns_max: usize, rows_max: usize) -> impl Strategy<Value = (Vec<ColumnSpec>, Vec<usize>, Vec<Vec<Value>>)> {
     common::specs(common::any_column_type(), columns_max).prop_flat_map(move |specs| {
@@ -90,13 +92,13 @@ proptest! {
         let map = TableMap::new(90, "db", "t", &specs, &primary_key).unwrap();
         let write = RowsEvent::write(90, &map, &rows).unwrap().into_event();
         let delete = RowsEvent::delete(90, &map, &rows).unwrap().into_event();
-        let mut file = common::new_file();
+        let mut file = BinlogBuilder::new(true, &GtidSet::new());
         let written = vec![common::begin(), Event::TableMap(map.clone()), write, Event::TableMap(map.clone()), delete, common::xid(5)];
-        common::append_transaction(&mut file, 1, &written);
+        file.append_transaction(1, &written);
 
         let mut rebuilt = binlog_format::constants::BINLOG_MAGIC.to_vec();
         let mut read = Vec::new();
-        for item in EventStream::new(&file).unwrap() {
+        for item in EventStream::new(&file.bytes).unwrap() {
             let (offset, raw, event) = item.unwrap();
             prop_assert_eq!(raw.header.log_pos as usize, offset as usize + raw.bytes.len());
             let mut body = Vec::new();
@@ -104,7 +106,7 @@ proptest! {
             binlog_format::encode_event(raw.header, &body, raw.has_checksum, &mut rebuilt);
             read.push(event);
         }
-        prop_assert_eq!(rebuilt, file);
+        prop_assert_eq!(rebuilt, file.bytes);
         prop_assert_eq!(&read[read.len() - written.len()..], &written[..]);
     }
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::client::{default_capabilities, RawClient};
+use testkit::raw_client::{default_capabilities, RawClient};
 use common::start_server;
 use mysql_common::constants::{CapabilityFlags, ColumnType};
 use mysql_common::io::ParseBuf;

@@ -8,7 +8,7 @@ use std::net::Shutdown;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::client::{default_capabilities, parse_err, MValue, RawClient, Response};
+use testkit::raw_client::{default_capabilities, parse_err, MValue, RawClient, Response};
 use common::{start_server, VERSION};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::packets::{
@@ -16,7 +16,7 @@ use mysql_common::packets::{
 };
 use mysql_common::proto::MySerialize;
 
-fn rows(response: Result<Response, common::client::ServerErr>) -> Vec<Vec<Option<String>>> {
+fn rows(response: Result<Response, testkit::raw_client::ServerErr>) -> Vec<Vec<Option<String>>> {
     response.expect("query succeeds").text_rows()
 }
 

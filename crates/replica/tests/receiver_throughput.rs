@@ -100,10 +100,11 @@ fn fake_source(dump: Arc<Vec<u8>>) -> (u16, std::thread::JoinHandle<()>) {
             match command[0] {
                 0x03 => {
                     let sql = String::from_utf8_lossy(&command[1..]).to_uppercase();
+                    let source_uuid = SOURCE_UUID.to_string();
                     let value = match sql.as_str() {
                         "SELECT UNIX_TIMESTAMP()" => Some("1700000000"),
                         "SELECT @@GLOBAL.SERVER_ID" => Some("1"),
-                        "SELECT @@GLOBAL.SERVER_UUID" => Some("3e3e3e3e-3e3e-3e3e-3e3e-3e3e3e3e3e3e"),
+                        "SELECT @@GLOBAL.SERVER_UUID" => Some(source_uuid.as_str()),
                         "SELECT @MASTER_BINLOG_CHECKSUM" => Some("CRC32"),
                         _ => None,
                     };

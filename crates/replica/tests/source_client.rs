@@ -112,7 +112,7 @@ fn serve(connection: &mut Connection, script: Script) -> Option<Vec<u8>> {
                 match sql.as_str() {
                     "SELECT UNIX_TIMESTAMP()" => connection.value("1700000000"),
                     "SELECT @@GLOBAL.SERVER_ID" => connection.value("1"),
-                    "SELECT @@GLOBAL.SERVER_UUID" => connection.value("3e3e3e3e-3e3e-3e3e-3e3e-3e3e3e3e3e3e"),
+                    "SELECT @@GLOBAL.SERVER_UUID" => connection.value(&SOURCE_UUID.to_string()),
                     "SELECT @MASTER_BINLOG_CHECKSUM" => connection.value("CRC32"),
                     _ => connection.ok(),
                 }

@@ -1,143 +1,16 @@
-//! Shared by the `inspect*` tests: builds binlog files with the format
-//! crate and runs the built `binlogd` binary on them.
+//! Shared by the `inspect*` tests: sample binlog files (built with the
+//! test kit's `BinlogBuilder`) and the built `binlogd` binary run on them.
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use binlog_format::constants::{LOG_EVENT_IGNORABLE_F, SERVER_VERSION_ID};
 use binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_VERSION;
-use binlog_format::events::{GtidEvent, LargeTransactionHeaderEvent, QueryEvent, RotateEvent, XidEvent};
-use binlog_format::file::{append_event, file_preamble, WriterIdentity};
-use binlog_format::{ColumnSpec, ColumnType, Event, EventType, Gtid, GtidSet, RowsEvent, TableMap, Uuid, Value};
-
-pub const SERVER_ID: u32 = 7;
-pub const TIMESTAMP: u32 = 1_716_459_362; // 2024-05-23 10:16:02 UTC
-pub const SOURCE_UUID: &str = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
-
-pub fn uuid() -> Uuid {
-    SOURCE_UUID.parse().unwrap()
-}
-
-/// A binlog file under construction, with the offset of every event.
-pub struct BinlogBuilder {
-    pub bytes: Vec<u8>,
-    pub identity: WriterIdentity,
-    /// (offset, type code) of every event after the magic.
-    pub events: Vec<(u64, u8)>,
-    sequence_number: i64,
-}
-
-impl BinlogBuilder {
-    /// Magic, Format_description (flagged in use) and Previous_gtids.
-    pub fn new(checksum: bool, previous: &GtidSet) -> BinlogBuilder {
-        let identity = WriterIdentity { server_id: SERVER_ID, checksum };
-        let bytes = file_preamble(TIMESTAMP, previous, identity);
-        let mut builder = BinlogBuilder { bytes, identity, events: Vec::new(), sequence_number: 0 };
-        // Recover the preamble's two event offsets from their sizes.
-        let mut offset = 4u64;
-        while (offset as usize) < builder.bytes.len() {
-            let at = offset as usize;
-            let size = u32::from_le_bytes(builder.bytes[at + 9..at + 13].try_into().unwrap());
-            builder.events.push((offset, builder.bytes[at + 4]));
-            offset += size as u64;
-        }
-        builder
-    }
-
-    pub fn offset(&self) -> u64 {
-        self.bytes.len() as u64
-    }
-
-    /// Appends one event; returns its offset.
-    pub fn push(&mut self, event: &Event, flags: u16) -> u64 {
-        let offset = self.offset();
-        append_event(&mut self.bytes, offset, event, TIMESTAMP, flags, self.identity);
-        self.events.push((offset, event.event_type()));
-        offset
-    }
-
-    /// Bytes `event` takes in this file.
-    pub fn event_size(&self, event: &Event) -> u64 {
-        let mut body = Vec::new();
-        event.encode_body(&mut body);
-        19 + body.len() as u64 + if self.identity.checksum { 4 } else { 0 }
-    }
-
-    /// A Gtid event for transaction `gno` whose transaction_length covers
-    /// itself plus `rest_bytes`.
-    pub fn gtid_event(&mut self, gno: u64, rest_bytes: u64) -> Event {
-        self.sequence_number += 1;
-        let mut gtid = GtidEvent {
-            flags: 0,
-            gtid: Gtid { uuid: uuid(), gno },
-            last_committed: self.sequence_number - 1,
-            sequence_number: self.sequence_number,
-            immediate_commit_timestamp_us: TIMESTAMP as u64 * 1_000_000 + 123_456,
-            original_commit_timestamp_us: None,
-            transaction_length: 0,
-            immediate_server_version: SERVER_VERSION_ID,
-            original_server_version: None,
-            commit_group_ticket: None,
-        };
-        // The length's own encoding width depends on its value: iterate.
-        loop {
-            let length = self.event_size(&Event::Gtid(gtid.clone())) + rest_bytes;
-            if length == gtid.transaction_length {
-                break;
-            }
-            gtid.transaction_length = length;
-        }
-        Event::Gtid(gtid)
-    }
-
-    /// Gtid, BEGIN, `body`, Xid: one transaction. Returns the Gtid's offset.
-    pub fn transaction(&mut self, gno: u64, body: &[Event], xid: u64) -> u64 {
-        let mut rest = vec![Event::Query(QueryEvent::new(11, "shop", "BEGIN"))];
-        rest.extend(body.iter().cloned());
-        rest.push(Event::Xid(XidEvent { xid }));
-        let rest_bytes = rest.iter().map(|event| self.event_size(event)).sum();
-        let gtid = self.gtid_event(gno, rest_bytes);
-        let start = self.push(&gtid, 0);
-        for event in &rest {
-            self.push(event, 0);
-        }
-        start
-    }
-
-    /// Gtid + one DDL statement.
-    pub fn ddl(&mut self, gno: u64, statement: &str) -> u64 {
-        let query = Event::Query(QueryEvent::new(11, "shop", statement));
-        let rest = self.event_size(&query);
-        let gtid = self.gtid_event(gno, rest);
-        let start = self.push(&gtid, 0);
-        self.push(&query, 0);
-        start
-    }
-
-    /// A Large_transaction_header naming `terminating_offset`, flagged
-    /// ignorable as BOLT writes it.
-    pub fn large_transaction_header(&mut self, terminating_offset: u64, terminating_type: u8) -> u64 {
-        let event = Event::LargeTransactionHeader(LargeTransactionHeaderEvent {
-            version: LARGE_TRANSACTION_HEADER_VERSION,
-            terminating_event_offset: terminating_offset,
-            terminating_event_type: terminating_type,
-            padding_length: 16,
-        });
-        self.push(&event, LOG_EVENT_IGNORABLE_F)
-    }
-
-    pub fn rotate(&mut self, next_file: &str) -> u64 {
-        self.push(&Event::Rotate(RotateEvent { position: 4, next_file: next_file.to_string() }), 0)
-    }
-
-    pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, &self.bytes).unwrap();
-        path
-    }
-}
+use binlog_format::events::{LargeTransactionHeaderEvent, QueryEvent, XidEvent};
+use binlog_format::file::WriterIdentity;
+use binlog_format::{ColumnSpec, ColumnType, Event, EventType, GtidSet, RowsEvent, TableMap, Value};
+pub use testkit::{BinlogBuilder, SERVER_ID, SOURCE_UUID, TIMESTAMP};
 
 pub const TABLE_ID: u64 = 89;
 
@@ -192,7 +65,7 @@ pub fn sample(checksum: bool) -> Sample {
 /// [`sample`] with `extra` events (and their header flags) before the Rotate.
 pub fn sample_with(checksum: bool, extra: &[(Event, u16)]) -> Sample {
     let mut previous = GtidSet::new();
-    previous.add_interval(uuid(), 1, 10);
+    previous.add_interval(SOURCE_UUID, 1, 10);
     let mut builder = BinlogBuilder::new(checksum, &previous);
     builder.ddl(10, "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))");
     let table = items_table();
@@ -371,10 +244,10 @@ fn mariadb_gtid_body(seq_no: u64, flags: u8) -> Vec<u8> {
 /// transaction under GTID 0-7-6 (no BEGIN: the GTID event implies it) with
 /// Annotate_rows, Table_map, Write_rows and Xid; a Rotate.
 pub fn mariadb_sample() -> BinlogBuilder {
-    use binlog_format::constants::{BINLOG_MAGIC, LOG_EVENT_BINLOG_IN_USE_F};
+    use binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
     use binlog_format::events::FormatDescription;
     let identity = WriterIdentity { server_id: SERVER_ID, checksum: true };
-    let mut builder = BinlogBuilder { bytes: BINLOG_MAGIC.to_vec(), identity, events: Vec::new(), sequence_number: 0 };
+    let mut builder = BinlogBuilder::magic_only(identity);
     let format = FormatDescription {
         binlog_version: 4,
         server_version: "10.11.6-MariaDB-log".to_string(),

@@ -5,10 +5,13 @@
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
-use super::{free_port, terminate, wait_for_port};
+use testkit::{free_port, ChildGuard};
+
+use super::wait_for_port;
 
 pub struct MariaDb {
-    child: Child,
+    /// Stopped before `dir` goes: fields drop in order.
+    child: ChildGuard,
     pub port: u16,
     pub dir: tempfile::TempDir,
     /// The `mariadbd` options after the common ones, kept for `restart`.
@@ -40,7 +43,7 @@ impl MariaDb {
         assert!(output.status.success(), "mariadb-install-db: {}", String::from_utf8_lossy(&output.stderr));
         let port = free_port();
         let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
-        let child = spawn(dir.path(), port, &args);
+        let child = ChildGuard::new(spawn(dir.path(), port, &args));
         wait_for_port(port, "mariadbd");
         MariaDb { child, port, dir, args }
     }
@@ -53,8 +56,8 @@ impl MariaDb {
     /// SIGTERM (a clean shutdown), then start again on the same data
     /// directory, port and options.
     pub fn restart(&mut self) {
-        terminate(&mut self.child);
-        self.child = spawn(self.dir.path(), self.port, &self.args);
+        self.child.terminate();
+        self.child = ChildGuard::new(spawn(self.dir.path(), self.port, &self.args));
         wait_for_port(self.port, "mariadbd (restarted)");
     }
 
@@ -112,10 +115,4 @@ fn spawn(dir: &std::path::Path, port: u16, args: &[String]) -> Child {
         command.arg("--user=root");
     }
     command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start mariadbd")
-}
-
-impl Drop for MariaDb {
-    fn drop(&mut self) {
-        terminate(&mut self.child);
-    }
 }

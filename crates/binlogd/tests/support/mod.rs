@@ -5,18 +5,20 @@
 #![allow(dead_code)]
 
 pub mod mariadb;
-pub mod raw_client;
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+
+use testkit::ChildGuard;
 use std::time::{Duration, Instant};
 
 pub const BINLOGD: &str = env!("CARGO_BIN_EXE_binlogd");
 
-/// A running server; stopped with SIGTERM (by its PID) when dropped.
+/// A running server; stopped with SIGTERM (by its PID) when dropped, by
+/// its [`ChildGuard`], before its data directory goes.
 pub struct ServerProcess {
-    child: Child,
+    child: ChildGuard,
     pub port: u16,
     _datadir: tempfile::TempDir,
     pub datadir: PathBuf,
@@ -24,10 +26,6 @@ pub struct ServerProcess {
     options: Vec<String>,
     /// The server's stderr (its log), for failure messages.
     pub log: PathBuf,
-}
-
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// `mariadb` on 127.0.0.1:`port` as `user` (`password` empty: none), in
@@ -59,7 +57,7 @@ impl ServerProcess {
         let path = datadir.path().join("data");
         let log = datadir.path().join("server.log");
         let options: Vec<String> = options.iter().map(|option| option.to_string()).collect();
-        let child = spawn(&path, 0, &options, &[], &log);
+        let child = ChildGuard::new(spawn(&path, 0, &options, &[], &log));
         let mut server = ServerProcess { child, port: 0, _datadir: datadir, datadir: path, options, log };
         server.port = server.wait_ready(0);
         server
@@ -75,7 +73,7 @@ impl ServerProcess {
                 let address = line.split_whitespace().find_map(|word| word.strip_prefix("address=")).expect("address= in the ready line");
                 return address.rsplit(':').next().unwrap().parse().expect("a port in the ready line");
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Some(status) = self.child.try_wait() {
                 panic!("binlogd serve exited with {status}: {log}");
             }
             assert!(Instant::now() < deadline, "binlogd serve did not get ready: {log}");
@@ -88,7 +86,7 @@ impl ServerProcess {
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.pid()
     }
 
     /// The process's peak resident set (VmHWM), in bytes.
@@ -99,25 +97,17 @@ impl ServerProcess {
     }
 
     pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        self.child.is_running()
     }
 
     /// SIGTERM, then wait for a clean exit.
     pub fn stop(&mut self) -> ExitStatus {
-        // SAFETY: kill(2) on our own child's PID.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
-        self.child.wait().unwrap()
+        self.child.terminate()
     }
 
     /// SIGKILL (no shutdown at all), then wait for the process to end.
     pub fn kill(&mut self) {
-        // SAFETY: kill(2) on our own child's PID.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGKILL);
-        }
-        self.child.wait().unwrap();
+        self.child.kill();
     }
 
     /// Stops cleanly and starts again on the same data directory and port.
@@ -130,23 +120,16 @@ impl ServerProcess {
     /// options and these environment variables, after [`ServerProcess::stop`]
     /// or a crash.
     pub fn start_again(&mut self, env: &[(&str, &str)]) {
-        assert!(self.child.try_wait().unwrap().is_some(), "start_again of a running server");
+        assert!(!self.child.is_running(), "start_again of a running server");
         let ready_before = self.ready_lines();
-        self.child = spawn(&self.datadir, self.port, &self.options, env, &self.log);
+        self.child = ChildGuard::new(spawn(&self.datadir, self.port, &self.options, env, &self.log));
         let port = self.wait_ready(ready_before);
         assert_eq!(port, self.port, "restarted on another port");
     }
 
     /// Waits for the process to end by itself (a crash point aborted it).
     pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "binlogd serve did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.child.wait_timeout(timeout).expect("binlogd serve did not exit")
     }
 
     pub fn binlog_files(&self) -> Vec<PathBuf> {
@@ -190,14 +173,6 @@ fn spawn(datadir: &Path, port: u16, options: &[String], env: &[(&str, &str)], lo
         .stderr(Stdio::from(log))
         .spawn()
         .expect("start binlogd serve")
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.stop();
-        }
-    }
 }
 
 /// The files `binlog.index` lists, oldest first.
@@ -273,17 +248,6 @@ fn sends_greeting(port: u16) -> bool {
     stream.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
     let mut header = [0u8; 4];
     stream.read_exact(&mut header).is_ok()
-}
-
-/// SIGTERM to a child we started, then wait for it.
-pub fn terminate(child: &mut Child) {
-    if let Ok(None) = child.try_wait() {
-        // SAFETY: kill(2) on our own child's PID.
-        unsafe {
-            libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
-        }
-    }
-    let _ = child.wait();
 }
 
 /// The replication tests' view of a [`ServerProcess`]: root's queries

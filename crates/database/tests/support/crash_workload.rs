@@ -80,7 +80,7 @@ pub fn run_workload(storage: &SimStorage, config: DatabaseConfig, workload: &Wor
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed * 131 + thread as u64);
             let mut done = 0;
             // Session 0 applies a source's transactions half the time, with
-            // their GTIDs (source_uuid():1, 2, …), as a replica's applier.
+            // their GTIDs (SOURCE_UUID:1, 2, …), as a replica's applier.
             let mut next_given_gno = 1;
             while done < transactions && !stop.load(Ordering::Relaxed) {
                 let given = thread == 0 && done % 2 == 1;

@@ -24,6 +24,7 @@ use binlog_format::{ColumnType, Gtid, Value};
 use database::{CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use engine::{ColumnDef, EngineError, IndexSpec, ScanSpec, TableId, TableSpec, Transaction};
 use rand::Rng;
+use testkit::SOURCE_UUID;
 
 pub const DB: &str = "test";
 /// Primary keys are drawn from 0..KEYS, so transactions collide often.
@@ -223,19 +224,14 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
     }
 }
 
-/// The UUID of the source whose GTIDs the workloads commit as a replica would.
-pub fn source_uuid() -> binlog_format::Uuid {
-    "3e11fa47-71ca-11e1-9e33-c80aa9429562".parse().unwrap()
-}
-
-/// A random transaction committed with the given GTID `source_uuid():gno`
+/// A random transaction committed with the given GTID `SOURCE_UUID:gno`
 /// (as a replica's applier does): one in eight changes nothing (an empty
 /// transaction is logged), one in ten is a bulk insert (promoted). A
 /// GTID already executed must be skipped, which the caller can check by
 /// giving one twice.
 pub fn given_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thread_id: u32, gno: u64) -> Attempt {
     let given = binlog::GivenGtid {
-        gtid: Gtid { uuid: source_uuid(), gno },
+        gtid: Gtid { uuid: SOURCE_UUID, gno },
         original_commit_timestamp_us: Some(1_700_000_000_000_000 + gno),
         original_server_version: Some(80036),
     };

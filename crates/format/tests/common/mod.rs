@@ -1,66 +1,17 @@
 //! Shared by the integration tests: strategies for random tables and rows,
-//! and a builder of complete binlog files.
+//! and the events a transaction of a built file holds around its rows.
 #![allow(dead_code)]
 
 use binlog_format::column_type::{type_code, ColumnType};
-use binlog_format::constants::{COMMON_HEADER_LENGTH, SERVER_VERSION_ID};
-use binlog_format::events::gtid::GtidEvent;
 use binlog_format::events::{ColumnSpec, QueryEvent, XidEvent};
-use binlog_format::file::{append_event, file_preamble, WriterIdentity};
-use binlog_format::{Event, Gtid, GtidSet, Uuid, Value};
+use binlog_format::{Event, Value};
 use proptest::prelude::*;
-
-pub const IDENTITY: WriterIdentity = WriterIdentity { server_id: 1, checksum: true };
-pub const SOURCE_UUID: Uuid = Uuid([0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x63]);
-pub const TIMESTAMP: u32 = 1_700_000_000;
 
 /// Collations a table may use: utf8mb4_general_ci, binary,
 /// utf8mb4_0900_ai_ci, latin1_swedish_ci.
 pub const COLLATIONS: [u16; 4] = [45, 63, 255, 8];
 
-// ---------------------------------------------------------------- files
-
-/// A binlog file's first bytes: magic, FDE, empty Previous_gtids.
-pub fn new_file() -> Vec<u8> {
-    file_preamble(TIMESTAMP, &GtidSet::new(), IDENTITY)
-}
-
-fn framed_size(event: &Event, identity: WriterIdentity) -> u64 {
-    let mut body = Vec::new();
-    event.encode_body(&mut body);
-    (COMMON_HEADER_LENGTH + body.len() + if identity.checksum { 4 } else { 0 }) as u64
-}
-
-/// Appends Gtid + `events` (the caller's Query BEGIN ... Xid) with a
-/// correct `transaction_length` and `log_pos`s.
-pub fn append_transaction(file: &mut Vec<u8>, gno: u64, events: &[Event]) {
-    append_transaction_with(file, IDENTITY, gno, events)
-}
-
-pub fn append_transaction_with(file: &mut Vec<u8>, identity: WriterIdentity, gno: u64, events: &[Event]) {
-    let rest: u64 = events.iter().map(|e| framed_size(e, identity)).sum();
-    let mut gtid = GtidEvent {
-        flags: 0,
-        gtid: Gtid { uuid: SOURCE_UUID, gno },
-        last_committed: gno as i64 - 1,
-        sequence_number: gno as i64,
-        immediate_commit_timestamp_us: TIMESTAMP as u64 * 1_000_000,
-        original_commit_timestamp_us: None,
-        transaction_length: rest,
-        immediate_server_version: SERVER_VERSION_ID,
-        original_server_version: None,
-        commit_group_ticket: None,
-    };
-    // The length includes the Gtid event, whose size depends on the length.
-    for _ in 0..3 {
-        gtid.transaction_length = rest + framed_size(&Event::Gtid(gtid.clone()), identity);
-    }
-    let mut offset = file.len() as u64;
-    offset = append_event(file, offset, &Event::Gtid(gtid), TIMESTAMP, 0, identity);
-    for event in events {
-        offset = append_event(file, offset, event, TIMESTAMP, 0, identity);
-    }
-}
+// ------------------------------------------------------------- events
 
 pub fn begin() -> Event {
     Event::Query(QueryEvent::new(7, "test", "BEGIN"))

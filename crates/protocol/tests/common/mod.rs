@@ -4,8 +4,6 @@
 
 #![allow(dead_code)]
 
-pub mod client;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -12,7 +12,7 @@ use binlog_format::events::query::QueryEvent;
 use binlog_format::events::simple::XidEvent;
 use binlog_format::events::DecodeContext;
 use binlog_format::frame::encode_event;
-use binlog_format::gtid_set::{Gtid, Uuid};
+use binlog_format::gtid_set::Gtid;
 use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 use parking_lot::Mutex;
@@ -20,7 +20,7 @@ use protocol::MysqlError;
 use replica::relay::events::TransactionEvents;
 use replica::{Applier, BoundaryEntry, BoundaryQueue, RelayLog, StopFlag, WorkerApplier};
 
-pub const SOURCE_UUID: Uuid = Uuid([0x3e; 16]);
+pub use testkit::SOURCE_UUID;
 
 pub fn event(event_type: u8, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();

@@ -1,10 +1,12 @@
-//! A minimal MySQL client for raw-protocol tests, built on mysql_common's
+//! A minimal MySQL client over a plain TCP socket, built on mysql_common's
 //! client-side packet types (handshake response, COM_STMT_EXECUTE builder,
 //! column and row decoders), so the server is checked against an
-//! implementation it does not share code with.
+//! implementation it does not share code with. For tests that send bytes
+//! no real client sends, or need a session to stay open across other
+//! clients' statements.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -381,15 +383,17 @@ impl RawClient {
     /// Reads one single-chunk packet whatever its sequence id (after the
     /// test broke the sequence on purpose).
     pub fn read_packet_any_sequence(&mut self) -> Vec<u8> {
+        self.try_read_packet_any_sequence().expect("packet")
+    }
+
+    fn try_read_packet_any_sequence(&mut self) -> std::io::Result<Vec<u8>> {
         let mut header = [0u8; 4];
-        self.socket.read_exact(&mut header).expect("packet header");
+        self.socket.read_exact(&mut header)?;
         let length = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
         self.sequence_id = header[3].wrapping_add(1);
         let mut payload = vec![0u8; length];
-        self.socket
-            .read_exact(&mut payload)
-            .expect("packet payload");
-        payload
+        self.socket.read_exact(&mut payload)?;
+        Ok(payload)
     }
 
     /// Reads COM_FIELD_LIST's answer: definitions (each with a default
@@ -418,5 +422,63 @@ impl RawClient {
             self.try_read_packet(),
             Err(protocol::ProtocolError::Closed) | Err(protocol::ProtocolError::Io(_))
         )
+    }
+
+    /// Connects to 127.0.0.1:`port` and logs in with mysql_native_password
+    /// and [`default_capabilities`], into `database` if given.
+    pub fn login_to(port: u16, user: &str, password: &str, database: Option<&str>) -> Result<RawClient, ServerErr> {
+        let mut capabilities = default_capabilities();
+        if database.is_some() {
+            capabilities |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
+        }
+        let address = SocketAddr::from(([127, 0, 0, 1], port));
+        RawClient::login_with(address, user, password, AuthPlugin::MysqlNativePassword, capabilities, database).0
+    }
+
+    /// A COM_QUERY's rows as text (none for an OK), or the ERR.
+    pub fn query_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, ServerErr> {
+        match self.query(sql)? {
+            Response::Ok { .. } => Ok(Vec::new()),
+            rows => Ok(rows.text_rows()),
+        }
+    }
+
+    /// One value: the first column of the first row.
+    pub fn value(&mut self, sql: &str) -> String {
+        let rows = self.query_rows(sql).unwrap_or_else(|error| panic!("{sql}: {error:?}"));
+        rows[0][0].clone().unwrap_or_default()
+    }
+
+    /// An ERR packet this connection received.
+    pub fn parse_err(&self, packet: &[u8]) -> ServerErr {
+        parse_err(packet, self.capabilities)
+    }
+
+    /// Reads the next packet, which must be an ERR.
+    pub fn read_err(&mut self) -> ServerErr {
+        let packet = self.read_packet();
+        assert_eq!(packet.first(), Some(&0xFF), "an ERR packet");
+        self.parse_err(&packet)
+    }
+
+    /// Reads until the server closes the connection, whatever the packets'
+    /// sequence ids; returns the packets it sent first (an ERR, usually).
+    /// Panics if the server keeps it open past the read timeout.
+    pub fn read_until_closed(&mut self) -> Vec<Vec<u8>> {
+        let mut packets = Vec::new();
+        loop {
+            match self.try_read_packet_any_sequence() {
+                Ok(packet) => packets.push(packet),
+                Err(error) if matches!(error.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset) => {
+                    return packets
+                }
+                Err(error) => panic!("the server did not close the connection: {error}"),
+            }
+        }
+    }
+
+    /// Half-closes the connection: the server reads EOF.
+    pub fn close_write(&self) {
+        let _ = self.socket.shutdown(Shutdown::Write);
     }
 }

@@ -1,0 +1,14 @@
+//! What integration tests across the workspace share, one of each, so a
+//! fix to a helper reaches every test that uses it. A dev-dependency only:
+//! never a dependency of a library or a binary.
+
+mod binlog_file;
+mod net;
+mod process;
+pub mod raw_client;
+mod uuid;
+
+pub use binlog_file::{BinlogBuilder, SERVER_ID, TIMESTAMP};
+pub use net::free_port;
+pub use process::ChildGuard;
+pub use uuid::SOURCE_UUID;
