@@ -181,10 +181,8 @@ pub fn run(args: &CommitBenchArgs) -> Result<(), String> {
         write_csv(path, &results)?;
     }
     if let Some(path) = &args.plot {
-        let title =
-            format!("binlog commits/s, sync_binlog={}, {} rows/trx", args.sync_binlog, args.rows_per_transaction);
-        let bars: Vec<Bar> =
-            results.iter().map(|r| Bar { label: sessions_label(r.sessions), value: r.commits_per_sec }).collect();
+        let title = format!("binlog commits/s, sync_binlog={}, {} rows/trx", args.sync_binlog, args.rows_per_transaction);
+        let bars: Vec<Bar> = results.iter().map(|r| Bar { label: sessions_label(r.sessions), value: r.commits_per_sec }).collect();
         report::plot_bars(path, &title, &bars)?;
     }
     Ok(())
@@ -217,17 +215,7 @@ fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), St
         println!("{text}");
         return Ok(());
     }
-    let mut table = Table::new(&[
-        "sessions",
-        "commits",
-        "seconds",
-        "commits/s",
-        "p50 µs",
-        "p99 µs",
-        "max µs",
-        "fsyncs",
-        "commits/fsync",
-    ]);
+    let mut table = Table::new(&["sessions", "commits", "seconds", "commits/s", "p50 µs", "p99 µs", "max µs", "fsyncs", "commits/fsync"]);
     for result in results {
         table.push_row(vec![
             result.sessions.to_string(),
@@ -489,8 +477,7 @@ fn build_transaction(
         let mut event = RowsEvent::empty(RowsKind::Write, TABLE_ID, table.columns.len());
         for id in first_id..first_id + rows as u64 {
             if event.rows.len() >= ROW_EVENT_BYTES_MAX {
-                let full =
-                    std::mem::replace(&mut event, RowsEvent::empty(RowsKind::Write, TABLE_ID, table.columns.len()));
+                let full = std::mem::replace(&mut event, RowsEvent::empty(RowsKind::Write, TABLE_ID, table.columns.len()));
                 append(&mut cache, full.into_event())?;
             }
             let row = [Value::UInt(id), Value::Int(thread_id as i64), Value::Bytes(PAYLOAD.to_vec())];
@@ -508,9 +495,7 @@ fn build_transaction(
 
 fn progress_bar(total: u64, sessions: u32) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} commits, {per_sec}, eta {eta}")
-    {
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} commits, {per_sec}, eta {eta}") {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_prefix(sessions_label(sessions));
@@ -574,11 +559,7 @@ impl BenchDir {
         if !existing.is_empty() {
             if !clean {
                 let names: Vec<String> = existing.iter().take(4).map(|p| file_name(p)).collect();
-                let more = if existing.len() > names.len() {
-                    format!(" and {} more", existing.len() - names.len())
-                } else {
-                    String::new()
-                };
+                let more = if existing.len() > names.len() { format!(" and {} more", existing.len() - names.len()) } else { String::new() };
                 return Err(format!(
                     "{} already holds binlog files ({}{more}); pass --clean to delete them first, or choose another --dir",
                     path.display(),
@@ -613,11 +594,7 @@ fn binlog_entries(dir: &Path) -> Result<Vec<PathBuf>, String> {
     for entry in listing {
         let entry = entry.map_err(|e| format!("listing {}: {e}", dir.display()))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if options.file_number(&name).is_some()
-            || name == index_name
-            || name == index_temp_name
-            || name == SPILL_DIR_NAME
-        {
+        if options.file_number(&name).is_some() || name == index_name || name == index_temp_name || name == SPILL_DIR_NAME {
             entries.push(entry.path());
         }
     }
@@ -677,11 +654,8 @@ mod tests {
 
         let csv = dir.path().join("out.csv");
         let csv_text = csv.display().to_string();
-        run(&args(
-            dir.path(),
-            &["--sessions", "2", "--transactions", "3", "--clean", "--compare-single-session", "--csv", &csv_text],
-        ))
-        .unwrap();
+        run(&args(dir.path(), &["--sessions", "2", "--transactions", "3", "--clean", "--compare-single-session", "--csv", &csv_text]))
+            .unwrap();
         assert!(binlog_entries(dir.path()).unwrap().is_empty(), "binlog files removed after the run");
         assert!(!dir.path().join(SINGLE_SESSION_SUBDIR).exists());
         assert_eq!(std::fs::read(dir.path().join("notes.txt")).unwrap(), b"keep me");
@@ -695,9 +669,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         run(&args(dir.path(), &["--sessions", "2", "--transactions", "2", "--keep"])).unwrap();
         let names: Vec<String> = binlog_entries(dir.path()).unwrap().iter().map(|p| file_name(p)).collect();
-        assert!(
-            names.contains(&"binlog.000001".to_string()) && names.contains(&"binlog.index".to_string()),
-            "{names:?}"
-        );
+        assert!(names.contains(&"binlog.000001".to_string()) && names.contains(&"binlog.index".to_string()), "{names:?}");
     }
 }

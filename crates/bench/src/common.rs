@@ -28,9 +28,7 @@ pub fn random_bytes() -> [u8; 16] {
     for (index, half) in bytes.chunks_exact_mut(8).enumerate() {
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
         hasher.write_usize(index);
-        hasher.write_u128(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
-        );
+        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos());
         hasher.write_u32(std::process::id());
         half.copy_from_slice(&hasher.finish().to_le_bytes());
     }
@@ -61,8 +59,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "TiB" => 40,
         other => return Err(format!("{text:?}: unknown unit {other:?} (use B, KiB, MiB, GiB or TiB)")),
     };
-    let bytes =
-        number.checked_shl(shift).filter(|b| b >> shift == number).ok_or_else(|| format!("{text:?} is too large"))?;
+    let bytes = number.checked_shl(shift).filter(|b| b >> shift == number).ok_or_else(|| format!("{text:?} is too large"))?;
     if bytes == 0 || bytes > SIZE_BYTES_MAX {
         return Err(format!("{text:?}: a size must be between 1 byte and {}", format_size(SIZE_BYTES_MAX)));
     }
@@ -123,10 +120,10 @@ pub fn ratio(a: f64, b: f64) -> f64 {
 /// Bytes to one decimal in the largest unit below them (`8.0GiB`).
 pub fn format_size_approx(bytes: u64) -> String {
     const UNITS: [(&str, u32); 3] = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
-    UNITS.iter().find(|(_, shift)| bytes >= 1 << shift).map_or_else(
-        || format!("{bytes}B"),
-        |(unit, shift)| format!("{:.1}{unit}", bytes as f64 / (1u64 << shift) as f64),
-    )
+    UNITS
+        .iter()
+        .find(|(_, shift)| bytes >= 1 << shift)
+        .map_or_else(|| format!("{bytes}B"), |(unit, shift)| format!("{:.1}{unit}", bytes as f64 / (1u64 << shift) as f64))
 }
 
 /// Creates `path` and its missing ancestors; returns the directories that
@@ -156,10 +153,7 @@ pub fn remove_created_dirs(created: &[PathBuf]) -> Result<(), String> {
     for dir in created.iter().rev() {
         if let Err(error) = std::fs::remove_dir(dir) {
             if error.kind() != std::io::ErrorKind::NotFound {
-                return Err(format!(
-                    "removing directory {}: {error} (it holds files the benchmark did not write)",
-                    dir.display()
-                ));
+                return Err(format!("removing directory {}: {error} (it holds files the benchmark did not write)", dir.display()));
             }
         }
     }

@@ -114,7 +114,8 @@ pub struct DumpResult {
 }
 
 pub fn run(args: &DumpBenchArgs) -> Result<(), String> {
-    let mut serve_arguments = vec!["--datadir".to_string(), args.dir.display().to_string(), "--port=0".to_string(), "--bind=127.0.0.1".to_string()];
+    let mut serve_arguments =
+        vec!["--datadir".to_string(), args.dir.display().to_string(), "--port=0".to_string(), "--bind=127.0.0.1".to_string()];
     serve_arguments.extend(args.server_options.iter().cloned());
     let options = ServeOptions::parse(&serve_arguments)?;
     let needs_fill = !args.dir.join("binlog").join("binlog.index").exists();

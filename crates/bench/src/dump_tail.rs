@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::dump::{connect, execute};
 use super::report::Table;
 use super::thread_cpu::cpu_seconds_by_name;
-use super::dump::{connect, execute};
 use replica::source_client::DumpPacket;
 use serve::Running;
 
@@ -130,7 +130,8 @@ pub fn run(address: SocketAddr, running: &Running, args: &TailArgs) -> Result<Ta
             }
         }
     }
-    let without_readers = args.reader_counts.iter().position(|&count| count == 0).and_then(|slot| best[slot].as_ref()).map(Phase::commits_per_sec);
+    let without_readers =
+        args.reader_counts.iter().position(|&count| count == 0).and_then(|slot| best[slot].as_ref()).map(Phase::commits_per_sec);
     let rows = args
         .reader_counts
         .iter()
@@ -243,34 +244,37 @@ fn run_phase(address: SocketAddr, running: &Running, args: &TailArgs, readers: u
         client.negotiate_checksum().map_err(|error| error.to_string())?;
         // The readers only follow: checksums are the receiver's business.
         client.skip_event_verification();
-        client.request_dump_position(2000 + reader, &start_file, start_position as u32, false).map_err(|error| format!("COM_BINLOG_DUMP: {error}"))?;
+        client
+            .request_dump_position(2000 + reader, &start_file, start_position as u32, false)
+            .map_err(|error| format!("COM_BINLOG_DUMP: {error}"))?;
         let reached = Arc::new(AtomicU64::new(0));
         let socket = client.shutdown_handle().map_err(|error| error.to_string())?;
         let thread = {
             let reached = Arc::clone(&reached);
             let stopping = Arc::clone(&stopping);
             // Named, so that a profile tells readers from sessions.
-            let spawned = std::thread::Builder::new().name(format!("{READER_THREAD_PREFIX}{reader}")).spawn(move || -> Result<(), String> {
-                // This thread is the only writer of `reached`: a plain
-                // store of its own maximum, not a locked read-modify-write
-                // per event.
-                let mut newest = 0u64;
-                loop {
-                    match next_event_log_pos(&mut client) {
-                        // Events made up by the source (log_pos 0) mark
-                        // the start; every stored one moves `reached`.
-                        Ok((log_pos, _)) => {
-                            let log_pos = u64::from(log_pos).max(1);
-                            if log_pos > newest {
-                                newest = log_pos;
-                                reached.store(newest, Ordering::Release);
+            let spawned =
+                std::thread::Builder::new().name(format!("{READER_THREAD_PREFIX}{reader}")).spawn(move || -> Result<(), String> {
+                    // This thread is the only writer of `reached`: a plain
+                    // store of its own maximum, not a locked read-modify-write
+                    // per event.
+                    let mut newest = 0u64;
+                    loop {
+                        match next_event_log_pos(&mut client) {
+                            // Events made up by the source (log_pos 0) mark
+                            // the start; every stored one moves `reached`.
+                            Ok((log_pos, _)) => {
+                                let log_pos = u64::from(log_pos).max(1);
+                                if log_pos > newest {
+                                    newest = log_pos;
+                                    reached.store(newest, Ordering::Release);
+                                }
                             }
+                            Err(_) if stopping.load(Ordering::Acquire) => return Ok(()),
+                            Err(error) => return Err(error),
                         }
-                        Err(_) if stopping.load(Ordering::Acquire) => return Ok(()),
-                        Err(error) => return Err(error),
                     }
-                }
-            });
+                });
             spawned.map_err(|error| format!("cannot start a tail reader: {error}"))?
         };
         tail_readers.push(TailReader { reached, socket, thread });
@@ -386,7 +390,9 @@ fn process_cpu_seconds() -> f64 {
 /// The next event's `log_pos` (header bytes 13..17) and its length.
 fn next_event_log_pos(client: &mut replica::source_client::SourceClient) -> Result<(u32, usize), String> {
     match client.read_event().map_err(|error| error.to_string())? {
-        DumpPacket::Event(event) if event.len() >= 17 => Ok((u32::from_le_bytes([event[13], event[14], event[15], event[16]]), event.len())),
+        DumpPacket::Event(event) if event.len() >= 17 => {
+            Ok((u32::from_le_bytes([event[13], event[14], event[15], event[16]]), event.len()))
+        }
         DumpPacket::Event(event) => Err(format!("an event of {} bytes", event.len())),
         DumpPacket::EndOfLog => Err("the source ended a blocking dump".to_string()),
     }

@@ -255,7 +255,9 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec
         for ((dir, sessions), best) in runs.iter().zip(best.iter_mut()) {
             if round > 0 {
                 // A fresh log and table for every round.
-                if let Err(error) = RunDirs::remove(dir).and_then(|()| std::fs::create_dir(dir).map_err(|e| format!("creating directory {}: {e}", dir.display()))) {
+                if let Err(error) = RunDirs::remove(dir)
+                    .and_then(|()| std::fs::create_dir(dir).map_err(|e| format!("creating directory {}: {e}", dir.display())))
+                {
                     failure = Some(error);
                     break 'rounds;
                 }
@@ -490,7 +492,13 @@ struct SessionOutcome {
 /// One transaction: 2 point selects, an update of `k` by primary key, a
 /// delete and re-insert of one key. `Ok(false)`: lock wait or deadlock,
 /// rolled back, to retry.
-fn transaction(db: &Database, table: TableId, rng: &mut FastRng, table_size: u64, session: &StatementContext) -> Result<bool, DatabaseError> {
+fn transaction(
+    db: &Database,
+    table: TableId,
+    rng: &mut FastRng,
+    table_size: u64,
+    session: &StatementContext,
+) -> Result<bool, DatabaseError> {
     let mut trx = db.begin();
     let outcome = (|| -> Result<(), DatabaseError> {
         for _ in 0..2 {

@@ -316,12 +316,7 @@ pub fn run(args: &LargeCommitBenchArgs) -> Result<(), String> {
                 let mut runs = Vec::new();
                 for repetition in 1..=args.repeat {
                     let name = format!("large-commit-{}-{}-{repetition}", format_size(size), mode.name());
-                    eprintln!(
-                        "bench large-commit: {} {} run {repetition}/{}",
-                        format_size(size),
-                        mode.name(),
-                        args.repeat
-                    );
+                    eprintln!("bench large-commit: {} {} run {repetition}/{}", format_size(size), mode.name(), args.repeat);
                     let dir = dirs.fresh(&name, args.clean)?;
                     let run = run_once(&dir, Case { size, mode, threshold }, args);
                     let removed = if args.keep { Ok(()) } else { RunDirs::remove(&dir) };
@@ -360,8 +355,7 @@ pub fn run(args: &LargeCommitBenchArgs) -> Result<(), String> {
 
 fn summarize(case: Case, args: &LargeCommitBenchArgs, runs: &[Run]) -> LargeCommitResult {
     let median_of = |value: fn(&Run) -> f64| median(runs.iter().map(value).collect());
-    let worst_of =
-        |value: fn(&Run) -> f64, worse: fn(f64, f64) -> f64| runs.iter().map(value).reduce(worse).unwrap_or(0.0);
+    let worst_of = |value: fn(&Run) -> f64, worse: fn(f64, f64) -> f64| runs.iter().map(value).reduce(worse).unwrap_or(0.0);
     LargeCommitResult {
         size_bytes: case.size,
         size: format_size(case.size),
@@ -428,8 +422,7 @@ fn run_once(dir: &Path, case: Case, args: &LargeCommitBenchArgs) -> Result<Run, 
     let background_tps_baseline_min = windows.min_tps_within(quiet.0, quiet.1).unwrap_or(0.0);
     let background_tps_min_window = windows.min_tps_overlapping(commit.0, commit.1);
     let background_tps_build = windows.median_tps_within(timing.build_start_us, timing.build_end_us);
-    let mut during: Vec<u32> =
-        records.iter().filter(|r| r.start_us() < commit.1 && r.end_us > commit.0).map(|r| r.latency_us).collect();
+    let mut during: Vec<u32> = records.iter().filter(|r| r.start_us() < commit.1 && r.end_us > commit.0).map(|r| r.latency_us).collect();
     during.sort_unstable();
     let percentile_ms = |q: f64| -> f64 {
         if during.is_empty() {
@@ -490,25 +483,13 @@ fn measure(
     before.check_since(log, case)?;
 
     background.sleep_checking(TAIL)?;
-    Ok(Timing {
-        build_start_us,
-        build_end_us,
-        commit_start_us: since(started),
-        commit_end_us: since(finished),
-        transaction_bytes,
-    })
+    Ok(Timing { build_start_us, build_end_us, commit_start_us: since(started), commit_end_us: since(finished), transaction_bytes })
 }
 
 /// `bench.large (id BIGINT UNSIGNED PRIMARY KEY, payload VARCHAR(255))`, utf8mb4.
 fn large_table_map() -> TableMap {
     let columns = [
-        ColumnSpec {
-            name: "id".into(),
-            column_type: ColumnType::LongLong,
-            nullable: false,
-            unsigned: true,
-            collation: 255,
-        },
+        ColumnSpec { name: "id".into(), column_type: ColumnType::LongLong, nullable: false, unsigned: true, collation: 255 },
         ColumnSpec {
             name: "payload".into(),
             column_type: ColumnType::VarChar { max_length_bytes: 1020 },
@@ -523,20 +504,8 @@ fn large_table_map() -> TableMap {
 /// `bench.small (id BIGINT UNSIGNED PRIMARY KEY, session INT, payload VARCHAR(64))`, utf8mb4.
 fn small_table_map() -> TableMap {
     let columns = [
-        ColumnSpec {
-            name: "id".into(),
-            column_type: ColumnType::LongLong,
-            nullable: false,
-            unsigned: true,
-            collation: 255,
-        },
-        ColumnSpec {
-            name: "session".into(),
-            column_type: ColumnType::Long,
-            nullable: true,
-            unsigned: false,
-            collation: 255,
-        },
+        ColumnSpec { name: "id".into(), column_type: ColumnType::LongLong, nullable: false, unsigned: true, collation: 255 },
+        ColumnSpec { name: "session".into(), column_type: ColumnType::Long, nullable: true, unsigned: false, collation: 255 },
         ColumnSpec {
             name: "payload".into(),
             column_type: ColumnType::VarChar { max_length_bytes: 256 },
@@ -585,9 +554,7 @@ pub fn build_large_transaction(log: &BinaryLog, size: u64, xid: u64) -> Result<T
         for (index, byte) in payload.iter_mut().enumerate() {
             *byte = b'a' + ((id as usize + index) % 26) as u8;
         }
-        event
-            .push_write(&table, &[Value::UInt(id), Value::Bytes(payload.clone())])
-            .map_err(|e| format!("encoding row {id}: {e}"))?;
+        event.push_write(&table, &[Value::UInt(id), Value::Bytes(payload.clone())]).map_err(|e| format!("encoding row {id}: {e}"))?;
         if cache.len() + event_bytes(rows_event_fixed + event.rows.len()) + xid_bytes >= size {
             break;
         }
@@ -603,13 +570,8 @@ pub fn build_large_transaction(log: &BinaryLog, size: u64, xid: u64) -> Result<T
 fn small_transaction(log: &BinaryLog, table: &TableMap, session: u32, xid: u64) -> Result<TransactionCache, String> {
     let timestamp = binlog::log::now_seconds();
     let mut cache = log.new_cache();
-    let row = vec![
-        Value::UInt(xid),
-        Value::Int(session as i64),
-        Value::Bytes(b"binlogd large-commit background row".to_vec()),
-    ];
-    let rows =
-        RowsEvent::write(SMALL_TABLE_ID, table, &[row]).map_err(|e| format!("encoding a background row: {e}"))?;
+    let row = vec![Value::UInt(xid), Value::Int(session as i64), Value::Bytes(b"binlogd large-commit background row".to_vec())];
+    let rows = RowsEvent::write(SMALL_TABLE_ID, table, &[row]).map_err(|e| format!("encoding a background row: {e}"))?;
     let events = [
         Event::Query(QueryEvent::new(session + 1, "bench", "BEGIN")),
         Event::TableMap(table.clone()),
@@ -661,8 +623,7 @@ impl Background {
         let mut background = Background { stop: Arc::default(), error: Arc::default(), handles: Vec::new() };
         let table = small_table_map();
         for session in 0..sessions {
-            let (log, stop, error, table) =
-                (log.clone(), background.stop.clone(), background.error.clone(), table.clone());
+            let (log, stop, error, table) = (log.clone(), background.stop.clone(), background.error.clone(), table.clone());
             let spawned = std::thread::Builder::new()
                 .name(format!("bench-background-{session}"))
                 .spawn(move || background_session(&log, &table, session, origin, &stop, &error));
@@ -802,9 +763,7 @@ impl WindowCounts {
 
     /// Lowest commits/s of the windows that overlap `[from_us, to_us]`.
     fn min_tps_overlapping(&self, from_us: u64, to_us: u64) -> f64 {
-        (from_us / Self::window_us()..=to_us / Self::window_us())
-            .map(|window| self.tps(window))
-            .fold(f64::INFINITY, f64::min)
+        (from_us / Self::window_us()..=to_us / Self::window_us()).map(|window| self.tps(window)).fold(f64::INFINITY, f64::min)
     }
 }
 
@@ -823,8 +782,7 @@ impl DiskSampler {
     fn start(dir: &Path) -> Result<DiskSampler, String> {
         let (stop, fast) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
         let peak = Arc::new(AtomicU64::new(disk_usage_bytes(dir)));
-        let (thread_stop, thread_fast, thread_peak, thread_dir) =
-            (stop.clone(), fast.clone(), peak.clone(), dir.to_path_buf());
+        let (thread_stop, thread_fast, thread_peak, thread_dir) = (stop.clone(), fast.clone(), peak.clone(), dir.to_path_buf());
         let handle = std::thread::Builder::new()
             .name("bench-disk-sampler".into())
             .spawn(move || {
@@ -969,9 +927,7 @@ fn print_results(args: &LargeCommitBenchArgs, results: &[LargeCommitResult]) -> 
     }
     for mode in [Optimization::On, Optimization::Off] {
         let rows: Vec<&LargeCommitResult> = results.iter().filter(|r| r.optimization == mode).collect();
-        if let (Some(smallest), Some(largest)) =
-            (rows.iter().min_by_key(|r| r.size_bytes), rows.iter().max_by_key(|r| r.size_bytes))
-        {
+        if let (Some(smallest), Some(largest)) = (rows.iter().min_by_key(|r| r.size_bytes), rows.iter().max_by_key(|r| r.size_bytes)) {
             if smallest.size_bytes != largest.size_bytes {
                 println!(
                     "optimization {}: commit ms {}/{} = {:.1}x",
@@ -1172,8 +1128,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let small = 1 << 20;
         let case = Case { size: small, mode: Optimization::On, threshold: LARGE_TRANSACTION_THRESHOLD_MIN };
-        let (log, _) =
-            BinaryLog::open(bench_options(dir.path(), case), Arc::new(OsStorage), CrashPoints::default()).unwrap();
+        let (log, _) = BinaryLog::open(bench_options(dir.path(), case), Arc::new(OsStorage), CrashPoints::default()).unwrap();
         let before = PromotionCounters::read(&log);
         log.commit(build_large_transaction(&log, small, 1).unwrap()).unwrap();
         before.check_since(&log, case).unwrap();

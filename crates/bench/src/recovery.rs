@@ -37,8 +37,8 @@ use serde::Serialize;
 
 use super::common::{distinct, format_size, format_size_approx, median, parse_size, ratio, RunDirs};
 use super::large_commit::{
-    bench_options, build_large_transaction, commit_small_transactions, parse_optimization, plot_against_size,
-    promotion_threshold, Case, Optimization, PromotionCounters, REPEAT_MAX,
+    bench_options, build_large_transaction, commit_small_transactions, parse_optimization, plot_against_size, promotion_threshold, Case,
+    Optimization, PromotionCounters, REPEAT_MAX,
 };
 use super::report::{self, Table};
 
@@ -175,15 +175,7 @@ pub fn run(args: &RecoveryBenchArgs) -> Result<(), String> {
     if let Some(path) = &args.plot {
         let caches = if results.iter().all(|r| r.caches_dropped) { "cold cache" } else { "warm cache" };
         let title = format!("binlog recovery after a crash, {caches}");
-        plot_against_size(
-            path,
-            &title,
-            "recovery ms",
-            &results,
-            |r| r.size_bytes,
-            |r| r.optimization,
-            |r| r.recovery_ms,
-        )?;
+        plot_against_size(path, &title, "recovery ms", &results, |r| r.size_bytes, |r| r.optimization, |r| r.recovery_ms)?;
     }
     Ok(())
 }
@@ -254,8 +246,7 @@ fn run_once(dir: &Path, case: Case, args: &RecoveryBenchArgs) -> Result<Run, Str
         ));
     }
     closed?;
-    let scanned_bytes =
-        report.scanned_files.iter().map(|name| std::fs::metadata(dir.join(name)).map(|m| m.len()).unwrap_or(0)).sum();
+    let scanned_bytes = report.scanned_files.iter().map(|name| std::fs::metadata(dir.join(name)).map(|m| m.len()).unwrap_or(0)).sum();
     Ok(Run {
         transaction_bytes,
         recovery_ms: report.elapsed.as_secs_f64() * 1000.0,
@@ -392,8 +383,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("runs");
         let csv = parent.path().join("recovery.csv");
-        let argv =
-            ["bench", "--dir", dir.to_str().unwrap(), "--sizes", "10MiB", "--repeat", "1", "--warm-cache", "--json"];
+        let argv = ["bench", "--dir", dir.to_str().unwrap(), "--sizes", "10MiB", "--repeat", "1", "--warm-cache", "--json"];
         let args = Wrapper::try_parse_from(argv.iter().chain(&["--csv", csv.to_str().unwrap()])).unwrap().args;
         let threshold = promotion_threshold(&args.sizes);
         let dirs = RunDirs::prepare(&dir).unwrap();

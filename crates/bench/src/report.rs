@@ -99,12 +99,7 @@ pub fn plot_bars(path: &Path, title: &str, bars: &[Bar]) -> Result<(), String> {
         return Err(format!("plot {}: nothing to plot", path.display()));
     }
     if let Some(bar) = bars.iter().find(|b| !b.value.is_finite() || b.value < 0.0) {
-        return Err(format!(
-            "plot {}: bar {:?} has value {}, not a finite number ≥ 0",
-            path.display(),
-            bar.label,
-            bar.value
-        ));
+        return Err(format!("plot {}: bar {:?} has value {}, not a finite number ≥ 0", path.display(), bar.label, bar.value));
     }
     let mut pixels = vec![255u8; (PLOT_WIDTH * PLOT_HEIGHT * 3) as usize];
     // No plotters call below is expected to panic (the font is registered
@@ -150,16 +145,14 @@ fn draw_bars(pixels: &mut [u8], title: &str, bars: &[Bar]) -> Result<(), String>
     for (index, bar) in bars.iter().enumerate() {
         let center = left + slot * index as i32 + slot / 2;
         let y = y_of(bar.value);
-        root.draw(&Rectangle::new([(center - bar_width / 2, y), (center + bar_width / 2, bottom)], BAR_COLOR.filled()))
-            .map_err(error)?;
+        root.draw(&Rectangle::new([(center - bar_width / 2, y), (center + bar_width / 2, bottom)], BAR_COLOR.filled())).map_err(error)?;
         let value = format!("{:.0}", bar.value);
         draw_text(&root, (center - text_width(&value) / 2, y - 20), &value)?;
         let label = fit_text(&bar.label, slot - 4);
         draw_text(&root, (center - text_width(&label) / 2, bottom + 14), &label)?;
     }
     // Axes and title.
-    root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2)))
-        .map_err(error)?;
+    root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2))).map_err(error)?;
     let title = fit_text(title, PLOT_WIDTH as i32 - 20);
     draw_text(&root, ((PLOT_WIDTH as i32 - text_width(&title)) / 2, 18), &title)?;
     root.present().map_err(error)
@@ -215,8 +208,7 @@ const SERIES_COLORS: [RGBColor; 4] = [BAR_COLOR, RGBColor(210, 90, 60), RGBColor
 
 /// Draws `chart` and writes it to `path` as a PNG.
 pub fn plot_lines(path: &Path, chart: &LineChart) -> Result<(), String> {
-    let points: Vec<(f64, f64)> =
-        chart.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| chart.is_drawable(*p)).collect();
+    let points: Vec<(f64, f64)> = chart.series.iter().flat_map(|s| s.points.iter().copied()).filter(|p| chart.is_drawable(*p)).collect();
     if points.is_empty() {
         return Err(format!("plot {}: nothing to plot", path.display()));
     }
@@ -315,8 +307,7 @@ fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Re
 
     for (index, series) in chart.series.iter().enumerate() {
         let color = SERIES_COLORS[index % SERIES_COLORS.len()];
-        let pixels: Vec<(i32, i32)> =
-            series.points.iter().filter(|p| chart.is_drawable(**p)).map(|&(x, y)| (x_of(x), y_of(y))).collect();
+        let pixels: Vec<(i32, i32)> = series.points.iter().filter(|p| chart.is_drawable(**p)).map(|&(x, y)| (x_of(x), y_of(y))).collect();
         if pixels.len() > 1 {
             root.draw(&PathElement::new(pixels.clone(), color.stroke_width(2))).map_err(error)?;
         }
@@ -332,17 +323,13 @@ fn draw_lines(pixels: &mut [u8], chart: &LineChart, points: &[(f64, f64)]) -> Re
         let legend_y = top - 28;
         let label = fit_text(&series.label, (right - left) / 3);
         let legend_x = legend_right - text_width(&label);
-        root.draw(&PathElement::new(
-            vec![(legend_x - 34, legend_y + 7), (legend_x - 8, legend_y + 7)],
-            color.stroke_width(3),
-        ))
-        .map_err(error)?;
+        root.draw(&PathElement::new(vec![(legend_x - 34, legend_y + 7), (legend_x - 8, legend_y + 7)], color.stroke_width(3)))
+            .map_err(error)?;
         draw_text(&root, (legend_x, legend_y), &label)?;
         legend_right = legend_x - 34 - 20;
     }
 
-    root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2)))
-        .map_err(error)?;
+    root.draw(&PathElement::new(vec![(left, top), (left, bottom), (right, bottom)], AXIS_COLOR.stroke_width(2))).map_err(error)?;
     let y_label = fit_text(&chart.y_label, right - left);
     draw_text(&root, (left - text_width(&y_label).min(left - 4), top - 28), &y_label)?;
     let x_label = fit_text(&chart.x_label, right - left);
@@ -437,10 +424,7 @@ mod tests {
         let mut table = Table::new(&["sessions", "commits/s"]);
         table.push_row(vec!["1".into(), "250".into()]);
         table.push_row(vec!["16".into(), "12345".into()]);
-        assert_eq!(
-            table.render(),
-            "sessions  commits/s\n--------  ---------\n       1        250\n      16      12345\n"
-        );
+        assert_eq!(table.render(), "sessions  commits/s\n--------  ---------\n       1        250\n      16      12345\n");
     }
 
     #[test]
@@ -492,10 +476,7 @@ mod tests {
             series: vec![
                 Series { label: "on".into(), points: sizes.iter().map(|s| (*s, 12.0)).collect() },
                 // The 0 cannot be drawn on a log axis and is left out.
-                Series {
-                    label: "off".into(),
-                    points: sizes.iter().map(|s| (*s, s * 10.0)).chain([(8192.0, 0.0)]).collect(),
-                },
+                Series { label: "off".into(), points: sizes.iter().map(|s| (*s, s * 10.0)).chain([(8192.0, 0.0)]).collect() },
             ],
         };
         plot_lines(&path, &chart).unwrap();
@@ -509,8 +490,7 @@ mod tests {
     fn plot_writes_a_png() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("chart.png");
-        let bars =
-            [Bar { label: "1 session".into(), value: 310.0 }, Bar { label: "16 sessions".into(), value: 4100.0 }];
+        let bars = [Bar { label: "1 session".into(), value: 310.0 }, Bar { label: "16 sessions".into(), value: 4100.0 }];
         plot_bars(&path, "commits/s (sync_binlog=1)", &bars).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");

@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH};
 use binlog_format::events::{Event, QueryEvent};
-use binlog_format::RowsKind;
 use binlog_format::frame::peek_event_size;
 use binlog_format::header::EventHeader;
+use binlog_format::RowsKind;
 
 use crate::crash_points::{self, CrashPoints};
 use crate::error::{BinlogError, Result};
@@ -351,10 +351,16 @@ impl TransactionCache {
             let file = self.context.storage.create(&path).map_err(|e| BinlogError::io("create spill file", &path, e))?;
             self.context.spill_count.fetch_add(1, Ordering::Relaxed);
             self.stage = Stage::Spilled(SpillFile { path, file, length: 0, synced_length: 0 });
-            self.context.crash.hit(crash_points::CACHE_AFTER_SPILL).map_err(|e| BinlogError::io("crash point", &self.context.spill_dir, e))?;
+            self.context
+                .crash
+                .hit(crash_points::CACHE_AFTER_SPILL)
+                .map_err(|e| BinlogError::io("crash point", &self.context.spill_dir, e))?;
         }
         let Stage::Spilled(spill) = &mut self.stage else { unreachable!("only a cache taking events spills") };
-        spill.file.write_at(self.header_room + spill.length, &self.memory).map_err(|e| BinlogError::io("write spill file", &spill.path, e))?;
+        spill
+            .file
+            .write_at(self.header_room + spill.length, &self.memory)
+            .map_err(|e| BinlogError::io("write spill file", &spill.path, e))?;
         spill.length += self.memory.len() as u64;
         self.memory.clear();
         // Incremental durability, in the session's own thread and outside
@@ -447,10 +453,17 @@ impl TransactionCache {
             return Err(invalid(format!("{length} bytes, the reference says {end} with a last event of {}", reference.last_event_size)));
         }
         let mut header = [0u8; COMMON_HEADER_LENGTH];
-        file.read_exact_at(end - reference.last_event_size, &mut header).map_err(|e| BinlogError::io("read referenced spill file", &path, e))?;
+        file.read_exact_at(end - reference.last_event_size, &mut header)
+            .map_err(|e| BinlogError::io("read referenced spill file", &path, e))?;
         let last = EventHeader::decode(&header).map_err(|e| invalid(e.to_string()))?;
-        if u64::from(last.event_size) != reference.last_event_size || last.event_type != reference.terminating_event_type || !is_terminating_type(last.event_type) {
-            return Err(invalid(format!("the last event is type {} of {} bytes, the reference says type {} of {}", last.event_type, last.event_size, reference.terminating_event_type, reference.last_event_size)));
+        if u64::from(last.event_size) != reference.last_event_size
+            || last.event_type != reference.terminating_event_type
+            || !is_terminating_type(last.event_type)
+        {
+            return Err(invalid(format!(
+                "the last event is type {} of {} bytes, the reference says type {} of {}",
+                last.event_type, last.event_size, reference.terminating_event_type, reference.last_event_size
+            )));
         }
         context.spill_count.fetch_add(1, Ordering::Relaxed);
         let mut cache = TransactionCache::new(context);
@@ -546,11 +559,17 @@ impl TransactionCache {
                 chunk.clear();
                 while offset < spill.length && chunk.len() < chunk_bytes {
                     let mut header = [0u8; COMMON_HEADER_LENGTH];
-                    spill.file.read_exact_at(self.header_room + offset, &mut header).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
+                    spill
+                        .file
+                        .read_exact_at(self.header_room + offset, &mut header)
+                        .map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
                     let size = peek_event_size(&header).unwrap() as usize;
                     let start = chunk.len();
                     chunk.resize(start + size, 0);
-                    spill.file.read_exact_at(self.header_room + offset, &mut chunk[start..]).map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
+                    spill
+                        .file
+                        .read_exact_at(self.header_room + offset, &mut chunk[start..])
+                        .map_err(|e| BinlogError::io("read spill file", &spill.path, e))?;
                     offset += size as u64;
                 }
                 visit(&mut chunk)?;

@@ -52,13 +52,8 @@ pub const PROMOTE_AFTER_INDEX: &str = "binlog::promote::after_index";
 pub const PROMOTE_AFTER_COUNT: &str = "binlog::promote::after_count";
 
 /// Promotion points before which the transaction rolls back.
-pub const PROMOTE_ROLL_BACK: &[&str] = &[
-    PROMOTE_AFTER_HEADER_SYNC,
-    PROMOTE_AFTER_REGISTER,
-    PROMOTE_AFTER_RENAME,
-    PROMOTE_AFTER_ROTATE_EVENT,
-    PROMOTE_AFTER_NEW_FILE,
-];
+pub const PROMOTE_ROLL_BACK: &[&str] =
+    &[PROMOTE_AFTER_HEADER_SYNC, PROMOTE_AFTER_REGISTER, PROMOTE_AFTER_RENAME, PROMOTE_AFTER_ROTATE_EVENT, PROMOTE_AFTER_NEW_FILE];
 /// Promotion points after which the transaction rolls forward.
 pub const PROMOTE_ROLL_FORWARD: &[&str] = &[PROMOTE_AFTER_INDEX, PROMOTE_AFTER_COUNT];
 

@@ -34,14 +34,7 @@ pub struct LogicalClock {
 
 impl DependencyTracker {
     pub fn new(mode: DependencyTracking, history_size_max: usize) -> DependencyTracker {
-        DependencyTracker {
-            mode,
-            last_assigned: 0,
-            file_base: 0,
-            writers: HashMap::new(),
-            history_size_max,
-            history_start: 0,
-        }
+        DependencyTracker { mode, last_assigned: 0, file_base: 0, writers: HashMap::new(), history_size_max, history_start: 0 }
     }
 
     /// A new file starts: sequence numbers restart at 1 and nothing in it

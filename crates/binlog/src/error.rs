@@ -40,11 +40,11 @@ impl BinlogError {
     /// MySQL error number for a client.
     pub fn mysql_code(&self) -> u16 {
         match self {
-            BinlogError::CacheFull { .. } => 1197,       // ER_TRANS_CACHE_FULL
-            BinlogError::LogNotFound => 1373,            // ER_UNKNOWN_TARGET_BINLOG
+            BinlogError::CacheFull { .. } => 1197,                           // ER_TRANS_CACHE_FULL
+            BinlogError::LogNotFound => 1373,                                // ER_UNKNOWN_TARGET_BINLOG
             BinlogError::Io { .. } | BinlogError::PreviousIo { .. } => 1598, // ER_BINLOG_LOGGING_IMPOSSIBLE
-            BinlogError::Corruption { .. } => 1595,      // ER_SLAVE_RELAY_LOG_WRITE_FAILURE family; binlog corrupt
-            BinlogError::Invalid(_) => 1210,             // ER_WRONG_ARGUMENTS
+            BinlogError::Corruption { .. } => 1595,                          // ER_SLAVE_RELAY_LOG_WRITE_FAILURE family; binlog corrupt
+            BinlogError::Invalid(_) => 1210,                                 // ER_WRONG_ARGUMENTS
             BinlogError::Closed => 1598,
             BinlogError::SourceLogUnavailable(_) => 1236, // ER_SOURCE_FATAL_ERROR_READING_BINLOG
         }

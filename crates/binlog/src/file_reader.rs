@@ -18,9 +18,16 @@ const READ_AHEAD_BYTES: usize = 1 << 20;
 #[derive(Debug)]
 pub enum ReadError {
     /// The file ends inside an event (a torn tail, or a writer still busy).
-    Truncated { offset: u64, needed: u64, file_length: u64 },
+    Truncated {
+        offset: u64,
+        needed: u64,
+        file_length: u64,
+    },
     /// The bytes at `offset` are not a valid event.
-    Corrupt { offset: u64, error: DecodeError },
+    Corrupt {
+        offset: u64,
+        error: DecodeError,
+    },
     Io(std::io::Error),
 }
 
@@ -161,7 +168,12 @@ impl FileEventReader {
         let Some(span) = self.next_event_span()? else { return Ok(None) };
         let bytes = self.buffered(&span);
         let footer = if span.has_checksum || span.header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
-        let raw = RawEvent { header: span.header, body: &bytes[COMMON_HEADER_LENGTH..bytes.len() - footer], bytes, has_checksum: span.has_checksum };
+        let raw = RawEvent {
+            header: span.header,
+            body: &bytes[COMMON_HEADER_LENGTH..bytes.len() - footer],
+            bytes,
+            has_checksum: span.has_checksum,
+        };
         Ok(Some((span.offset, raw)))
     }
 
@@ -245,7 +257,11 @@ impl FileEventReader {
             let header = &self.buffer[start..start + COMMON_HEADER_LENGTH];
             let size = peek_event_size(header).expect("a whole header") as usize;
             let event_type = header[TYPE_OFFSET];
-            if goes_alone(event_type) || event_type == EventType::FormatDescription as u8 || size < COMMON_HEADER_LENGTH + footer || offset + size as u64 > end {
+            if goes_alone(event_type)
+                || event_type == EventType::FormatDescription as u8
+                || size < COMMON_HEADER_LENGTH + footer
+                || offset + size as u64 > end
+            {
                 return Ok(Some(run));
             }
             if self.verify_checksums && RawEvent::parse(&self.buffer[start..start + size], self.has_checksum).is_err() {
@@ -273,9 +289,9 @@ impl FileEventReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use storage::{OsStorage, Storage};
     use binlog_format::checksum::event_crc32;
     use binlog_format::constants::EVENT_SIZE_OFFSET;
+    use storage::{OsStorage, Storage};
 
     /// A file of magic + one event of type 2 (a Query) with a CRC32 footer.
     fn event_bytes(body: &[u8]) -> Vec<u8> {

@@ -24,11 +24,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use binlog_format::constants::EventType;
+use binlog_format::constants::SERVER_VERSION_ID;
 use binlog_format::events::{Event, GtidEvent};
 use binlog_format::file::{append_event, WriterIdentity};
 use binlog_format::frame::{peek_event_size, set_log_pos};
 use binlog_format::gtid_set::Gtid;
-use binlog_format::constants::SERVER_VERSION_ID;
 use parking_lot::{Condvar, Mutex};
 
 use crate::cache::{SealedSpill, Shape, TransactionCache};
@@ -181,7 +181,13 @@ impl BinaryLog {
 
     /// Commits with a GTID the caller owns ([`BinaryLog::acquire_gtid`]);
     /// the caller releases the ownership (drops `owned`) after this returns.
-    pub fn commit_owned(&self, cache: TransactionCache, owned: &OwnedGtid, given: GivenGtid, hook: Option<CommitHook>) -> Result<CommitInfo> {
+    pub fn commit_owned(
+        &self,
+        cache: TransactionCache,
+        owned: &OwnedGtid,
+        given: GivenGtid,
+        hook: Option<CommitHook>,
+    ) -> Result<CommitInfo> {
         if owned.gtid() != given.gtid {
             return Err(BinlogError::Invalid(format!("commit with {} while owning {}", given.gtid, owned.gtid())));
         }
@@ -474,7 +480,10 @@ impl BinaryLog {
             let mut committed_when_queued = pending.committed_when_queued;
             if let Some(assigned) = pending.assigned {
                 if assigned.gtid != gtid {
-                    return Err(BinlogError::Invalid(format!("write-behind transaction {} arrived where the log expects {gtid}", assigned.gtid)));
+                    return Err(BinlogError::Invalid(format!(
+                        "write-behind transaction {} arrived where the log expects {gtid}",
+                        assigned.gtid
+                    )));
                 }
                 if assigned.global_sequence != writer.dependency.last_assigned() + 1 {
                     // Numbered differently: no parallelism claimed.
@@ -595,8 +604,8 @@ impl BinaryLog {
         }
         let deadline = Instant::now() + delay;
         while Instant::now() < deadline {
-            let queued: usize = self.inner.queue.flushed.lock().iter().map(|g| g.group.len()).sum::<usize>()
-                + self.inner.queue.pending.lock().len();
+            let queued: usize =
+                self.inner.queue.flushed.lock().iter().map(|g| g.group.len()).sum::<usize>() + self.inner.queue.pending.lock().len();
             if no_delay_count > 0 && queued >= no_delay_count {
                 return;
             }

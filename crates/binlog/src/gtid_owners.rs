@@ -86,7 +86,12 @@ impl GtidOwners {
     /// [`GtidOwners::acquire`] whose wait ends with `None` once
     /// `interrupted` says so (KILL QUERY of the waiting session), checked
     /// every [`INTERRUPT_POLL`].
-    pub fn acquire_unless(self: &Arc<Self>, gtid: Gtid, is_executed: impl Fn(&Gtid) -> bool, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
+    pub fn acquire_unless(
+        self: &Arc<Self>,
+        gtid: Gtid,
+        is_executed: impl Fn(&Gtid) -> bool,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Option<Ownership> {
         if gtid.uuid == self.server_uuid {
             // Before the executed check: see the module docs.
             self.own_gno_floor.fetch_max(gtid.gno, Ordering::SeqCst);

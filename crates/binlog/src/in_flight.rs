@@ -62,17 +62,14 @@ impl InFlight {
     /// in-use flag: purge must not remove it, recovery may need its XIDs.
     pub fn is_pending(&self, file_number: u64) -> bool {
         let state = self.state.lock();
-        state.groups_per_file.contains_key(&file_number)
-            || state.closed.contains_key(&file_number)
-            || state.clearing.contains(&file_number)
+        state.groups_per_file.contains_key(&file_number) || state.closed.contains_key(&file_number) || state.clearing.contains(&file_number)
     }
 
     /// Takes the closed files with nothing in flight (each is handed out once).
     /// They stay pending (not purgeable) until [`InFlight::cleared`].
     fn take_clearable(&self) -> Vec<(u64, PathBuf)> {
         let mut state = self.state.lock();
-        let clearable: Vec<u64> =
-            state.closed.keys().copied().filter(|n| !state.groups_per_file.contains_key(n)).collect();
+        let clearable: Vec<u64> = state.closed.keys().copied().filter(|n| !state.groups_per_file.contains_key(n)).collect();
         let mut taken = Vec::new();
         for number in clearable {
             if let Some(path) = state.closed.remove(&number) {

@@ -34,7 +34,7 @@ pub use gtid_owners::{CommitOutcome, GivenGtid, GtidOwners, OwnedGtid, Ownership
 pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
 pub use reader::{LogEvent, LogEventRef, LogReader, LogRunRef};
-pub use spill_reference::SpillReference;
 pub use recovery::RecoveryReport;
+pub use spill_reference::SpillReference;
 // The seam the log is opened on, for callers that name only this crate.
 pub use storage::{OsStorage, Storage};

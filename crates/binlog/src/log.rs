@@ -20,8 +20,8 @@ use crate::group_commit::{CommitQueue, SyncStage};
 use crate::index;
 use crate::options::Options;
 use crate::recovery::{self, RecoveryReport};
-use storage::{FileHandle, Storage};
 use crate::visible_end::PublishedEnd;
+use storage::{FileHandle, Storage};
 
 /// The file commits append to.
 pub(crate) struct ActiveFile {
@@ -426,11 +426,8 @@ pub(crate) fn create_file(storage: &dyn Storage, options: &Options, number: u64,
     let name = options.file_name(number);
     let path = options.dir.join(&name);
     let file = storage.create(&path).map_err(|e| BinlogError::io("create", &path, e))?;
-    let preamble = file_preamble(
-        now_seconds(),
-        executed,
-        WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
-    );
+    let preamble =
+        file_preamble(now_seconds(), executed, WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum });
     file.write_at(0, &preamble).map_err(|e| BinlogError::io("write", &path, e))?;
     file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
     storage.sync_dir(&options.dir).map_err(|e| BinlogError::io("fsync directory", &options.dir, e))?;

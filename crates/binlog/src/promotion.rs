@@ -23,10 +23,10 @@
 //! logical clock: replicas apply it alone (a file boundary is a barrier).
 
 use binlog_format::constants::{EventType, BINLOG_MAGIC, COMMON_HEADER_LENGTH};
+use binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_FIXED_LENGTH;
 use binlog_format::events::{Event, FormatDescription, GtidEvent, LargeTransactionHeaderEvent, RotateEvent};
 use binlog_format::file::{append_event, WriterIdentity};
 use binlog_format::gtid_set::GtidSet;
-use binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_FIXED_LENGTH;
 
 use crate::cache::SealedSpill;
 use crate::crash_points;
@@ -105,15 +105,9 @@ impl BinaryLog {
         let length = gtid_event.settle_transaction_length(sealed.body_length, identity.checksum);
         let body_end = sealed.header_room + sealed.body_length;
         let terminating_offset = body_end - sealed.last_event_size;
-        let Some(header) = build_header(
-            sealed.header_room,
-            &previous,
-            gtid_event,
-            terminating_offset,
-            sealed.terminating_event_type,
-            timestamp,
-            identity,
-        ) else {
+        let Some(header) =
+            build_header(sealed.header_room, &previous, gtid_event, terminating_offset, sealed.terminating_event_type, timestamp, identity)
+        else {
             return Ok(None);
         };
         let promoted_number = writer.active.number + 1;

@@ -144,9 +144,7 @@ impl LogReader {
     pub fn from_position(log: &BinaryLog, file_name: &str, position: u64) -> Result<LogReader> {
         let names = log.file_names();
         if !names.iter().any(|n| n == file_name) {
-            return Err(BinlogError::SourceLogUnavailable(
-                "Could not find first log file name in binary log index file".into(),
-            ));
+            return Err(BinlogError::SourceLogUnavailable("Could not find first log file name in binary log index file".into()));
         }
         let mut reader = LogReader::open_at(log, file_name)?;
         if position > 4 {
@@ -358,7 +356,9 @@ impl LogReader {
             // transaction, which next_checked_run looks at alone.
             let filtering = self.skip.is_some();
             self.reader.next_run(|event_type| {
-                event_type == EventType::Rotate as u8 || event_type == EventType::Stop as u8 || (filtering && event_type == EventType::Gtid as u8)
+                event_type == EventType::Rotate as u8
+                    || event_type == EventType::Stop as u8
+                    || (filtering && event_type == EventType::Gtid as u8)
             })
         } else {
             self.reader.next_event_span().map(|span| span.map(|first| EventRun { first, size: first.size, events: 1 }))

@@ -93,7 +93,10 @@ fn skip_promoted_body(
     reader.seek(header.terminating_event_offset);
     let (_, raw) = reader.next_event().map_err(|e| e.to_string())?.ok_or("terminating offset beyond the file")?;
     if raw.header.event_type != header.terminating_event_type {
-        return Err(format!("event type {} at the terminating offset, header says {}", raw.header.event_type, header.terminating_event_type));
+        return Err(format!(
+            "event type {} at the terminating offset, header says {}",
+            raw.header.event_type, header.terminating_event_type
+        ));
     }
     let end = header.terminating_event_offset + raw.bytes.len() as u64;
     if end - gtid_offset != gtid.transaction_length {
@@ -141,9 +144,17 @@ fn corruption(file: &str, offset: u64, reason: impl Into<String>) -> BinlogError
 enum TrxState {
     Outside,
     /// After a Gtid event: (gtid, start offset, declared length).
-    AfterGtid { gtid: Gtid, start: u64, length: u64 },
+    AfterGtid {
+        gtid: Gtid,
+        start: u64,
+        length: u64,
+    },
     /// Inside BEGIN … (gtid if any).
-    InBody { gtid: Option<Gtid>, start: u64, length: u64 },
+    InBody {
+        gtid: Option<Gtid>,
+        start: u64,
+        length: u64,
+    },
 }
 
 /// Reads one file's preamble: in-use flag and Previous_gtids.
@@ -172,9 +183,7 @@ pub(crate) fn read_preamble_full(storage: &dyn Storage, dir: &Path, name: &str) 
             Some((offset, raw)) => match raw.header.event_type {
                 t if t == EventType::FormatDescription as u8 => in_use = raw.header.flags & LOG_EVENT_BINLOG_IN_USE_F != 0,
                 t if t == EventType::PreviousGtids as u8 => {
-                    previous = Some(
-                        GtidSet::decode_previous_gtids_body(raw.body).map_err(|e| corruption(name, offset, e.to_string()))?,
-                    )
+                    previous = Some(GtidSet::decode_previous_gtids_body(raw.body).map_err(|e| corruption(name, offset, e.to_string()))?)
                 }
                 t if t == EventType::LargeTransactionHeader as u8 => promoted = true,
                 _ => break,
@@ -311,7 +320,8 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
         }
         if let Some((gtid, xid, start, declared_length)) = complete {
             if declared_length != 0 && declared_length != end - start {
-                scan.damage = Some((start, format!("transaction_length {declared_length} but the transaction spans {} bytes", end - start)));
+                scan.damage =
+                    Some((start, format!("transaction_length {declared_length} but the transaction spans {} bytes", end - start)));
                 break;
             }
             if let Some(gtid) = gtid {
@@ -357,12 +367,14 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
     for stale in [options.promotion_marker_temp_path(), marker.clone()] {
         if storage.exists(&stale) {
             if stale == marker {
-                let text = String::from_utf8_lossy(&storage.read_all(&marker).map_err(|e| BinlogError::io("read", &marker, e))?).into_owned();
+                let text =
+                    String::from_utf8_lossy(&storage.read_all(&marker).map_err(|e| BinlogError::io("read", &marker, e))?).into_owned();
                 let source = text.split_whitespace().next().unwrap_or("").to_string();
                 let target = text.split_whitespace().nth(1).unwrap_or("").to_string();
                 let outcome = if report.index.contains(&target) { "rolled forward" } else { "rolled back" };
                 let renamed = dir.join(&target);
-                if outcome == "rolled back" && source.starts_with(REFERENCED_SPILL_PREFIX) && !target.is_empty() && storage.exists(&renamed) {
+                if outcome == "rolled back" && source.starts_with(REFERENCED_SPILL_PREFIX) && !target.is_empty() && storage.exists(&renamed)
+                {
                     // A redo record refers to this body (the engine-integrated
                     // binlog): the transaction is committed there, so the file
                     // goes back to its referenced name, not away.
@@ -442,11 +454,7 @@ pub fn recover(storage: &dyn Storage, options: &Options, crash: &CrashPoints) ->
         if scan.in_use {
             let file = storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
             if let Some((_, reason)) = &scan.damage {
-                tracing::warn!(
-                    "binlog recovery: truncating {name} from {} to {} bytes ({reason})",
-                    scan.length,
-                    scan.last_boundary,
-                );
+                tracing::warn!("binlog recovery: truncating {name} from {} to {} bytes ({reason})", scan.length, scan.last_boundary,);
                 file.truncate(scan.last_boundary).map_err(|e| BinlogError::io("truncate", &path, e))?;
                 file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
                 report.truncated.push((name.clone(), scan.length, scan.last_boundary));

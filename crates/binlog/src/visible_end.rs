@@ -149,14 +149,7 @@ impl PublishedEnd {
             // bucket lock, which `unpark_all` also takes, so a publish
             // between our check and our sleep is not missed.
             let result = unsafe {
-                parking_lot_core::park(
-                    self.key(),
-                    || self.generation() == generation,
-                    || {},
-                    |_, _| {},
-                    DEFAULT_PARK_TOKEN,
-                    Some(deadline),
-                )
+                parking_lot_core::park(self.key(), || self.generation() == generation, || {}, |_, _| {}, DEFAULT_PARK_TOKEN, Some(deadline))
             };
             self.waiters.fetch_sub(1, Ordering::Relaxed);
             if let ParkResult::TimedOut = result {

@@ -6,9 +6,9 @@ mod support;
 
 use std::sync::Arc;
 
-use storage::SimStorage;
 use binlog::{BinaryLog, BinlogError, CrashPoints};
 use rand::{Rng, SeedableRng};
+use storage::SimStorage;
 use support::*;
 
 /// A log with two closed files and an active one (left in use, as after

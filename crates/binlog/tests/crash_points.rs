@@ -14,10 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use binlog::crash_points::{self, CrashPoints};
-use storage::SimStorage;
 use binlog::BinaryLog;
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
+use storage::SimStorage;
 use support::*;
 
 #[derive(Clone, Copy, Debug)]
@@ -159,11 +159,7 @@ fn crash_case(point: &'static str, seed: u64, image_kind: Image) {
 
 #[test]
 fn every_crash_point_recovers_to_a_prefix_with_nothing_acknowledged_lost() {
-    let workload_points: Vec<&str> = crash_points::ALL
-        .iter()
-        .copied()
-        .filter(|p| *p != crash_points::RECOVERY_AFTER_TRUNCATE)
-        .collect();
+    let workload_points: Vec<&str> = crash_points::ALL.iter().copied().filter(|p| *p != crash_points::RECOVERY_AFTER_TRUNCATE).collect();
     for point in workload_points {
         for seed in 0..3 {
             for image in [Image::PowerCut, Image::PowerCutTorn, Image::ProcessKill] {
@@ -207,10 +203,7 @@ fn failed_fsync_poisons_the_log_until_reopen_and_loses_nothing_acknowledged() {
         storage.fail_sync_number(failing_sync);
         let outcome = run_workload(&storage, &CrashPoints::default(), &dir, failing_sync);
         // After the failure every commit fails with the "previous I/O" error.
-        let (log, _) = (
-            binlog::BinaryLog::open(options(&dir), Arc::new(storage.crash_image(None)), CrashPoints::default()).unwrap(),
-            (),
-        );
+        let (log, _) = (binlog::BinaryLog::open(options(&dir), Arc::new(storage.crash_image(None)), CrashPoints::default()).unwrap(), ());
         drop(log);
         check_recovered(&storage.crash_image(None), &dir, &outcome.acknowledged, &format!("failed sync {failing_sync}"));
     }

@@ -9,9 +9,9 @@ use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use binlog::{CommitOutcome, GivenGtid, LogReader, Ownership};
-use storage::OsStorage;
 use binlog_format::events::Event;
 use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
+use storage::OsStorage;
 use support::*;
 use testkit::SOURCE_UUID;
 
@@ -85,7 +85,10 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
         .unwrap();
     assert_eq!(previous, expected);
     assert_eq!(log.commit(transaction(&log, 7, 1)).unwrap().gtid, Gtid { uuid: uuid(), gno: 12 });
-    assert!(matches!(log.commit_given(transaction(&log, 8, 1), given(SOURCE_UUID, 5), None).unwrap(), CommitOutcome::SkippedAlreadyExecuted(_)));
+    assert!(matches!(
+        log.commit_given(transaction(&log, 8, 1), given(SOURCE_UUID, 5), None).unwrap(),
+        CommitOutcome::SkippedAlreadyExecuted(_)
+    ));
 
     // A GTID reader with a set of both UUIDs skips exactly those.
     let mut seen: GtidSet = format!("{}:1-5,{}:1-2", SOURCE_UUID, uuid()).parse().unwrap();

@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::SimStorage;
 use binlog::BinaryLog;
+use storage::SimStorage;
 use support::*;
 
 /// `sessions` threads commit `per_session` transactions each; returns
@@ -32,11 +32,7 @@ fn run(log: &BinaryLog, sessions: u64, per_session: u64) -> (u64, u64, u64) {
     for thread in threads {
         thread.join().unwrap();
     }
-    (
-        sessions * per_session,
-        counters.groups.load(Ordering::Relaxed) - groups0,
-        counters.fsyncs.load(Ordering::Relaxed) - fsyncs0,
-    )
+    (sessions * per_session, counters.groups.load(Ordering::Relaxed) - groups0, counters.fsyncs.load(Ordering::Relaxed) - fsyncs0)
 }
 
 #[test]

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use binlog::{BinlogError, LogReader};
-use storage::OsStorage;
 use binlog_format::constants::EventType;
 use binlog_format::events::Event;
+use storage::OsStorage;
 use support::*;
 
 #[test]

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use binlog::crash_points::{self, CrashPoints};
 use binlog::{BinaryLog, Options};
-use storage::{OsStorage, SimStorage, Storage};
 use binlog_format::events::{Event, QueryEvent, XidEvent};
+use binlog_format::file::EventStream;
 #[allow(unused_imports)]
 use binlog_format::Value;
-use binlog_format::file::EventStream;
+use storage::{OsStorage, SimStorage, Storage};
 use support::*;
 
 const THRESHOLD: u64 = 256 << 10;
@@ -68,7 +68,8 @@ fn a_large_transaction_is_promoted_into_its_own_file() {
     let Event::LargeTransactionHeader(header) = header else { unreachable!() };
     let gtid_end = events[3].0 + events[3].1.bytes.len() as u64;
     assert_eq!(gtid_end, 64 << 10, "the Gtid ends where the reserved room ends");
-    let terminating = events.iter().find(|(offset, _, _)| *offset == header.terminating_event_offset).expect("event at the header's offset");
+    let terminating =
+        events.iter().find(|(offset, _, _)| *offset == header.terminating_event_offset).expect("event at the header's offset");
     assert!(matches!(terminating.2, Event::Xid(XidEvent { xid: 4 })));
     assert!(*header_offset < gtid_end);
     assert!(matches!(events.last().unwrap().2, Event::Rotate(_)));

@@ -16,14 +16,30 @@ fn bench_replication_measures_every_part_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let output = Command::new(BINLOGD)
-        .args(["bench", "replication", "--dir", &path("runs"), "--seconds", "3", "--workers", "2", "--threads", "4", "--tables", "2", "--table-size", "1000"])
+        .args([
+            "bench",
+            "replication",
+            "--dir",
+            &path("runs"),
+            "--seconds",
+            "3",
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+        ])
         .args(["--replica-option", "sync_binlog=0", "--replica-option", "innodb_flush_log_at_trx_commit=2", "--json"])
         .args(["--csv", &path("r.csv"), "--series-csv", &path("lag.csv"), "--plot", &path("r.png"), "--lag-plot", &path("lag.png")])
         .output()
         .expect("run binlogd bench replication (sysbench must be installed)");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "bench failed: {stderr}");
-    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    let json: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
 
     let transactions = json["workload"]["transactions"].as_u64().unwrap();
     assert!(transactions > 0, "{json}");

@@ -16,9 +16,7 @@ fn sample_with_unknown() -> Sample {
 }
 
 fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("bad JSON line {line:?}: {e}")))
-        .collect()
+    text.lines().map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("bad JSON line {line:?}: {e}"))).collect()
 }
 
 #[test]
@@ -139,14 +137,12 @@ fn json_output_has_one_object_per_event() {
     assert_eq!(table_map["columns"][2]["type"], "DECIMAL(10,2)");
     assert_eq!(table_map["columns"][5]["unsigned"], true);
     assert_eq!(table_map["primary_key"], json!([0]));
-    let apple = json!({"id": 1, "name": "apple", "price": "1.50", "added": "2024-05-23 10:16:02.123456", "note": null, "qty": 4000000000u64});
+    let apple =
+        json!({"id": 1, "name": "apple", "price": "1.50", "added": "2024-05-23 10:16:02.123456", "note": null, "qty": 4000000000u64});
     let pear = json!({"id": 2, "name": "pear", "price": "-0.25", "added": "2024-05-23 10:16:02.123456", "note": "it's ripe", "qty": 7});
     let dearer = json!({"id": 1, "name": "apple", "price": "1.75", "added": "2024-05-23 10:16:02.123456", "note": "dearer", "qty": 3});
     let write = &by_type("Write_rows")[0]["data"];
-    assert_eq!(
-        (&write["database"], &write["table"], &write["flag_names"]),
-        (&json!("shop"), &json!("items"), &json!(["STMT_END_F"]))
-    );
+    assert_eq!((&write["database"], &write["table"], &write["flag_names"]), (&json!("shop"), &json!("items"), &json!(["STMT_END_F"])));
     assert_eq!(write["rows"], json!([{ "after": apple }, { "after": pear }]));
     assert_eq!(by_type("Update_rows")[0]["data"]["rows"], json!([{ "before": apple, "after": dearer }]));
     assert_eq!(by_type("Delete_rows")[0]["data"]["rows"], json!([{ "before": pear }]));
@@ -199,8 +195,7 @@ fn start_and_stop_positions_select_events() {
     assert_succeeded(&output, "positions --json");
     let lines = json_lines(&stdout(&output));
     let positions: Vec<u64> = lines.iter().map(|l| l["position"].as_u64().unwrap()).collect();
-    let expected: Vec<u64> =
-        events.iter().map(|e| e.0).filter(|&o| o >= sample.lth_offset && o < sample.xid_offset).collect();
+    let expected: Vec<u64> = events.iter().map(|e| e.0).filter(|&o| o >= sample.lth_offset && o < sample.xid_offset).collect();
     assert_eq!(positions, expected);
 
     let inside = (sample.lth_offset + 3).to_string();
@@ -238,8 +233,7 @@ fn a_wrong_large_transaction_header_target_is_shown_and_fails_verify() {
     let output = inspect(&[], &[&path]);
     assert_succeeded(&output, "inspect without --verify only reports");
     assert!(
-        stdout(&output)
-            .contains("# terminating event: NOT FOUND: the event at offset 4 is Format_desc (15), not Xid (16)"),
+        stdout(&output).contains("# terminating event: NOT FOUND: the event at offset 4 is Format_desc (15), not Xid (16)"),
         "{}",
         stdout(&output)
     );
@@ -247,9 +241,7 @@ fn a_wrong_large_transaction_header_target_is_shown_and_fails_verify() {
     assert_failed_cleanly(&output, "verify");
     let errors = stderr(&output);
     assert!(
-        errors.contains(&format!(
-            "binlog.000001: at offset {lth}: verify: terminating event at 4 is Format_desc, not Xid"
-        )),
+        errors.contains(&format!("binlog.000001: at offset {lth}: verify: terminating event at 4 is Format_desc, not Xid")),
         "{errors}"
     );
 
@@ -306,8 +298,7 @@ fn several_files_print_in_order_and_a_bad_one_fails_the_run() {
     let output = inspect(&["--json"], &[&first, &bad, &third]);
     assert_failed_cleanly(&output, "a bad file among good ones");
     let lines = json_lines(&stdout(&output));
-    let files: std::collections::BTreeSet<String> =
-        lines.iter().map(|l| l["file"].as_str().unwrap().to_string()).collect();
+    let files: std::collections::BTreeSet<String> = lines.iter().map(|l| l["file"].as_str().unwrap().to_string()).collect();
     assert_eq!(files.len(), 2, "both good files printed: {files:?}");
     let errors = stderr(&output);
     assert!(errors.contains(&format!("binlogd inspect: {}: at offset 0: bad magic number", bad.display())), "{errors}");
@@ -363,11 +354,7 @@ fn rows_that_do_not_decode_are_reported() {
     let path = builder.write(dir.path(), "binlog.000001");
     let output = inspect(&[], &[&path]);
     assert_succeeded(&output, "rows without a table map");
-    assert!(
-        stdout(&output).contains("# rows not decoded: no Table_map for table id 89 before this event"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(stdout(&output).contains("# rows not decoded: no Table_map for table id 89 before this event"), "{}", stdout(&output));
     let output = inspect(&["--verify"], &[&path]);
     assert_failed_cleanly(&output, "verify");
     let expected = format!("at offset {rows_offset}: verify: no Table_map for table id 89");

@@ -20,10 +20,7 @@ fn event_containing(events: &[(u64, u8)], position: u64) -> u64 {
 
 fn assert_good_events_printed(text: &str, events: &[(u64, u8)], bad_event: u64) {
     for &(offset, _) in events.iter().filter(|&&(offset, _)| offset < bad_event) {
-        assert!(
-            text.contains(&format!("\n# at {offset}\n")),
-            "event at {offset} before the damage at {bad_event} not printed:\n{text}"
-        );
+        assert!(text.contains(&format!("\n# at {offset}\n")), "event at {offset} before the damage at {bad_event} not printed:\n{text}");
     }
 }
 
@@ -58,10 +55,7 @@ fn every_single_bit_flip_is_reported_with_its_offset() {
         // A flip inside the Format_description event can turn checksums off
         // (algorithm byte 1 -> 0): the error then shows at a later event.
         if bad_event != BINLOG_MAGIC_LENGTH as u64 {
-            assert!(
-                errors.contains(&format!("at offset {bad_event}")),
-                "{context}: expected offset {bad_event} in {errors}"
-            );
+            assert!(errors.contains(&format!("at offset {bad_event}")), "{context}: expected offset {bad_event} in {errors}");
         } else {
             assert!(errors.contains("at offset "), "{context}: {errors}");
         }
@@ -94,8 +88,7 @@ fn truncation_at_every_offset_is_clean_or_reported() {
             continue;
         }
         let torn = event_containing(events, length);
-        let expected =
-            format!("binlogd inspect: {}: truncated event at offset {torn} (file ends at {length})", path.display());
+        let expected = format!("binlogd inspect: {}: truncated event at offset {torn} (file ends at {length})", path.display());
         assert!(errors.contains(&expected), "{context}: expected {expected:?} in {errors}");
         let printed = stdout(&output).lines().count();
         assert_eq!(printed, events.iter().filter(|&&(offset, _)| offset < torn).count(), "{context}");
@@ -133,14 +126,8 @@ fn impossible_event_sizes_are_reported_without_allocating_them() {
     let length = sample.builder.bytes.len();
     let path = dir.path().join("binlog.000001");
     let cases = [
-        (
-            u32::MAX,
-            format!("at offset {xid}: event length 4294967295 is impossible (larger than the 1 GiB event size limit)"),
-        ),
-        (
-            0x4000_0001,
-            format!("at offset {xid}: event length 1073741825 is impossible (larger than the 1 GiB event size limit)"),
-        ),
+        (u32::MAX, format!("at offset {xid}: event length 4294967295 is impossible (larger than the 1 GiB event size limit)")),
+        (0x4000_0001, format!("at offset {xid}: event length 1073741825 is impossible (larger than the 1 GiB event size limit)")),
         (512 << 20, format!("truncated event at offset {xid} (file ends at {length})")),
         (5, format!("at offset {xid}: event length 5 is impossible (shorter than the common header and checksum)")),
         (0, format!("at offset {xid}: event length 0 is impossible")),
@@ -185,11 +172,7 @@ fn unreadable_paths_are_reported() {
     let missing = dir.path().join("no-such-binlog.000001");
     let output = inspect(&[], &[&missing]);
     assert_failed_cleanly(&output, "missing file");
-    assert!(
-        stderr(&output).contains(&format!("binlogd inspect: {}: cannot read: ", missing.display())),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains(&format!("binlogd inspect: {}: cannot read: ", missing.display())), "{}", stderr(&output));
     let output = inspect(&[], &[dir.path()]);
     assert_failed_cleanly(&output, "a directory");
     let empty = dir.path().join("empty");

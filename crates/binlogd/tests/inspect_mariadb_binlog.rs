@@ -12,9 +12,8 @@ use inspect_support::*;
 const MARIADB_BINLOG: &str = "mariadb-binlog";
 
 fn mariadb_binlog() -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths).map(|dir| dir.join(MARIADB_BINLOG)).find(|path| path.is_file())
-    });
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|dir| dir.join(MARIADB_BINLOG)).find(|path| path.is_file()));
     found.unwrap_or_else(|| {
         panic!(
             "{MARIADB_BINLOG} not found on PATH: install the Debian package mariadb-client \
@@ -139,7 +138,9 @@ fn binlogd_inspect_reads_a_file_a_real_mariadb_wrote() {
     assert_succeeded(&ours, "binlogd inspect --verify");
     assert!(stderr(&ours).contains("10 transactions, 0 problems"), "{}", stderr(&ours));
     let ours = stdout(&ours);
-    for expected in ["\tGTID 0-1-1 ddl\n", "\tGTID 0-1-5 trans cid=26\n", "\tGTID 0-1-6 trans cid=26\n", "\tBinlog checkpoint mariadb-bin.000001\n"] {
+    for expected in
+        ["\tGTID 0-1-1 ddl\n", "\tGTID 0-1-5 trans cid=26\n", "\tGTID 0-1-6 trans cid=26\n", "\tBinlog checkpoint mariadb-bin.000001\n"]
+    {
         assert!(ours.contains(expected), "binlogd output lacks {expected:?}:\n{ours}");
     }
     for statement in ["### INSERT INTO ", "### UPDATE ", "### DELETE FROM "] {

@@ -21,10 +21,7 @@ const REPL_PASSWORD: &str = "repl-pw";
 
 fn start_source() -> ServerProcess {
     let source = ServerProcess::start();
-    source.query(
-        None,
-        &format!("CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'"),
-    );
+    source.query(None, &format!("CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'"));
     source
 }
 
@@ -98,7 +95,8 @@ fn contents(server: &ServerProcess) -> BTreeMap<String, Vec<String>> {
             continue;
         }
         for table in server.query(None, &format!("SHOW TABLES FROM `{database}`")).lines() {
-            let mut rows: Vec<String> = server.query(None, &format!("SELECT * FROM `{database}`.`{table}`")).lines().map(str::to_string).collect();
+            let mut rows: Vec<String> =
+                server.query(None, &format!("SELECT * FROM `{database}`.`{table}`")).lines().map(str::to_string).collect();
             rows.sort();
             tables.insert(format!("{database}.{table}"), rows);
         }
@@ -110,7 +108,12 @@ fn assert_same_contents(source: &ServerProcess, replica: &ServerProcess) {
     let (ours, theirs) = (contents(source), contents(replica));
     assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "the same tables");
     for (table, rows) in &ours {
-        assert!(*rows == theirs[table], "{table}: {} rows on the source, {} on the replica, or different rows", rows.len(), theirs[table].len());
+        assert!(
+            *rows == theirs[table],
+            "{table}: {} rows on the source, {} on the replica, or different rows",
+            rows.len(),
+            theirs[table].len()
+        );
     }
     assert_eq!(gtid_executed(source), gtid_executed(replica));
 }
@@ -212,7 +215,10 @@ fn replica_threads_stop_start_source_restart_and_errors() {
     wait_caught_up(&source, &replica);
 
     // Both running: START is a note, CHANGE and RESET are refused.
-    assert_eq!(replica.query(None, "START REPLICA; SHOW WARNINGS"), "Note\t3083\tReplication thread(s) for channel '' are already runnning.\n");
+    assert_eq!(
+        replica.query(None, "START REPLICA; SHOW WARNINGS"),
+        "Note\t3083\tReplication thread(s) for channel '' are already runnning.\n"
+    );
     let refused = replica.error(None, "CHANGE REPLICATION SOURCE TO SOURCE_CONNECT_RETRY=2");
     assert!(refused.contains("ERROR 1198 (HY000)") && refused.contains("run STOP REPLICA first"), "{refused}");
     assert!(replica.error(None, "RESET REPLICA").contains("ERROR 1198"));
@@ -265,7 +271,11 @@ fn replica_threads_stop_start_source_restart_and_errors() {
     };
     assert_eq!(status["Last_SQL_Errno"], "1062", "{status:#?}");
     assert_eq!(status["Last_Errno"], "1062");
-    assert!(status["Last_SQL_Error"].contains("Coordinator stopped because there were error(s) in the worker(s)") || status["Last_SQL_Error"].contains("Duplicate entry '6'"), "{status:#?}");
+    assert!(
+        status["Last_SQL_Error"].contains("Coordinator stopped because there were error(s) in the worker(s)")
+            || status["Last_SQL_Error"].contains("Duplicate entry '6'"),
+        "{status:#?}"
+    );
     assert!(!status["Last_SQL_Error_Timestamp"].is_empty());
     assert_eq!(status["Replica_IO_Running"], "Yes");
     // Fixed by hand, the applier goes on from the failed transaction.
@@ -317,7 +327,8 @@ fn a_file_relay_log_replicates_the_same() {
     sysbench_write_only(source.port, &["--threads=4", "--time=5", "run"]);
     wait_caught_up(&source, &replica);
     assert_same_contents(&source, &replica);
-    let status = |name: &str| replica.query(None, &format!("SHOW GLOBAL STATUS LIKE '{name}'")).trim().rsplit('\t').next().unwrap().to_string();
+    let status =
+        |name: &str| replica.query(None, &format!("SHOW GLOBAL STATUS LIKE '{name}'")).trim().rsplit('\t').next().unwrap().to_string();
     assert_eq!(status("Replica_relay_log_memory_bytes_peak"), "0", "nothing went through the ring");
     assert_eq!(status("Replica_relay_log_file_transactions"), "0", "every relay-log transaction was applied");
     let applied: u64 = status("Replica_transactions_applied").parse().unwrap();
@@ -336,7 +347,9 @@ fn a_mariadb_source_replicates_into_binlogd() {
     let source = MariaDb::start(&["--server-id=1", "--log-bin=mariadb-bin", "--binlog-format=ROW"]);
     // 'repl'@'localhost': mariadb-install-db's anonymous ''@'localhost'
     // would match a loopback login before 'repl'@'%'.
-    source.query(&format!("CREATE USER 'repl'@'localhost' IDENTIFIED BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'localhost'"));
+    source.query(&format!(
+        "CREATE USER 'repl'@'localhost' IDENTIFIED BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'localhost'"
+    ));
     let start = source.query("SHOW MASTER STATUS");
     let mut fields = start.split('\t');
     let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
@@ -371,7 +384,12 @@ fn a_mariadb_source_replicates_into_binlogd() {
         if status["Relay_Source_Log_File"] == end_file && status["Exec_Source_Log_Pos"] == end_position {
             break;
         }
-        assert!(Instant::now() < deadline, "replica at {} {}, source at {end_file} {end_position}", status["Relay_Source_Log_File"], status["Exec_Source_Log_Pos"]);
+        assert!(
+            Instant::now() < deadline,
+            "replica at {} {}, source at {end_file} {end_position}",
+            status["Relay_Source_Log_File"],
+            status["Exec_Source_Log_Pos"]
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     for table in ["sbtest.sbtest1", "sbtest.sbtest2", "extra.kv"] {

@@ -218,14 +218,30 @@ fn decimal(value: &str) -> Value {
 }
 
 /// An `items` row: id, qty, big, name, price, at, note (+ extra after the ALTER).
-fn item(id: u64, qty: Option<u64>, big: Option<u64>, name: Option<&str>, price: Option<&str>, at: Option<(u16, u8, u8, u8, u8, u8)>, note: Option<&str>) -> Vec<Value> {
+fn item(
+    id: u64,
+    qty: Option<u64>,
+    big: Option<u64>,
+    name: Option<&str>,
+    price: Option<&str>,
+    at: Option<(u16, u8, u8, u8, u8, u8)>,
+    note: Option<&str>,
+) -> Vec<Value> {
     vec![
         Value::UInt(id),
         qty.map_or(Value::Null, Value::UInt),
         big.map_or(Value::Null, Value::UInt),
         name.map_or(Value::Null, text),
         price.map_or(Value::Null, decimal),
-        at.map_or(Value::Null, |(year, month, day, hour, minute, second)| Value::DateTime { year, month, day, hour, minute, second, micros: 0 }),
+        at.map_or(Value::Null, |(year, month, day, hour, minute, second)| Value::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros: 0,
+        }),
         note.map_or(Value::Null, text),
     ]
 }
@@ -275,7 +291,8 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     );
     let first_file = source.query("SHOW BINARY LOGS").lines().next().unwrap().split('\t').next().unwrap().to_owned();
     assert_eq!(first_file, "mariadb-bin.000001");
-    let pipeline = start_pipeline(source.port, StartPosition::FilePosition { file_name: first_file, position: 4 }, CoordinatorMode::BoundaryQueue);
+    let pipeline =
+        start_pipeline(source.port, StartPosition::FilePosition { file_name: first_file, position: 4 }, CoordinatorMode::BoundaryQueue);
 
     // Phase 1: DDL, single-statement and multi-statement transactions, and
     // two transactions group-committed together (binlog_commit_wait_count
@@ -310,7 +327,8 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     let row2_again = item(2, Some(7), Some(42), Some("second"), Some("-0.50"), None, None);
     let row3 = item(3, None, None, Some("third"), Some("99999999.99"), None, None);
     let row4 = item(4, None, None, None, None, Some((1999, 12, 31, 23, 59, 59)), None);
-    let update = |before: &[Value], after: &[Value]| ("items".to_owned(), RowChange::Update { before: before.to_vec(), after: after.to_vec() });
+    let update =
+        |before: &[Value], after: &[Value]| ("items".to_owned(), RowChange::Update { before: before.to_vec(), after: after.to_vec() });
     let delete = |row: &[Value]| ("items".to_owned(), RowChange::Delete(row.to_vec()));
     let phase1 = vec![
         Expected::Ddl("CREATE DATABASE shop"),
@@ -325,7 +343,13 @@ fn replica_receives_a_mariadb_source_exactly_once_across_a_source_restart() {
     // The group-committed pair (in either order) shares one clock slot;
     // every other transaction waits for all before it.
     let pair = &applied[phase1.len()..];
-    let mut ids: Vec<Value> = pair.iter().map(|applied| match &applied.rows[..] { [(_, RowChange::Write(row))] => row[0].clone(), other => panic!("{other:?}") }).collect();
+    let mut ids: Vec<Value> = pair
+        .iter()
+        .map(|applied| match &applied.rows[..] {
+            [(_, RowChange::Write(row))] => row[0].clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
     ids.sort_by_key(|id| format!("{id:?}"));
     assert_eq!(ids, [Value::UInt(10), Value::UInt(11)]);
     assert_eq!(pair[0].last_committed, pair[1].last_committed, "one group commit, one slot: {pair:?}");
@@ -452,7 +476,11 @@ fn sysbench_on_a_mariadb_source_arrives_exactly_once_in_order() {
          CREATE DATABASE sbtest;",
     );
     let started = Instant::now();
-    let pipeline = start_pipeline(source.port, StartPosition::FilePosition { file_name: "mariadb-bin.000001".into(), position: 4 }, CoordinatorMode::BoundaryQueue);
+    let pipeline = start_pipeline(
+        source.port,
+        StartPosition::FilePosition { file_name: "mariadb-bin.000001".into(), position: 4 },
+        CoordinatorMode::BoundaryQueue,
+    );
     let args = ["--tables=2", "--table-size=1000", "--threads=4"];
     support::sysbench("oltp_write_only", source.port, &[&args[..], &["prepare"]].concat());
     let report = support::sysbench("oltp_write_only", source.port, &[&args[..], &["--time=10", "run"]].concat());

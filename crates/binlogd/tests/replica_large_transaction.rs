@@ -20,7 +20,12 @@ fn wait_caught_up(source: &ServerProcess, replica: &ServerProcess) {
     let deadline = Instant::now() + Duration::from_secs(600);
     let wanted = gtid_executed(source);
     while gtid_executed(replica) != wanted {
-        assert!(Instant::now() < deadline, "replica at {}, source at {wanted}:\n{}", gtid_executed(replica), std::fs::read_to_string(&replica.log).unwrap_or_default());
+        assert!(
+            Instant::now() < deadline,
+            "replica at {}, source at {wanted}:\n{}",
+            gtid_executed(replica),
+            std::fs::read_to_string(&replica.log).unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -74,7 +79,13 @@ fn a_1_gib_transaction_passes_through_a_128_mib_memory_relay_log() {
     let ring_peak = counter("Replica_relay_log_memory_bytes_peak");
     assert!(ring_peak <= 128 << 20, "the ring held {ring_peak} bytes");
     let data_bytes = ROWS * ROW_BYTES;
-    eprintln!("replica peak RSS {} MiB, source {} MiB, for {} MiB of rows (ring peak {} KiB)", replica_peak_rss >> 20, source_peak_rss >> 20, data_bytes >> 20, ring_peak >> 10);
+    eprintln!(
+        "replica peak RSS {} MiB, source {} MiB, for {} MiB of rows (ring peak {} KiB)",
+        replica_peak_rss >> 20,
+        source_peak_rss >> 20,
+        data_bytes >> 20,
+        ring_peak >> 10
+    );
     // The engine holds the rows and the open transaction's images (the
     // source needs as much); the relay log adds its ring and one event.
     assert!(

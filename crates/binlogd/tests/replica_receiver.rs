@@ -48,12 +48,14 @@ impl WorkerApplier for RecordingWorker {
         let mut first = true;
         let mut rows_events = 0;
         while let Some(bytes) = events.next_event()? {
-            let raw = RawEvent::parse(bytes, entry.format.format.has_checksum()).map_err(|error| MysqlError::new(1594, "HY000", error.to_string()))?;
+            let raw = RawEvent::parse(bytes, entry.format.format.has_checksum())
+                .map_err(|error| MysqlError::new(1594, "HY000", error.to_string()))?;
             let event = Event::decode(&raw, &entry.format).map_err(|error| MysqlError::new(1594, "HY000", error.to_string()))?;
             if first && !matches!(&event, Event::Gtid(gtid) if Some(gtid.gtid) == entry.gtid) {
                 self.0.lock().malformed.push(format!("{}: starts with {}", entry.gtid_text(), event.type_name()));
             }
-            if matches!(raw.header.event_type, t if t == EventType::WriteRows as u8 || t == EventType::UpdateRows as u8 || t == EventType::DeleteRows as u8) {
+            if matches!(raw.header.event_type, t if t == EventType::WriteRows as u8 || t == EventType::UpdateRows as u8 || t == EventType::DeleteRows as u8)
+            {
                 rows_events += 1;
             }
             first = false;
@@ -132,7 +134,13 @@ fn wait_for(pipeline: &Pipeline, expected: &[Gtid], server: &ServerProcess) {
     loop {
         let committed = pipeline.record.lock().committed.clone();
         if committed.len() >= expected.len() || Instant::now() > deadline {
-            assert_eq!(committed, expected, "exactly once, in order; receiver {:?}; log {}", pipeline.receiver.status(), std::fs::read_to_string(&server.log).unwrap_or_default().lines().rev().take(20).collect::<Vec<_>>().join("\n"));
+            assert_eq!(
+                committed,
+                expected,
+                "exactly once, in order; receiver {:?}; log {}",
+                pipeline.receiver.status(),
+                std::fs::read_to_string(&server.log).unwrap_or_default().lines().rev().take(20).collect::<Vec<_>>().join("\n")
+            );
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -140,7 +148,11 @@ fn wait_for(pipeline: &Pipeline, expected: &[Gtid], server: &ServerProcess) {
 }
 
 fn gtids(set: &GtidSet) -> Vec<Gtid> {
-    set.intervals().flat_map(|(uuid, intervals)| intervals.iter().flat_map(move |&(start, end)| (start..end).map(move |gno| Gtid { uuid: *uuid, gno }))).collect()
+    set.intervals()
+        .flat_map(|(uuid, intervals)| {
+            intervals.iter().flat_map(move |&(start, end)| (start..end).map(move |gno| Gtid { uuid: *uuid, gno }))
+        })
+        .collect()
 }
 
 fn start_source() -> ServerProcess {
@@ -233,7 +245,8 @@ fn a_wrong_password_gives_1045_with_mysqls_message() {
     );
 
     let spill_directory = tempfile::tempdir().unwrap();
-    let relay = Arc::new(RelayLog::open(&RelayLogConfig::memory(32 << 20, 1 << 20, spill_directory.path().to_path_buf()).unwrap()).unwrap());
+    let relay =
+        Arc::new(RelayLog::open(&RelayLogConfig::memory(32 << 20, 1 << 20, spill_directory.path().to_path_buf()).unwrap()).unwrap());
     let mut config = ReceiverConfig::new(source(server.port, "wrong"), REPLICA_SERVER_ID, StartPosition::Gtids(GtidSet::new()));
     config.connect_retry = Duration::from_millis(50);
     config.retry_count = 2;

@@ -48,14 +48,17 @@ fn workload(server: &Binlogd) {
 fn expected_rows() -> Vec<Value> {
     let item1 = json!({"id": 1, "name": "pen", "price": "1.50", "qty": -7, "ratio": 0.25, "born": "2024-01-02 03:04:05", "small": -128});
     let item2 = json!({"id": 2, "name": null, "price": null, "qty": null, "ratio": null, "born": null, "small": null});
-    let item1_after = json!({"id": 1, "name": "quill", "price": "1.50", "qty": -6, "ratio": 0.25, "born": "2024-01-02 03:04:05", "small": -128});
+    let item1_after =
+        json!({"id": 1, "name": "quill", "price": "1.50", "qty": -6, "ratio": 0.25, "born": "2024-01-02 03:04:05", "small": -128});
     let mut events = vec![
         json!({"event": "write", "schema": "cdc", "table": "items", "rows": [item1.clone(), item2.clone()]}),
         json!({"event": "update", "schema": "cdc", "table": "items", "rows": [{"before": item1, "after": item1_after}]}),
         json!({"event": "delete", "schema": "cdc", "table": "items", "rows": [item2]}),
     ];
     for id in 1..=LARGE_ROWS {
-        events.push(json!({"event": "write", "schema": "cdc", "table": "big", "rows": [{"id": id, "note": format!("x*{LARGE_TEXT_BYTES}")}]}));
+        events.push(
+            json!({"event": "write", "schema": "cdc", "table": "big", "rows": [{"id": id, "note": format!("x*{LARGE_TEXT_BYTES}")}]}),
+        );
     }
     events.push(json!({"event": "write", "schema": "cdc", "table": "items", "rows": [
         {"id": 3, "name": "ink", "price": "0.05", "qty": 9000000000i64, "ratio": -1.5, "born": "1999-12-31 23:59:59", "small": 127}
@@ -141,7 +144,8 @@ fn without_run_details(value: Value, uuid: &str) -> Value {
     }
 }
 
-const RUN_DETAILS: &[&str] = &["file", "timestamp", "crc32", "create_timestamp", "immediate_commit_timestamp", "original_commit_timestamp", "thread_id"];
+const RUN_DETAILS: &[&str] =
+    &["file", "timestamp", "crc32", "create_timestamp", "immediate_commit_timestamp", "original_commit_timestamp", "thread_id"];
 
 fn reads_every_row_event(server: &Binlogd) {
     let uuid = server.server_uuid();
@@ -271,13 +275,13 @@ fn mariadb_binlog_raw_fetches_identical_files_and_follows_the_tail() {
     let follow = tempfile::tempdir().unwrap();
     let mut child = ChildGuard::new(
         Command::new("mariadb-binlog")
-        .args(["--read-from-remote-server", "--raw", "--stop-never", "-h127.0.0.1", &format!("-P{}", server.port), "-uroot"])
-        .arg(format!("--result-file={}/", follow.path().display()))
-        .arg("binlog.000002")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap(),
+            .args(["--read-from-remote-server", "--raw", "--stop-never", "-h127.0.0.1", &format!("-P{}", server.port), "-uroot"])
+            .arg(format!("--result-file={}/", follow.path().display()))
+            .arg("binlog.000002")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
     );
     for id in 3..=40 {
         server.query(&format!("INSERT INTO raw.t VALUES ({id}, REPEAT('z', {id}))"));

@@ -27,12 +27,23 @@ use support::{Binlogd, DDL_WORKLOAD};
 fn sysbench(port: u16, args: &[&str]) -> String {
     let output = Command::new("sysbench")
         .arg("oltp_write_only")
-        .args(["--mysql-host=127.0.0.1", &format!("--mysql-port={port}"), "--mysql-user=root", "--tables=2", "--table-size=500", "--threads=4"])
+        .args([
+            "--mysql-host=127.0.0.1",
+            &format!("--mysql-port={port}"),
+            "--mysql-user=root",
+            "--tables=2",
+            "--table-size=500",
+            "--threads=4",
+        ])
         .args(args)
         .output()
         .expect("run sysbench (apt-get install sysbench)");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success() && !stdout.contains("FATAL"), "sysbench {args:?}:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success() && !stdout.contains("FATAL"),
+        "sysbench {args:?}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     stdout
 }
 
@@ -105,7 +116,10 @@ fn replicates_sysbench_large_transaction_and_ddl(source_args: &[&str]) {
     }
     large.push_str("COMMIT;");
     source.query(&large);
-    assert_eq!(source.query("SHOW GLOBAL STATUS LIKE 'binlog_large_transaction_optimization_count'").trim(), "binlog_large_transaction_optimization_count\t1");
+    assert_eq!(
+        source.query("SHOW GLOBAL STATUS LIKE 'binlog_large_transaction_optimization_count'").trim(),
+        "binlog_large_transaction_optimization_count\t1"
+    );
 
     // DDL: tables and indexes come and go, and a rotation.
     source.query(DDL_WORKLOAD);

@@ -52,7 +52,9 @@ fn mariadb_client_scripted_session() {
     assert!(server.error(Some("shop"), "LOCK TABLES items WRITE").contains("ERROR 1235"));
     assert!(server.error(None, "USE nowhere").contains("ERROR 1049"));
     // A failed statement in autocommit changes nothing.
-    assert!(server.error(Some("shop"), "INSERT INTO items (k, c) VALUES (1, 'a'), (2, 'this is far too long for c')").contains("ERROR 1406"));
+    assert!(server
+        .error(Some("shop"), "INSERT INTO items (k, c) VALUES (1, 'a'), (2, 'this is far too long for c')")
+        .contains("ERROR 1406"));
     assert_eq!(server.query(Some("shop"), "SELECT COUNT(*) FROM items"), "3\n");
     administrative_statements(&server);
     server.query(None, "DROP DATABASE shop");
@@ -70,7 +72,8 @@ fn mariadb_client_scripted_session() {
 #[test]
 fn column_defaults_survive_a_kill_and_a_restart() {
     let mut server = ServerProcess::start();
-    server.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY, k INT DEFAULT 7, c CHAR(5) NOT NULL DEFAULT 'x')");
+    server
+        .query(None, "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY, k INT DEFAULT 7, c CHAR(5) NOT NULL DEFAULT 'x')");
     server.kill();
     server.start_again(&[]);
     server.query(None, "INSERT INTO d.t (id) VALUES (1)");
@@ -127,7 +130,11 @@ fn administrative_statements(server: &ServerProcess) {
         "binlog.000002\t128\tPrevious_gtids\t1\t199\tUUID:1-2\n"
     );
     let error = server.error(None, "SHOW BINLOG EVENTS IN 'binlog.000009'");
-    assert!(error.contains("ERROR 1220 (HY000)") && error.contains("Error when executing command SHOW BINLOG EVENTS: Could not find target log"), "{error}");
+    assert!(
+        error.contains("ERROR 1220 (HY000)")
+            && error.contains("Error when executing command SHOW BINLOG EVENTS: Could not find target log"),
+        "{error}"
+    );
     let error = server.error(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 5");
     assert!(error.contains("ERROR 1220 (HY000)") && error.contains("Wrong offset or I/O error"), "{error}");
     assert_eq!(server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 100000"), "");
@@ -145,7 +152,10 @@ fn administrative_statements(server: &ServerProcess) {
         server.query(None, "PURGE BINARY LOGS BEFORE '2999-01-01 00:00:00'; SHOW WARNINGS"),
         "Warning\t1868\tfile binlog.000003 was not purged because it is the active log file.\n"
     );
-    assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(), ["binlog.000003"]);
+    assert_eq!(
+        server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(),
+        ["binlog.000003"]
+    );
     assert_eq!(server.query(None, "SELECT @@gtid_purged").replace(&uuid, "UUID"), "UUID:1-3\n");
 
     // IF [NOT] EXISTS with nothing to do: OK, with MySQL's note.
@@ -153,7 +163,10 @@ fn administrative_statements(server: &ServerProcess) {
         server.query(None, "CREATE DATABASE IF NOT EXISTS shop; SHOW WARNINGS"),
         "Note\t1007\tCan't create database 'shop'; database exists\n"
     );
-    assert_eq!(server.query(None, "DROP TABLE IF EXISTS shop.nothing_here; SHOW WARNINGS"), "Note\t1051\tUnknown table 'shop.nothing_here'\n");
+    assert_eq!(
+        server.query(None, "DROP TABLE IF EXISTS shop.nothing_here; SHOW WARNINGS"),
+        "Note\t1051\tUnknown table 'shop.nothing_here'\n"
+    );
 
     let error = server.error(Some("shop"), "BEGIN; INSERT INTO more VALUES (1); RESET MASTER");
     assert!(error.contains("ERROR 1192 (HY000)") && error.contains("active transaction"), "{error}");
@@ -239,60 +252,32 @@ fn sysbench_oltp_read_write_both_ps_modes_then_inspect() {
 #[test]
 fn replica_source_settings_statements() {
     let mut server = ServerProcess::start_with(&["--skip-replica-start=ON"]);
-    assert_eq!(
-        server.query(None, "SHOW REPLICA STATUS"),
-        "",
-        "no row before a source is configured"
-    );
+    assert_eq!(server.query(None, "SHOW REPLICA STATUS"), "", "no row before a source is configured");
     let error = server.error(None, "START REPLICA");
-    assert!(
-        error.contains("ERROR 1200 (HY000)")
-            && error.contains("The server is not configured as replica"),
-        "{error}"
-    );
+    assert!(error.contains("ERROR 1200 (HY000)") && error.contains("The server is not configured as replica"), "{error}");
     server.query(
         None,
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=3307, SOURCE_USER='repl', SOURCE_PASSWORD='pw', \
          SOURCE_AUTO_POSITION=1, IN_MEMORY_RELAYLOG_LIMIT=33554432",
     );
-    let error = server.error(
-        None,
-        "CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE='binlog.000002'",
-    );
-    assert!(
-        error.contains("ERROR 1776 (HY000)")
-            && error.contains("Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS"),
-        "{error}"
-    );
+    let error = server.error(None, "CHANGE REPLICATION SOURCE TO SOURCE_LOG_FILE='binlog.000002'");
+    assert!(error.contains("ERROR 1776 (HY000)") && error.contains("Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS"), "{error}");
     let error = server.error(None, "CHANGE MASTER TO MASTER_PORT=70000");
-    assert!(
-        error.contains("ERROR 1210 (HY000)")
-            && error.contains("Incorrect arguments to SOURCE_PORT"),
-        "{error}"
-    );
-    assert!(server
-        .error(None, "CHANGE REPLICATION SOURCE TO SOURCE_SSL=1")
-        .contains("ERROR 1235"));
+    assert!(error.contains("ERROR 1210 (HY000)") && error.contains("Incorrect arguments to SOURCE_PORT"), "{error}");
+    assert!(server.error(None, "CHANGE REPLICATION SOURCE TO SOURCE_SSL=1").contains("ERROR 1235"));
 
     server.restart();
     let names = server.mariadb(None, "SHOW REPLICA STATUS");
     let text = String::from_utf8_lossy(&names.stdout).into_owned();
     let row: Vec<&str> = text.trim_end_matches('\n').split('\t').collect();
     assert_eq!(row.len(), 60, "{text}");
-    let executed = server
-        .query(None, "SELECT @@global.gtid_executed")
-        .trim()
-        .to_string();
+    let executed = server.query(None, "SELECT @@global.gtid_executed").trim().to_string();
     let column = |name: &str| {
         let output = mariadb_with_names(&server, "SHOW REPLICA STATUS");
         let mut lines = output.lines();
         let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
         let values: Vec<&str> = lines.next().unwrap().split('\t').collect();
-        values[header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("no column {name}"))]
-        .to_string()
+        values[header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"))].to_string()
     };
     assert_eq!(column("Source_Host"), "127.0.0.1");
     assert_eq!(column("Source_Port"), "3307");
@@ -303,56 +288,27 @@ fn replica_source_settings_statements() {
     assert_eq!(column("Seconds_Behind_Source"), "NULL");
     assert_eq!(column("Executed_Gtid_Set"), executed);
     assert_eq!(column("In_Memory_Queue_Length"), "0");
-    assert!(mariadb_with_names(&server, "SHOW SLAVE STATUS")
-        .starts_with("Slave_IO_State\tMaster_Host\tMaster_User\tMaster_Port"));
+    assert!(mariadb_with_names(&server, "SHOW SLAVE STATUS").starts_with("Slave_IO_State\tMaster_Host\tMaster_User\tMaster_Port"));
 
     assert_eq!(
         server.query(None, "STOP REPLICA; SHOW WARNINGS"),
         "Note\t3084\tReplication thread(s) for channel '' are already stopped.\n"
     );
-    server.query(
-        None,
-        "CREATE USER 'ops'@'%'; GRANT REPLICATION CLIENT ON *.* TO 'ops'@'%'",
-    );
-    assert!(server
-        .query_as("ops", "", None, "SHOW REPLICA STATUS")
-        .contains("127.0.0.1"));
-    let denied = server.error_as(
-        "ops",
-        "",
-        None,
-        "CHANGE REPLICATION SOURCE TO SOURCE_PORT=3308",
-    );
+    server.query(None, "CREATE USER 'ops'@'%'; GRANT REPLICATION CLIENT ON *.* TO 'ops'@'%'");
+    assert!(server.query_as("ops", "", None, "SHOW REPLICA STATUS").contains("127.0.0.1"));
+    let denied = server.error_as("ops", "", None, "CHANGE REPLICATION SOURCE TO SOURCE_PORT=3308");
     assert!(denied.contains("ERROR 1227 (42000)"), "{denied}");
 
     server.query(None, "RESET REPLICA");
-    assert_eq!(
-        column("Source_Host"),
-        "127.0.0.1",
-        "RESET REPLICA keeps the connection settings"
-    );
+    assert_eq!(column("Source_Host"), "127.0.0.1", "RESET REPLICA keeps the connection settings");
     server.query(None, "RESET REPLICA ALL");
     assert_eq!(server.query(None, "SHOW REPLICA STATUS"), "");
 }
 
 /// `mariadb -B` with the column-name line.
 fn mariadb_with_names(server: &ServerProcess, sql: &str) -> String {
-    let output = Command::new("mariadb")
-        .args([
-            "-h127.0.0.1",
-            &format!("-P{}", server.port),
-            "-uroot",
-            "-B",
-            "-e",
-            sql,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = Command::new("mariadb").args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", "-B", "-e", sql]).output().unwrap();
+    assert!(output.status.success(), "{sql}: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -365,7 +321,10 @@ fn mariadb_with_names(server: &ServerProcess, sql: &str) -> String {
 #[test]
 fn history_list_length_shows_what_waits_for_purge() {
     let server = ServerProcess::start();
-    server.query(None, "CREATE DATABASE h; CREATE TABLE h.t (id INT NOT NULL, v INT, PRIMARY KEY (id)); INSERT INTO h.t VALUES (1, 0), (2, 0)");
+    server.query(
+        None,
+        "CREATE DATABASE h; CREATE TABLE h.t (id INT NOT NULL, v INT, PRIMARY KEY (id)); INSERT INTO h.t VALUES (1, 0), (2, 0)",
+    );
     let updates: String = (1..=20).map(|n| format!("UPDATE h.t SET v = {n} WHERE id = {};", 1 + n % 2)).collect();
     server.query(None, &updates);
     let length = || -> u64 {

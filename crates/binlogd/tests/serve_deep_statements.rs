@@ -132,7 +132,8 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
 
     // Nesting: sqlparser bounds its own recursion; whatever the error,
     // the server stays up.
-    let nested = |open: &str, inner: &str, close: &str, depth: usize| format!("SELECT {}{inner}{}", open.repeat(depth), close.repeat(depth));
+    let nested =
+        |open: &str, inner: &str, close: &str, depth: usize| format!("SELECT {}{inner}{}", open.repeat(depth), close.repeat(depth));
     assert_eq!(client.value(&nested("ABS(", "-1", ")", 20)), "1");
     for sql in [
         nested("ABS(", "-1", ")", 10_000),

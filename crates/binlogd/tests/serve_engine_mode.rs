@@ -13,9 +13,13 @@ fn binlog_storage_engine_is_shown_and_read_only() {
     assert_eq!(engine.query(None, "SELECT @@binlog_storage_engine, @@global.binlog_storage_engine"), "engine\tengine\n");
     assert_eq!(engine.query(None, "SHOW VARIABLES LIKE 'binlog_storage_engine'"), "binlog_storage_engine\tengine\n");
     assert_eq!(engine.query(None, "SHOW GLOBAL VARIABLES LIKE 'binlog_storage%'"), "binlog_storage_engine\tengine\n");
-    for sql in ["SET GLOBAL binlog_storage_engine = ''", "SET @@global.binlog_storage_engine = 'engine'", "SET binlog_storage_engine = ''"] {
+    for sql in ["SET GLOBAL binlog_storage_engine = ''", "SET @@global.binlog_storage_engine = 'engine'", "SET binlog_storage_engine = ''"]
+    {
         let error = engine.error(None, sql);
-        assert!(error.contains("ERROR 1238 (HY000)") && error.contains("Variable 'binlog_storage_engine' is a read only variable"), "{sql}: {error}");
+        assert!(
+            error.contains("ERROR 1238 (HY000)") && error.contains("Variable 'binlog_storage_engine' is a read only variable"),
+            "{sql}: {error}"
+        );
     }
     assert_eq!(engine.query(None, "SELECT @@binlog_storage_engine"), "engine\n", "a refused SET changes nothing");
     let log = std::fs::read_to_string(&engine.log).unwrap();
@@ -69,13 +73,17 @@ fn a_session_sees_its_commits_in_the_binlog_at_once() {
 fn reset_master_in_engine_mode_survives_kill_and_restart() {
     let mut server = ServerProcess::start_with(&["--binlog-storage-engine=engine", "--innodb-flush-log-at-trx-commit=2"]);
     let uuid = server.query(None, "SELECT @@server_uuid").trim().to_string();
-    let mut old = String::from("CREATE DATABASE r; CREATE TABLE r.t (id INT NOT NULL, v VARCHAR(20), PRIMARY KEY (id)); FLUSH BINARY LOGS;");
+    let mut old =
+        String::from("CREATE DATABASE r; CREATE TABLE r.t (id INT NOT NULL, v VARCHAR(20), PRIMARY KEY (id)); FLUSH BINARY LOGS;");
     for id in 1..=40 {
         old.push_str(&format!("INSERT INTO r.t VALUES ({id}, 'old');"));
     }
     old.push_str("RESET MASTER; SELECT @@gtid_executed = '', @@gtid_purged = '';");
     assert_eq!(server.query(None, &old), "1\t1\n");
-    assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(), ["binlog.000001"]);
+    assert_eq!(
+        server.query(None, "SHOW BINARY LOGS").lines().map(|l| l.split('\t').next().unwrap()).collect::<Vec<_>>(),
+        ["binlog.000001"]
+    );
     server.query(None, "INSERT INTO r.t VALUES (41, 'new')");
     assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1\n"));
 
@@ -108,7 +116,10 @@ fn reset_master_in_engine_mode_survives_kill_and_restart() {
     assert_eq!(gtids_in_binlog(&server), [format!("{uuid}:1"), format!("{uuid}:2")]);
     server.query(None, "INSERT INTO r.t VALUES (43, 'after restart')");
     assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{uuid}:1-3\n"));
-    assert_eq!(server.query(None, "SELECT id, v FROM r.t WHERE id IN (1, 41, 42, 43) ORDER BY id"), "1\tnewest\n41\tnew\n42\tnewer\n43\tafter restart\n");
+    assert_eq!(
+        server.query(None, "SELECT id, v FROM r.t WHERE id IN (1, 41, 42, 43) ORDER BY id"),
+        "1\tnewest\n41\tnew\n42\tnewer\n43\tafter restart\n"
+    );
 }
 
 /// SHOW GLOBAL STATUS counts the commit path's fsyncs (what `bench

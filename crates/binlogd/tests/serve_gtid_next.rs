@@ -59,7 +59,12 @@ fn gtid_next_session(options: &[&str]) {
     server.query(None, &format!("SET gtid_next = '{SOURCE}:1'; INSERT INTO shop.t VALUES (1); SET gtid_next = 'AUTOMATIC'"));
     server.query(None, &format!("SET @@SESSION.GTID_NEXT = '{SOURCE}:2'; BEGIN; INSERT INTO shop.t VALUES (2); INSERT INTO shop.t VALUES (3); COMMIT; SET gtid_next = AUTOMATIC"));
     // DDL and an empty transaction.
-    server.query(None, &format!("SET SESSION gtid_next = '{SOURCE}:3'; CREATE TABLE shop.u (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"));
+    server.query(
+        None,
+        &format!(
+            "SET SESSION gtid_next = '{SOURCE}:3'; CREATE TABLE shop.u (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"
+        ),
+    );
     server.query(None, &format!("SET gtid_next = '{SOURCE}:4'; BEGIN; COMMIT; SET gtid_next = 'AUTOMATIC'"));
     // Ownership shows in @@gtid_next and ends with the session.
     assert_eq!(server.query(None, &format!("SET gtid_next = '{SOURCE}:9'; SELECT @@gtid_next")), format!("{SOURCE}:9\n"));
@@ -67,7 +72,10 @@ fn gtid_next_session(options: &[&str]) {
     // Already executed: skipped without error, rows unchanged.
     server.query(None, &format!("SET gtid_next = '{SOURCE}:1'; INSERT INTO shop.t VALUES (100); SET gtid_next = 'AUTOMATIC'"));
     server.query(None, &format!("SET gtid_next = '{SOURCE}:2'; BEGIN; DELETE FROM shop.t; COMMIT; SET gtid_next = 'AUTOMATIC'"));
-    server.query(None, &format!("SET gtid_next = '{SOURCE}:3'; CREATE TABLE shop.v (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"));
+    server.query(
+        None,
+        &format!("SET gtid_next = '{SOURCE}:3'; CREATE TABLE shop.v (id INT NOT NULL, PRIMARY KEY (id)); SET gtid_next = 'AUTOMATIC'"),
+    );
     assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n");
     assert_eq!(server.query(None, "SHOW TABLES FROM shop"), "t\nu\n");
 
@@ -80,9 +88,17 @@ fn gtid_next_session(options: &[&str]) {
     );
     assert_eq!(server.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n5\n");
     // Malformed values, SET GLOBAL, a change while owning a GTID.
-    assert_error(&server.error(None, "SET gtid_next = 'bogus'"), "ERROR 1231 (42000)", "Variable 'gtid_next' can't be set to the value of 'bogus'");
+    assert_error(
+        &server.error(None, "SET gtid_next = 'bogus'"),
+        "ERROR 1231 (42000)",
+        "Variable 'gtid_next' can't be set to the value of 'bogus'",
+    );
     assert_error(&server.error(None, &format!("SET gtid_next = '{SOURCE}:0'")), "ERROR 1231 (42000)", "can't be set to the value of");
-    assert_error(&server.error(None, &format!("SET GLOBAL gtid_next = '{SOURCE}:7'")), "ERROR 1228 (HY000)", "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL");
+    assert_error(
+        &server.error(None, &format!("SET GLOBAL gtid_next = '{SOURCE}:7'")),
+        "ERROR 1228 (HY000)",
+        "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL",
+    );
     assert_error(
         &server.error(None, &format!("SET gtid_next = '{SOURCE}:7'; SET gtid_next = 'AUTOMATIC'")),
         "ERROR 1790 (HY000)",
@@ -124,7 +140,13 @@ fn gtid_next_session(options: &[&str]) {
     let owner = {
         let port = server.port;
         std::thread::spawn(move || {
-            support::mariadb_client(port, "root", "", None, &format!("SET gtid_next = '{SOURCE}:30'; BEGIN; INSERT INTO shop.t VALUES (30); SELECT SLEEP(1); COMMIT"))
+            support::mariadb_client(
+                port,
+                "root",
+                "",
+                None,
+                &format!("SET gtid_next = '{SOURCE}:30'; BEGIN; INSERT INTO shop.t VALUES (30); SELECT SLEEP(1); COMMIT"),
+            )
         })
     };
     std::thread::sleep(std::time::Duration::from_millis(300));

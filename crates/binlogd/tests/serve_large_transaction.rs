@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use support::{inspect, sysbench, ServerProcess};
 
-const SYSBENCH: [&str; 6] = ["--tables=1", "--table-size=10000", "--threads=2", "--rand-type=uniform", "--db-ps-mode=auto", "--mysql-db=sbtest"];
+const SYSBENCH: [&str; 6] =
+    ["--tables=1", "--table-size=10000", "--threads=2", "--rand-type=uniform", "--db-ps-mode=auto", "--mysql-db=sbtest"];
 
 /// `binlog_large_transaction_optimization_count`.
 fn promotions(server: &ServerProcess) -> u64 {

@@ -33,7 +33,11 @@ fn accounts_and_grants_through_the_mariadb_client() {
     let server = ServerProcess::start();
     server.query(None, SETUP);
     server.query(None, "CREATE USER 'app'@'%' IDENTIFIED BY 'app-pw'; GRANT SELECT ON shop.* TO 'app'@'%'");
-    assert_error(&server.error(None, "CREATE USER 'app'@'%' IDENTIFIED BY 'x'"), "ERROR 1396 (HY000)", "Operation CREATE USER failed for 'app'@'%'");
+    assert_error(
+        &server.error(None, "CREATE USER 'app'@'%' IDENTIFIED BY 'x'"),
+        "ERROR 1396 (HY000)",
+        "Operation CREATE USER failed for 'app'@'%'",
+    );
     server.query(None, "CREATE USER IF NOT EXISTS 'app'@'%' IDENTIFIED BY 'x'");
 
     let app = |database: Option<&str>, sql: &str| server.query_as("app", "app-pw", database, sql);
@@ -47,8 +51,16 @@ fn accounts_and_grants_through_the_mariadb_client() {
     );
     assert_error(&app_error(Some("shop"), "UPDATE items SET c = 'x' WHERE id = 1"), "ERROR 1142 (42000)", "UPDATE command denied");
     assert_error(&app_error(Some("shop"), "DELETE FROM items"), "ERROR 1142 (42000)", "DELETE command denied");
-    assert_error(&app_error(Some("shop"), "CREATE TABLE t2 (id INTEGER NOT NULL, PRIMARY KEY (id))"), "ERROR 1142 (42000)", "CREATE command denied");
-    assert_error(&app_error(None, "SELECT id FROM secret.t"), "ERROR 1142 (42000)", "SELECT command denied to user 'app'@'localhost' for table 't'");
+    assert_error(
+        &app_error(Some("shop"), "CREATE TABLE t2 (id INTEGER NOT NULL, PRIMARY KEY (id))"),
+        "ERROR 1142 (42000)",
+        "CREATE command denied",
+    );
+    assert_error(
+        &app_error(None, "SELECT id FROM secret.t"),
+        "ERROR 1142 (42000)",
+        "SELECT command denied to user 'app'@'localhost' for table 't'",
+    );
     assert_error(&app_error(Some("secret"), "SELECT 1"), "ERROR 1044 (42000)", "Access denied for user 'app'@'%' to database 'secret'");
     assert_error(&app_error(None, "USE secret"), "ERROR 1044 (42000)", "to database 'secret'");
     assert_error(&app_error(None, "CREATE DATABASE mine"), "ERROR 1044 (42000)", "to database 'mine'");
@@ -64,14 +76,26 @@ fn accounts_and_grants_through_the_mariadb_client() {
     assert_error(&app_error(None, "FLUSH BINARY LOGS"), "ERROR 1227 (42000)", "RELOAD");
     assert_error(&app_error(None, "CREATE USER 'x'@'%'"), "ERROR 1227 (42000)", "the CREATE USER privilege(s)");
     assert_error(&app_error(None, "GRANT SELECT ON shop.* TO 'app'@'%'"), "ERROR 1044 (42000)", "to database 'shop'");
-    assert_error(&app_error(None, "GRANT SELECT ON *.* TO 'app'@'%'"), "ERROR 1045 (28000)", "Access denied for user 'app'@'localhost' (using password: YES)");
+    assert_error(
+        &app_error(None, "GRANT SELECT ON *.* TO 'app'@'%'"),
+        "ERROR 1045 (28000)",
+        "Access denied for user 'app'@'localhost' (using password: YES)",
+    );
     assert_eq!(app(None, "SHOW GRANTS"), "GRANT USAGE ON *.* TO `app`@`%`\nGRANT SELECT ON `shop`.* TO `app`@`%`\n");
 
     // Wrong password, unknown user.
     let wrong = mariadb_client(server.port, "app", "nope", None, "SELECT 1");
-    assert_error(&String::from_utf8_lossy(&wrong.stderr), "ERROR 1045 (28000)", "Access denied for user 'app'@'localhost' (using password: YES)");
+    assert_error(
+        &String::from_utf8_lossy(&wrong.stderr),
+        "ERROR 1045 (28000)",
+        "Access denied for user 'app'@'localhost' (using password: YES)",
+    );
     let nobody = mariadb_client(server.port, "nobody", "", None, "SELECT 1");
-    assert_error(&String::from_utf8_lossy(&nobody.stderr), "ERROR 1045 (28000)", "Access denied for user 'nobody'@'localhost' (using password: NO)");
+    assert_error(
+        &String::from_utf8_lossy(&nobody.stderr),
+        "ERROR 1045 (28000)",
+        "Access denied for user 'nobody'@'localhost' (using password: NO)",
+    );
 
     // More grants: a table-level INSERT and global administrative privileges.
     server.query(None, "GRANT INSERT ON shop.items TO 'app'@'%'; GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION CLIENT ON *.* TO 'app'@'%'");
@@ -87,19 +111,39 @@ fn accounts_and_grants_through_the_mariadb_client() {
          GRANT SELECT ON `shop`.* TO `app`@`%`\n\
          GRANT INSERT ON `shop`.`items` TO `app`@`%`\n"
     );
-    assert_error(&server.error(None, "GRANT SUPER ON shop.* TO 'app'@'%'"), "ERROR 1221 (HY000)", "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES");
+    assert_error(
+        &server.error(None, "GRANT SUPER ON shop.* TO 'app'@'%'"),
+        "ERROR 1221 (HY000)",
+        "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES",
+    );
     assert_error(&server.error(None, "GRANT SELECT ON shop.nope TO 'app'@'%'"), "ERROR 1146 (42S02)", "nope");
-    assert_error(&server.error(None, "GRANT SELECT ON shop.* TO 'ghost'@'%'"), "ERROR 1410 (42000)", "You are not allowed to create a user with GRANT");
-    assert_error(&server.error(None, "REVOKE SELECT ON secret.* FROM 'app'@'%'"), "ERROR 1141 (42000)", "There is no such grant defined for user 'app' on host '%'");
+    assert_error(
+        &server.error(None, "GRANT SELECT ON shop.* TO 'ghost'@'%'"),
+        "ERROR 1410 (42000)",
+        "You are not allowed to create a user with GRANT",
+    );
+    assert_error(
+        &server.error(None, "REVOKE SELECT ON secret.* FROM 'app'@'%'"),
+        "ERROR 1141 (42000)",
+        "There is no such grant defined for user 'app' on host '%'",
+    );
     assert_error(&server.error(None, "GRANT FILE ON *.* TO 'app'@'%'"), "ERROR 1235 (42000)", "FILE");
 
     // ALTER USER: the old password stops working, the new one works; a
     // user may change their own password without privileges.
     server.query(None, "ALTER USER 'app'@'%' IDENTIFIED BY 'new-pw'");
-    assert_error(&String::from_utf8_lossy(&mariadb_client(server.port, "app", "app-pw", None, "SELECT 1").stderr), "ERROR 1045 (28000)", "(using password: YES)");
+    assert_error(
+        &String::from_utf8_lossy(&mariadb_client(server.port, "app", "app-pw", None, "SELECT 1").stderr),
+        "ERROR 1045 (28000)",
+        "(using password: YES)",
+    );
     server.query_as("app", "new-pw", None, "ALTER USER CURRENT_USER() IDENTIFIED WITH mysql_native_password BY 'own-pw'");
     assert_eq!(server.query_as("app", "own-pw", None, "SELECT 1"), "1\n");
-    assert_error(&server.error_as("app", "own-pw", None, "ALTER USER 'root'@'localhost' IDENTIFIED BY 'x'"), "ERROR 1227 (42000)", "CREATE USER");
+    assert_error(
+        &server.error_as("app", "own-pw", None, "ALTER USER 'root'@'localhost' IDENTIFIED BY 'x'"),
+        "ERROR 1227 (42000)",
+        "CREATE USER",
+    );
 }
 
 #[test]
@@ -124,7 +168,10 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
     // COM_STMT_PREPARE is checked too: its answer would describe the columns.
     live.command(b"\x16SELECT id, c FROM items WHERE id = ?");
     let prepare_denied = live.read_err();
-    assert_eq!((prepare_denied.code, prepare_denied.message.as_str()), (1142, "SELECT command denied to user 'live'@'localhost' for table 'items'"));
+    assert_eq!(
+        (prepare_denied.code, prepare_denied.message.as_str()),
+        (1142, "SELECT command denied to user 'live'@'localhost' for table 'items'")
+    );
 
     server.query(None, "REVOKE INSERT ON shop.items FROM 'live'@'localhost'");
     assert_eq!(live.query_rows("INSERT INTO items VALUES (4, 'nib')").unwrap_err().code, 1142);
@@ -134,7 +181,11 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
     server.query(None, "DROP USER 'live'@'localhost'");
     assert_eq!(live.query_rows("SHOW BINARY LOGS").unwrap_err().code, 1227, "a dropped account keeps no privileges");
     assert_eq!(RawClient::login_to(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
-    assert_error(&server.error(None, "DROP USER 'live'@'localhost'"), "ERROR 1396 (HY000)", "Operation DROP USER failed for 'live'@'localhost'");
+    assert_error(
+        &server.error(None, "DROP USER 'live'@'localhost'"),
+        "ERROR 1396 (HY000)",
+        "Operation DROP USER failed for 'live'@'localhost'",
+    );
     server.query(None, "DROP USER IF EXISTS 'live'@'localhost'");
 
     // Grants and passwords persist across a restart; the dropped user stays dropped.
@@ -153,11 +204,20 @@ fn revoke_applies_to_a_live_session_and_grants_survive_a_restart() {
     );
     server.query_as("keep", "keep-pw", Some("shop"), "INSERT INTO items VALUES (5, 'ruler')");
     assert_eq!(server.query_as("keep", "keep-pw", Some("shop"), "SELECT COUNT(*) FROM items"), "4\n");
-    assert_error(&server.error_as("keep", "keep-pw", Some("shop"), "DELETE FROM items WHERE id = 5"), "ERROR 1142 (42000)", "DELETE command denied");
+    assert_error(
+        &server.error_as("keep", "keep-pw", Some("shop"), "DELETE FROM items WHERE id = 5"),
+        "ERROR 1142 (42000)",
+        "DELETE command denied",
+    );
     assert_eq!(RawClient::login_to(server.port, "live", "live-pw", None).err().map(|error| error.code), Some(1045));
     assert_eq!(RawClient::login_to(server.port, "gone", "x", None).err().map(|error| error.code), Some(1045));
     assert_eq!(server.query(None, "SELECT CURRENT_USER()"), "root@localhost\n");
-    let leftovers: Vec<_> = std::fs::read_dir(&server.datadir).unwrap().filter_map(|entry| entry.ok()).map(|entry| entry.file_name()).filter(|name| name.to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&server.datadir)
+        .unwrap()
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name())
+        .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
 }
 
@@ -181,7 +241,10 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.child_mut().stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert!(!status.success());
-    assert!(stderr.contains("cannot load the accounts") && stderr.contains("users.json") && stderr.contains("not a valid accounts file"), "{stderr}");
+    assert!(
+        stderr.contains("cannot load the accounts") && stderr.contains("users.json") && stderr.contains("not a valid accounts file"),
+        "{stderr}"
+    );
 }
 
 /// The session that must not notice other connections' bad input: it
@@ -250,7 +313,10 @@ fn bad_input_fails_only_its_own_connection() {
     let _ = oversized.try_command(&query);
     let packets = oversized.read_until_closed();
     let error = oversized.parse_err(packets.last().expect("an ERR before the close"));
-    assert_eq!((error.code, error.state.as_str(), error.message.as_str()), (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes"));
+    assert_eq!(
+        (error.code, error.state.as_str(), error.message.as_str()),
+        (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+    );
     still_commits(&mut steady, &mut next_id);
     new_connections_work(server.port);
 

@@ -22,8 +22,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use binlog::{BinaryLog, TransactionCache};
-use binlog_format::events::rows::rows_flags;
 use binlog_format::constants::EventType;
+use binlog_format::events::rows::rows_flags;
 use binlog_format::events::{Event, QueryEvent, RowsEvent, XidEvent};
 use binlog_format::{RowsKind, Value};
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};

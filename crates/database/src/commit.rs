@@ -128,9 +128,11 @@ impl NextGtid<'_> {
         match self {
             NextGtid::Automatic => Ok(None),
             NextGtid::Owned { owned, given } if owned.gtid() == given.gtid => Ok(Some(*given)),
-            NextGtid::Owned { owned, given } => {
-                Err(DatabaseError::Binlog(binlog::BinlogError::Invalid(format!("commit with {} while owning {}", given.gtid, owned.gtid()))))
-            }
+            NextGtid::Owned { owned, given } => Err(DatabaseError::Binlog(binlog::BinlogError::Invalid(format!(
+                "commit with {} while owning {}",
+                given.gtid,
+                owned.gtid()
+            )))),
         }
     }
 }
@@ -256,7 +258,9 @@ impl Database {
     pub fn acquire_gtid_unless(&self, gtid: Gtid, interrupted: &dyn Fn() -> bool) -> Option<Ownership> {
         let inner = &self.inner;
         match &inner.binlog_mode {
-            BinlogMode::Engine { .. } => inner.binlog.owners().acquire_unless(gtid, |gtid| inner.engine.is_gtid_executed(gtid), interrupted),
+            BinlogMode::Engine { .. } => {
+                inner.binlog.owners().acquire_unless(gtid, |gtid| inner.engine.is_gtid_executed(gtid), interrupted)
+            }
             BinlogMode::Files => inner.binlog.acquire_gtid_unless(gtid, interrupted),
         }
     }
@@ -264,14 +268,20 @@ impl Database {
     /// Commits with a given GTID: owns it, or rolls the transaction back
     /// and reports it skipped when the GTID is executed already (MySQL
     /// skips such a transaction silently; an applier restarts on it).
-    pub fn commit_given(&self, trx: Transaction, context: &StatementContext, given: GivenGtid) -> Result<CommitOutcome<Option<CommitInfo>>> {
+    pub fn commit_given(
+        &self,
+        trx: Transaction,
+        context: &StatementContext,
+        given: GivenGtid,
+    ) -> Result<CommitOutcome<Option<CommitInfo>>> {
         match self.acquire_gtid(given.gtid) {
             Ownership::AlreadyExecuted => {
                 trx.rollback();
                 Ok(CommitOutcome::SkippedAlreadyExecuted(given.gtid))
             }
             Ownership::Owned(owned) => {
-                let committed = self.commit(CommitRequest { gtid: NextGtid::Owned { owned: &owned, given }, ..CommitRequest::new(trx, context) });
+                let committed =
+                    self.commit(CommitRequest { gtid: NextGtid::Owned { owned: &owned, given }, ..CommitRequest::new(trx, context) });
                 // Released after the GTID is executed (or never will be).
                 drop(owned);
                 committed.map(CommitOutcome::Committed)
@@ -354,9 +364,9 @@ impl Database {
             };
         });
         let logged = match path {
-            CommitPath::Grouped(groups) => {
-                groups.commit(prepare_lsn, BatchCommit { cache, hook: Some(hook), given }, &|batch| self.log_group(batch), on_ordered).and_then(|logged| logged)
-            }
+            CommitPath::Grouped(groups) => groups
+                .commit(prepare_lsn, BatchCommit { cache, hook: Some(hook), given }, &|batch| self.log_group(batch), on_ordered)
+                .and_then(|logged| logged),
             CommitPath::Promoted => self.log_promoted(prepare_lsn, cache, hook, next, &times, prepared_changes),
             CommitPath::Alone => self.after_prepare().and_then(|()| {
                 let _commit_in_flight = inner.rotation.read();
@@ -506,7 +516,10 @@ impl Database {
 
     /// `PURGE BINARY LOGS TO` / `BEFORE` with no commit between its binlog
     /// write and its engine commit, so only readers stop a purge.
-    pub fn purge_binary_logs(&self, purge: impl FnOnce(&BinaryLog) -> binlog::Result<binlog::purge::PurgeReport>) -> Result<binlog::purge::PurgeReport> {
+    pub fn purge_binary_logs(
+        &self,
+        purge: impl FnOnce(&BinaryLog) -> binlog::Result<binlog::purge::PurgeReport>,
+    ) -> Result<binlog::purge::PurgeReport> {
         let _no_commit_in_flight = self.inner.rotation.write();
         self.inner.check_writable()?;
         Ok(purge(&self.inner.binlog)?)
@@ -599,10 +612,7 @@ impl Database {
         if let Some(engine_binlog) = inner.binlog_mode.engine() {
             return self.log_ddl_engine_binlog(engine_binlog, cache, next.given()?);
         }
-        let key = RedoTrxKey {
-            boot: inner.sink.boot(),
-            trx: DDL_INTENT_TRX_BASE + inner.next_ddl_intent.fetch_add(1, Ordering::Relaxed),
-        };
+        let key = RedoTrxKey { boot: inner.sink.boot(), trx: DDL_INTENT_TRX_BASE + inner.next_ddl_intent.fetch_add(1, Ordering::Relaxed) };
         // From here on a crash leaves the intent for recovery to settle.
         if let Err(error) = inner.redo.append(&redo_sink::ddl_intent_record(key), Durability::Sync) {
             // Applied in the engine, never to reach the binlog.
@@ -618,7 +628,9 @@ impl Database {
             // checkpoint in between could only see the GTID twice, never lose it.
             let result = engine
                 .apply_redo_transaction(&[], Some(info.gtid))
-                .and_then(|()| redo.append(&redo_sink::commit_record(key, Some(info.gtid)), Durability::Buffered).map_err(redo_sink::storage_error))
+                .and_then(|()| {
+                    redo.append(&redo_sink::commit_record(key, Some(info.gtid)), Durability::Buffered).map_err(redo_sink::storage_error)
+                })
                 .map(|_| ());
             *hook_outcome.lock() = Some(result);
         });

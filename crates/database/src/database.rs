@@ -14,14 +14,14 @@ use engine::{Engine, Lsn, Transaction};
 use parking_lot::{Mutex, RwLock};
 use redo::RedoLog;
 
+use crate::binlog_events::Tables;
 use crate::checkpoint::Checkpointer;
 use crate::config::DatabaseConfig;
 use crate::crash_points::CrashPoints;
-use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
+use crate::error::{DatabaseError, Result};
 use crate::group_commit::BinlogGroupCommit;
 use crate::redo_sink::RedoAdapter;
-use crate::binlog_events::Tables;
 use crate::table_maps::TableMaps;
 
 /// What `Database::open` found and did.

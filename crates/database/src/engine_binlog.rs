@@ -146,13 +146,14 @@ impl Order {
     fn gtid_for(&self, inner: &Inner, given: Option<binlog::GivenGtid>) -> Result<Gtid> {
         let server_uuid = inner.binlog.options().server_uuid;
         match given {
-            Some(given) if inner.engine.is_gtid_executed(&given.gtid) => Err(DatabaseError::Binlog(BinlogError::Invalid(format!(
-                "given GTID {} is already executed",
-                given.gtid
-            )))),
+            Some(given) if inner.engine.is_gtid_executed(&given.gtid) => {
+                Err(DatabaseError::Binlog(BinlogError::Invalid(format!("given GTID {} is already executed", given.gtid))))
+            }
             Some(given) => Ok(given.gtid),
             None => {
-                let gno = binlog::gtid_owners::next_automatic_gno(self.next_gno, inner.binlog.owners(), |gtid| inner.engine.is_gtid_executed(gtid));
+                let gno = binlog::gtid_owners::next_automatic_gno(self.next_gno, inner.binlog.owners(), |gtid| {
+                    inner.engine.is_gtid_executed(gtid)
+                });
                 Ok(Gtid { uuid: server_uuid, gno })
             }
         }
@@ -614,7 +615,12 @@ impl Database {
     /// DDL's binlog transaction in engine mode: the DDL record was synced
     /// by `apply`; this record carries its GTID and Query event, synced.
     /// Called with the DDL lock held.
-    pub(crate) fn log_ddl_engine_binlog(&self, engine_binlog: &EngineBinlog, cache: TransactionCache, given: Option<binlog::GivenGtid>) -> Result<CommitInfo> {
+    pub(crate) fn log_ddl_engine_binlog(
+        &self,
+        engine_binlog: &EngineBinlog,
+        cache: TransactionCache,
+        given: Option<binlog::GivenGtid>,
+    ) -> Result<CommitInfo> {
         let inner = &self.inner;
         let events = binlog_events(inner, &cache)?;
         let cache_len = cache.len();

@@ -30,14 +30,25 @@ pub enum DatabaseError {
     /// is known only to recovery (the binlog may or may not hold it). The
     /// database refuses writes until it is reopened, as mysqld with
     /// `binlog_error_action = ABORT_SERVER` would stop.
-    Unusable { first_error: String },
+    Unusable {
+        first_error: String,
+    },
     /// After recovery the engine and the binlog disagree on what was
     /// executed: opening would serve data the binlog does not describe.
-    Inconsistent { reason: String },
+    Inconsistent {
+        reason: String,
+    },
     /// A checkpoint or record the database wrote does not read back.
-    Corruption { file: String, reason: String },
+    Corruption {
+        file: String,
+        reason: String,
+    },
     /// `auto.cnf` or the data directory.
-    Io { operation: &'static str, path: PathBuf, source: io::Error },
+    Io {
+        operation: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
     /// A row the engine accepted does not make a binlog row event (a bug
     /// in one of the two, never a user error).
     RowEvent(String),

@@ -285,7 +285,10 @@ impl<W, R> GroupCommit<W, R> {
             return members.iter().map(|_| Ok(None)).collect();
         }
         let Some(log) = log else {
-            return members.iter().map(|_| Err(DatabaseError::Unusable { first_error: "a group's leader had no log for its members' work".into() })).collect();
+            return members
+                .iter()
+                .map(|_| Err(DatabaseError::Unusable { first_error: "a group's leader had no log for its members' work".into() }))
+                .collect();
         };
         let mut logged = log(works).into_iter();
         had_work.into_iter().map(|had| Ok(if had { logged.next() } else { None })).collect()
@@ -304,9 +307,9 @@ fn wake_tree_children(node: usize, others: usize) -> impl Iterator<Item = usize>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use storage::SimStorage;
     use redo::{Durability, Record};
     use std::path::Path;
+    use storage::SimStorage;
 
     fn redo(storage: &SimStorage) -> RedoLog {
         RedoLog::open(Path::new("/redo"), redo::Options::default(), Arc::new(storage.clone()), Default::default()).unwrap().0
@@ -329,15 +332,20 @@ mod tests {
                         let lsn = log.append(&Record::opaque(1, vec![7u8; 40]), Durability::Buffered).unwrap();
                         let durable = log.clone();
                         let logged = groups
-                            .commit(lsn, (n * 1000 + i, lsn), &move |works: Vec<(u64, Lsn)>| {
-                                works
-                                    .into_iter()
-                                    .map(|(id, lsn)| {
-                                        assert!(durable.durable_lsn() >= lsn, "logged before its prepare was durable");
-                                        id
-                                    })
-                                    .collect()
-                            }, &|| {})
+                            .commit(
+                                lsn,
+                                (n * 1000 + i, lsn),
+                                &move |works: Vec<(u64, Lsn)>| {
+                                    works
+                                        .into_iter()
+                                        .map(|(id, lsn)| {
+                                            assert!(durable.durable_lsn() >= lsn, "logged before its prepare was durable");
+                                            id
+                                        })
+                                        .collect()
+                                },
+                                &|| {},
+                            )
                             .unwrap();
                         assert_eq!(logged, n * 1000 + i, "a member got another member's result");
                     }
@@ -436,12 +444,17 @@ mod tests {
             std::thread::spawn(move || {
                 let lsn = log.append(&Record::opaque(1, vec![1u8; 40]), Durability::Buffered).unwrap();
                 let release = Mutex::new(release_rx);
-                groups.commit(lsn, 0, &|works: Vec<u32>| {
-                    entered_tx.send(()).unwrap();
-                    release.lock().recv().unwrap();
-                    calls.lock().push(works.clone());
-                    works
-                }, &|| {})
+                groups.commit(
+                    lsn,
+                    0,
+                    &|works: Vec<u32>| {
+                        entered_tx.send(()).unwrap();
+                        release.lock().recv().unwrap();
+                        calls.lock().push(works.clone());
+                        works
+                    },
+                    &|| {},
+                )
             })
         };
         entered_rx.recv().unwrap();
@@ -452,10 +465,15 @@ mod tests {
                 std::thread::spawn(move || {
                     let lsn = log.append(&Record::opaque(1, vec![2u8; 40]), Durability::Buffered).unwrap();
                     let logged = groups
-                        .commit(lsn, n, &|works: Vec<u32>| {
-                            calls.lock().push(works.clone());
-                            works.iter().map(|w| w * 10).collect()
-                        }, &|| {})
+                        .commit(
+                            lsn,
+                            n,
+                            &|works: Vec<u32>| {
+                                calls.lock().push(works.clone());
+                                works.iter().map(|w| w * 10).collect()
+                            },
+                            &|| {},
+                        )
                         .unwrap();
                     assert_eq!(logged, n * 10);
                     assert!(log.durable_lsn() >= lsn, "released before its prepare was durable");

@@ -74,6 +74,6 @@ pub use config::{BinlogStorageEngine, DatabaseConfig};
 pub use crash_points::CrashPoints;
 pub use database::{Database, DatabaseCounters, OpenReport};
 pub use datadir_lock::{DataDirLock, DataDirLockError};
-pub use views::{BinlogStatus, Catalog, EngineStatus};
 pub use error::{DatabaseError, Result};
+pub use views::{BinlogStatus, Catalog, EngineStatus};
 pub use write_ahead::WrittenAhead;

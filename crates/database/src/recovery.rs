@@ -57,16 +57,16 @@ use engine::{CheckpointLsns, Engine, RowChange};
 use parking_lot::{Mutex, RwLock};
 use redo::{Durability, RedoLog};
 
-use crate::table_maps::TableMaps;
 use crate::checkpoint::{self, Checkpointer};
 use crate::config::DatabaseConfig;
 use crate::database::{BinlogMode, Database, Inner, OpenReport, RedoSync};
-use crate::error::{DatabaseError, Result};
 use crate::engine_binlog::{EngineBinlog, WriterGuard};
+use crate::error::{DatabaseError, Result};
 use crate::group_commit::{BinlogGroupCommit, GroupCommit, GroupStartHook};
 use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
 use crate::server_uuid;
 use crate::storage_mode;
+use crate::table_maps::TableMaps;
 
 /// A transaction redo left without an outcome.
 struct InDoubt {
@@ -167,7 +167,8 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         Some(binlog_report)
     };
     let (binlog, second_pass) = BinaryLog::open(binlog_options, storage.clone(), config.binlog_crash_points.clone())?;
-    let max_binlog_xid = [first_pass.as_ref(), Some(&second_pass)].into_iter().flatten().filter_map(|r| r.xids.last().copied()).max().unwrap_or(0);
+    let max_binlog_xid =
+        [first_pass.as_ref(), Some(&second_pass)].into_iter().flatten().filter_map(|r| r.xids.last().copied()).max().unwrap_or(0);
     report.binlog = first_pass.unwrap_or(second_pass);
     // The binlog's torn tail is cut; append what redo committed beyond it
     // (whatever the mode now: a switch keeps one continuous binlog).
@@ -186,9 +187,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         if config.is_fully_durable() {
             return Err(DatabaseError::Inconsistent { reason });
         }
-        tracing::warn!(
-            "recovery: {reason} (possible after a crash with innodb_flush_log_at_trx_commit != 1 or sync_binlog != 1)"
-        );
+        tracing::warn!("recovery: {reason} (possible after a crash with innodb_flush_log_at_trx_commit != 1 or sync_binlog != 1)");
     }
 
     let next_xid = snapshot_next_xid.max(replay.max_xid + 1).max(max_binlog_xid + 1).max(1);

@@ -110,18 +110,41 @@ pub struct RedoTrxKey {
 /// One decoded record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RedoEntry {
-    Prepare { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange> },
+    Prepare {
+        key: RedoTrxKey,
+        xid: Option<Xid>,
+        changes: Vec<RowChange>,
+    },
     /// The first changes of a large transaction; its `Prepare` has the rest.
-    PreparePart { key: RedoTrxKey, changes: Vec<RowChange> },
-    Commit { key: RedoTrxKey, gtid: Option<Gtid> },
-    Rollback { key: RedoTrxKey },
+    PreparePart {
+        key: RedoTrxKey,
+        changes: Vec<RowChange>,
+    },
+    Commit {
+        key: RedoTrxKey,
+        gtid: Option<Gtid>,
+    },
+    Rollback {
+        key: RedoTrxKey,
+    },
     Ddl(DdlRecord),
-    DdlIntent { key: RedoTrxKey },
+    DdlIntent {
+        key: RedoTrxKey,
+    },
     GtidReset,
     /// A whole commit of the engine-integrated binlog.
-    EngineCommit { key: RedoTrxKey, xid: Option<Xid>, changes: Vec<RowChange>, gtid: Gtid, binlog: BinlogBody },
+    EngineCommit {
+        key: RedoTrxKey,
+        xid: Option<Xid>,
+        changes: Vec<RowChange>,
+        gtid: Gtid,
+        binlog: BinlogBody,
+    },
     /// A DDL statement's binlog transaction (engine-integrated binlog).
-    EngineDdlBinlog { gtid: Gtid, binlog: BinlogEvents },
+    EngineDdlBinlog {
+        gtid: Gtid,
+        binlog: BinlogEvents,
+    },
 }
 
 /// A transaction's cached binlog events, as a redo record carries them.
@@ -142,7 +165,8 @@ impl BinlogEvents {
 
     fn decode(bytes: &[u8]) -> Option<BinlogEvents> {
         let (&flags, events) = bytes.split_first()?;
-        (flags & !BINLOG_EVENTS_CHECKSUM == 0).then(|| BinlogEvents { checksum: flags & BINLOG_EVENTS_CHECKSUM != 0, events: events.to_vec() })
+        (flags & !BINLOG_EVENTS_CHECKSUM == 0)
+            .then(|| BinlogEvents { checksum: flags & BINLOG_EVENTS_CHECKSUM != 0, events: events.to_vec() })
     }
 }
 
@@ -173,7 +197,8 @@ impl BinlogBody {
                 }
                 out.push(reference.terminating_event_type);
                 out.extend_from_slice(&reference.timestamp.to_le_bytes());
-                let name_length = u16::try_from(reference.file_name.len()).expect("spill file names are binlogd's own (binlogd-referenced-N), far under 64 KiB");
+                let name_length = u16::try_from(reference.file_name.len())
+                    .expect("spill file names are binlogd's own (binlogd-referenced-N), far under 64 KiB");
                 out.extend_from_slice(&name_length.to_le_bytes());
                 out.extend_from_slice(reference.file_name.as_bytes());
                 (section::BINLOG_FILE_REFERENCE, out)
@@ -219,7 +244,13 @@ fn decode_gtid_section(bytes: &[u8]) -> Option<Gtid> {
 }
 
 /// The one record of an engine-integrated commit.
-pub fn engine_commit_record(key: RedoTrxKey, xid: Option<Xid>, changes_payload: Vec<u8>, gtid: Gtid, binlog_section: (u8, Vec<u8>)) -> Record {
+pub fn engine_commit_record(
+    key: RedoTrxKey,
+    xid: Option<Xid>,
+    changes_payload: Vec<u8>,
+    gtid: Gtid,
+    binlog_section: (u8, Vec<u8>),
+) -> Record {
     Record::new(KIND_ENGINE_COMMIT)
         .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
         .with_section(section::PAYLOAD, changes_payload)
@@ -228,7 +259,9 @@ pub fn engine_commit_record(key: RedoTrxKey, xid: Option<Xid>, changes_payload: 
 }
 
 pub fn engine_ddl_binlog_record(gtid: Gtid, binlog: &BinlogEvents) -> Record {
-    Record::new(KIND_ENGINE_DDL_BINLOG).with_section(section::GTID, gtid_section(gtid)).with_section(section::BINLOG_EVENTS, binlog.encode())
+    Record::new(KIND_ENGINE_DDL_BINLOG)
+        .with_section(section::GTID, gtid_section(gtid))
+        .with_section(section::BINLOG_EVENTS, binlog.encode())
 }
 
 /// `BINLOG_EVENTS` section bytes of `binlog`.
@@ -303,9 +336,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
         Ok((key, (bytes[16] == 1).then(|| u64_at(17))))
     };
     let payload = || record.payload().ok_or_else(|| bad("no payload section".into()));
-    let gtid = || {
-        record.section(section::GTID).and_then(decode_gtid_section).ok_or_else(|| bad("no valid GTID section".into()))
-    };
+    let gtid = || record.section(section::GTID).and_then(decode_gtid_section).ok_or_else(|| bad("no valid GTID section".into()));
     let binlog = || {
         record.section(section::BINLOG_EVENTS).and_then(BinlogEvents::decode).ok_or_else(|| bad("no valid binlog events section".into()))
     };
@@ -330,7 +361,9 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
             let (key, xid) = transaction()?;
             let changes = codec::decode_changes(payload()?).map_err(engine_error)?;
             let body = match record.section(section::BINLOG_FILE_REFERENCE) {
-                Some(bytes) => BinlogBody::Reference(BinlogBody::decode_reference(bytes).ok_or_else(|| bad("no valid binlog file reference section".into()))?),
+                Some(bytes) => BinlogBody::Reference(
+                    BinlogBody::decode_reference(bytes).ok_or_else(|| bad("no valid binlog file reference section".into()))?,
+                ),
                 None => BinlogBody::Events(binlog()?),
             };
             RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: body }
@@ -474,7 +507,10 @@ impl RedoSink for RedoAdapter {
         let staged = self.staged.lock().remove(&trx_id);
         if let Some(staged) = staged {
             let (Some(gtid), Some(changes_payload)) = (gtid, staged.changes_payload) else {
-                return Err(EngineError::Storage { errno: 5, reason: format!("engine-integrated commit of transaction {trx_id} without GTID or prepare") });
+                return Err(EngineError::Storage {
+                    errno: 5,
+                    reason: format!("engine-integrated commit of transaction {trx_id} without GTID or prepare"),
+                });
             };
             let record = engine_commit_record(self.key(trx_id), staged.xid, changes_payload, gtid, staged.binlog_section);
             return self.redo.append(&record, Durability::Buffered).map_err(storage_error);
@@ -534,18 +570,45 @@ mod tests {
             timestamp: 1_796_000_000,
         };
         let cases = [
-            (prepare_record(key, Some(900), std::slice::from_ref(&change)), RedoEntry::Prepare { key, xid: Some(900), changes: vec![change.clone()] }),
+            (
+                prepare_record(key, Some(900), std::slice::from_ref(&change)),
+                RedoEntry::Prepare { key, xid: Some(900), changes: vec![change.clone()] },
+            ),
             (prepare_record(key, None, &[]), RedoEntry::Prepare { key, xid: None, changes: vec![] }),
             (commit_record(key, Some(gtid)), RedoEntry::Commit { key, gtid: Some(gtid) }),
             (rollback_record(key), RedoEntry::Rollback { key }),
             (ddl_intent_record(key), RedoEntry::DdlIntent { key }),
             (
-                engine_commit_record(key, Some(7), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }).section()),
-                RedoEntry::EngineCommit { key, xid: Some(7), changes: vec![change.clone()], gtid, binlog: BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }) },
+                engine_commit_record(
+                    key,
+                    Some(7),
+                    codec::encode_changes(std::slice::from_ref(&change)),
+                    gtid,
+                    BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }).section(),
+                ),
+                RedoEntry::EngineCommit {
+                    key,
+                    xid: Some(7),
+                    changes: vec![change.clone()],
+                    gtid,
+                    binlog: BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }),
+                },
             ),
             (
-                engine_commit_record(key, Some(8), codec::encode_changes(std::slice::from_ref(&change)), gtid, BinlogBody::Reference(reference.clone()).section()),
-                RedoEntry::EngineCommit { key, xid: Some(8), changes: vec![change.clone()], gtid, binlog: BinlogBody::Reference(reference.clone()) },
+                engine_commit_record(
+                    key,
+                    Some(8),
+                    codec::encode_changes(std::slice::from_ref(&change)),
+                    gtid,
+                    BinlogBody::Reference(reference.clone()).section(),
+                ),
+                RedoEntry::EngineCommit {
+                    key,
+                    xid: Some(8),
+                    changes: vec![change.clone()],
+                    gtid,
+                    binlog: BinlogBody::Reference(reference.clone()),
+                },
             ),
             (
                 engine_ddl_binlog_record(gtid, &BinlogEvents { checksum: false, events: vec![4] }),

@@ -71,31 +71,16 @@ impl ReplicatedRows {
         let table = String::from_utf8_lossy(&map.table);
         let def = catalog
             .table(&database, &table)
-            .map_err(|error| ApplyError {
-                code: error.mysql_code(),
-                message: format!("Error executing row event: '{error}'"),
-            })?;
+            .map_err(|error| ApplyError { code: error.mysql_code(), message: format!("Error executing row event: '{error}'") })?;
         let decode_map = with_local_signedness(map, &def);
-        self.tables.insert(
-            map.table_id,
-            MappedTable {
-                id: def.id,
-                def,
-                decode_map,
-            },
-        );
+        self.tables.insert(map.table_id, MappedTable { id: def.id, def, decode_map });
         Ok(())
     }
 
     /// A rows event: applies every row in it to `trx`. On an error the
     /// event's earlier rows stay applied; the caller rolls the
     /// transaction back, as the replica applier does.
-    pub fn rows(
-        &mut self,
-        trx: &mut Transaction,
-        event: &RowsEvent,
-        at: &SourcePosition,
-    ) -> Result<usize, ApplyError> {
+    pub fn rows(&mut self, trx: &mut Transaction, event: &RowsEvent, at: &SourcePosition) -> Result<usize, ApplyError> {
         let Some(table) = self.tables.get(&event.table_id) else {
             return Err(ApplyError {
                 code: 1032,
@@ -130,20 +115,10 @@ impl ReplicatedRows {
             };
             fail(error.mysql_code(), error.to_string(), handler)
         };
-        let not_found = || {
-            fail(
-                ER_KEY_NOT_FOUND,
-                format!("Can't find record in '{}'", table.def.name),
-                "HA_ERR_KEY_NOT_FOUND",
-            )
-        };
-        let changes = event.decode_rows(&table.decode_map).map_err(|error| {
-            fail(
-                1594,
-                format!("Relay log read failure: {error}"),
-                "HA_ERR_CORRUPT_EVENT",
-            )
-        })?;
+        let not_found = || fail(ER_KEY_NOT_FOUND, format!("Can't find record in '{}'", table.def.name), "HA_ERR_KEY_NOT_FOUND");
+        let changes = event
+            .decode_rows(&table.decode_map)
+            .map_err(|error| fail(1594, format!("Relay log read failure: {error}"), "HA_ERR_CORRUPT_EVENT"))?;
         let applied = changes.len();
         for change in changes {
             match change {
@@ -152,9 +127,7 @@ impl ReplicatedRows {
                 }
                 RowChange::Update { before, after } => {
                     let outcome = match primary_key(&table.def, &before) {
-                        Some(key) => trx
-                            .update_by_pk(table.id, &key, after)
-                            .map_err(engine_error)?,
+                        Some(key) => trx.update_by_pk(table.id, &key, after).map_err(engine_error)?,
                         None => match first_equal_row(trx, table, &before).map_err(engine_error)? {
                             Some(key) => trx.update(table.id, &key, after).map_err(engine_error)?,
                             None => UpdateOutcome::Missing,
@@ -196,25 +169,12 @@ fn primary_key(def: &TableDef, row: &Row) -> Option<Vec<binlog_format::Value>> {
     if !def.has_primary_key() {
         return None;
     }
-    Some(
-        def.primary_key
-            .iter()
-            .map(|&column| {
-                row.get(column)
-                    .cloned()
-                    .unwrap_or(binlog_format::Value::Null)
-            })
-            .collect(),
-    )
+    Some(def.primary_key.iter().map(|&column| row.get(column).cloned().unwrap_or(binlog_format::Value::Null)).collect())
 }
 
 /// The clustered key of the first row equal to `image` (a table without a
 /// primary key: MySQL scans for it too).
-fn first_equal_row(
-    trx: &Transaction,
-    table: &MappedTable,
-    image: &Row,
-) -> Result<Option<engine::RowKey>, EngineError> {
+fn first_equal_row(trx: &Transaction, table: &MappedTable, image: &Row) -> Result<Option<engine::RowKey>, EngineError> {
     let mut scan = trx.scan(table.id, &ScanSpec::primary())?;
     Ok(scan.find(|(_, row)| row == image).map(|(key, _)| key))
 }
@@ -222,22 +182,14 @@ fn first_equal_row(
 /// `map` with a SIGNEDNESS field taken from the replica's columns.
 fn with_local_signedness(map: &TableMap, def: &TableDef) -> TableMap {
     let mut decode_map = map.clone();
-    decode_map
-        .optional_metadata
-        .retain(|field| !matches!(field, OptionalMetadata::Signedness(_)));
+    decode_map.optional_metadata.retain(|field| !matches!(field, OptionalMetadata::Signedness(_)));
     let flags: Vec<bool> = map
         .columns
         .iter()
         .enumerate()
         .filter(|(_, column)| column.column_type.is_numeric())
-        .map(|(position, _)| {
-            def.columns
-                .get(position)
-                .is_some_and(|column| column.unsigned)
-        })
+        .map(|(position, _)| def.columns.get(position).is_some_and(|column| column.unsigned))
         .collect();
-    decode_map
-        .optional_metadata
-        .push(OptionalMetadata::Signedness(flags));
+    decode_map.optional_metadata.push(OptionalMetadata::Signedness(flags));
     decode_map
 }

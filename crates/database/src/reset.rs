@@ -23,9 +23,9 @@
 
 use std::path::PathBuf;
 
-use storage::Storage;
 use engine::Engine;
 use redo::{Durability, RedoLog};
+use storage::Storage;
 
 use crate::config::DatabaseConfig;
 use crate::crash_points;
@@ -64,7 +64,9 @@ impl Database {
         let storage = inner.config.storage.as_ref();
         let dir = inner.binlog.options().dir.clone();
         let marker = marker_path(&dir);
-        storage.write_atomically(&marker, &dir.join("binlog.reset_pending.tmp"), b"reset\n").map_err(|e| DatabaseError::io("write", &marker, e))?;
+        storage
+            .write_atomically(&marker, &dir.join("binlog.reset_pending.tmp"), b"reset\n")
+            .map_err(|e| DatabaseError::io("write", &marker, e))?;
         let result = (|| -> Result<()> {
             inner.crash.hit(crash_points::RESET_AFTER_MARKER).map_err(|e| DatabaseError::Crash(e.to_string()))?;
             inner.redo.append(&redo_sink::gtid_reset_record(), Durability::Sync)?;

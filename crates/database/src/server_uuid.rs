@@ -11,9 +11,9 @@
 
 use std::path::Path;
 
-use storage::Storage;
 use binlog_format::Uuid;
 use rand::RngCore;
+use storage::Storage;
 
 use crate::config::AUTO_CNF;
 use crate::error::{DatabaseError, Result};
@@ -24,9 +24,8 @@ pub fn load_or_create(storage: &dyn Storage, dir: &Path, preferred: Uuid) -> Res
     let path = dir.join(AUTO_CNF);
     if storage.exists(&path) {
         let bytes = storage.read_all(&path).map_err(|e| DatabaseError::io("read", &path, e))?;
-        return parse(&String::from_utf8_lossy(&bytes)).ok_or_else(|| {
-            DatabaseError::corruption(path.display().to_string(), "no valid server-uuid=... line in the [auto] section")
-        });
+        return parse(&String::from_utf8_lossy(&bytes))
+            .ok_or_else(|| DatabaseError::corruption(path.display().to_string(), "no valid server-uuid=... line in the [auto] section"));
     }
     let uuid = if preferred != Uuid::default() {
         preferred

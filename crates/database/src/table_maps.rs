@@ -39,9 +39,7 @@ impl TableMaps {
     /// The Table_map of `table` as it is defined now.
     pub fn get(&self, engine: &Engine, table: TableId) -> Result<Arc<EncodedTableMap>> {
         // DDL waits for open writers, so a changed table still exists.
-        let def = engine
-            .table_def(table)
-            .ok_or_else(|| DatabaseError::RowEvent(format!("table {table} of a change no longer exists")))?;
+        let def = engine.table_def(table).ok_or_else(|| DatabaseError::RowEvent(format!("table {table} of a change no longer exists")))?;
         if let Some(found) = self.by_table.lock().get(&table) {
             if Arc::ptr_eq(&found.def, &def) {
                 return Ok(Arc::clone(found));

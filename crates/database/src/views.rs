@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use binlog::log::Counters;
 use binlog::file_reader::FileEventReader;
+use binlog::log::Counters;
 use binlog::{BinaryLog, LogReader, Options};
 use binlog_format::GtidSet;
 use engine::{Engine, TableDef, TableId};

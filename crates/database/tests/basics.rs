@@ -8,15 +8,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use storage::SimStorage;
 use binlog::DependencyTracking;
-use storage::OsStorage;
 use binlog_format::events::Event;
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Value};
 use database::{CommitRequest, Database, DatabaseError};
 use engine::{ColumnDef, EngineError, TableSpec};
 use rand::SeedableRng;
+use storage::OsStorage;
+use storage::SimStorage;
 use support::*;
 
 fn insert_account(db: &Database, id: i64, email: &str) -> binlog::CommitInfo {
@@ -223,8 +223,8 @@ fn ddl_cut_at_each_binlog_step() {
         };
         drop(db);
         let label = format!("DDL cut at {point}, {image_kind}");
-        let (db, report) = Database::open(support::config(Path::new("/d"), Arc::new(image.clone())))
-            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let (db, report) =
+            Database::open(support::config(Path::new("/d"), Arc::new(image.clone()))).unwrap_or_else(|e| panic!("{label}: {e}"));
         check(&db, &image, &BTreeSet::from([kept.gtid]), &label);
         // The table is in the engine (its DDL record was synced first).
         assert!(db.catalog().table_id(DB, "late").is_ok(), "{label}");
@@ -255,8 +255,8 @@ fn a_rotation_right_before_a_power_cut_keeps_the_closed_files_transactions() {
         assert!(db.binlog_status().file_names().len() >= 2, "{rotation}: rotated");
         let image = storage.crash_image(None);
         drop(db);
-        let (db, report) = Database::open(support::config(Path::new("/d"), Arc::new(image.clone())))
-            .unwrap_or_else(|e| panic!("{rotation}: {e}"));
+        let (db, report) =
+            Database::open(support::config(Path::new("/d"), Arc::new(image.clone()))).unwrap_or_else(|e| panic!("{rotation}: {e}"));
         assert!(!report.binlog.scanned_files.contains(&last.file_name), "{rotation}: the closed file is not scanned");
         check(&db, &image, &BTreeSet::from([last.gtid]), rotation);
         db.close().unwrap();
@@ -289,7 +289,12 @@ fn with_flush_1_purge_runs_during_group_syncs() {
     for n in 0..300i64 {
         let mut trx = db.begin();
         let id = n % 10;
-        trx.update_by_pk(accounts, &[Value::Int(id)], vec![Value::Int(id), Value::Bytes(format!("a{id}@x").into_bytes()), Value::Int(n + 1)]).unwrap();
+        trx.update_by_pk(
+            accounts,
+            &[Value::Int(id)],
+            vec![Value::Int(id), Value::Bytes(format!("a{id}@x").into_bytes()), Value::Int(n + 1)],
+        )
+        .unwrap();
         db.commit(CommitRequest::new(trx, &context(1))).unwrap();
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

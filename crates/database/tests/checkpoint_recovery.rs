@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use binlog_format::{ColumnType, Value};
 use database::{CommitRequest, Database};
-use storage::{SimStorage, Storage};
 use engine::{ColumnDef, TableSpec};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
+use storage::{SimStorage, Storage};
 use support::*;
 
 const DIR: &str = "/data";
@@ -61,15 +61,20 @@ fn background_checkpoints_under_load_then_crash() {
         assert!(checkpoints > 0, "seed {seed}: no background checkpoint in the run");
         for (kind, image) in [("power cut", storage.crash_image(Some(&mut rng))), ("process kill", storage.process_kill_image())] {
             let label = format!("seed {seed}, {kind} after {checkpoints} checkpoints");
-            let (db, report) = Database::open(support::config(Path::new(DIR), Arc::new(image.clone())))
-                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            let (db, report) =
+                Database::open(support::config(Path::new(DIR), Arc::new(image.clone()))).unwrap_or_else(|e| panic!("{label}: {e}"));
             assert!(report.checkpoint.is_some(), "{label}: recovery did not start from a checkpoint");
             assert!(
                 report.redo_records_replayed < records_appended,
                 "{label}: replayed {} of {records_appended} records",
                 report.redo_records_replayed
             );
-            eprintln!("{label}: replayed {} of {records_appended} redo records, {} transactions, {} acknowledged", report.redo_records_replayed, report.transactions_replayed, acknowledged.len());
+            eprintln!(
+                "{label}: replayed {} of {records_appended} redo records, {} transactions, {} acknowledged",
+                report.redo_records_replayed,
+                report.transactions_replayed,
+                acknowledged.len()
+            );
             check(&db, &image, &acknowledged, &label);
             db.close().unwrap();
         }

@@ -17,10 +17,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use storage::SimStorage;
 use binlog_format::Gtid;
 use database::{crash_points as database_points, Database};
 use rand::{Rng, SeedableRng};
+use storage::SimStorage;
 use support::crash_workload::{self, Outcome, Point, Workload};
 use support::*;
 use testkit::SOURCE_UUID;
@@ -93,7 +93,10 @@ fn reopen_and_check(image: SimStorage, acknowledged: &BTreeSet<Gtid>, label: &st
     drop(db);
     let again = image.process_kill_image();
     let (db, report) = Database::open(config_for(&again)).unwrap_or_else(|e| panic!("{label}: second recovery failed: {e}"));
-    assert!(report.committed_at_recovery.is_empty() && report.rolled_back_at_recovery.is_empty(), "{label}: recovery settled {settled} transactions, yet the next open found more in doubt");
+    assert!(
+        report.committed_at_recovery.is_empty() && report.rolled_back_at_recovery.is_empty(),
+        "{label}: recovery settled {settled} transactions, yet the next open found more in doubt"
+    );
     assert_eq!(engine_tables(&db), expected_tables, "{label}: a second recovery changed the data");
     check(&db, &again, acknowledged, &format!("{label}, second open"));
     db.close().unwrap();
@@ -129,7 +132,12 @@ fn every_crash_point_recovers_to_agreement() {
                 fired.insert(point.name());
             }
             foreign_acknowledged += outcome.acknowledged.iter().filter(|gtid| gtid.uuid == SOURCE_UUID).count();
-            reopen_and_check(storage.crash_image(Some(&mut rng)), &outcome.acknowledged, &format!("{label}, power cut with torn tails"), &mut settled);
+            reopen_and_check(
+                storage.crash_image(Some(&mut rng)),
+                &outcome.acknowledged,
+                &format!("{label}, power cut with torn tails"),
+                &mut settled,
+            );
             reopen_and_check(storage.crash_image(None), &outcome.acknowledged, &format!("{label}, power cut"), &mut settled);
             reopen_and_check(storage.process_kill_image(), &outcome.acknowledged, &format!("{label}, process kill"), &mut settled);
         }

@@ -9,12 +9,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::SimStorage;
 use binlog::LogReader;
 use binlog_format::constants::EventType;
 use binlog_format::Gtid;
 use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig};
 use rand::SeedableRng;
+use storage::SimStorage;
 use support::*;
 
 const DIR: &str = "/data";
@@ -249,7 +249,8 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
     let commit_bulk = |db: &Database, first_id: i64| {
         let mut trx = db.begin();
         for id in first_id..first_id + rows {
-            trx.insert(tables.bulk, vec![binlog_format::Value::Int(id), binlog_format::Value::Bytes(payload.clone().into_bytes())]).unwrap();
+            trx.insert(tables.bulk, vec![binlog_format::Value::Int(id), binlog_format::Value::Bytes(payload.clone().into_bytes())])
+                .unwrap();
         }
         db.commit(CommitRequest::new(trx, &context(1))).unwrap().expect("logged").gtid
     };
@@ -257,7 +258,10 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
     commit_bulk(&db, 0);
     let redo_bytes = db.redo().current_lsn() - lsn_before;
     let row_bytes = rows as u64 * 1000;
-    assert!(redo_bytes < row_bytes * 3 / 2, "the record carried {redo_bytes} bytes for {row_bytes} bytes of rows: the binlog body travelled too");
+    assert!(
+        redo_bytes < row_bytes * 3 / 2,
+        "the record carried {redo_bytes} bytes for {row_bytes} bytes of rows: the binlog body travelled too"
+    );
     db.wait_binlog_written().unwrap();
     assert_eq!(db.binlog_status().counters().large_transaction_promotions.load(std::sync::atomic::Ordering::Relaxed), 1);
 
@@ -284,7 +288,11 @@ fn a_large_transaction_goes_by_reference_and_survives_a_kill_before_the_writer()
     };
     assert_eq!(referenced(&image).len(), 1, "the crash image holds the referenced file");
     let (db, report) = open(engine_config(Path::new(DIR), Arc::new(image.clone())));
-    assert!(report.binlog_rebuilt_from_redo.contains(&gtid), "recovery promoted {gtid} from its referenced file ({} rebuilt)", report.binlog_rebuilt_from_redo);
+    assert!(
+        report.binlog_rebuilt_from_redo.contains(&gtid),
+        "recovery promoted {gtid} from its referenced file ({} rebuilt)",
+        report.binlog_rebuilt_from_redo
+    );
     assert!(referenced(&image).is_empty(), "referenced spill files left: {:?}", referenced(&image));
     check(&db, &image, &BTreeSet::from([gtid]), "after the crash");
     db.close().unwrap();

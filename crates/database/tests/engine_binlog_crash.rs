@@ -18,19 +18,16 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use storage::SimStorage;
 use binlog_format::Gtid;
 use database::{crash_points as database_points, Database, DatabaseConfig};
 use rand::{Rng, SeedableRng};
+use storage::SimStorage;
 use support::crash_workload::{self, Outcome, Point, Workload};
 use support::*;
 
 fn points() -> Vec<Point> {
-    let mut points: Vec<Point> = database_points::ENGINE_BINLOG
-        .iter()
-        .filter(|p| **p != database_points::ENGINE_IN_REBUILD)
-        .map(|p| Point::Database(p))
-        .collect();
+    let mut points: Vec<Point> =
+        database_points::ENGINE_BINLOG.iter().filter(|p| **p != database_points::ENGINE_IN_REBUILD).map(|p| Point::Database(p)).collect();
     use binlog::crash_points as b;
     points.extend(
         [
@@ -59,7 +56,14 @@ const TRANSACTIONS_PER_SESSION: u32 = 100;
 
 /// Runs the workload in engine mode (small files so rotations happen),
 /// with `point` armed if any; `configure` adjusts the configuration.
-fn run_workload(storage: &SimStorage, point: Option<Point>, skip: u64, seed: u64, checkpoints: bool, configure: impl FnOnce(&mut DatabaseConfig)) -> Outcome {
+fn run_workload(
+    storage: &SimStorage,
+    point: Option<Point>,
+    skip: u64,
+    seed: u64,
+    checkpoints: bool,
+    configure: impl FnOnce(&mut DatabaseConfig),
+) -> Outcome {
     let mut config = engine_config(Path::new(DIR), Arc::new(storage.clone()));
     config.binlog.max_binlog_size = 8 * 1024;
     configure(&mut config);
@@ -72,13 +76,15 @@ fn run_workload(storage: &SimStorage, point: Option<Point>, skip: u64, seed: u64
 /// Reopens `image` and checks it, then reopens a process-kill image of
 /// the recovered directory and checks again.
 fn reopen_and_check(image: SimStorage, acknowledged: &BTreeSet<Gtid>, label: &str) {
-    let (db, _) = Database::open(engine_config(Path::new(DIR), Arc::new(image.clone()))).unwrap_or_else(|e| panic!("{label}: recovery failed: {e}"));
+    let (db, _) =
+        Database::open(engine_config(Path::new(DIR), Arc::new(image.clone()))).unwrap_or_else(|e| panic!("{label}: recovery failed: {e}"));
     check(&db, &image, acknowledged, label);
     assert_contiguous(&binlog_gtids_in_order(&image, &db.config().binlog_dir()), label);
     let expected_tables = engine_tables(&db);
     drop(db);
     let again = image.process_kill_image();
-    let (db, report) = Database::open(engine_config(Path::new(DIR), Arc::new(again.clone()))).unwrap_or_else(|e| panic!("{label}: second recovery failed: {e}"));
+    let (db, report) = Database::open(engine_config(Path::new(DIR), Arc::new(again.clone())))
+        .unwrap_or_else(|e| panic!("{label}: second recovery failed: {e}"));
     assert!(report.binlog_rebuilt_from_redo.is_empty(), "{label}: the second recovery rebuilt {} again", report.binlog_rebuilt_from_redo);
     assert_eq!(engine_tables(&db), expected_tables, "{label}: a second recovery changed the data");
     check(&db, &again, acknowledged, &format!("{label}, second open"));

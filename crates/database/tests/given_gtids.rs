@@ -9,17 +9,21 @@ mod support;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use storage::SimStorage;
 use binlog::{CommitOutcome, GivenGtid, Ownership};
-use storage::OsStorage;
 use binlog_format::{ColumnType, Gtid, GtidSet, Value};
 use database::{CommitRequest, Database, DatabaseConfig, NextGtid};
 use engine::{ColumnDef, TableSpec};
+use storage::OsStorage;
+use storage::SimStorage;
 use support::*;
 use testkit::SOURCE_UUID;
 
 fn given(gno: u64) -> GivenGtid {
-    GivenGtid { gtid: Gtid { uuid: SOURCE_UUID, gno }, original_commit_timestamp_us: Some(1_600_000_000_000_000), original_server_version: Some(80036) }
+    GivenGtid {
+        gtid: Gtid { uuid: SOURCE_UUID, gno },
+        original_commit_timestamp_us: Some(1_600_000_000_000_000),
+        original_server_version: Some(80036),
+    }
 }
 
 fn insert(db: &Database, id: i64) -> engine::Transaction {
@@ -39,7 +43,9 @@ fn apply_source_transactions(db: &Database) -> BTreeSet<Gtid> {
     create_schema(db).unwrap();
     // Automatic, given, automatic: numbering goes on with the server's UUID.
     let own = db.commit(CommitRequest::new(insert(db, 1), &context(1))).unwrap().unwrap().gtid;
-    let CommitOutcome::Committed(Some(info)) = db.commit_given(insert(db, 2), &context(1), given(1)).unwrap() else { panic!("not skipped") };
+    let CommitOutcome::Committed(Some(info)) = db.commit_given(insert(db, 2), &context(1), given(1)).unwrap() else {
+        panic!("not skipped")
+    };
     assert_eq!(info.gtid, given(1).gtid);
     let next_own = db.commit(CommitRequest::new(insert(db, 3), &context(1))).unwrap().unwrap().gtid;
     assert_eq!((next_own.uuid, next_own.gno), (own.uuid, own.gno + 1));
@@ -66,7 +72,12 @@ fn apply_source_transactions(db: &Database) -> BTreeSet<Gtid> {
         ..Default::default()
     };
     let (_, ddl) = db
-        .execute_ddl_with_gtid(&context(1), "CREATE TABLE replicated (id BIGINT PRIMARY KEY)", NextGtid::Owned { owned: &owned, given: given(3) }, |e| e.create_table(&spec))
+        .execute_ddl_with_gtid(
+            &context(1),
+            "CREATE TABLE replicated (id BIGINT PRIMARY KEY)",
+            NextGtid::Owned { owned: &owned, given: given(3) },
+            |e| e.create_table(&spec),
+        )
         .unwrap();
     drop(owned);
     assert_eq!(ddl.gtid, given(3).gtid);

@@ -11,10 +11,10 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::SimStorage;
 use binlog_format::Value;
 use database::{CommitRequest, Database};
 use parking_lot::{Condvar, Mutex};
+use storage::SimStorage;
 use support::*;
 
 const SESSIONS: u64 = 6;
@@ -59,7 +59,8 @@ fn run(db: &Arc<Database>, early: bool) -> u64 {
                 for n in (session..COMMITS).step_by(SESSIONS as usize) {
                     let id = 1_000 + n as i64 + if early { 0 } else { 10_000 };
                     let mut trx = db.begin();
-                    trx.insert(tables.accounts, vec![Value::Int(id), Value::Bytes(format!("o{id}").into_bytes()), Value::Int(n as i64)]).unwrap();
+                    trx.insert(tables.accounts, vec![Value::Int(id), Value::Bytes(format!("o{id}").into_bytes()), Value::Int(n as i64)])
+                        .unwrap();
                     turn.wait(n);
                     let on_ordered = || {
                         if early {
@@ -80,9 +81,9 @@ fn run(db: &Arc<Database>, early: bool) -> u64 {
 
 /// The first column of every inserted row, in binlog order.
 fn inserted_ids_in_binlog_order(storage: &SimStorage, binlog_dir: &std::path::Path) -> Vec<i64> {
-    use storage::Storage;
     use binlog_format::events::Event;
     use binlog_format::file::EventStream;
+    use storage::Storage;
     let index = String::from_utf8(storage.read_all(&binlog_dir.join("binlog.index")).unwrap()).unwrap();
     let mut ids = Vec::new();
     for name in index.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -127,7 +128,10 @@ fn ordered_commits_share_groups_and_keep_their_order_in_the_binlog() {
     eprintln!("redo fsyncs for {COMMITS} ordered commits: {at_return} passing the turn at return, {when_ordered} when ordered");
     // At the return every commit pays its own redo sync.
     assert!(at_return >= COMMITS * 9 / 10, "turn passed at return: {at_return} redo fsyncs for {COMMITS} commits");
-    assert!(when_ordered <= COMMITS * 3 / 4, "turn passed when ordered: {when_ordered} redo fsyncs for {COMMITS} commits (at return: {at_return})");
+    assert!(
+        when_ordered <= COMMITS * 3 / 4,
+        "turn passed when ordered: {when_ordered} redo fsyncs for {COMMITS} commits (at return: {at_return})"
+    );
 
     // The binlog holds the inserts in turn order.
     let order = inserted_ids_in_binlog_order(&storage, &dir.join("binlog"));

@@ -16,10 +16,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::OsStorage;
 use binlog_format::Gtid;
 use database::Database;
 use rand::{Rng, SeedableRng};
+use storage::OsStorage;
 use support::*;
 
 const CHILD_DIR: &str = "BINLOGD_TEST_CHILD_DIR";

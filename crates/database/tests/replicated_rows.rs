@@ -2,9 +2,7 @@
 //! to the engine, with MySQL's errors when the replica's data disagrees.
 
 use binlog_format::{ColumnType, RowsEvent, TableMap, Value};
-use database::engine::{
-    ColumnDef, Engine, EngineConfig, ScanSpec, TableDef, TableSpec, Transaction,
-};
+use database::engine::{ColumnDef, Engine, EngineConfig, ScanSpec, TableDef, TableSpec, Transaction};
 use database::replicated_rows::{ReplicatedRows, SourcePosition};
 use database::Catalog;
 
@@ -18,20 +16,8 @@ fn engine_with(primary_key: bool, unsigned: bool) -> (Engine, std::sync::Arc<Tab
     let spec = TableSpec {
         database: "d".into(),
         name: "t".into(),
-        columns: vec![
-            id,
-            ColumnDef::new(
-                "v",
-                ColumnType::VarChar {
-                    max_length_bytes: 80,
-                },
-            ),
-        ],
-        primary_key: if primary_key {
-            vec!["id".into()]
-        } else {
-            Vec::new()
-        },
+        columns: vec![id, ColumnDef::new("v", ColumnType::VarChar { max_length_bytes: 80 })],
+        primary_key: if primary_key { vec!["id".into()] } else { Vec::new() },
         ..Default::default()
     };
     let def = engine.create_table(&spec).unwrap();
@@ -39,14 +25,7 @@ fn engine_with(primary_key: bool, unsigned: bool) -> (Engine, std::sync::Arc<Tab
 }
 
 fn source_map(def: &TableDef) -> TableMap {
-    TableMap::new(
-        77,
-        &def.database,
-        &def.name,
-        &def.column_specs(),
-        &def.primary_key,
-    )
-    .unwrap()
+    TableMap::new(77, &def.database, &def.name, &def.column_specs(), &def.primary_key).unwrap()
 }
 
 fn row(id: i64, v: &str) -> Vec<Value> {
@@ -54,28 +33,17 @@ fn row(id: i64, v: &str) -> Vec<Value> {
 }
 
 fn at() -> SourcePosition {
-    SourcePosition {
-        log_file: "binlog.000003".into(),
-        end_log_pos: 4242,
-    }
+    SourcePosition { log_file: "binlog.000003".into(), end_log_pos: 4242 }
 }
 
 fn rows_of(engine: &Engine, def: &TableDef) -> Vec<Vec<Value>> {
     let trx = engine.begin();
-    let rows = trx
-        .scan(def.id, &ScanSpec::primary())
-        .unwrap()
-        .map(|(_, row)| row)
-        .collect();
+    let rows = trx.scan(def.id, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
     trx.rollback();
     rows
 }
 
-fn apply(
-    engine: &Engine,
-    map: &TableMap,
-    events: &[RowsEvent],
-) -> Result<(), database::replicated_rows::ApplyError> {
+fn apply(engine: &Engine, map: &TableMap, events: &[RowsEvent]) -> Result<(), database::replicated_rows::ApplyError> {
     let mut trx: Transaction = engine.begin();
     let mut applier = ReplicatedRows::new();
     applier.table_map(Catalog::new(engine), map)?;
@@ -93,19 +61,11 @@ fn apply(
 fn writes_updates_and_deletes_apply_by_primary_key() {
     let (engine, def) = engine_with(true, false);
     let map = source_map(&def);
+    apply(&engine, &map, &[RowsEvent::write(77, &map, &[row(1, "a"), row(2, "b"), row(3, "c")]).unwrap()]).unwrap();
     apply(
         &engine,
         &map,
-        &[RowsEvent::write(77, &map, &[row(1, "a"), row(2, "b"), row(3, "c")]).unwrap()],
-    )
-    .unwrap();
-    apply(
-        &engine,
-        &map,
-        &[
-            RowsEvent::update(77, &map, &[(row(2, "b"), row(20, "bb"))]).unwrap(),
-            RowsEvent::delete(77, &map, &[row(1, "a")]).unwrap(),
-        ],
+        &[RowsEvent::update(77, &map, &[(row(2, "b"), row(20, "bb"))]).unwrap(), RowsEvent::delete(77, &map, &[row(1, "a")]).unwrap()],
     )
     .unwrap();
     assert_eq!(rows_of(&engine, &def), vec![row(3, "c"), row(20, "bb")]);
@@ -115,49 +75,27 @@ fn writes_updates_and_deletes_apply_by_primary_key() {
 fn a_missing_row_is_1032_and_a_duplicate_is_1062_with_mysqls_message() {
     let (engine, def) = engine_with(true, false);
     let map = source_map(&def);
-    apply(
-        &engine,
-        &map,
-        &[RowsEvent::write(77, &map, &[row(1, "a")]).unwrap()],
-    )
-    .unwrap();
+    apply(&engine, &map, &[RowsEvent::write(77, &map, &[row(1, "a")]).unwrap()]).unwrap();
 
-    let error = apply(
-        &engine,
-        &map,
-        &[RowsEvent::update(77, &map, &[(row(9, "x"), row(9, "y"))]).unwrap()],
-    )
-    .unwrap_err();
+    let error = apply(&engine, &map, &[RowsEvent::update(77, &map, &[(row(9, "x"), row(9, "y"))]).unwrap()]).unwrap_err();
     assert_eq!(error.code, 1032);
     assert_eq!(
         error.message,
         "Could not execute Update_rows event on table d.t; Can't find record in 't', Error_code: 1032; \
          handler error HA_ERR_KEY_NOT_FOUND; the event's source log binlog.000003, end_log_pos 4242"
     );
-    let error = apply(
-        &engine,
-        &map,
-        &[RowsEvent::delete(77, &map, &[row(9, "x")]).unwrap()],
-    )
-    .unwrap_err();
+    let error = apply(&engine, &map, &[RowsEvent::delete(77, &map, &[row(9, "x")]).unwrap()]).unwrap_err();
     assert_eq!(error.code, 1032);
+    assert!(error.message.starts_with("Could not execute Delete_rows event on table d.t;"), "{}", error.message);
+
+    // The whole transaction is rolled back: row 2 is not left behind.
+    let error = apply(&engine, &map, &[RowsEvent::write(77, &map, &[row(2, "b"), row(1, "dup")]).unwrap()]).unwrap_err();
+    assert_eq!(error.code, 1062);
     assert!(
-        error
-            .message
-            .starts_with("Could not execute Delete_rows event on table d.t;"),
+        error.message.contains("Duplicate entry '1' for key 't.PRIMARY', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY"),
         "{}",
         error.message
     );
-
-    // The whole transaction is rolled back: row 2 is not left behind.
-    let error = apply(
-        &engine,
-        &map,
-        &[RowsEvent::write(77, &map, &[row(2, "b"), row(1, "dup")]).unwrap()],
-    )
-    .unwrap_err();
-    assert_eq!(error.code, 1062);
-    assert!(error.message.contains("Duplicate entry '1' for key 't.PRIMARY', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY"), "{}", error.message);
     assert_eq!(rows_of(&engine, &def), vec![row(1, "a")]);
 }
 
@@ -168,43 +106,20 @@ fn a_table_the_replica_lacks_is_1146() {
     map.table = b"gone".to_vec();
     let error = apply(&engine, &map, &[]).unwrap_err();
     assert_eq!(error.code, 1146);
-    assert_eq!(
-        error.message,
-        "Error executing row event: 'Table 'd.gone' doesn't exist'"
-    );
+    assert_eq!(error.message, "Error executing row event: 'Table 'd.gone' doesn't exist'");
 }
 
 #[test]
 fn without_a_primary_key_one_equal_row_changes() {
     let (engine, def) = engine_with(false, false);
     let map = source_map(&def);
-    apply(
-        &engine,
-        &map,
-        &[RowsEvent::write(77, &map, &[row(1, "same"), row(1, "same"), row(2, "other")]).unwrap()],
-    )
-    .unwrap();
-    apply(
-        &engine,
-        &map,
-        &[RowsEvent::update(77, &map, &[(row(1, "same"), row(5, "changed"))]).unwrap()],
-    )
-    .unwrap();
-    apply(
-        &engine,
-        &map,
-        &[RowsEvent::delete(77, &map, &[row(2, "other")]).unwrap()],
-    )
-    .unwrap();
+    apply(&engine, &map, &[RowsEvent::write(77, &map, &[row(1, "same"), row(1, "same"), row(2, "other")]).unwrap()]).unwrap();
+    apply(&engine, &map, &[RowsEvent::update(77, &map, &[(row(1, "same"), row(5, "changed"))]).unwrap()]).unwrap();
+    apply(&engine, &map, &[RowsEvent::delete(77, &map, &[row(2, "other")]).unwrap()]).unwrap();
     let mut rows = rows_of(&engine, &def);
     rows.sort_by_key(|row| format!("{row:?}"));
     assert_eq!(rows, vec![row(1, "same"), row(5, "changed")]);
-    let error = apply(
-        &engine,
-        &map,
-        &[RowsEvent::delete(77, &map, &[row(2, "other")]).unwrap()],
-    )
-    .unwrap_err();
+    let error = apply(&engine, &map, &[RowsEvent::delete(77, &map, &[row(2, "other")]).unwrap()]).unwrap_err();
     assert_eq!(error.code, 1032);
 }
 
@@ -214,27 +129,8 @@ fn unsigned_columns_decode_with_the_replicas_signedness() {
     // A source map without SIGNEDNESS metadata: the bytes of 4294967295
     // would decode as -1 and fail the UNSIGNED column's range check.
     let mut map = source_map(&def);
-    let event = RowsEvent::write(
-        77,
-        &map,
-        &[vec![
-            Value::UInt(4_294_967_295),
-            Value::Bytes(b"max".to_vec()),
-        ]],
-    )
-    .unwrap();
-    map.optional_metadata.retain(|field| {
-        !matches!(
-            field,
-            binlog_format::events::OptionalMetadata::Signedness(_)
-        )
-    });
+    let event = RowsEvent::write(77, &map, &[vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]).unwrap();
+    map.optional_metadata.retain(|field| !matches!(field, binlog_format::events::OptionalMetadata::Signedness(_)));
     apply(&engine, &map, &[event]).unwrap();
-    assert_eq!(
-        rows_of(&engine, &def),
-        vec![vec![
-            Value::UInt(4_294_967_295),
-            Value::Bytes(b"max".to_vec())
-        ]]
-    );
+    assert_eq!(rows_of(&engine, &def), vec![vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]);
 }

@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use database::{crash_points, CommitRequest, Database};
-use storage::SimStorage;
 use rand::SeedableRng;
+use storage::SimStorage;
 use support::*;
 
 /// Commits `count` transactions (retrying lock conflicts); returns how
@@ -49,7 +49,12 @@ fn with_history(storage: &SimStorage) -> (Database, Tables, database::DatabaseCo
 /// What a reopened image must look like after a reset (finished by
 /// recovery or not): a fresh log, no GTIDs, the rows of before.
 /// `files`: the log after the reopen (every start opens a new file).
-fn check_reset(image: &SimStorage, rows_before: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<binlog_format::Value>>>, files: &[&str], label: &str) {
+fn check_reset(
+    image: &SimStorage,
+    rows_before: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<binlog_format::Value>>>,
+    files: &[&str],
+    label: &str,
+) {
     let config = config(Path::new("/data"), Arc::new(image.clone()));
     let (db, _) = Database::open(config).unwrap_or_else(|e| panic!("{label}: reopen failed: {e}"));
     assert_eq!(db.binlog_status().file_names(), files, "{label}");

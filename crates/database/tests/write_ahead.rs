@@ -9,12 +9,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use storage::SimStorage;
-use storage::Storage;
 use binlog_format::Value;
 use database::engine::Transaction;
 use database::{CommitRequest, Database, WrittenAhead};
 use rand::SeedableRng;
+use storage::SimStorage;
+use storage::Storage;
 use support::*;
 
 const DIR: &str = "/data";

@@ -72,43 +72,50 @@ fn main() {
     let handles: Vec<_> = (0..writers)
         .map(|w| {
             let (engine, stop, records, tables) = (engine.clone(), stop.clone(), records.clone(), tables.clone());
-            thread::Builder::new().name("writer".into()).spawn(move || {
-                let mut seed = 0x9e3779b97f4a7c15u64 ^ (w as u64 * 7919);
-                let mut next = || {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    seed
-                };
-                let mut mine = Vec::new();
-                while !stop.load(Ordering::Relaxed) {
-                    let began = Instant::now();
-                    let mut trx = engine.begin();
-                    let table = tables[next() as usize % TABLES];
-                    let id = (next() % ROWS_PER_TABLE as u64) as i64;
-                    let k = (next() % 1000) as i64;
-                    let ok = (|| {
-                        trx.update_by_pk(table, &[Value::Int(id)], vec![Value::Int(id), Value::Int(k), Value::Bytes(vec![b'x'; 120])])?;
-                        let id2 = (next() % ROWS_PER_TABLE as u64) as i64;
-                        trx.update_by_pk(table, &[Value::Int(id2)], vec![Value::Int(id2), Value::Int(k + 1), Value::Bytes(vec![b'y'; 120])])?;
-                        let id3 = (next() % ROWS_PER_TABLE as u64) as i64;
-                        trx.delete_by_pk(table, &[Value::Int(id3)])?;
-                        trx.insert(table, vec![Value::Int(id3), Value::Int(k), Value::Bytes(vec![b'z'; 120])])?;
-                        Ok::<_, engine::EngineError>(())
-                    })();
-                    match ok {
-                        Ok(()) => {
-                            // The commit's fsync, as a server waits for it.
-                            thread::sleep(Duration::from_millis(2));
-                            trx.commit(None).unwrap();
-                            let done = Instant::now();
-                            mine.push((done - start, done - began));
+            thread::Builder::new()
+                .name("writer".into())
+                .spawn(move || {
+                    let mut seed = 0x9e3779b97f4a7c15u64 ^ (w as u64 * 7919);
+                    let mut next = || {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed
+                    };
+                    let mut mine = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        let began = Instant::now();
+                        let mut trx = engine.begin();
+                        let table = tables[next() as usize % TABLES];
+                        let id = (next() % ROWS_PER_TABLE as u64) as i64;
+                        let k = (next() % 1000) as i64;
+                        let ok = (|| {
+                            trx.update_by_pk(table, &[Value::Int(id)], vec![Value::Int(id), Value::Int(k), Value::Bytes(vec![b'x'; 120])])?;
+                            let id2 = (next() % ROWS_PER_TABLE as u64) as i64;
+                            trx.update_by_pk(
+                                table,
+                                &[Value::Int(id2)],
+                                vec![Value::Int(id2), Value::Int(k + 1), Value::Bytes(vec![b'y'; 120])],
+                            )?;
+                            let id3 = (next() % ROWS_PER_TABLE as u64) as i64;
+                            trx.delete_by_pk(table, &[Value::Int(id3)])?;
+                            trx.insert(table, vec![Value::Int(id3), Value::Int(k), Value::Bytes(vec![b'z'; 120])])?;
+                            Ok::<_, engine::EngineError>(())
+                        })();
+                        match ok {
+                            Ok(()) => {
+                                // The commit's fsync, as a server waits for it.
+                                thread::sleep(Duration::from_millis(2));
+                                trx.commit(None).unwrap();
+                                let done = Instant::now();
+                                mine.push((done - start, done - began));
+                            }
+                            Err(_) => trx.rollback(),
                         }
-                        Err(_) => trx.rollback(),
                     }
-                }
-                records.lock().unwrap().extend(mine);
-            }).unwrap()
+                    records.lock().unwrap().extend(mine);
+                })
+                .unwrap()
         })
         .collect();
 

@@ -82,10 +82,7 @@ impl ColumnDef {
     }
 
     fn is_integer(&self) -> bool {
-        matches!(
-            self.column_type,
-            ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong
-        )
+        matches!(self.column_type, ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong)
     }
 }
 
@@ -142,9 +139,10 @@ pub struct IndexSpec {
 impl TableDef {
     /// The column named `name` (case-insensitive), or 1054.
     pub fn column_index(&self, name: &str) -> Result<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
-            EngineError::UnknownColumn { column: name.to_string(), context: "field list".to_string() }
-        })
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| EngineError::UnknownColumn { column: name.to_string(), context: "field list".to_string() })
     }
 
     pub fn index(&self, name: &str) -> Result<&IndexDef> {
@@ -242,8 +240,8 @@ impl TableDef {
     pub(crate) fn check_auto_increment(&self) -> Result<()> {
         let mut auto = self.columns.iter().enumerate().filter(|(_, c)| c.auto_increment).map(|(p, _)| p);
         let Some(position) = auto.next() else { return Ok(()) };
-        let leads_key = self.primary_key.first() == Some(&position)
-            || self.indexes.iter().any(|index| index.columns.first() == Some(&position));
+        let leads_key =
+            self.primary_key.first() == Some(&position) || self.indexes.iter().any(|index| index.columns.first() == Some(&position));
         if auto.next().is_some() || !leads_key {
             return Err(EngineError::WrongAutoKey);
         }

@@ -505,7 +505,13 @@ mod tests {
     #[test]
     fn changes_in_parts_decode_to_the_same_changes() {
         let changes: Vec<RowChange> = (0..100)
-            .map(|i| RowChange { table: 1, kind: ChangeKind::Insert, before: None, after: Some(vec![Value::Int(i), Value::Bytes(vec![7; i as usize])]), hidden_row_id: None })
+            .map(|i| RowChange {
+                table: 1,
+                kind: ChangeKind::Insert,
+                before: None,
+                after: Some(vec![Value::Int(i), Value::Bytes(vec![7; i as usize])]),
+                hidden_row_id: None,
+            })
             .collect();
         for part_bytes_max in [1, 64, 1000, 1 << 20] {
             let mut parts = Vec::new();
@@ -516,7 +522,13 @@ mod tests {
             .unwrap();
             let whole: Vec<RowChange> = parts.iter().flat_map(|part| decode_changes(part).unwrap()).collect();
             assert_eq!(whole, changes, "parts of {part_bytes_max} bytes");
-            let expected_parts = if part_bytes_max == 1 { 100 } else if part_bytes_max == 1 << 20 { 1 } else { parts.len() };
+            let expected_parts = if part_bytes_max == 1 {
+                100
+            } else if part_bytes_max == 1 << 20 {
+                1
+            } else {
+                parts.len()
+            };
             assert_eq!(parts.len(), expected_parts);
             assert!(parts.len() > 1 || part_bytes_max == 1 << 20);
         }

@@ -20,12 +20,12 @@ use std::time::Instant;
 
 use binlog_format::Gtid;
 
+use crate::change::RowChange;
 use crate::error::{EngineError, Result};
 use crate::purge::PurgeEntry;
 use crate::purge_worker::Leftovers;
 use crate::redo::{Lsn, Xid};
 use crate::registry::{TrxId, TrxState};
-use crate::change::RowChange;
 use crate::transaction::{Status, Transaction, Undo};
 
 /// Purge work a commit earns per key it queued for purge, on top of a

@@ -151,11 +151,7 @@ impl Engine {
 
     /// The table's exclusive metadata lock, then the catalog's write lock,
     /// with the table checked to still be the one named.
-    fn lock_table_for_ddl(
-        &self,
-        database: &str,
-        table: &str,
-    ) -> Result<(ExclusiveMdl, parking_lot::RwLockWriteGuard<'_, Catalog>)> {
+    fn lock_table_for_ddl(&self, database: &str, table: &str) -> Result<(ExclusiveMdl, parking_lot::RwLockWriteGuard<'_, Catalog>)> {
         let found = {
             let catalog = self.shared.catalog.read();
             let id = catalog.table_id(database, table)?;

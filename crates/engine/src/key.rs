@@ -118,7 +118,13 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
 
 fn encode_float(value: f64, out: &mut Vec<u8>) {
     // -0.0 == 0.0 in SQL; NaN gets one canonical spot (above +inf).
-    let value = if value == 0.0 { 0.0 } else if value.is_nan() { f64::NAN } else { value };
+    let value = if value == 0.0 {
+        0.0
+    } else if value.is_nan() {
+        f64::NAN
+    } else {
+        value
+    };
     let bits = value.to_bits();
     let ordered = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
     out.push(TAG_FLOAT);
@@ -277,10 +283,11 @@ mod tests {
 
     #[test]
     fn integers_order_across_signedness() {
-        let keys: Vec<Vec<u8>> = [Value::Null, Value::Int(i64::MIN), Value::Int(-1), Value::Int(0), Value::UInt(1), Value::Int(2), Value::UInt(u64::MAX)]
-            .iter()
-            .map(|v| encode_key(std::slice::from_ref(v)))
-            .collect();
+        let keys: Vec<Vec<u8>> =
+            [Value::Null, Value::Int(i64::MIN), Value::Int(-1), Value::Int(0), Value::UInt(1), Value::Int(2), Value::UInt(u64::MAX)]
+                .iter()
+                .map(|v| encode_key(std::slice::from_ref(v)))
+                .collect();
         assert!(keys.windows(2).all(|pair| pair[0] < pair[1]));
         assert_eq!(encode_key(&[Value::Int(7)]), encode_key(&[Value::UInt(7)]));
     }
@@ -297,7 +304,12 @@ mod tests {
 
     #[test]
     fn encoded_lengths_split_entries() {
-        let values = [Value::Decimal("-3.25".into()), Value::Bytes(vec![0, 1, 0]), Value::Null, Value::DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, micros: 6 }];
+        let values = [
+            Value::Decimal("-3.25".into()),
+            Value::Bytes(vec![0, 1, 0]),
+            Value::Null,
+            Value::DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, micros: 6 },
+        ];
         let mut entry = encode_key(&values);
         let clustered = hidden_row_key(42);
         entry.extend_from_slice(&clustered);

@@ -277,9 +277,8 @@ mod tests {
     #[test]
     fn a_large_release_lets_go_of_the_mutex_between_batches() {
         let locks = LockManager::default();
-        let keys: Vec<LockKey> = (0..2 * LOCK_RELEASE_BATCH_KEYS + 1)
-            .map(|n| LockKey { table: 1, index: 0, key: (n as u64).to_be_bytes().to_vec() })
-            .collect();
+        let keys: Vec<LockKey> =
+            (0..2 * LOCK_RELEASE_BATCH_KEYS + 1).map(|n| LockKey { table: 1, index: 0, key: (n as u64).to_be_bytes().to_vec() }).collect();
         for key in &keys {
             locks.acquire(1, key, Duration::ZERO).unwrap();
         }
@@ -292,9 +291,8 @@ mod tests {
     #[test]
     fn waiters_handed_a_lock_in_an_early_batch_get_it() {
         let locks = Arc::new(LockManager::default());
-        let keys: Vec<LockKey> = (0..3 * LOCK_RELEASE_BATCH_KEYS)
-            .map(|n| LockKey { table: 1, index: 0, key: (n as u64).to_be_bytes().to_vec() })
-            .collect();
+        let keys: Vec<LockKey> =
+            (0..3 * LOCK_RELEASE_BATCH_KEYS).map(|n| LockKey { table: 1, index: 0, key: (n as u64).to_be_bytes().to_vec() }).collect();
         for key in &keys {
             locks.acquire(1, key, Duration::ZERO).unwrap();
         }

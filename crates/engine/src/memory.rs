@@ -18,9 +18,7 @@ impl MemoryAccount {
     /// Reserves `bytes` unless that would pass `limit_bytes`.
     pub(crate) fn try_reserve(&self, bytes: u64, limit_bytes: u64) -> bool {
         self.used_bytes
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-                used.checked_add(bytes).filter(|&after| after <= limit_bytes)
-            })
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| used.checked_add(bytes).filter(|&after| after <= limit_bytes))
             .is_ok()
     }
 

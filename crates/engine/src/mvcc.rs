@@ -118,9 +118,10 @@ fn is_own_uncommitted(version: &Version, reader: TrxId) -> bool {
 /// What `view` sees of a chain: its reader's own newest version, else the
 /// newest committed at or before `view.seq`.
 pub(crate) fn visible<'c>(chain: &'c [Version], view: &ReadView, lookup: &mut CommitLookup<'_>) -> Option<&'c Version> {
-    chain.iter().rev().find(|version| {
-        is_own_uncommitted(version, view.reader) || lookup.commit_seq(version).is_some_and(|seq| seq <= view.seq)
-    })
+    chain
+        .iter()
+        .rev()
+        .find(|version| is_own_uncommitted(version, view.reader) || lookup.commit_seq(version).is_some_and(|seq| seq <= view.seq))
 }
 
 /// The version a writer acts on: its own newest, else the newest committed.

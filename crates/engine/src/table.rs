@@ -124,9 +124,7 @@ impl TableData {
             None => Vec::new(),
         };
         let chain_bytes = if self.rows.contains_key(key) { 0 } else { CHAIN_OVERHEAD_BYTES + key.len() as u64 };
-        let bytes = version_bytes(&version)
-            + chain_bytes
-            + new_entries.iter().map(|(_, entry)| entry_bytes(entry)).sum::<u64>();
+        let bytes = version_bytes(&version) + chain_bytes + new_entries.iter().map(|(_, entry)| entry_bytes(entry)).sum::<u64>();
         match limit_bytes {
             Some(limit_bytes) if !memory.try_reserve(bytes, limit_bytes) => return Err(MemoryLimitReached),
             Some(_) => {}

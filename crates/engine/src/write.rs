@@ -109,13 +109,7 @@ impl Transaction {
             data.raise_counters(&row, &key);
         }
         self.undo.push(Undo { table, key: key.clone() });
-        self.changes.push(RowChange {
-            table: table_id,
-            kind: ChangeKind::Insert,
-            before: None,
-            after: Some(row),
-            hidden_row_id,
-        });
+        self.changes.push(RowChange { table: table_id, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id });
         Ok(Inserted { key: RowKey(key), auto_increment_value })
     }
 
@@ -367,20 +361,18 @@ fn integer_max(column_type: &ColumnType, unsigned: bool) -> u64 {
         ColumnType::Long => 32,
         _ => 64,
     };
-    if unsigned { u64::MAX >> (64 - bits) } else { u64::MAX >> (65 - bits) }
+    if unsigned {
+        u64::MAX >> (64 - bits)
+    } else {
+        u64::MAX >> (65 - bits)
+    }
 }
 
 fn duplicate_primary(def: &TableDef, row: &Row) -> EngineError {
-    EngineError::DuplicateEntry {
-        entry: display_key(&values_at(row, &def.primary_key)),
-        key: format!("{}.{PRIMARY_KEY_NAME}", def.name),
-    }
+    EngineError::DuplicateEntry { entry: display_key(&values_at(row, &def.primary_key)), key: format!("{}.{PRIMARY_KEY_NAME}", def.name) }
 }
 
 fn duplicate_unique(def: &TableDef, position: usize, row: &Row) -> EngineError {
     let index = &def.indexes[position];
-    EngineError::DuplicateEntry {
-        entry: display_key(&values_at(row, &index.columns)),
-        key: format!("{}.{}", def.name, index.name),
-    }
+    EngineError::DuplicateEntry { entry: display_key(&values_at(row, &index.columns)), key: format!("{}.{}", def.name, index.name) }
 }

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use std::thread;
 
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
-use engine::{
-    CheckpointLsns, ColumnDef, Engine, EngineConfig, IndexSpec, MemoryRedo, NoRedo, RedoEntry, RowChange, ScanSpec, TableSpec,
-};
+use engine::{CheckpointLsns, ColumnDef, Engine, EngineConfig, IndexSpec, MemoryRedo, NoRedo, RedoEntry, RowChange, ScanSpec, TableSpec};
 use rand::{Rng, SeedableRng};
 use support::*;
 
@@ -149,15 +147,18 @@ fn a_fuzzy_checkpoint_plus_replay_from_its_start_equals_the_engine() {
     assert!(begin.lsns.redo_retain_from_lsn <= straddling.prepare_lsn());
     assert!(begin.lsns.redo_retain_from_lsn < begin.lsns.start_lsn);
     straddling.commit(Some(gtid(1_000_000))).unwrap();
-    engine.create_table(&TableSpec {
-        database: "d".into(),
-        name: "later".into(),
-        columns: vec![ColumnDef::new("k", ColumnType::Long)],
-        primary_key: vec!["k".into()],
-        ..Default::default()
-    })
-    .unwrap();
-    engine.create_index("d", "users", &IndexSpec { name: "email_age".into(), columns: vec!["email".into(), "age".into()], unique: false }).ok();
+    engine
+        .create_table(&TableSpec {
+            database: "d".into(),
+            name: "later".into(),
+            columns: vec![ColumnDef::new("k", ColumnType::Long)],
+            primary_key: vec!["k".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    engine
+        .create_index("d", "users", &IndexSpec { name: "email_age".into(), columns: vec!["email".into(), "age".into()], unique: false })
+        .ok();
     let images: Vec<Vec<u8>> = begin.tables.iter().filter_map(|&id| engine.snapshot_table(id)).collect();
     thread::sleep(std::time::Duration::from_millis(30));
     stop.store(true, Ordering::Relaxed);

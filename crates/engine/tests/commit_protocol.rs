@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use binlog_format::{Gtid, GtidSet, Uuid};
-use engine::{
-    DdlRecord, Engine, EngineConfig, EngineError, IsolationLevel, Lsn, MemoryRedo, RedoEntry, RedoSink, RowChange, TrxId, Xid,
-};
+use engine::{DdlRecord, Engine, EngineConfig, EngineError, IsolationLevel, Lsn, MemoryRedo, RedoEntry, RedoSink, RowChange, TrxId, Xid};
 use support::*;
 
 fn gtid(gno: u64) -> Gtid {

@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use binlog_format::{ColumnType, Value};
 use engine::{
-    ChangeKind, ColumnDef, Engine, EngineConfig, IndexSpec, IsolationLevel, NoRedo, Row, RowChange, ScanSpec, TableId, TableSpec, Transaction,
+    ChangeKind, ColumnDef, Engine, EngineConfig, IndexSpec, IsolationLevel, NoRedo, Row, RowChange, ScanSpec, TableId, TableSpec,
+    Transaction,
 };
 use proptest::prelude::*;
 
@@ -30,13 +31,29 @@ const UNIQUE_VALUES: i64 = 5;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Insert { id: i64, u: Option<i64>, v: i64 },
-    Update { id: i64, new_id: i64, u: Option<i64>, v: i64 },
-    Delete { id: i64 },
+    Insert {
+        id: i64,
+        u: Option<i64>,
+        v: i64,
+    },
+    Update {
+        id: i64,
+        new_id: i64,
+        u: Option<i64>,
+        v: i64,
+    },
+    Delete {
+        id: i64,
+    },
     /// UPDATE t SET v = v + add WHERE id BETWEEN low AND low + 3 AND v is even.
-    UpdateWhere { low: i64, add: i64 },
+    UpdateWhere {
+        low: i64,
+        add: i64,
+    },
     /// DELETE FROM t WHERE u = u (through the unique index).
-    DeleteByUnique { u: i64 },
+    DeleteByUnique {
+        u: i64,
+    },
     Savepoint,
     RollbackToSavepoint,
 }
@@ -232,10 +249,13 @@ fn check_against_model(threads: &[Vec<Script>], unique: bool) {
     let (engine, table) = setup(unique);
     let start = std::sync::Barrier::new(threads.len());
     let mut committed: Vec<(u64, Vec<RowChange>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = threads.iter().map(|scripts| {
-            let (engine, start) = (&engine, &start);
-            scope.spawn(move || run_thread(engine, table, scripts, start, unique))
-        }).collect();
+        let handles: Vec<_> = threads
+            .iter()
+            .map(|scripts| {
+                let (engine, start) = (&engine, &start);
+                scope.spawn(move || run_thread(engine, table, scripts, start, unique))
+            })
+            .collect();
         handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
     });
     committed.sort_by_key(|(seq, _)| *seq);

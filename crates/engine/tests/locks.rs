@@ -52,13 +52,18 @@ fn a_waiter_proceeds_when_the_holder_commits_and_sees_its_row() {
             let mut trx = engine.begin();
             // Acts on the latest committed row once the lock is free.
             let counts = trx
-                .update_where(table, &engine::ScanSpec::primary(), |_| true, |row| {
-                    let engine_age = match row[2] {
-                        binlog_format::Value::Int(age) => age,
-                        _ => unreachable!(),
-                    };
-                    user(1, "a@x", engine_age + 1)
-                })
+                .update_where(
+                    table,
+                    &engine::ScanSpec::primary(),
+                    |_| true,
+                    |row| {
+                        let engine_age = match row[2] {
+                            binlog_format::Value::Int(age) => age,
+                            _ => unreachable!(),
+                        };
+                        user(1, "a@x", engine_age + 1)
+                    },
+                )
                 .unwrap();
             trx.commit(None).unwrap();
             counts.changed

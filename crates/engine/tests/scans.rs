@@ -116,13 +116,17 @@ fn update_where_and_delete_where_are_atomic_statements() {
     let mut trx = engine.begin();
     // Setting every email to the same value fails on the second row: the
     // first row's change is undone with the statement.
-    let error = trx.update_where(table, &ScanSpec::primary(), |_| true, |row| vec![row[0].clone(), text("same"), row[2].clone()]).unwrap_err();
+    let error =
+        trx.update_where(table, &ScanSpec::primary(), |_| true, |row| vec![row[0].clone(), text("same"), row[2].clone()]).unwrap_err();
     assert_eq!(error.mysql_code(), 1062);
     assert!(trx.changes().is_empty());
     let counts = trx
-        .update_where(table, &ScanSpec::index("age").lower(Included(vec![int(4)])), |_| true, |row| {
-            vec![row[0].clone(), row[1].clone(), int(0)]
-        })
+        .update_where(
+            table,
+            &ScanSpec::index("age").lower(Included(vec![int(4)])),
+            |_| true,
+            |row| vec![row[0].clone(), row[1].clone(), int(0)],
+        )
         .unwrap();
     assert_eq!((counts.matched, counts.changed), (2, 2));
     let deleted = trx.delete_where(table, &ScanSpec::index("age").equal(vec![int(0)]), |row| row[0] == int(5)).unwrap();

@@ -12,11 +12,8 @@ pub const CHECKSUM_LENGTH: usize = 4;
 
 /// CRC32 of an event's bytes (header + body, without the checksum itself).
 pub fn event_crc32(event_without_checksum: &[u8]) -> u32 {
-    let is_format_description = event_without_checksum.get(TYPE_OFFSET)
-        == Some(&(EventType::FormatDescription as u8));
-    let flags_in_use = event_without_checksum
-        .get(FLAGS_OFFSET)
-        .is_some_and(|flags| flags & LOG_EVENT_BINLOG_IN_USE_F as u8 != 0);
+    let is_format_description = event_without_checksum.get(TYPE_OFFSET) == Some(&(EventType::FormatDescription as u8));
+    let flags_in_use = event_without_checksum.get(FLAGS_OFFSET).is_some_and(|flags| flags & LOG_EVENT_BINLOG_IN_USE_F as u8 != 0);
     if is_format_description && flags_in_use {
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&event_without_checksum[..FLAGS_OFFSET]);

@@ -83,21 +83,37 @@ pub enum ColumnType {
     LongLong,
     Float,
     Double,
-    NewDecimal { precision: u8, scale: u8 },
+    NewDecimal {
+        precision: u8,
+        scale: u8,
+    },
     /// CHAR/BINARY. The length is in bytes (characters × the charset's
     /// maximum bytes per character).
-    String { max_length_bytes: u16 },
-    VarChar { max_length_bytes: u16 },
+    String {
+        max_length_bytes: u16,
+    },
+    VarChar {
+        max_length_bytes: u16,
+    },
     /// BLOB or TEXT of any size; `length_bytes` is the width of each
     /// value's length prefix (1 TINY, 2 plain, 3 MEDIUM, 4 LONG).
-    Blob { length_bytes: u8 },
+    Blob {
+        length_bytes: u8,
+    },
     Date,
-    DateTime2 { fsp: u8 },
-    Timestamp2 { fsp: u8 },
+    DateTime2 {
+        fsp: u8,
+    },
+    Timestamp2 {
+        fsp: u8,
+    },
     /// Any other type code, or a typed code with metadata binlogd does not
     /// write (a FLOAT whose pack length is not 4, a CHAR that is really an
     /// ENUM, ...). Values of such columns decode as their stored bytes.
-    Raw { type_code: u8, metadata: Vec<u8> },
+    Raw {
+        type_code: u8,
+        metadata: Vec<u8>,
+    },
 }
 
 /// Bytes of metadata the Table_map stores for `type_code`, or `None` for a
@@ -105,13 +121,10 @@ pub enum ColumnType {
 pub fn metadata_length(type_code: u8) -> Option<usize> {
     use type_code::*;
     match type_code {
-        DECIMAL | TINY | SHORT | LONG | NULL | TIMESTAMP | LONGLONG | INT24 | DATE | TIME
-        | DATETIME | YEAR | NEWDATE => Some(0),
-        FLOAT | DOUBLE | TIMESTAMP2 | DATETIME2 | TIME2 | JSON | TINY_BLOB | MEDIUM_BLOB
-        | LONG_BLOB | BLOB | GEOMETRY | VECTOR | BLOB_COMPRESSED => Some(1),
-        VARCHAR | BIT | NEWDECIMAL | ENUM | SET | VAR_STRING | STRING | VARCHAR_COMPRESSED => {
-            Some(2)
-        }
+        DECIMAL | TINY | SHORT | LONG | NULL | TIMESTAMP | LONGLONG | INT24 | DATE | TIME | DATETIME | YEAR | NEWDATE => Some(0),
+        FLOAT | DOUBLE | TIMESTAMP2 | DATETIME2 | TIME2 | JSON | TINY_BLOB | MEDIUM_BLOB | LONG_BLOB | BLOB | GEOMETRY | VECTOR
+        | BLOB_COMPRESSED => Some(1),
+        VARCHAR | BIT | NEWDECIMAL | ENUM | SET | VAR_STRING | STRING | VARCHAR_COMPRESSED => Some(2),
         _ => None,
     }
 }
@@ -141,12 +154,7 @@ impl ColumnType {
     /// Appends the metadata bytes of this column to the Table_map's block.
     pub fn encode_metadata(&self, out: &mut Vec<u8>) {
         match self {
-            ColumnType::Tiny
-            | ColumnType::Short
-            | ColumnType::Int24
-            | ColumnType::Long
-            | ColumnType::LongLong
-            | ColumnType::Date => {}
+            ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong | ColumnType::Date => {}
             ColumnType::Float => out.push(4),
             ColumnType::Double => out.push(8),
             ColumnType::NewDecimal { precision, scale } => out.extend_from_slice(&[*precision, *scale]),
@@ -180,17 +188,12 @@ impl ColumnType {
                 decimal_is_valid(precision, scale).then_some(ColumnType::NewDecimal { precision, scale })
             }
             (type_code::STRING, &[real_type_and_high_bits, low_bits]) => {
-                let is_char = real_type_and_high_bits != 0
-                    && real_type_and_high_bits | 0x30 == type_code::STRING;
+                let is_char = real_type_and_high_bits != 0 && real_type_and_high_bits | 0x30 == type_code::STRING;
                 let high_bits = ((real_type_and_high_bits & 0x30) ^ 0x30) as u16;
                 is_char.then_some(ColumnType::String { max_length_bytes: (high_bits << 4) | low_bits as u16 })
             }
-            (type_code::VARCHAR, &[low, high]) => {
-                Some(ColumnType::VarChar { max_length_bytes: u16::from_le_bytes([low, high]) })
-            }
-            (type_code::BLOB, &[length_bytes]) => {
-                (1..=4).contains(&length_bytes).then_some(ColumnType::Blob { length_bytes })
-            }
+            (type_code::VARCHAR, &[low, high]) => Some(ColumnType::VarChar { max_length_bytes: u16::from_le_bytes([low, high]) }),
+            (type_code::BLOB, &[length_bytes]) => (1..=4).contains(&length_bytes).then_some(ColumnType::Blob { length_bytes }),
             (type_code::DATE, []) => Some(ColumnType::Date),
             (type_code::DATETIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::DateTime2 { fsp }),
             (type_code::TIMESTAMP2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Timestamp2 { fsp }),

@@ -2,7 +2,7 @@
 //! [`EventStream`] walks a file's bytes event by event, learning from the
 //! FDE whether events carry checksums; every error names its offset.
 
-use crate::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EventType, LOG_EVENT_BINLOG_IN_USE_F};
+use crate::constants::{EventType, BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F};
 use crate::error::DecodeError;
 use crate::events::{DecodeContext, Event, FormatDescription};
 use crate::frame::{encode_event, RawEvent};
@@ -19,10 +19,7 @@ pub struct OffsetError {
 
 pub fn check_magic(bytes: &[u8]) -> Result<(), OffsetError> {
     if bytes.len() < BINLOG_MAGIC_LENGTH || bytes[..BINLOG_MAGIC_LENGTH] != BINLOG_MAGIC {
-        return Err(OffsetError {
-            offset: 0,
-            error: DecodeError::BadMagic { found: bytes[..bytes.len().min(4)].to_vec() },
-        });
+        return Err(OffsetError { offset: 0, error: DecodeError::BadMagic { found: bytes[..bytes.len().min(4)].to_vec() } });
     }
     Ok(())
 }
@@ -40,13 +37,7 @@ impl<'a> EventStream<'a> {
     /// Starts after the magic, which it checks.
     pub fn new(bytes: &'a [u8]) -> Result<EventStream<'a>, OffsetError> {
         check_magic(bytes)?;
-        Ok(EventStream {
-            bytes,
-            offset: BINLOG_MAGIC_LENGTH,
-            context: DecodeContext::default(),
-            has_checksum: true,
-            failed: false,
-        })
+        Ok(EventStream { bytes, offset: BINLOG_MAGIC_LENGTH, context: DecodeContext::default(), has_checksum: true, failed: false })
     }
 
     pub fn offset(&self) -> u64 {
@@ -114,14 +105,7 @@ pub struct WriterIdentity {
 
 /// Appends one event at file offset `offset` (= `out.len()` for a whole
 /// file buffer) with a correct `log_pos`; returns the end offset.
-pub fn append_event(
-    out: &mut Vec<u8>,
-    offset: u64,
-    event: &Event,
-    timestamp: u32,
-    flags: u16,
-    identity: WriterIdentity,
-) -> u64 {
+pub fn append_event(out: &mut Vec<u8>, offset: u64, event: &Event, timestamp: u32, flags: u16, identity: WriterIdentity) -> u64 {
     let mut body = Vec::new();
     event.encode_body(&mut body);
     let checksum = identity.checksum || event.event_type() == EventType::FormatDescription as u8;
@@ -141,11 +125,7 @@ pub fn append_event(
 
 /// Magic + Format_description (with the in-use flag) + Previous_gtids:
 /// the first bytes of every binlog file.
-pub fn file_preamble(
-    create_timestamp: u32,
-    previous_gtids: &GtidSet,
-    identity: WriterIdentity,
-) -> Vec<u8> {
+pub fn file_preamble(create_timestamp: u32, previous_gtids: &GtidSet, identity: WriterIdentity) -> Vec<u8> {
     let mut out = BINLOG_MAGIC.to_vec();
     let fde = Event::FormatDescription(FormatDescription::binlogd(create_timestamp, identity.checksum));
     let end = append_event(&mut out, BINLOG_MAGIC_LENGTH as u64, &fde, create_timestamp, LOG_EVENT_BINLOG_IN_USE_F, identity);

@@ -5,9 +5,7 @@
 //! the caller's: it depends on where the event lands in a file.
 
 use crate::checksum::{event_crc32, CHECKSUM_LENGTH};
-use crate::constants::{
-    COMMON_HEADER_LENGTH, EVENT_SIZE_MAX, EVENT_SIZE_OFFSET, LOG_POS_OFFSET,
-};
+use crate::constants::{COMMON_HEADER_LENGTH, EVENT_SIZE_MAX, EVENT_SIZE_OFFSET, LOG_POS_OFFSET};
 use crate::error::DecodeError;
 use crate::header::EventHeader;
 
@@ -29,27 +27,16 @@ impl<'a> RawEvent<'a> {
     pub fn parse(buffer: &'a [u8], has_checksum: bool) -> Result<RawEvent<'a>, DecodeError> {
         let header = EventHeader::decode(buffer)?;
         let size = header.event_size as usize;
-        let is_format_description =
-            header.event_type == crate::EventType::FormatDescription as u8;
+        let is_format_description = header.event_type == crate::EventType::FormatDescription as u8;
         let footer = if has_checksum || is_format_description { CHECKSUM_LENGTH } else { 0 };
         if (header.event_size as u64) < (COMMON_HEADER_LENGTH + footer) as u64 {
-            return Err(DecodeError::BadLength {
-                length: header.event_size as u64,
-                reason: "shorter than the common header and checksum",
-            });
+            return Err(DecodeError::BadLength { length: header.event_size as u64, reason: "shorter than the common header and checksum" });
         }
         if header.event_size as u64 > EVENT_SIZE_MAX {
-            return Err(DecodeError::BadLength {
-                length: header.event_size as u64,
-                reason: "larger than the 1 GiB event size limit",
-            });
+            return Err(DecodeError::BadLength { length: header.event_size as u64, reason: "larger than the 1 GiB event size limit" });
         }
         if size > buffer.len() {
-            return Err(DecodeError::Truncated {
-                what: "event",
-                needed: size,
-                available: buffer.len(),
-            });
+            return Err(DecodeError::Truncated { what: "event", needed: size, available: buffer.len() });
         }
         let bytes = &buffer[..size];
         if footer > 0 {
@@ -63,12 +50,7 @@ impl<'a> RawEvent<'a> {
                 return Err(DecodeError::BadChecksum { stored, computed });
             }
         }
-        Ok(RawEvent {
-            header,
-            body: &bytes[COMMON_HEADER_LENGTH..size - footer],
-            bytes,
-            has_checksum: footer > 0,
-        })
+        Ok(RawEvent { header, body: &bytes[COMMON_HEADER_LENGTH..size - footer], bytes, has_checksum: footer > 0 })
     }
 }
 
@@ -106,7 +88,5 @@ pub fn set_log_pos(event: &mut [u8], log_pos: u32, checksum: bool) {
 
 /// `event_size` of the event whose header starts `buffer`, if 19 bytes are there.
 pub fn peek_event_size(buffer: &[u8]) -> Option<u32> {
-    buffer
-        .get(EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    buffer.get(EVENT_SIZE_OFFSET..EVENT_SIZE_OFFSET + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
 }

@@ -42,8 +42,7 @@ impl FromStr for Uuid {
         let mut bytes = [0u8; 16];
         for (index, pair) in hex.chunks(2).enumerate() {
             let pair = std::str::from_utf8(pair).unwrap_or("zz");
-            bytes[index] = u8::from_str_radix(pair, 16)
-                .map_err(|_| DecodeError::invalid("uuid", format!("{text:?} is not a UUID")))?;
+            bytes[index] = u8::from_str_radix(pair, 16).map_err(|_| DecodeError::invalid("uuid", format!("{text:?} is not a UUID")))?;
         }
         Ok(Uuid(bytes))
     }
@@ -118,11 +117,8 @@ impl GtidSet {
     /// True when every GTID of `self` is in `other`.
     pub fn is_subset_of(&self, other: &GtidSet) -> bool {
         self.intervals.iter().all(|(uuid, list)| {
-            list.iter().all(|&(start, end)| {
-                other.intervals.get(uuid).is_some_and(|theirs| {
-                    theirs.iter().any(|&(s, e)| s <= start && end <= e)
-                })
-            })
+            list.iter()
+                .all(|&(start, end)| other.intervals.get(uuid).is_some_and(|theirs| theirs.iter().any(|&(s, e)| s <= start && end <= e)))
         })
     }
 
@@ -166,19 +162,13 @@ impl GtidSet {
             let uuid = Uuid(reader.take(16, "previous_gtids uuid")?.try_into().unwrap());
             let interval_count = reader.u64("previous_gtids n_intervals")?;
             if interval_count > (reader.remaining() / 16) as u64 {
-                return Err(DecodeError::BadLength {
-                    length: interval_count,
-                    reason: "n_intervals exceeds body",
-                });
+                return Err(DecodeError::BadLength { length: interval_count, reason: "n_intervals exceeds body" });
             }
             for _ in 0..interval_count {
                 let start = reader.u64("previous_gtids interval start")?;
                 let end = reader.u64("previous_gtids interval end")?;
                 if start == 0 || start >= end {
-                    return Err(DecodeError::invalid(
-                        "previous_gtids interval",
-                        format!("[{start}, {end}) is empty or starts at 0"),
-                    ));
+                    return Err(DecodeError::invalid("previous_gtids interval", format!("[{start}, {end}) is empty or starts at 0")));
                 }
                 set.add_interval(uuid, start, end);
             }

@@ -46,7 +46,11 @@ fn with_unsigned(map: &TableMap, unsigned: &[bool]) -> TableMap {
 #[test]
 fn every_event_is_typed_and_round_trips() {
     let events = events();
-    let unknown: Vec<_> = events.iter().filter(|(_, _, event)| matches!(event, Event::Unknown { .. })).map(|(offset, _, event)| (offset, event.type_name())).collect();
+    let unknown: Vec<_> = events
+        .iter()
+        .filter(|(_, _, event)| matches!(event, Event::Unknown { .. }))
+        .map(|(offset, _, event)| (offset, event.type_name()))
+        .collect();
     assert!(unknown.is_empty(), "undecoded: {unknown:?}");
     let Event::FormatDescription(format) = &events[0].2 else { panic!("starts with an FDE") };
     assert!(format.is_mariadb(), "{}", format.server_version);
@@ -77,7 +81,8 @@ fn every_event_is_typed_and_round_trips() {
     .map(|&(seq, standalone, commit_id)| (format!("0-1-{seq}"), standalone, commit_id))
     .collect();
     assert_eq!(gtids, expected);
-    let flags: Vec<u8> = events.iter().filter_map(|(_, _, event)| if let Event::MariadbGtid(gtid) = event { Some(gtid.flags2) } else { None }).collect();
+    let flags: Vec<u8> =
+        events.iter().filter_map(|(_, _, event)| if let Event::MariadbGtid(gtid) = event { Some(gtid.flags2) } else { None }).collect();
     assert!(flags[0] & gtid_flags::FL_DDL != 0 && flags[3] & gtid_flags::FL_TRANSACTIONAL != 0);
     assert_eq!(flags[9] & gtid_flags::FL_TRANSACTIONAL, 0, "the MyISAM insert cannot be rolled back");
 
@@ -131,7 +136,15 @@ fn rows_events_v1_decode_to_the_values_written() {
         datetime,
         Value::Null,
     ];
-    let second = vec![Value::UInt(2), Value::Null, Value::UInt(0), Value::Null, Value::Decimal("-0.50".into()), Value::Null, Value::Bytes(b"x".to_vec())];
+    let second = vec![
+        Value::UInt(2),
+        Value::Null,
+        Value::UInt(0),
+        Value::Null,
+        Value::Decimal("-0.50".into()),
+        Value::Null,
+        Value::Bytes(b"x".to_vec()),
+    ];
     let only_id_name = |id: u64, name: Option<&str>| {
         let mut row = vec![Value::Null; 7];
         row[0] = Value::UInt(id);

@@ -19,8 +19,8 @@ use std::process::Command;
 
 use binlog_format::column_type::ColumnType;
 use binlog_format::events::{ColumnSpec, RowsEvent, TableMap};
-use binlog_format::{Event, Value};
 use binlog_format::GtidSet;
+use binlog_format::{Event, Value};
 use proptest::prelude::*;
 use testkit::BinlogBuilder;
 
@@ -47,12 +47,7 @@ fn mariadb_binlog(file: &[u8], option: &str) -> Vec<u8> {
             binary()
         ),
     };
-    assert!(
-        output.status.success(),
-        "mariadb-binlog exited with {}:\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "mariadb-binlog exited with {}:\n{}", output.status, String::from_utf8_lossy(&output.stderr));
     output.stdout
 }
 
@@ -94,13 +89,21 @@ fn parse_statements(output: &[u8]) -> Vec<Statement> {
 /// DOUBLE, which [`check_float`] compares numerically.
 fn printed(spec: &ColumnSpec, value: &Value) -> Option<Vec<u8>> {
     let fraction = |micros: u32, fsp: u8| {
-        if fsp == 0 { String::new() } else { format!(".{:0width$}", micros / 10u32.pow(6 - fsp as u32), width = fsp as usize) }
+        if fsp == 0 {
+            String::new()
+        } else {
+            format!(".{:0width$}", micros / 10u32.pow(6 - fsp as u32), width = fsp as usize)
+        }
     };
     let integer = |bits: u32, stored: u64| {
         let shift = 64 - bits;
         let signed = ((stored << shift) as i64) >> shift;
         let unsigned = if bits == 64 { stored } else { stored & ((1u64 << bits) - 1) };
-        if signed < 0 { format!("{signed} ({unsigned})") } else { signed.to_string() }
+        if signed < 0 {
+            format!("{signed} ({unsigned})")
+        } else {
+            signed.to_string()
+        }
     };
     let bits = match spec.column_type {
         ColumnType::Tiny => 8,
@@ -128,10 +131,9 @@ fn printed(spec: &ColumnSpec, value: &Value) -> Option<Vec<u8>> {
             return Some(quoted);
         }
         (Value::Date { year, month, day }, _) => format!("'{year:04}:{month:02}:{day:02}'"),
-        (Value::DateTime { year, month, day, hour, minute, second, micros }, ColumnType::DateTime2 { fsp }) => format!(
-            "'{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{}'",
-            fraction(*micros, *fsp)
-        ),
+        (Value::DateTime { year, month, day, hour, minute, second, micros }, ColumnType::DateTime2 { fsp }) => {
+            format!("'{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{}'", fraction(*micros, *fsp))
+        }
         (Value::Timestamp { seconds, micros }, ColumnType::Timestamp2 { fsp }) => {
             format!("{seconds}{}", fraction(*micros, *fsp))
         }
@@ -160,11 +162,7 @@ fn check_section(specs: &[ColumnSpec], row: &[Value], printed_values: &[(usize, 
         assert_eq!(*column, index + 1, "{place}: column numbering");
         let place = format!("{place} @{column} ({})", spec.name);
         match printed(spec, value) {
-            Some(expected) => assert_eq!(
-                String::from_utf8_lossy(text),
-                String::from_utf8_lossy(&expected),
-                "{place}: {value:?}"
-            ),
+            Some(expected) => assert_eq!(String::from_utf8_lossy(text), String::from_utf8_lossy(&expected), "{place}: {value:?}"),
             None if *value == Value::Null => unreachable!(),
             None => check_float(value, text, &place),
         }

@@ -19,13 +19,13 @@ mod common;
 
 use binlog_format::column_type::ColumnType;
 use binlog_format::events::{ColumnSpec, RowsEvent, TableMap};
+use binlog_format::GtidSet;
 use binlog_format::{Event, Value};
 use mysql_common::binlog::consts::BinlogVersion;
 use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use mysql_common::value::Value as TheirValue;
-use binlog_format::GtidSet;
 use proptest::prelude::*;
 use testkit::BinlogBuilder;
 
@@ -142,23 +142,24 @@ fn mysql_common_sees_the_medium_int_quirk_we_document() {
 }
 
 fn oracle_case() -> impl Strategy<Value = (Vec<ColumnSpec>, Vec<Vec<Value>>)> {
-    common::specs(common::typed_column_type(), 12).prop_flat_map(|mut specs| {
-        // Column 0 is the primary key: NOT NULL.
-        specs[0].nullable = false;
-        let rows = prop::collection::vec(common::row(&specs), 1..4);
-        (Just(specs), rows)
-    })
-    .prop_map(|(specs, mut rows)| {
-        // Quirk: mysql_common reads TIMESTAMP seconds as i32.
-        for row in &mut rows {
-            for value in row.iter_mut() {
-                if let Value::Timestamp { seconds, .. } = value {
-                    *seconds &= i32::MAX as u32;
+    common::specs(common::typed_column_type(), 12)
+        .prop_flat_map(|mut specs| {
+            // Column 0 is the primary key: NOT NULL.
+            specs[0].nullable = false;
+            let rows = prop::collection::vec(common::row(&specs), 1..4);
+            (Just(specs), rows)
+        })
+        .prop_map(|(specs, mut rows)| {
+            // Quirk: mysql_common reads TIMESTAMP seconds as i32.
+            for row in &mut rows {
+                for value in row.iter_mut() {
+                    if let Value::Timestamp { seconds, .. } = value {
+                        *seconds &= i32::MAX as u32;
+                    }
                 }
             }
-        }
-        (specs, rows)
-    })
+            (specs, rows)
+        })
 }
 
 proptest! {

@@ -6,8 +6,8 @@ mod common;
 
 use binlog_format::events::{ColumnSpec, RowChange, RowsEvent, TableMap};
 use binlog_format::file::EventStream;
-use binlog_format::{Event, Value};
 use binlog_format::GtidSet;
+use binlog_format::{Event, Value};
 use proptest::prelude::*;
 use testkit::BinlogBuilder;
 
@@ -127,27 +127,24 @@ fn encoding_refuses_values_that_do_not_fit() {
     let map = TableMap::new(5, "test", "all_types", &specs, &[0]).unwrap();
     let good = common::oracle_rows().remove(0);
     let cases: Vec<(usize, Value)> = vec![
-        (0, Value::Null),                                  // NOT NULL
-        (1, Value::Int(128)),                              // TINYINT range
-        (2, Value::Int(5)),                                // unsigned column takes UInt
-        (6, Value::UInt(1 << 24)),                         // MEDIUMINT UNSIGNED range
-        (12, Value::Decimal("1234567.0".into())),          // DECIMAL(10,4) has 6 integer digits
-        (12, Value::Decimal("1.23456".into())),            // and 4 fraction digits
-        (15, Value::Bytes(vec![b'x'; 41])),                // CHAR(40 bytes)
-        (19, Value::Bytes(vec![b'x'; 256])),               // TINYTEXT
+        (0, Value::Null),                         // NOT NULL
+        (1, Value::Int(128)),                     // TINYINT range
+        (2, Value::Int(5)),                       // unsigned column takes UInt
+        (6, Value::UInt(1 << 24)),                // MEDIUMINT UNSIGNED range
+        (12, Value::Decimal("1234567.0".into())), // DECIMAL(10,4) has 6 integer digits
+        (12, Value::Decimal("1.23456".into())),   // and 4 fraction digits
+        (15, Value::Bytes(vec![b'x'; 41])),       // CHAR(40 bytes)
+        (19, Value::Bytes(vec![b'x'; 256])),      // TINYTEXT
         (23, Value::Date { year: 2024, month: 13, day: 1 }),
         (25, Value::DateTime { year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0, micros: 1_500 }),
         (28, Value::Timestamp { seconds: 0, micros: 1_000_000 }),
-        (10, Value::Double(1.0)),                          // FLOAT column
+        (10, Value::Double(1.0)), // FLOAT column
     ];
     for (column, bad) in cases {
         let mut row = good.clone();
         row[column] = bad.clone();
         let error = RowsEvent::write(5, &map, &[row]).unwrap_err();
-        assert!(
-            matches!(error, binlog_format::EncodeError::Value { column: c, .. } if c == column),
-            "{bad:?} in column {column}: {error}"
-        );
+        assert!(matches!(error, binlog_format::EncodeError::Value { column: c, .. } if c == column), "{bad:?} in column {column}: {error}");
     }
     let short_row = good[..3].to_vec();
     assert!(matches!(RowsEvent::write(5, &map, &[short_row]), Err(binlog_format::EncodeError::ColumnCount { .. })));

@@ -30,17 +30,8 @@ pub struct StoredAccount {
 }
 
 impl StoredAccount {
-    pub fn new(
-        user: impl Into<String>,
-        host: impl Into<String>,
-        password_hash: Option<[u8; 20]>,
-    ) -> Self {
-        StoredAccount {
-            user: user.into(),
-            host: host.into(),
-            password_hash,
-            locked: false,
-        }
+    pub fn new(user: impl Into<String>, host: impl Into<String>, password_hash: Option<[u8; 20]>) -> Self {
+        StoredAccount { user: user.into(), host: host.into(), password_hash, locked: false }
     }
 
     /// An account whose password is `password` (empty means no password).
@@ -106,18 +97,12 @@ pub fn parse_native_password_hash_hex(text: &str) -> Option<[u8; 20]> {
 /// The client's side of the exchange: what a client with `password` answers
 /// to `scramble` (empty for an empty password, as clients send).
 pub fn native_password_response(scramble: &[u8], password: &[u8]) -> Vec<u8> {
-    mysql_common::auth::plugins::mysql_native_password::scramble_native(scramble, password)
-        .map(|r| r.to_vec())
-        .unwrap_or_default()
+    mysql_common::auth::plugins::mysql_native_password::scramble_native(scramble, password).map(|r| r.to_vec()).unwrap_or_default()
 }
 
 /// Checks a client's `mysql_native_password` response against the stored
 /// account. An empty password accepts only an empty response.
-pub fn verify_native_password(
-    scramble: &[u8; SCRAMBLE_BYTES],
-    response: &[u8],
-    stored: Option<&[u8; 20]>,
-) -> bool {
+pub fn verify_native_password(scramble: &[u8; SCRAMBLE_BYTES], response: &[u8], stored: Option<&[u8; 20]>) -> bool {
     let Some(stored) = stored else {
         return response.is_empty();
     };
@@ -132,10 +117,7 @@ pub fn verify_native_password(
     // Compare without an early exit so the time taken says nothing about
     // how many bytes matched.
     let hash = sha1(&[&candidate]);
-    hash.iter()
-        .zip(stored)
-        .fold(0u8, |difference, (a, b)| difference | (a ^ b))
-        == 0
+    hash.iter().zip(stored).fold(0u8, |difference, (a, b)| difference | (a ^ b)) == 0
 }
 
 /// A fresh scramble: 7-bit, never NUL (the handshake sends part of it as a
@@ -157,18 +139,9 @@ mod tests {
     fn hash_matches_mysql_password_function() {
         // SELECT PASSWORD('secret') on MySQL 5.7 / MariaDB.
         let hash = native_password_hash(b"secret");
-        assert_eq!(
-            native_password_hash_hex(&hash),
-            "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7"
-        );
-        assert_eq!(
-            parse_native_password_hash_hex(&native_password_hash_hex(&hash)),
-            Some(hash)
-        );
-        assert_eq!(
-            parse_native_password_hash_hex("*14e65567abdb5135d0cfd9a70b3032c179a49ee7"),
-            Some(hash)
-        );
+        assert_eq!(native_password_hash_hex(&hash), "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7");
+        assert_eq!(parse_native_password_hash_hex(&native_password_hash_hex(&hash)), Some(hash));
+        assert_eq!(parse_native_password_hash_hex("*14e65567abdb5135d0cfd9a70b3032c179a49ee7"), Some(hash));
         assert_eq!(parse_native_password_hash_hex("14E65567"), None);
     }
 

@@ -23,14 +23,10 @@ pub struct ParameterType {
 impl ParameterType {
     /// Parses the two bytes (type, flags) of one parameter.
     pub fn from_wire(type_byte: u8, flags_byte: u8) -> Result<Self, ProtocolError> {
-        let column_type = ColumnType::try_from(type_byte).map_err(|_| {
-            ProtocolError::malformed("COM_STMT_EXECUTE", format!("parameter type {type_byte}"))
-        })?;
+        let column_type = ColumnType::try_from(type_byte)
+            .map_err(|_| ProtocolError::malformed("COM_STMT_EXECUTE", format!("parameter type {type_byte}")))?;
         let unsigned = flags_byte & StmtExecuteParamFlags::UNSIGNED.bits() != 0;
-        Ok(ParameterType {
-            column_type,
-            unsigned,
-        })
+        Ok(ParameterType { column_type, unsigned })
     }
 }
 
@@ -39,10 +35,7 @@ fn truncated() -> ProtocolError {
 }
 
 /// Decodes one non-NULL parameter value of type `parameter_type`.
-pub fn decode_parameter(
-    buf: &mut ParseBuf<'_>,
-    parameter_type: ParameterType,
-) -> Result<Value, ProtocolError> {
+pub fn decode_parameter(buf: &mut ParseBuf<'_>, parameter_type: ParameterType) -> Result<Value, ProtocolError> {
     use ColumnType::*;
     let unsigned = parameter_type.unsigned;
     let value = match parameter_type.column_type {
@@ -81,9 +74,7 @@ pub fn decode_parameter(
         }
         MYSQL_TYPE_FLOAT => Value::Float(buf.checked_eat_f32_le().ok_or_else(truncated)?),
         MYSQL_TYPE_DOUBLE => Value::Double(buf.checked_eat_f64_le().ok_or_else(truncated)?),
-        MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE | MYSQL_TYPE_DATETIME | MYSQL_TYPE_TIMESTAMP => {
-            Value::DateTime(decode_datetime(buf)?)
-        }
+        MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE | MYSQL_TYPE_DATETIME | MYSQL_TYPE_TIMESTAMP => Value::DateTime(decode_datetime(buf)?),
         MYSQL_TYPE_TIME => Value::Time(decode_time(buf)?),
         MYSQL_TYPE_DECIMAL
         | MYSQL_TYPE_NEWDECIMAL
@@ -99,14 +90,9 @@ pub fn decode_parameter(
         | MYSQL_TYPE_SET
         | MYSQL_TYPE_GEOMETRY
         | MYSQL_TYPE_JSON
-        | MYSQL_TYPE_VECTOR => {
-            Value::Bytes(buf.checked_eat_lenenc_str().ok_or_else(truncated)?.to_vec())
-        }
+        | MYSQL_TYPE_VECTOR => Value::Bytes(buf.checked_eat_lenenc_str().ok_or_else(truncated)?.to_vec()),
         other => {
-            return Err(ProtocolError::malformed(
-                "COM_STMT_EXECUTE",
-                format!("parameter type {other:?}"),
-            ));
+            return Err(ProtocolError::malformed("COM_STMT_EXECUTE", format!("parameter type {other:?}")));
         }
     };
     Ok(value)
@@ -115,10 +101,7 @@ pub fn decode_parameter(
 fn decode_datetime(buf: &mut ParseBuf<'_>) -> Result<DateTime, ProtocolError> {
     let length = buf.checked_eat_u8().ok_or_else(truncated)?;
     if !matches!(length, 0 | 4 | 7 | 11) {
-        return Err(ProtocolError::malformed(
-            "COM_STMT_EXECUTE",
-            format!("date length {length}"),
-        ));
+        return Err(ProtocolError::malformed("COM_STMT_EXECUTE", format!("date length {length}")));
     }
     let mut body = buf.checked_eat_buf(length.into()).ok_or_else(truncated)?;
     let mut value = DateTime::default();
@@ -141,10 +124,7 @@ fn decode_datetime(buf: &mut ParseBuf<'_>) -> Result<DateTime, ProtocolError> {
 fn decode_time(buf: &mut ParseBuf<'_>) -> Result<Time, ProtocolError> {
     let length = buf.checked_eat_u8().ok_or_else(truncated)?;
     if !matches!(length, 0 | 8 | 12) {
-        return Err(ProtocolError::malformed(
-            "COM_STMT_EXECUTE",
-            format!("time length {length}"),
-        ));
+        return Err(ProtocolError::malformed("COM_STMT_EXECUTE", format!("time length {length}")));
     }
     let mut body = buf.checked_eat_buf(length.into()).ok_or_else(truncated)?;
     let mut value = Time::default();
@@ -166,17 +146,10 @@ fn decode_time(buf: &mut ParseBuf<'_>) -> Result<Time, ProtocolError> {
 const ROW_NULL_BITMAP_OFFSET: usize = 2;
 
 /// Encodes one binary result row (header 0x00, NULL bitmap, values).
-pub fn encode_binary_row(
-    columns: &[ColumnDefinition],
-    row: &[Value],
-    out: &mut Vec<u8>,
-) -> Result<(), MysqlError> {
+pub fn encode_binary_row(columns: &[ColumnDefinition], row: &[Value], out: &mut Vec<u8>) -> Result<(), MysqlError> {
     out.push(0x00);
     let bitmap_start = out.len();
-    out.resize(
-        bitmap_start + (columns.len() + 7 + ROW_NULL_BITMAP_OFFSET) / 8,
-        0,
-    );
+    out.resize(bitmap_start + (columns.len() + 7 + ROW_NULL_BITMAP_OFFSET) / 8, 0);
     for (index, (value, column)) in row.iter().zip(columns).enumerate() {
         if value.is_null() {
             let bit = index + ROW_NULL_BITMAP_OFFSET;
@@ -189,10 +162,7 @@ pub fn encode_binary_row(
 }
 
 fn cannot_encode(value: &Value, column: &ColumnDefinition) -> MysqlError {
-    MysqlError::internal(format!(
-        "binlogd: value {value:?} does not fit column `{}` of type {:?}",
-        column.name, column.column_type
-    ))
+    MysqlError::internal(format!("binlogd: value {value:?} does not fit column `{}` of type {:?}", column.name, column.column_type))
 }
 
 /// The integer a value stands for, if it is one (text is parsed).
@@ -238,11 +208,7 @@ fn time_of(value: &Value) -> Option<Time> {
 /// range for a signed or unsigned column of that width.
 fn put_integer(out: &mut Vec<u8>, integer: i128, width: u32, unsigned: bool) -> bool {
     let bits = 8 * width;
-    let (min, max) = if unsigned {
-        (0, (1i128 << bits) - 1)
-    } else {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    };
+    let (min, max) = if unsigned { (0, (1i128 << bits) - 1) } else { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) };
     if integer < min || integer > max {
         return false;
     }
@@ -275,12 +241,7 @@ fn put_datetime(out: &mut Vec<u8>, dt: &DateTime, date_only: bool) {
 }
 
 fn put_time(out: &mut Vec<u8>, time: &Time) {
-    if time.days == 0
-        && time.hours == 0
-        && time.minutes == 0
-        && time.seconds == 0
-        && time.microseconds == 0
-    {
+    if time.days == 0 && time.hours == 0 && time.minutes == 0 && time.seconds == 0 && time.microseconds == 0 {
         out.push(0);
         return;
     }
@@ -294,11 +255,7 @@ fn put_time(out: &mut Vec<u8>, time: &Time) {
     }
 }
 
-fn encode_binary_value(
-    value: &Value,
-    column: &ColumnDefinition,
-    out: &mut Vec<u8>,
-) -> Result<(), MysqlError> {
+fn encode_binary_value(value: &Value, column: &ColumnDefinition, out: &mut Vec<u8>) -> Result<(), MysqlError> {
     use ColumnType::*;
     let unsigned = column.is_unsigned();
     let width = match column.column_type {
@@ -324,23 +281,11 @@ fn encode_binary_value(
             let float = float_of(value).ok_or_else(|| cannot_encode(value, column))?;
             out.extend_from_slice(&float.to_le_bytes());
         }
-        MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => put_datetime(
-            out,
-            &datetime_of(value).ok_or_else(|| cannot_encode(value, column))?,
-            true,
-        ),
-        MYSQL_TYPE_DATETIME
-        | MYSQL_TYPE_DATETIME2
-        | MYSQL_TYPE_TIMESTAMP
-        | MYSQL_TYPE_TIMESTAMP2 => put_datetime(
-            out,
-            &datetime_of(value).ok_or_else(|| cannot_encode(value, column))?,
-            false,
-        ),
-        MYSQL_TYPE_TIME | MYSQL_TYPE_TIME2 => put_time(
-            out,
-            &time_of(value).ok_or_else(|| cannot_encode(value, column))?,
-        ),
+        MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => put_datetime(out, &datetime_of(value).ok_or_else(|| cannot_encode(value, column))?, true),
+        MYSQL_TYPE_DATETIME | MYSQL_TYPE_DATETIME2 | MYSQL_TYPE_TIMESTAMP | MYSQL_TYPE_TIMESTAMP2 => {
+            put_datetime(out, &datetime_of(value).ok_or_else(|| cannot_encode(value, column))?, false)
+        }
+        MYSQL_TYPE_TIME | MYSQL_TYPE_TIME2 => put_time(out, &time_of(value).ok_or_else(|| cannot_encode(value, column))?),
         MYSQL_TYPE_NULL => return Err(cannot_encode(value, column)),
         // Strings, blobs, DECIMAL, JSON, BIT, ENUM, SET, GEOMETRY: the text
         // form, length-encoded, as in the text protocol.
@@ -358,13 +303,8 @@ mod tests {
     use mysql_common::constants::ColumnFlags;
     use mysql_common::value::{BinValue, ValueDeserializer};
 
-    fn decode_with_mysql_common(
-        column_type: ColumnType,
-        flags: ColumnFlags,
-        bytes: &[u8],
-    ) -> mysql_common::Value {
-        let decoded: ValueDeserializer<BinValue> =
-            ParseBuf(bytes).parse((column_type, flags)).unwrap();
+    fn decode_with_mysql_common(column_type: ColumnType, flags: ColumnFlags, bytes: &[u8]) -> mysql_common::Value {
+        let decoded: ValueDeserializer<BinValue> = ParseBuf(bytes).parse((column_type, flags)).unwrap();
         decoded.0
     }
 
@@ -372,47 +312,18 @@ mod tests {
     fn binary_values_decode_with_mysql_common() {
         use mysql_common::Value as M;
         let cases: Vec<(ColumnDefinition, Value, M)> = vec![
+            (ColumnDefinition::new("t", ColumnType::MYSQL_TYPE_TINY), Value::Int(-5), M::Int(-5)),
             (
-                ColumnDefinition::new("t", ColumnType::MYSQL_TYPE_TINY),
-                Value::Int(-5),
-                M::Int(-5),
-            ),
-            (
-                ColumnDefinition::new("s", ColumnType::MYSQL_TYPE_SHORT)
-                    .with_flags(ColumnFlags::UNSIGNED_FLAG),
+                ColumnDefinition::new("s", ColumnType::MYSQL_TYPE_SHORT).with_flags(ColumnFlags::UNSIGNED_FLAG),
                 Value::Bytes(b"65535".to_vec()),
                 M::Int(65535),
             ),
-            (
-                ColumnDefinition::new("l", ColumnType::MYSQL_TYPE_LONG),
-                Value::Int(-70000),
-                M::Int(-70000),
-            ),
-            (
-                ColumnDefinition::bigint("b"),
-                Value::Int(i64::MIN),
-                M::Int(i64::MIN),
-            ),
-            (
-                ColumnDefinition::bigint("u").with_flags(ColumnFlags::UNSIGNED_FLAG),
-                Value::UInt(u64::MAX),
-                M::UInt(u64::MAX),
-            ),
-            (
-                ColumnDefinition::new("f", ColumnType::MYSQL_TYPE_FLOAT),
-                Value::Float(1.5),
-                M::Float(1.5),
-            ),
-            (
-                ColumnDefinition::new("d", ColumnType::MYSQL_TYPE_DOUBLE),
-                Value::Bytes(b"2.25".to_vec()),
-                M::Double(2.25),
-            ),
-            (
-                ColumnDefinition::varchar("v"),
-                Value::Int(42),
-                M::Bytes(b"42".to_vec()),
-            ),
+            (ColumnDefinition::new("l", ColumnType::MYSQL_TYPE_LONG), Value::Int(-70000), M::Int(-70000)),
+            (ColumnDefinition::bigint("b"), Value::Int(i64::MIN), M::Int(i64::MIN)),
+            (ColumnDefinition::bigint("u").with_flags(ColumnFlags::UNSIGNED_FLAG), Value::UInt(u64::MAX), M::UInt(u64::MAX)),
+            (ColumnDefinition::new("f", ColumnType::MYSQL_TYPE_FLOAT), Value::Float(1.5), M::Float(1.5)),
+            (ColumnDefinition::new("d", ColumnType::MYSQL_TYPE_DOUBLE), Value::Bytes(b"2.25".to_vec()), M::Double(2.25)),
+            (ColumnDefinition::varchar("v"), Value::Int(42), M::Bytes(b"42".to_vec())),
             (
                 ColumnDefinition::new("dt", ColumnType::MYSQL_TYPE_DATETIME),
                 Value::Bytes(b"2024-01-02 03:04:05.000006".to_vec()),
@@ -423,11 +334,7 @@ mod tests {
                 Value::DateTime(DateTime::date(2024, 1, 2)),
                 M::Date(2024, 1, 2, 0, 0, 0, 0),
             ),
-            (
-                ColumnDefinition::new("ti", ColumnType::MYSQL_TYPE_TIME),
-                Value::Bytes(b"-25:00:01".to_vec()),
-                M::Time(true, 1, 1, 0, 1, 0),
-            ),
+            (ColumnDefinition::new("ti", ColumnType::MYSQL_TYPE_TIME), Value::Bytes(b"-25:00:01".to_vec()), M::Time(true, 1, 1, 0, 1, 0)),
         ];
         for (column, value, expected) in cases {
             let mut out = Vec::new();
@@ -449,9 +356,7 @@ mod tests {
 
     #[test]
     fn row_null_bitmap_starts_at_bit_two() {
-        let columns: Vec<ColumnDefinition> = (0..7)
-            .map(|i| ColumnDefinition::bigint(format!("c{i}")))
-            .collect();
+        let columns: Vec<ColumnDefinition> = (0..7).map(|i| ColumnDefinition::bigint(format!("c{i}"))).collect();
         let mut row = vec![Value::Null; 7];
         row[0] = Value::Int(1);
         let mut out = Vec::new();
@@ -464,41 +369,18 @@ mod tests {
 
     #[test]
     fn parameters_decode_by_declared_type() {
-        let int = ParameterType {
-            column_type: ColumnType::MYSQL_TYPE_LONGLONG,
-            unsigned: false,
-        };
+        let int = ParameterType { column_type: ColumnType::MYSQL_TYPE_LONGLONG, unsigned: false };
         let mut buf = ParseBuf(&[0xFF; 8]);
         assert_eq!(decode_parameter(&mut buf, int).unwrap(), Value::Int(-1));
-        let tiny = ParameterType {
-            column_type: ColumnType::MYSQL_TYPE_TINY,
-            unsigned: true,
-        };
-        assert_eq!(
-            decode_parameter(&mut ParseBuf(&[0xFF]), tiny).unwrap(),
-            Value::UInt(255)
-        );
-        let date = ParameterType {
-            column_type: ColumnType::MYSQL_TYPE_DATETIME,
-            unsigned: false,
-        };
+        let tiny = ParameterType { column_type: ColumnType::MYSQL_TYPE_TINY, unsigned: true };
+        assert_eq!(decode_parameter(&mut ParseBuf(&[0xFF]), tiny).unwrap(), Value::UInt(255));
+        let date = ParameterType { column_type: ColumnType::MYSQL_TYPE_DATETIME, unsigned: false };
         let bytes = [7, 0xE8, 0x07, 1, 2, 3, 4, 5];
         assert_eq!(
             decode_parameter(&mut ParseBuf(&bytes), date).unwrap(),
-            Value::DateTime(DateTime {
-                year: 2024,
-                month: 1,
-                day: 2,
-                hour: 3,
-                minute: 4,
-                second: 5,
-                microsecond: 0
-            })
+            Value::DateTime(DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, microsecond: 0 })
         );
-        let text = ParameterType {
-            column_type: ColumnType::MYSQL_TYPE_VAR_STRING,
-            unsigned: false,
-        };
+        let text = ParameterType { column_type: ColumnType::MYSQL_TYPE_VAR_STRING, unsigned: false };
         assert!(decode_parameter(&mut ParseBuf(&[5, b'a']), text).is_err());
         assert!(decode_parameter(&mut ParseBuf(&[9, 0, 0]), date).is_err());
         assert!(ParameterType::from_wire(0x42, 0).is_err());

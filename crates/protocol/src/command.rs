@@ -8,13 +8,10 @@ use mysql_common::io::ParseBuf;
 
 use crate::connection::{Connection, Flow};
 use crate::errors::{MysqlError, ProtocolError};
-use crate::replication::{
-    parse_binlog_dump, parse_binlog_dump_gtid, parse_register_replica, BinlogStream,
-};
+use crate::replication::{parse_binlog_dump, parse_binlog_dump_gtid, parse_register_replica, BinlogStream};
 use crate::response::{write_err, write_ok, write_terminator, OkResponse};
 use crate::resultset::{
-    write_column_definitions, write_response_body, ColumnDefinition, Pending, QueryResponse,
-    RowEncoding, BINARY_CHARSET,
+    write_column_definitions, write_response_body, ColumnDefinition, Pending, QueryResponse, RowEncoding, BINARY_CHARSET,
 };
 use crate::session::{PreparedStatement, Session};
 use crate::splitter::split_statements;
@@ -24,11 +21,7 @@ const MYSQL_OPTION_MULTI_STATEMENTS_ON: u16 = 0;
 const MYSQL_OPTION_MULTI_STATEMENTS_OFF: u16 = 1;
 
 impl Connection {
-    pub(crate) fn dispatch<S: Session>(
-        &mut self,
-        session: &mut S,
-        packet: &[u8],
-    ) -> Result<Flow, ProtocolError> {
+    pub(crate) fn dispatch<S: Session>(&mut self, session: &mut S, packet: &[u8]) -> Result<Flow, ProtocolError> {
         let Some(&command) = packet.first() else {
             self.error(&MysqlError::unknown_command())?;
             return Ok(Flow::Continue);
@@ -57,17 +50,13 @@ impl Connection {
                 for id in self.statements.drain_ids() {
                     session.close_statement(id);
                 }
-                self.multi_statements = self
-                    .capabilities
-                    .contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS);
+                self.multi_statements = self.capabilities.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS);
                 let result = session.reset_connection();
                 self.ok_or_error(session, result)?;
             }
             c if c == Command::COM_STMT_PREPARE as u8 => self.com_stmt_prepare(session, payload)?,
             c if c == Command::COM_STMT_EXECUTE as u8 => self.com_stmt_execute(session, packet)?,
-            c if c == Command::COM_STMT_SEND_LONG_DATA as u8 => {
-                self.statements.append_long_data(packet)?
-            }
+            c if c == Command::COM_STMT_SEND_LONG_DATA as u8 => self.statements.append_long_data(packet)?,
             c if c == Command::COM_STMT_CLOSE as u8 => {
                 // No response, whatever happens.
                 let id = u32_argument(payload, "COM_STMT_CLOSE")?;
@@ -92,15 +81,11 @@ impl Connection {
             }
             c if c == Command::COM_BINLOG_DUMP as u8 => {
                 let request = parse_binlog_dump(packet)?;
-                return self.dump(session, "Binlog Dump", |session, stream| {
-                    session.binlog_dump(&request, stream)
-                });
+                return self.dump(session, "Binlog Dump", |session, stream| session.binlog_dump(&request, stream));
             }
             c if c == Command::COM_BINLOG_DUMP_GTID as u8 => {
                 let request = parse_binlog_dump_gtid(packet)?;
-                return self.dump(session, "Binlog Dump GTID", |session, stream| {
-                    session.binlog_dump_gtid(&request, stream)
-                });
+                return self.dump(session, "Binlog Dump GTID", |session, stream| session.binlog_dump_gtid(&request, stream));
             }
             _ => self.error(&MysqlError::unknown_command())?,
         }
@@ -111,11 +96,7 @@ impl Connection {
         write_err(&mut self.stream, error, self.capabilities)
     }
 
-    fn ok_or_error<S: Session>(
-        &mut self,
-        session: &S,
-        result: Result<(), MysqlError>,
-    ) -> Result<(), ProtocolError> {
+    fn ok_or_error<S: Session>(&mut self, session: &S, result: Result<(), MysqlError>) -> Result<(), ProtocolError> {
         match result {
             Ok(()) => {
                 self.last_status = session.server_status();
@@ -156,11 +137,7 @@ impl Connection {
         }
     }
 
-    fn com_query<S: Session>(
-        &mut self,
-        session: &mut S,
-        payload: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_query<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
         let Some(sql) = self.text(payload)? else {
             return Ok(());
         };
@@ -197,28 +174,13 @@ impl Connection {
         Ok(())
     }
 
-    fn write_body(
-        &mut self,
-        response: QueryResponse<'_>,
-        encoding: RowEncoding,
-    ) -> Result<Pending, ProtocolError> {
-        write_response_body(
-            &mut self.stream,
-            self.capabilities,
-            response,
-            encoding,
-            self.last_status,
-        )
+    fn write_body(&mut self, response: QueryResponse<'_>, encoding: RowEncoding) -> Result<Pending, ProtocolError> {
+        write_response_body(&mut self.stream, self.capabilities, response, encoding, self.last_status)
     }
 
     /// Sends the packet that carries the final status. Returns false when the
     /// response was an error.
-    fn finish_response<S: Session>(
-        &mut self,
-        session: &S,
-        pending: Pending,
-        more_results: bool,
-    ) -> Result<bool, ProtocolError> {
+    fn finish_response<S: Session>(&mut self, session: &S, pending: Pending, more_results: bool) -> Result<bool, ProtocolError> {
         self.last_status = session.server_status();
         let mut status = self.last_status;
         if more_results {
@@ -226,19 +188,13 @@ impl Connection {
         }
         match pending {
             Pending::Ok(ok) => write_ok(&mut self.stream, &ok, status)?,
-            Pending::EndOfRows { warnings } => {
-                write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?
-            }
+            Pending::EndOfRows { warnings } => write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?,
             Pending::Failed => return Ok(false),
         }
         Ok(true)
     }
 
-    fn com_init_db<S: Session>(
-        &mut self,
-        session: &mut S,
-        payload: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_init_db<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
         let Some(database) = self.text(payload)? else {
             return Ok(());
         };
@@ -251,17 +207,12 @@ impl Connection {
     }
 
     /// COM_FIELD_LIST: table name (NUL-terminated), then a wildcard.
-    fn com_field_list<S: Session>(
-        &mut self,
-        session: &mut S,
-        payload: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_field_list<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
         let (table, wildcard) = match payload.iter().position(|&b| b == 0) {
             Some(end) => (&payload[..end], &payload[end + 1..]),
             None => (payload, &[][..]),
         };
-        let (Some(table), Some(wildcard)) = (self.text(table)?, std::str::from_utf8(wildcard).ok())
-        else {
+        let (Some(table), Some(wildcard)) = (self.text(table)?, std::str::from_utf8(wildcard).ok()) else {
             return Ok(());
         };
         self.handle.begin_command("Field List", Some(table));
@@ -270,13 +221,7 @@ impl Connection {
                 // Each definition carries a default value; NULL (0xFB) here.
                 write_column_definitions(&mut self.stream, &columns, Some(&[0xFB]))?;
                 self.last_status = session.server_status();
-                write_terminator(
-                    &mut self.stream,
-                    self.capabilities,
-                    0,
-                    self.last_status,
-                    true,
-                )
+                write_terminator(&mut self.stream, self.capabilities, 0, self.last_status, true)
             }
             Err(error) => self.error(&error),
         }
@@ -301,11 +246,7 @@ impl Connection {
 
     /// COM_SET_OPTION answers with an EOF packet (OK-0xFE under
     /// DEPRECATE_EOF), as MySQL does.
-    fn com_set_option<S: Session>(
-        &mut self,
-        session: &mut S,
-        payload: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_set_option<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
         let option = payload
             .get(..2)
             .map(|bytes| u16::from_le_bytes([bytes[0], bytes[1]]))
@@ -317,20 +258,10 @@ impl Connection {
             _ => return self.error(&MysqlError::unknown_command()),
         };
         self.last_status = session.server_status();
-        write_terminator(
-            &mut self.stream,
-            self.capabilities,
-            0,
-            self.last_status,
-            true,
-        )
+        write_terminator(&mut self.stream, self.capabilities, 0, self.last_status, true)
     }
 
-    fn com_stmt_prepare<S: Session>(
-        &mut self,
-        session: &mut S,
-        payload: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_stmt_prepare<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
         let Some(sql) = self.text(payload)? else {
             return Ok(());
         };
@@ -350,11 +281,7 @@ impl Connection {
 
     /// COM_STMT_PREPARE_OK, then parameter and column definitions, each list
     /// followed by an EOF unless DEPRECATE_EOF.
-    fn write_prepare_ok(
-        &mut self,
-        id: u32,
-        prepared: &PreparedStatement,
-    ) -> Result<(), ProtocolError> {
+    fn write_prepare_ok(&mut self, id: u32, prepared: &PreparedStatement) -> Result<(), ProtocolError> {
         let mut header = Vec::with_capacity(12);
         header.push(0x00);
         header.extend_from_slice(&id.to_le_bytes());
@@ -369,40 +296,23 @@ impl Connection {
                 Some(params) => params.as_slice(),
                 None => {
                     generic = vec![
-                        ColumnDefinition::new("?", ColumnType::MYSQL_TYPE_VAR_STRING)
-                            .with_character_set(BINARY_CHARSET);
+                        ColumnDefinition::new("?", ColumnType::MYSQL_TYPE_VAR_STRING).with_character_set(BINARY_CHARSET);
                         usize::from(prepared.param_count)
                     ];
                     generic.as_slice()
                 }
             };
             write_column_definitions(&mut self.stream, params, None)?;
-            write_terminator(
-                &mut self.stream,
-                self.capabilities,
-                0,
-                self.last_status,
-                false,
-            )?;
+            write_terminator(&mut self.stream, self.capabilities, 0, self.last_status, false)?;
         }
         if !prepared.columns.is_empty() {
             write_column_definitions(&mut self.stream, &prepared.columns, None)?;
-            write_terminator(
-                &mut self.stream,
-                self.capabilities,
-                0,
-                self.last_status,
-                false,
-            )?;
+            write_terminator(&mut self.stream, self.capabilities, 0, self.last_status, false)?;
         }
         Ok(())
     }
 
-    fn com_stmt_execute<S: Session>(
-        &mut self,
-        session: &mut S,
-        packet: &[u8],
-    ) -> Result<(), ProtocolError> {
+    fn com_stmt_execute<S: Session>(&mut self, session: &mut S, packet: &[u8]) -> Result<(), ProtocolError> {
         self.handle.begin_command("Execute", None);
         let execution = match self.statements.parse_execute(packet)? {
             Ok(execution) => execution,
@@ -423,8 +333,7 @@ impl Connection {
 
 fn u32_argument(payload: &[u8], context: &'static str) -> Result<u32, ProtocolError> {
     let mut buf = ParseBuf(payload);
-    buf.checked_eat_u32_le()
-        .ok_or_else(|| ProtocolError::malformed(context, "packet truncated"))
+    buf.checked_eat_u32_le().ok_or_else(|| ProtocolError::malformed(context, "packet truncated"))
 }
 
 /// MySQL's 1064 text, quoting (at most 80 characters of) the text where

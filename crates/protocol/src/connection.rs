@@ -83,20 +83,12 @@ pub struct Connection {
 }
 
 impl Connection {
-    pub fn new(
-        socket: TcpStream,
-        config: ConnectionConfig,
-        handle: ConnectionHandle,
-    ) -> std::io::Result<Self> {
+    pub fn new(socket: TcpStream, config: ConnectionConfig, handle: ConnectionHandle) -> std::io::Result<Self> {
         let peer = socket.peer_addr()?;
-        let stream = PacketStream::new(
-            socket,
-            HANDSHAKE_PACKET_BYTES_MAX.min(config.max_allowed_packet),
-        )?;
+        let stream = PacketStream::new(socket, HANDSHAKE_PACKET_BYTES_MAX.min(config.max_allowed_packet))?;
         stream.set_read_timeout(config.connect_timeout)?;
         stream.set_write_timeout(config.connect_timeout)?;
-        let statements =
-            StatementTable::new(config.prepared_statements_max, config.max_allowed_packet);
+        let statements = StatementTable::new(config.prepared_statements_max, config.max_allowed_packet);
         Ok(Connection {
             stream,
             peer,
@@ -125,16 +117,9 @@ impl Connection {
     /// On `Ok(Err(_))` the caller sends that error and closes. The OK that
     /// completes the login is sent by [`Connection::complete_login`], after
     /// the session exists.
-    pub fn handshake(
-        &mut self,
-        authenticator: &dyn Authenticator,
-    ) -> Result<Result<ConnectionInfo, MysqlError>, ProtocolError> {
+    pub fn handshake(&mut self, authenticator: &dyn Authenticator) -> Result<Result<ConnectionInfo, MysqlError>, ProtocolError> {
         let scramble = generate_scramble();
-        self.stream.write_packet(&encode_initial_handshake(
-            &self.config.server_version,
-            self.id(),
-            &scramble,
-        ))?;
+        self.stream.write_packet(&encode_initial_handshake(&self.config.server_version, self.id(), &scramble))?;
         self.stream.flush()?;
         let packet = self.stream.read_packet()?;
         let hello = match parse_handshake_response(&packet)? {
@@ -143,14 +128,11 @@ impl Connection {
         };
         self.capabilities = hello.capabilities;
         let host = client_host(self.peer);
-        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, authenticator)?
-        {
+        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, authenticator)? {
             Ok(account) => account,
             Err(error) => return Ok(Err(error)),
         };
-        self.multi_statements = self
-            .capabilities
-            .contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS);
+        self.multi_statements = self.capabilities.contains(CapabilityFlags::CLIENT_MULTI_STATEMENTS);
         self.handle.set_user(&hello.user);
         self.handle.set_db(hello.database.as_deref());
         Ok(Ok(ConnectionInfo {
@@ -173,11 +155,9 @@ impl Connection {
     pub fn complete_login(&mut self, status: StatusFlags) -> Result<(), ProtocolError> {
         write_ok(&mut self.stream, &OkResponse::default(), status)?;
         self.stream.flush()?;
-        self.stream
-            .set_max_allowed_packet_bytes(self.config.max_allowed_packet);
+        self.stream.set_max_allowed_packet_bytes(self.config.max_allowed_packet);
         self.stream.set_read_timeout(self.config.wait_timeout)?;
-        self.stream
-            .set_write_timeout(self.config.net_write_timeout)?;
+        self.stream.set_write_timeout(self.config.net_write_timeout)?;
         self.last_status = status;
         Ok(())
     }

@@ -23,11 +23,7 @@ impl MysqlError {
             Ok(state) if state.iter().all(u8::is_ascii_alphanumeric) => state,
             _ => *b"HY000",
         };
-        MysqlError {
-            code,
-            sql_state,
-            message: message.into(),
-        }
+        MysqlError { code, sql_state, message: message.into() }
     }
 
     pub fn sql_state_str(&self) -> &str {
@@ -47,11 +43,7 @@ impl MysqlError {
     /// 1045 ER_ACCESS_DENIED_ERROR.
     pub fn access_denied(user: &str, host: &str, using_password: bool) -> Self {
         let using = if using_password { "YES" } else { "NO" };
-        Self::new(
-            1045,
-            "28000",
-            format!("Access denied for user '{user}'@'{host}' (using password: {using})"),
-        )
+        Self::new(1045, "28000", format!("Access denied for user '{user}'@'{host}' (using password: {using})"))
     }
 
     /// 1047 ER_UNKNOWN_COM_ERROR.
@@ -81,11 +73,7 @@ impl MysqlError {
 
     /// 1153 ER_NET_PACKET_TOO_LARGE.
     pub fn packet_too_large() -> Self {
-        Self::new(
-            1153,
-            "08S01",
-            "Got a packet bigger than 'max_allowed_packet' bytes",
-        )
+        Self::new(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
     }
 
     /// 1156 ER_NET_PACKETS_OUT_OF_ORDER.
@@ -101,31 +89,19 @@ impl MysqlError {
 
     /// 1243 ER_UNKNOWN_STMT_HANDLER.
     pub fn unknown_statement(statement_id: u32, function: &str) -> Self {
-        Self::new(
-            1243,
-            "HY000",
-            format!("Unknown prepared statement handler ({statement_id}) given to {function}"),
-        )
+        Self::new(1243, "HY000", format!("Unknown prepared statement handler ({statement_id}) given to {function}"))
     }
 
     /// 1251 ER_NOT_SUPPORTED_AUTH_MODE.
     pub fn auth_mode_not_supported() -> Self {
-        Self::new(
-            1251,
-            "08004",
-            "Client does not support authentication protocol requested by server; consider upgrading MySQL client",
-        )
+        Self::new(1251, "08004", "Client does not support authentication protocol requested by server; consider upgrading MySQL client")
     }
 
     /// 1300 ER_INVALID_CHARACTER_STRING.
     pub fn invalid_character_string(charset: &str, bytes: &[u8]) -> Self {
         // MySQL prints the offending bytes in hex, at most 64 characters.
         let hex: String = bytes.iter().take(32).map(|b| format!("{b:02X}")).collect();
-        Self::new(
-            1300,
-            "HY000",
-            format!("Invalid {charset} character string: '{hex}'"),
-        )
+        Self::new(1300, "HY000", format!("Invalid {charset} character string: '{hex}'"))
     }
 
     /// 1317 ER_QUERY_INTERRUPTED: what a statement returns after KILL QUERY.
@@ -135,20 +111,12 @@ impl MysqlError {
 
     /// 1421 ER_STMT_HAS_NO_OPEN_CURSOR.
     pub fn no_open_cursor(statement_id: u32) -> Self {
-        Self::new(
-            1421,
-            "HY000",
-            format!("The statement ({statement_id}) has no open cursor."),
-        )
+        Self::new(1421, "HY000", format!("The statement ({statement_id}) has no open cursor."))
     }
 
     /// 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED.
     pub fn too_many_prepared_statements(limit: usize) -> Self {
-        Self::new(
-            1461,
-            "42000",
-            format!("Can't create more than max_prepared_stmt_count statements (current value: {limit})"),
-        )
+        Self::new(1461, "42000", format!("Can't create more than max_prepared_stmt_count statements (current value: {limit})"))
     }
 
     /// 1835 ER_MALFORMED_PACKET.
@@ -158,11 +126,7 @@ impl MysqlError {
 
     /// 3118 ER_ACCOUNT_HAS_BEEN_LOCKED.
     pub fn account_locked(user: &str, host: &str) -> Self {
-        Self::new(
-            3118,
-            "HY000",
-            format!("Access denied for user '{user}'@'{host}'. Account is locked."),
-        )
+        Self::new(3118, "HY000", format!("Access denied for user '{user}'@'{host}'. Account is locked."))
     }
 }
 
@@ -176,25 +140,17 @@ pub enum ProtocolError {
     /// The peer closed the connection at a packet boundary.
     #[error("connection closed by the peer")]
     Closed,
-    #[error(
-        "packet of {length_bytes} bytes is bigger than max_allowed_packet ({max_bytes} bytes)"
-    )]
+    #[error("packet of {length_bytes} bytes is bigger than max_allowed_packet ({max_bytes} bytes)")]
     PacketTooLarge { length_bytes: u64, max_bytes: usize },
     #[error("packet sequence id {got}, expected {expected}")]
     OutOfOrder { expected: u8, got: u8 },
     #[error("malformed {context}: {detail}")]
-    Malformed {
-        context: &'static str,
-        detail: String,
-    },
+    Malformed { context: &'static str, detail: String },
 }
 
 impl ProtocolError {
     pub fn malformed(context: &'static str, detail: impl Into<String>) -> Self {
-        ProtocolError::Malformed {
-            context,
-            detail: detail.into(),
-        }
+        ProtocolError::Malformed { context, detail: detail.into() }
     }
 
     /// The error to send before closing, when the peer can still read one.

@@ -11,9 +11,7 @@ use mysql_common::io::ParseBuf;
 use mysql_common::packets::{AuthSwitchRequest, HandshakePacket, HandshakeResponse};
 use mysql_common::proto::MySerialize;
 
-use crate::auth::{
-    verify_native_password, Authenticator, StoredAccount, NATIVE_PASSWORD_PLUGIN, SCRAMBLE_BYTES,
-};
+use crate::auth::{verify_native_password, Authenticator, StoredAccount, NATIVE_PASSWORD_PLUGIN, SCRAMBLE_BYTES};
 use crate::errors::{MysqlError, ProtocolError};
 use crate::packet::PacketStream;
 use crate::resultset::UTF8MB4_GENERAL_CI;
@@ -45,11 +43,7 @@ pub fn server_capabilities() -> CapabilityFlags {
 
 /// The initial handshake packet. The scramble goes out as 8 bytes, then 12
 /// bytes and a NUL (auth-plugin-data length 21), as MySQL sends it.
-pub fn encode_initial_handshake(
-    server_version: &str,
-    connection_id: u32,
-    scramble: &[u8; SCRAMBLE_BYTES],
-) -> Vec<u8> {
+pub fn encode_initial_handshake(server_version: &str, connection_id: u32, scramble: &[u8; SCRAMBLE_BYTES]) -> Vec<u8> {
     let mut scramble_1 = [0u8; 8];
     scramble_1.copy_from_slice(&scramble[..8]);
     let mut scramble_2 = scramble[8..].to_vec();
@@ -89,19 +83,10 @@ const SSL_REQUEST_BYTES: usize = 32;
 
 /// Parses a Handshake Response 4.1. Older (pre-4.1) clients get 1251;
 /// clients that insist on TLS, which the server does not offer, get 1043.
-pub fn parse_handshake_response(
-    packet: &[u8],
-) -> Result<Result<ClientHello, MysqlError>, ProtocolError> {
+pub fn parse_handshake_response(packet: &[u8]) -> Result<Result<ClientHello, MysqlError>, ProtocolError> {
     let client_flags = match packet.get(..4) {
-        Some(bytes) => CapabilityFlags::from_bits_truncate(u32::from_le_bytes(
-            bytes.try_into().expect("4 bytes"),
-        )),
-        None => {
-            return Err(ProtocolError::malformed(
-                "handshake response",
-                "shorter than its flags",
-            ))
-        }
+        Some(bytes) => CapabilityFlags::from_bits_truncate(u32::from_le_bytes(bytes.try_into().expect("4 bytes"))),
+        None => return Err(ProtocolError::malformed("handshake response", "shorter than its flags")),
     };
     if !client_flags.contains(CapabilityFlags::CLIENT_PROTOCOL_41) {
         return Ok(Err(MysqlError::auth_mode_not_supported()));
@@ -109,15 +94,10 @@ pub fn parse_handshake_response(
     if client_flags.contains(CapabilityFlags::CLIENT_SSL) && packet.len() == SSL_REQUEST_BYTES {
         return Ok(Err(MysqlError::bad_handshake()));
     }
-    let response: HandshakeResponse<'_> = ParseBuf(packet)
-        .parse(())
-        .map_err(|error| ProtocolError::malformed("handshake response", error.to_string()))?;
+    let response: HandshakeResponse<'_> =
+        ParseBuf(packet).parse(()).map_err(|error| ProtocolError::malformed("handshake response", error.to_string()))?;
     let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    let mut attributes: Vec<(String, String)> = response
-        .connect_attributes()
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
+    let mut attributes: Vec<(String, String)> = response.connect_attributes().unwrap_or_default().into_iter().collect();
     attributes.sort();
     Ok(Ok(ClientHello {
         capabilities: response.capabilities() & server_capabilities(),
@@ -125,10 +105,7 @@ pub fn parse_handshake_response(
         user: text(response.user()),
         auth_response: response.scramble_buf().to_vec(),
         database: response.db_name().filter(|name| !name.is_empty()).map(text),
-        auth_plugin: response
-            .auth_plugin()
-            .map(|plugin| text(plugin.as_bytes()))
-            .filter(|name| !name.is_empty()),
+        auth_plugin: response.auth_plugin().map(|plugin| text(plugin.as_bytes())).filter(|name| !name.is_empty()),
         attributes,
     }))
 }
@@ -144,41 +121,26 @@ pub fn authenticate(
     scramble: &[u8; SCRAMBLE_BYTES],
     authenticator: &dyn Authenticator,
 ) -> Result<Result<StoredAccount, MysqlError>, ProtocolError> {
-    let plugin = hello
-        .auth_plugin
-        .as_deref()
-        .unwrap_or(NATIVE_PASSWORD_PLUGIN);
+    let plugin = hello.auth_plugin.as_deref().unwrap_or(NATIVE_PASSWORD_PLUGIN);
     let mut response = hello.auth_response.clone();
     if plugin != NATIVE_PASSWORD_PLUGIN {
-        if !hello
-            .capabilities
-            .contains(CapabilityFlags::CLIENT_PLUGIN_AUTH)
-        {
+        if !hello.capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Ok(Err(MysqlError::auth_mode_not_supported()));
         }
         let mut plugin_data = scramble.to_vec();
         plugin_data.push(0);
         let mut switch = Vec::with_capacity(64);
-        AuthSwitchRequest::new(NATIVE_PASSWORD_PLUGIN.as_bytes(), plugin_data)
-            .serialize(&mut switch);
+        AuthSwitchRequest::new(NATIVE_PASSWORD_PLUGIN.as_bytes(), plugin_data).serialize(&mut switch);
         stream.write_packet(&switch)?;
         stream.flush()?;
         response = stream.read_packet()?;
     }
     let account = authenticator.lookup(&hello.user, host);
-    let verified = account.as_ref().is_some_and(|account| {
-        verify_native_password(scramble, &response, account.password_hash.as_ref())
-    });
+    let verified = account.as_ref().is_some_and(|account| verify_native_password(scramble, &response, account.password_hash.as_ref()));
     match account {
-        Some(account) if verified && account.locked => {
-            Ok(Err(MysqlError::account_locked(&hello.user, host)))
-        }
+        Some(account) if verified && account.locked => Ok(Err(MysqlError::account_locked(&hello.user, host))),
         Some(account) if verified => Ok(Ok(account)),
-        _ => Ok(Err(MysqlError::access_denied(
-            &hello.user,
-            host,
-            !response.is_empty(),
-        ))),
+        _ => Ok(Err(MysqlError::access_denied(&hello.user, host, !response.is_empty()))),
     }
 }
 
@@ -197,14 +159,9 @@ mod tests {
         assert_eq!(packet.nonce(), scramble.to_vec());
         assert_eq!(packet.capabilities(), server_capabilities());
         assert_eq!(packet.default_collation(), 45);
-        assert_eq!(
-            packet.auth_plugin_name_str().unwrap(),
-            "mysql_native_password"
-        );
+        assert_eq!(packet.auth_plugin_name_str().unwrap(), "mysql_native_password");
         assert!(!packet.capabilities().contains(CapabilityFlags::CLIENT_SSL));
-        assert!(!packet
-            .capabilities()
-            .contains(CapabilityFlags::CLIENT_LOCAL_FILES));
+        assert!(!packet.capabilities().contains(CapabilityFlags::CLIENT_LOCAL_FILES));
     }
 
     #[test]
@@ -232,32 +189,12 @@ mod tests {
         assert_eq!(hello.database.as_deref(), Some("db1"));
         assert_eq!(hello.auth_plugin.as_deref(), Some("caching_sha2_password"));
         assert_eq!(hello.auth_response, vec![1u8; 20]);
-        assert_eq!(
-            hello.attributes,
-            vec![("_client_name".to_string(), "test".to_string())]
-        );
-        assert!(
-            !hello.capabilities.contains(CapabilityFlags::CLIENT_SSL),
-            "limited to the server's offer"
-        );
-        assert!(hello
-            .capabilities
-            .contains(CapabilityFlags::CLIENT_DEPRECATE_EOF));
+        assert_eq!(hello.attributes, vec![("_client_name".to_string(), "test".to_string())]);
+        assert!(!hello.capabilities.contains(CapabilityFlags::CLIENT_SSL), "limited to the server's offer");
+        assert!(hello.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF));
 
-        assert_eq!(
-            parse_handshake_response(&bytes[..32])
-                .unwrap()
-                .unwrap_err()
-                .code,
-            1043
-        );
+        assert_eq!(parse_handshake_response(&bytes[..32]).unwrap().unwrap_err().code, 1043);
         assert!(parse_handshake_response(&bytes[..40]).is_err());
-        assert_eq!(
-            parse_handshake_response(&[0, 0, 0, 0, 0])
-                .unwrap()
-                .unwrap_err()
-                .code,
-            1251
-        );
+        assert_eq!(parse_handshake_response(&[0, 0, 0, 0, 0]).unwrap().unwrap_err().code, 1251);
     }
 }

@@ -47,17 +47,13 @@ pub mod splitter;
 pub mod value;
 
 pub use auth::{
-    native_password_hash, native_password_hash_hex, native_password_response,
-    parse_native_password_hash_hex, Authenticator, StoredAccount,
+    native_password_hash, native_password_hash_hex, native_password_response, parse_native_password_hash_hex, Authenticator, StoredAccount,
 };
 pub use command::syntax_error_near;
 pub use connection::{serve_connection, Connection, ConnectionConfig};
 pub use errors::{MysqlError, ProtocolError};
 pub use registry::{ConnectionHandle, KillScope, ProcessInfo, Registry};
-pub use replication::{
-    BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, GnoInterval, GtidSetEntry,
-    RegisterReplica,
-};
+pub use replication::{BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, GnoInterval, GtidSetEntry, RegisterReplica};
 pub use response::OkResponse;
 pub use resultset::{ColumnDefinition, QueryResponse, ResultSet, RowIterator, RowStream};
 pub use server::{Server, ServerConfig, STATEMENT_STACK_BYTES};

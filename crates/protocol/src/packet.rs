@@ -23,11 +23,7 @@ const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Reads one logical packet (all its chunks joined). `sequence_id` is the id
 /// expected for the first chunk and is advanced past the last one.
-pub fn read_packet<R: Read>(
-    reader: &mut R,
-    sequence_id: &mut u8,
-    max_allowed_packet_bytes: usize,
-) -> Result<Vec<u8>, ProtocolError> {
+pub fn read_packet<R: Read>(reader: &mut R, sequence_id: &mut u8, max_allowed_packet_bytes: usize) -> Result<Vec<u8>, ProtocolError> {
     let mut payload = Vec::new();
     read_packet_into(reader, sequence_id, max_allowed_packet_bytes, &mut payload)?;
     Ok(payload)
@@ -47,29 +43,19 @@ pub fn read_packet_into<R: Read>(
         let mut header = [0u8; 4];
         if !read_exact_or_eof(reader, &mut header)? {
             // A clean close is only clean between packets.
-            return Err(if first_chunk {
-                ProtocolError::Closed
-            } else {
-                ProtocolError::Io(io::ErrorKind::UnexpectedEof.into())
-            });
+            return Err(if first_chunk { ProtocolError::Closed } else { ProtocolError::Io(io::ErrorKind::UnexpectedEof.into()) });
         }
         first_chunk = false;
         let chunk_bytes = u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize;
         if header[3] != *sequence_id {
-            return Err(ProtocolError::OutOfOrder {
-                expected: *sequence_id,
-                got: header[3],
-            });
+            return Err(ProtocolError::OutOfOrder { expected: *sequence_id, got: header[3] });
         }
         *sequence_id = sequence_id.wrapping_add(1);
         let total_bytes = payload.len() + chunk_bytes;
         // Checked before the buffer grows: the limit bounds memory, not just
         // what the caller is handed.
         if total_bytes > max_allowed_packet_bytes {
-            return Err(ProtocolError::PacketTooLarge {
-                length_bytes: total_bytes as u64,
-                max_bytes: max_allowed_packet_bytes,
-            });
+            return Err(ProtocolError::PacketTooLarge { length_bytes: total_bytes as u64, max_bytes: max_allowed_packet_bytes });
         }
         let start = payload.len();
         payload.resize(total_bytes, 0);
@@ -83,12 +69,7 @@ pub fn read_packet_into<R: Read>(
 /// Writes one logical packet whose payload is `head` followed by `body`
 /// (two parts so a binlog event goes out behind its 0x00 marker without a
 /// copy). Returns nothing; `sequence_id` is advanced past the last chunk.
-pub fn write_packet<W: Write>(
-    writer: &mut W,
-    sequence_id: &mut u8,
-    head: &[u8],
-    body: &[u8],
-) -> io::Result<()> {
+pub fn write_packet<W: Write>(writer: &mut W, sequence_id: &mut u8, head: &[u8], body: &[u8]) -> io::Result<()> {
     let total_bytes = head.len() + body.len();
     let mut offset = 0;
     loop {
@@ -109,12 +90,7 @@ pub fn write_packet<W: Write>(
 /// [`write_packet`] of `marker` followed by `body`, with the packet header
 /// and the marker in one buffered write when the packet fits one chunk (a
 /// binlog dump writes hundreds of small events per wake-up).
-pub fn write_marked_packet<W: Write>(
-    writer: &mut W,
-    sequence_id: &mut u8,
-    marker: u8,
-    body: &[u8],
-) -> io::Result<()> {
+pub fn write_marked_packet<W: Write>(writer: &mut W, sequence_id: &mut u8, marker: u8, body: &[u8]) -> io::Result<()> {
     let payload_bytes = 1 + body.len();
     if payload_bytes >= CHUNK_PAYLOAD_BYTES_MAX {
         return write_packet(writer, sequence_id, &[marker], body);
@@ -126,13 +102,7 @@ pub fn write_marked_packet<W: Write>(
 }
 
 /// Writes bytes `start..end` of the concatenation `head ++ body`.
-fn write_range<W: Write>(
-    writer: &mut W,
-    head: &[u8],
-    body: &[u8],
-    start: usize,
-    end: usize,
-) -> io::Result<()> {
+fn write_range<W: Write>(writer: &mut W, head: &[u8], body: &[u8], start: usize, end: usize) -> io::Result<()> {
     if start < head.len() {
         writer.write_all(&head[start..end.min(head.len())])?;
     }
@@ -174,12 +144,7 @@ impl PacketStream {
         stream.set_nodelay(true)?;
         let reader = BufReader::with_capacity(READ_BUFFER_BYTES, stream.try_clone()?);
         let writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, stream);
-        Ok(PacketStream {
-            reader,
-            writer,
-            sequence_id: 0,
-            max_allowed_packet_bytes,
-        })
+        Ok(PacketStream { reader, writer, sequence_id: 0, max_allowed_packet_bytes })
     }
 
     /// Every command starts a new exchange at sequence id 0.
@@ -200,21 +165,12 @@ impl PacketStream {
     }
 
     pub fn read_packet(&mut self) -> Result<Vec<u8>, ProtocolError> {
-        read_packet(
-            &mut self.reader,
-            &mut self.sequence_id,
-            self.max_allowed_packet_bytes,
-        )
+        read_packet(&mut self.reader, &mut self.sequence_id, self.max_allowed_packet_bytes)
     }
 
     /// Reads one packet into `payload` (cleared first).
     pub fn read_packet_into(&mut self, payload: &mut Vec<u8>) -> Result<(), ProtocolError> {
-        read_packet_into(
-            &mut self.reader,
-            &mut self.sequence_id,
-            self.max_allowed_packet_bytes,
-            payload,
-        )
+        read_packet_into(&mut self.reader, &mut self.sequence_id, self.max_allowed_packet_bytes, payload)
     }
 
     /// True while bytes read from the socket wait in the read buffer: a
@@ -230,10 +186,7 @@ impl PacketStream {
     /// is checked.
     pub fn set_read_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
         if !self.reader.buffer().is_empty() {
-            return Err(ProtocolError::malformed(
-                "read buffer change",
-                "bytes are still buffered",
-            ));
+            return Err(ProtocolError::malformed("read buffer change", "bytes are still buffered"));
         }
         let socket = self.reader.get_ref().try_clone()?;
         self.reader = BufReader::with_capacity(bytes, socket);
@@ -320,12 +273,7 @@ impl PacketStream {
             if now >= deadline {
                 break;
             }
-            if self
-                .reader
-                .get_ref()
-                .set_read_timeout(Some(deadline - now))
-                .is_err()
-            {
+            if self.reader.get_ref().set_read_timeout(Some(deadline - now)).is_err() {
                 break;
             }
             match self.reader.read(&mut scratch) {
@@ -386,12 +334,7 @@ mod tests {
 
     #[test]
     fn large_packets_are_split_and_joined() {
-        for length in [
-            CHUNK_PAYLOAD_BYTES_MAX - 1,
-            CHUNK_PAYLOAD_BYTES_MAX,
-            CHUNK_PAYLOAD_BYTES_MAX + 5,
-            2 * CHUNK_PAYLOAD_BYTES_MAX,
-        ] {
+        for length in [CHUNK_PAYLOAD_BYTES_MAX - 1, CHUNK_PAYLOAD_BYTES_MAX, CHUNK_PAYLOAD_BYTES_MAX + 5, 2 * CHUNK_PAYLOAD_BYTES_MAX] {
             let payload: Vec<u8> = (0..length).map(|i| (i % 251) as u8).collect();
             let (wire, next) = frame(&payload, 7);
             let chunks = length / CHUNK_PAYLOAD_BYTES_MAX + 1;
@@ -421,10 +364,7 @@ mod tests {
         let (wire, _) = frame(&[1u8; 1000], 0);
         let mut sequence_id = 0;
         match read_packet(&mut &wire[..4], &mut sequence_id, 999) {
-            Err(ProtocolError::PacketTooLarge {
-                length_bytes: 1000,
-                max_bytes: 999,
-            }) => {}
+            Err(ProtocolError::PacketTooLarge { length_bytes: 1000, max_bytes: 999 }) => {}
             other => panic!("{other:?}"),
         }
     }
@@ -433,22 +373,10 @@ mod tests {
     fn wrong_sequence_and_truncation_are_errors() {
         let (wire, _) = frame(b"abc", 3);
         let mut sequence_id = 0;
-        assert!(matches!(
-            read_packet(&mut &wire[..], &mut sequence_id, 100),
-            Err(ProtocolError::OutOfOrder {
-                expected: 0,
-                got: 3
-            })
-        ));
+        assert!(matches!(read_packet(&mut &wire[..], &mut sequence_id, 100), Err(ProtocolError::OutOfOrder { expected: 0, got: 3 })));
         let mut sequence_id = 3;
-        assert!(matches!(
-            read_packet(&mut &wire[..5], &mut sequence_id, 100),
-            Err(ProtocolError::Io(_))
-        ));
+        assert!(matches!(read_packet(&mut &wire[..5], &mut sequence_id, 100), Err(ProtocolError::Io(_))));
         let mut sequence_id = 0;
-        assert!(matches!(
-            read_packet(&mut &[][..], &mut sequence_id, 100),
-            Err(ProtocolError::Closed)
-        ));
+        assert!(matches!(read_packet(&mut &[][..], &mut sequence_id, 100), Err(ProtocolError::Closed)));
     }
 }

@@ -47,16 +47,8 @@ impl<R: Read> PacketReader<R> {
     /// `sequence_id` is the id the next packet must carry (the one after
     /// the command that started the stream). Payloads up to
     /// `buffer_bytes - 4` are lent from the read buffer.
-    pub fn new(
-        source: R,
-        buffer_bytes: usize,
-        sequence_id: u8,
-        max_allowed_packet_bytes: usize,
-    ) -> PacketReader<R> {
-        assert!(
-            buffer_bytes > HEADER_BYTES,
-            "a read buffer of {buffer_bytes} bytes"
-        );
+    pub fn new(source: R, buffer_bytes: usize, sequence_id: u8, max_allowed_packet_bytes: usize) -> PacketReader<R> {
+        assert!(buffer_bytes > HEADER_BYTES, "a read buffer of {buffer_bytes} bytes");
         PacketReader {
             source,
             buffer: vec![0u8; buffer_bytes].into_boxed_slice(),
@@ -85,8 +77,7 @@ impl<R: Read> PacketReader<R> {
             return Err(ProtocolError::Closed);
         }
         let chunk_bytes = self.chunk_bytes()?;
-        if chunk_bytes < CHUNK_PAYLOAD_BYTES_MAX && HEADER_BYTES + chunk_bytes <= self.buffer.len()
-        {
+        if chunk_bytes < CHUNK_PAYLOAD_BYTES_MAX && HEADER_BYTES + chunk_bytes <= self.buffer.len() {
             self.check_size(chunk_bytes as u64)?;
             self.fill_or_unexpected_eof(HEADER_BYTES + chunk_bytes)?;
             self.sequence_id = self.sequence_id.wrapping_add(1);
@@ -103,20 +94,14 @@ impl<R: Read> PacketReader<R> {
     fn chunk_bytes(&self) -> Result<usize, ProtocolError> {
         let header = &self.buffer[self.start..self.start + HEADER_BYTES];
         if header[3] != self.sequence_id {
-            return Err(ProtocolError::OutOfOrder {
-                expected: self.sequence_id,
-                got: header[3],
-            });
+            return Err(ProtocolError::OutOfOrder { expected: self.sequence_id, got: header[3] });
         }
         Ok(u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize)
     }
 
     fn check_size(&self, length_bytes: u64) -> Result<(), ProtocolError> {
         if length_bytes > self.max_allowed_packet_bytes as u64 {
-            return Err(ProtocolError::PacketTooLarge {
-                length_bytes,
-                max_bytes: self.max_allowed_packet_bytes,
-            });
+            return Err(ProtocolError::PacketTooLarge { length_bytes, max_bytes: self.max_allowed_packet_bytes });
         }
         Ok(())
     }
@@ -137,8 +122,7 @@ impl<R: Read> PacketReader<R> {
             self.sequence_id = self.sequence_id.wrapping_add(1);
             self.start += HEADER_BYTES;
             let buffered = (self.end - self.start).min(chunk_bytes);
-            self.joined
-                .extend_from_slice(&self.buffer[self.start..self.start + buffered]);
+            self.joined.extend_from_slice(&self.buffer[self.start..self.start + buffered]);
             self.start += buffered;
             let filled = self.joined.len();
             self.joined.resize(total_bytes, 0);
@@ -216,26 +200,8 @@ mod tests {
     /// size, larger than the buffer, exactly one chunk (an empty chunk
     /// follows), and more than one chunk.
     fn payloads() -> Vec<Vec<u8>> {
-        let sizes = [
-            0,
-            1,
-            3,
-            60,
-            250,
-            251,
-            252,
-            253,
-            1000,
-            5000,
-            CHUNK_PAYLOAD_BYTES_MAX,
-            CHUNK_PAYLOAD_BYTES_MAX + 7,
-            17,
-        ];
-        sizes
-            .iter()
-            .enumerate()
-            .map(|(index, &size)| (0..size).map(|byte| (byte * 7 + index) as u8).collect())
-            .collect()
+        let sizes = [0, 1, 3, 60, 250, 251, 252, 253, 1000, 5000, CHUNK_PAYLOAD_BYTES_MAX, CHUNK_PAYLOAD_BYTES_MAX + 7, 17];
+        sizes.iter().enumerate().map(|(index, &size)| (0..size).map(|byte| (byte * 7 + index) as u8).collect()).collect()
     }
 
     #[test]
@@ -245,18 +211,11 @@ mod tests {
         for (buffer_bytes, step) in [(256, 7), (256, 100_000), (4096, 333), (1 << 20, 1 << 20)] {
             let mut expected_reader = &wire[..];
             let mut expected_sequence_id = 250u8;
-            let mut reader =
-                PacketReader::new(Trickle { bytes: &wire, step }, buffer_bytes, 250, 1 << 30);
+            let mut reader = PacketReader::new(Trickle { bytes: &wire, step }, buffer_bytes, 250, 1 << 30);
             for payload in &payloads {
-                let expected =
-                    read_packet(&mut expected_reader, &mut expected_sequence_id, 1 << 30).unwrap();
+                let expected = read_packet(&mut expected_reader, &mut expected_sequence_id, 1 << 30).unwrap();
                 assert_eq!(&expected, payload);
-                assert_eq!(
-                    reader.next_packet().unwrap(),
-                    &payload[..],
-                    "buffer {buffer_bytes}, step {step}, {} bytes",
-                    payload.len()
-                );
+                assert_eq!(reader.next_packet().unwrap(), &payload[..], "buffer {buffer_bytes}, step {step}, {} bytes", payload.len());
             }
             assert!(matches!(reader.next_packet(), Err(ProtocolError::Closed)));
         }
@@ -266,31 +225,13 @@ mod tests {
     fn checks_sequence_ids_sizes_and_truncation() {
         let wire_bytes = wire(&[vec![1; 10]], 5);
         let mut reader = PacketReader::new(&wire_bytes[..], 64, 4, 1 << 20);
-        assert!(matches!(
-            reader.next_packet(),
-            Err(ProtocolError::OutOfOrder {
-                expected: 4,
-                got: 5
-            })
-        ));
+        assert!(matches!(reader.next_packet(), Err(ProtocolError::OutOfOrder { expected: 4, got: 5 })));
 
         let mut reader = PacketReader::new(&wire_bytes[..], 64, 5, 9);
-        assert!(matches!(
-            reader.next_packet(),
-            Err(ProtocolError::PacketTooLarge {
-                length_bytes: 10,
-                max_bytes: 9
-            })
-        ));
+        assert!(matches!(reader.next_packet(), Err(ProtocolError::PacketTooLarge { length_bytes: 10, max_bytes: 9 })));
         let big = wire(&[vec![1; 1000]], 0);
         let mut reader = PacketReader::new(&big[..], 64, 0, 999);
-        assert!(matches!(
-            reader.next_packet(),
-            Err(ProtocolError::PacketTooLarge {
-                length_bytes: 1000,
-                max_bytes: 999
-            })
-        ));
+        assert!(matches!(reader.next_packet(), Err(ProtocolError::PacketTooLarge { length_bytes: 1000, max_bytes: 999 })));
 
         for cut in [1, 3, 4, 8] {
             let mut reader = PacketReader::new(&wire_bytes[..cut], 64, 5, 1 << 20);

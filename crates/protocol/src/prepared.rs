@@ -64,26 +64,15 @@ fn malformed(context: &'static str) -> ProtocolError {
 
 impl StatementTable {
     pub fn new(statements_max: usize, long_data_bytes_max: usize) -> Self {
-        StatementTable {
-            statements: HashMap::new(),
-            next_id: 1,
-            last_prepared: None,
-            statements_max,
-            long_data_bytes_max,
-        }
+        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, statements_max, long_data_bytes_max }
     }
 
     /// The id the next prepared statement will get, if the limit allows one.
     pub fn next_id(&mut self) -> Result<u32, MysqlError> {
         if self.statements.len() >= self.statements_max {
-            return Err(MysqlError::too_many_prepared_statements(
-                self.statements_max,
-            ));
+            return Err(MysqlError::too_many_prepared_statements(self.statements_max));
         }
-        while self.next_id == 0
-            || self.next_id == LAST_PREPARED_STATEMENT_ID
-            || self.statements.contains_key(&self.next_id)
-        {
+        while self.next_id == 0 || self.next_id == LAST_PREPARED_STATEMENT_ID || self.statements.contains_key(&self.next_id) {
             self.next_id = self.next_id.wrapping_add(1);
         }
         Ok(self.next_id)
@@ -93,13 +82,7 @@ impl StatementTable {
     pub fn insert(&mut self, id: u32, param_count: u16) {
         self.statements.insert(
             id,
-            StatementState {
-                param_count,
-                param_types: None,
-                long_data: Vec::new(),
-                long_data_bytes: 0,
-                long_data_error: None,
-            },
+            StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None },
         );
         self.next_id = id.wrapping_add(1);
         self.last_prepared = Some(id);
@@ -117,10 +100,7 @@ impl StatementTable {
 
     /// COM_STMT_RESET: forget long data.
     pub fn reset(&mut self, id: u32) -> Result<(), MysqlError> {
-        let state = self
-            .statements
-            .get_mut(&id)
-            .ok_or_else(|| MysqlError::unknown_statement(id, "mysqld_stmt_reset"))?;
+        let state = self.statements.get_mut(&id).ok_or_else(|| MysqlError::unknown_statement(id, "mysqld_stmt_reset"))?;
         state.clear_long_data();
         Ok(())
     }
@@ -129,17 +109,9 @@ impl StatementTable {
     /// parameter index u16, data. Unknown statements are ignored (there is no
     /// response to carry an error, and no execution to report it at).
     pub fn append_long_data(&mut self, packet: &[u8]) -> Result<(), ProtocolError> {
-        let mut buf = ParseBuf(
-            packet
-                .get(1..)
-                .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?,
-        );
-        let id = buf
-            .checked_eat_u32_le()
-            .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
-        let index = buf
-            .checked_eat_u16_le()
-            .ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
+        let mut buf = ParseBuf(packet.get(1..).ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?);
+        let id = buf.checked_eat_u32_le().ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
+        let index = buf.checked_eat_u16_le().ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
         let data = buf.eat_all();
         let long_data_bytes_max = self.long_data_bytes_max;
         let Some(state) = self.statements.get_mut(&id) else {
@@ -160,9 +132,7 @@ impl StatementTable {
         if state.long_data.is_empty() {
             state.long_data.resize(state.param_count.into(), None);
         }
-        state.long_data[usize::from(index)]
-            .get_or_insert_with(Vec::new)
-            .extend_from_slice(data);
+        state.long_data[usize::from(index)].get_or_insert_with(Vec::new).extend_from_slice(data);
         state.long_data_bytes += data.len();
         Ok(())
     }
@@ -170,10 +140,7 @@ impl StatementTable {
     /// Parses COM_STMT_EXECUTE (command byte included). The outer error is a
     /// malformed packet (fatal to the connection); the inner one is an error
     /// for the client (unknown statement, unbound types, long-data failure).
-    pub fn parse_execute(
-        &mut self,
-        packet: &[u8],
-    ) -> Result<Result<Execution, MysqlError>, ProtocolError> {
+    pub fn parse_execute(&mut self, packet: &[u8]) -> Result<Result<Execution, MysqlError>, ProtocolError> {
         const CONTEXT: &str = "COM_STMT_EXECUTE";
         let mut buf = ParseBuf(packet.get(1..).ok_or_else(|| malformed(CONTEXT))?);
         let mut id = buf.checked_eat_u32_le().ok_or_else(|| malformed(CONTEXT))?;
@@ -183,10 +150,7 @@ impl StatementTable {
             id = self.last_prepared.unwrap_or(id);
         }
         let Some(state) = self.statements.get_mut(&id) else {
-            return Ok(Err(MysqlError::unknown_statement(
-                id,
-                "mysqld_stmt_execute",
-            )));
+            return Ok(Err(MysqlError::unknown_statement(id, "mysqld_stmt_execute")));
         };
         // Long data belongs to this execution only, whatever its outcome.
         let long_data = std::mem::take(&mut state.long_data);
@@ -196,23 +160,13 @@ impl StatementTable {
         }
         let count = usize::from(state.param_count);
         if count == 0 {
-            return Ok(Ok(Execution {
-                statement_id: id,
-                params: Vec::new(),
-            }));
+            return Ok(Ok(Execution { statement_id: id, params: Vec::new() }));
         }
-        let null_bitmap = buf
-            .checked_eat(count.div_ceil(8))
-            .ok_or_else(|| malformed(CONTEXT))?;
+        let null_bitmap = buf.checked_eat(count.div_ceil(8)).ok_or_else(|| malformed(CONTEXT))?;
         let new_params_bound = buf.checked_eat_u8().ok_or_else(|| malformed(CONTEXT))?;
         if new_params_bound == 1 {
-            let raw_types = buf
-                .checked_eat(2 * count)
-                .ok_or_else(|| malformed(CONTEXT))?;
-            let types = raw_types
-                .chunks_exact(2)
-                .map(|pair| ParameterType::from_wire(pair[0], pair[1]))
-                .collect::<Result<Vec<_>, _>>()?;
+            let raw_types = buf.checked_eat(2 * count).ok_or_else(|| malformed(CONTEXT))?;
+            let types = raw_types.chunks_exact(2).map(|pair| ParameterType::from_wire(pair[0], pair[1])).collect::<Result<Vec<_>, _>>()?;
             state.param_types = Some(types);
         }
         let Some(types) = &state.param_types else {
@@ -231,10 +185,7 @@ impl StatementTable {
             }
             params.push(decode_parameter(&mut buf, *parameter_type)?);
         }
-        Ok(Ok(Execution {
-            statement_id: id,
-            params,
-        }))
+        Ok(Ok(Execution { statement_id: id, params }))
     }
 }
 
@@ -257,39 +208,15 @@ mod tests {
         let mut table = StatementTable::new(10, 1 << 20);
         let id = table.next_id().unwrap();
         table.insert(id, 5);
-        let params = [
-            M::Int(-3),
-            M::UInt(u64::MAX),
-            M::Bytes(b"abc".to_vec()),
-            M::NULL,
-            M::Double(2.5),
-        ];
-        let execution = table
-            .parse_execute(&execute_packet(id, &params))
-            .unwrap()
-            .unwrap();
+        let params = [M::Int(-3), M::UInt(u64::MAX), M::Bytes(b"abc".to_vec()), M::NULL, M::Double(2.5)];
+        let execution = table.parse_execute(&execute_packet(id, &params)).unwrap().unwrap();
         assert_eq!(
             execution.params,
-            vec![
-                Value::Int(-3),
-                Value::UInt(u64::MAX),
-                Value::Bytes(b"abc".to_vec()),
-                Value::Null,
-                Value::Double(2.5)
-            ]
+            vec![Value::Int(-3), Value::UInt(u64::MAX), Value::Bytes(b"abc".to_vec()), Value::Null, Value::Double(2.5)]
         );
 
         // Without new types, the remembered ones apply.
-        let mut packet = execute_packet(
-            id,
-            &[
-                M::Int(1),
-                M::UInt(2),
-                M::Bytes(b"x".to_vec()),
-                M::NULL,
-                M::Double(0.5),
-            ],
-        );
+        let mut packet = execute_packet(id, &[M::Int(1), M::UInt(2), M::Bytes(b"x".to_vec()), M::NULL, M::Double(0.5)]);
         let bound_flag_at = 1 + 4 + 1 + 4 + 1;
         packet[bound_flag_at] = 0;
         packet.drain(bound_flag_at + 1..bound_flag_at + 1 + 10);
@@ -310,10 +237,7 @@ mod tests {
         table.append_long_data(&long_data).unwrap();
         let packet = execute_packet(id, &[M::Int(1), M::NULL]);
         let execution = table.parse_execute(&packet).unwrap().unwrap();
-        assert_eq!(
-            execution.params,
-            vec![Value::Int(1), Value::Bytes(b"abcdabcd".to_vec())]
-        );
+        assert_eq!(execution.params, vec![Value::Int(1), Value::Bytes(b"abcdabcd".to_vec())]);
         let execution = table.parse_execute(&packet).unwrap().unwrap();
         assert_eq!(execution.params, vec![Value::Int(1), Value::Null]);
 
@@ -321,10 +245,7 @@ mod tests {
         for _ in 0..3 {
             table.append_long_data(&long_data).unwrap();
         }
-        assert_eq!(
-            table.parse_execute(&packet).unwrap().unwrap_err().code,
-            1153
-        );
+        assert_eq!(table.parse_execute(&packet).unwrap().unwrap_err().code, 1153);
     }
 
     #[test]
@@ -333,21 +254,11 @@ mod tests {
         let id = table.next_id().unwrap();
         table.insert(id, 1);
         assert_eq!(table.next_id().unwrap_err().code, 1461);
-        assert_eq!(
-            table
-                .parse_execute(&execute_packet(99, &[]))
-                .unwrap()
-                .unwrap_err()
-                .code,
-            1243
-        );
+        assert_eq!(table.parse_execute(&execute_packet(99, &[])).unwrap().unwrap_err().code, 1243);
         let mut unbound = execute_packet(id, &[M::Int(1)]);
         unbound.truncate(1 + 4 + 1 + 4 + 1);
         unbound.push(0);
-        assert_eq!(
-            table.parse_execute(&unbound).unwrap().unwrap_err().code,
-            1210
-        );
+        assert_eq!(table.parse_execute(&unbound).unwrap().unwrap_err().code, 1210);
         let truncated = &execute_packet(id, &[M::Int(1)])[..14];
         assert!(table.parse_execute(truncated).is_err());
         assert_eq!(table.reset(77).unwrap_err().code, 1243);

@@ -113,12 +113,7 @@ impl Registry {
             }),
         });
         entries.insert(id, entry.clone());
-        Registration {
-            handle: ConnectionHandle {
-                entry,
-                registry: self.clone(),
-            },
-        }
+        Registration { handle: ConnectionHandle { entry, registry: self.clone() } }
     }
 
     pub fn len(&self) -> usize {
@@ -153,11 +148,7 @@ impl Registry {
                     user: status.user.clone(),
                     host: status.host.clone(),
                     db: status.db.clone(),
-                    command: if entry.connection_killed.load(Ordering::Relaxed) {
-                        "Killed".into()
-                    } else {
-                        status.command.into()
-                    },
+                    command: if entry.connection_killed.load(Ordering::Relaxed) { "Killed".into() } else { status.command.into() },
                     time_secs: status.command_started.elapsed().as_secs(),
                     state: status.state.clone(),
                     info: status.info.clone(),
@@ -169,12 +160,7 @@ impl Registry {
     /// KILL [QUERY] id. Killing a connection also shuts its socket down, so a
     /// thread blocked reading the next command wakes up and exits.
     pub fn kill(&self, id: u32, scope: KillScope) -> Result<(), MysqlError> {
-        let entry = self
-            .entries
-            .lock()
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| MysqlError::no_such_thread(id.into()))?;
+        let entry = self.entries.lock().get(&id).cloned().ok_or_else(|| MysqlError::no_such_thread(id.into()))?;
         entry.kill(scope);
         Ok(())
     }
@@ -188,11 +174,7 @@ impl Registry {
             entry.query_killed.store(true, Ordering::Relaxed);
             entry.connection_killed.store(true, Ordering::Relaxed);
             if let Some(socket) = &entry.socket {
-                let how = if scope == KillScope::Connection {
-                    Shutdown::Both
-                } else {
-                    Shutdown::Read
-                };
+                let how = if scope == KillScope::Connection { Shutdown::Both } else { Shutdown::Read };
                 let _ = socket.shutdown(how);
             }
         }
@@ -275,16 +257,10 @@ impl ConnectionHandle {
     /// A new command starts: clears a KILL QUERY aimed at the previous one
     /// (as MySQL does) and shows the command in the process list.
     pub(crate) fn begin_command(&self, command: &'static str, info: Option<&str>) {
-        self.entry
-            .query_killed
-            .store(self.is_killed(), Ordering::Relaxed);
+        self.entry.query_killed.store(self.is_killed(), Ordering::Relaxed);
         let mut status = self.entry.status.lock();
         status.command = command;
-        status.state = if command == "Sleep" {
-            String::new()
-        } else {
-            "starting".into()
-        };
+        status.state = if command == "Sleep" { String::new() } else { "starting".into() };
         status.info = info.map(|text| truncate_on_char_boundary(text, INFO_BYTES_MAX).to_owned());
         status.command_started = Instant::now();
     }
@@ -295,8 +271,7 @@ impl ConnectionHandle {
     }
 
     pub(crate) fn set_info(&self, info: &str) {
-        self.entry.status.lock().info =
-            Some(truncate_on_char_boundary(info, INFO_BYTES_MAX).to_owned());
+        self.entry.status.lock().info = Some(truncate_on_char_boundary(info, INFO_BYTES_MAX).to_owned());
     }
 }
 
@@ -350,18 +325,11 @@ mod tests {
         assert_eq!(list[0].info.as_deref(), Some("SELECT 1"));
         assert_eq!(list[1].user, "unauthenticated user");
 
-        registry
-            .kill(first.handle().id(), KillScope::Query)
-            .unwrap();
+        registry.kill(first.handle().id(), KillScope::Query).unwrap();
         assert!(first.handle().is_query_killed() && !first.handle().is_killed());
         first.handle().begin_command("Query", None);
-        assert!(
-            !first.handle().is_query_killed(),
-            "a new statement clears KILL QUERY"
-        );
-        registry
-            .kill(second.handle().id(), KillScope::Connection)
-            .unwrap();
+        assert!(!first.handle().is_query_killed(), "a new statement clears KILL QUERY");
+        registry.kill(second.handle().id(), KillScope::Connection).unwrap();
         assert!(second.handle().is_killed() && second.handle().is_query_killed());
         assert_eq!(registry.kill(999, KillScope::Query).unwrap_err().code, 1094);
 

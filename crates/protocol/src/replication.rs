@@ -104,9 +104,8 @@ fn dump_file_name(bytes: &[u8]) -> String {
 
 /// Parses a COM_REGISTER_SLAVE packet (command byte included).
 pub fn parse_register_replica(packet: &[u8]) -> Result<RegisterReplica, ProtocolError> {
-    let parsed: ComRegisterSlave<'_> = ParseBuf(packet)
-        .parse(())
-        .map_err(|e| ProtocolError::malformed("COM_REGISTER_SLAVE", e.to_string()))?;
+    let parsed: ComRegisterSlave<'_> =
+        ParseBuf(packet).parse(()).map_err(|e| ProtocolError::malformed("COM_REGISTER_SLAVE", e.to_string()))?;
     Ok(RegisterReplica {
         server_id: parsed.server_id(),
         host: lossy(parsed.hostname_raw()),
@@ -120,9 +119,7 @@ pub fn parse_register_replica(packet: &[u8]) -> Result<RegisterReplica, Protocol
 
 /// Parses a COM_BINLOG_DUMP packet (command byte included).
 pub fn parse_binlog_dump(packet: &[u8]) -> Result<BinlogDumpRequest, ProtocolError> {
-    let parsed: ComBinlogDump<'_> = ParseBuf(packet)
-        .parse(())
-        .map_err(|e| ProtocolError::malformed("COM_BINLOG_DUMP", e.to_string()))?;
+    let parsed: ComBinlogDump<'_> = ParseBuf(packet).parse(()).map_err(|e| ProtocolError::malformed("COM_BINLOG_DUMP", e.to_string()))?;
     Ok(BinlogDumpRequest {
         server_id: parsed.server_id(),
         file_name: dump_file_name(parsed.filename_raw()),
@@ -140,37 +137,21 @@ fn gtid_malformed(detail: &str) -> ProtocolError {
 /// SID-block length u32 and the SID block.
 pub fn parse_binlog_dump_gtid(packet: &[u8]) -> Result<BinlogDumpGtidRequest, ProtocolError> {
     let mut buf = ParseBuf(packet.get(1..).ok_or_else(|| gtid_malformed("empty"))?);
-    let flags = buf
-        .checked_eat_u16_le()
-        .ok_or_else(|| gtid_malformed("flags"))?;
-    let server_id = buf
-        .checked_eat_u32_le()
-        .ok_or_else(|| gtid_malformed("server id"))?;
-    let file_name = buf
-        .checked_eat_u32_str()
-        .ok_or_else(|| gtid_malformed("file name"))?;
-    let position = buf
-        .checked_eat_u64_le()
-        .ok_or_else(|| gtid_malformed("position"))?;
+    let flags = buf.checked_eat_u16_le().ok_or_else(|| gtid_malformed("flags"))?;
+    let server_id = buf.checked_eat_u32_le().ok_or_else(|| gtid_malformed("server id"))?;
+    let file_name = buf.checked_eat_u32_str().ok_or_else(|| gtid_malformed("file name"))?;
+    let position = buf.checked_eat_u64_le().ok_or_else(|| gtid_malformed("position"))?;
     // The SID block is present when BINLOG_THROUGH_GTID is set; tolerate it
     // missing otherwise.
     let gtid_set = match buf.checked_eat_u32_le() {
         Some(length) => {
-            let block = buf
-                .checked_eat(length as usize)
-                .ok_or_else(|| gtid_malformed("SID block length"))?;
+            let block = buf.checked_eat(length as usize).ok_or_else(|| gtid_malformed("SID block length"))?;
             parse_sid_block(block)?
         }
         None if flags & BINLOG_THROUGH_GTID == 0 => Vec::new(),
         None => return Err(gtid_malformed("SID block missing")),
     };
-    Ok(BinlogDumpGtidRequest {
-        server_id,
-        flags,
-        file_name: dump_file_name(file_name),
-        position,
-        gtid_set,
-    })
+    Ok(BinlogDumpGtidRequest { server_id, flags, file_name: dump_file_name(file_name), position, gtid_set })
 }
 
 /// Smallest encoding of one SID entry (UUID and interval count): bounds the
@@ -187,42 +168,28 @@ pub fn parse_sid_block(block: &[u8]) -> Result<Vec<GtidSetEntry>, ProtocolError>
     if buf.is_empty() {
         return Ok(Vec::new());
     }
-    let header = buf
-        .checked_eat_u64_le()
-        .ok_or_else(|| gtid_malformed("SID count"))?;
+    let header = buf.checked_eat_u64_le().ok_or_else(|| gtid_malformed("SID count"))?;
     let tagged = match header >> 56 {
         0 => false,
         1 => true,
         format => return Err(gtid_malformed(&format!("GTID set format {format}"))),
     };
-    let count = if tagged {
-        (header & 0x00FF_FFFF_FFFF_FF00) >> 8
-    } else {
-        header & 0x00FF_FFFF_FFFF_FFFF
-    };
+    let count = if tagged { (header & 0x00FF_FFFF_FFFF_FF00) >> 8 } else { header & 0x00FF_FFFF_FFFF_FFFF };
     if count > (buf.len() / SID_ENTRY_BYTES_MIN) as u64 {
         return Err(gtid_malformed("SID count exceeds the block"));
     }
     let mut entries = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let uuid: [u8; 16] = buf
-            .checked_eat(16)
-            .ok_or_else(|| gtid_malformed("UUID"))?
-            .try_into()
-            .expect("16 bytes");
+        let uuid: [u8; 16] = buf.checked_eat(16).ok_or_else(|| gtid_malformed("UUID"))?.try_into().expect("16 bytes");
         let tag = if tagged {
             let length = read_varlen_uint(&mut buf).map_err(|_| gtid_malformed("tag length"))?;
-            let bytes = buf
-                .checked_eat(length as usize)
-                .ok_or_else(|| gtid_malformed("tag"))?;
+            let bytes = buf.checked_eat(length as usize).ok_or_else(|| gtid_malformed("tag"))?;
             let tag = std::str::from_utf8(bytes).map_err(|_| gtid_malformed("tag is not UTF-8"))?;
             (!tag.is_empty()).then(|| tag.to_owned())
         } else {
             None
         };
-        let interval_count = buf
-            .checked_eat_u64_le()
-            .ok_or_else(|| gtid_malformed("interval count"))?;
+        let interval_count = buf.checked_eat_u64_le().ok_or_else(|| gtid_malformed("interval count"))?;
         if interval_count > (buf.len() / INTERVAL_BYTES) as u64 {
             return Err(gtid_malformed("interval count exceeds the block"));
         }
@@ -233,16 +200,9 @@ pub fn parse_sid_block(block: &[u8]) -> Result<Vec<GtidSetEntry>, ProtocolError>
             if start == 0 || start >= end_exclusive {
                 return Err(gtid_malformed("empty or zero GNO interval"));
             }
-            intervals.push(GnoInterval {
-                start,
-                end_exclusive,
-            });
+            intervals.push(GnoInterval { start, end_exclusive });
         }
-        entries.push(GtidSetEntry {
-            uuid,
-            tag,
-            intervals,
-        });
+        entries.push(GtidSetEntry { uuid, tag, intervals });
     }
     if !buf.is_empty() {
         return Err(gtid_malformed("trailing bytes after the SID block"));
@@ -286,18 +246,8 @@ pub struct BinlogStream<'a> {
 }
 
 impl<'a> BinlogStream<'a> {
-    pub(crate) fn new(
-        stream: &'a mut PacketStream,
-        handle: &'a ConnectionHandle,
-        capabilities: CapabilityFlags,
-    ) -> Self {
-        BinlogStream {
-            stream,
-            handle,
-            capabilities,
-            events_sent: 0,
-            bytes_sent: 0,
-        }
+    pub(crate) fn new(stream: &'a mut PacketStream, handle: &'a ConnectionHandle, capabilities: CapabilityFlags) -> Self {
+        BinlogStream { stream, handle, capabilities, events_sent: 0, bytes_sent: 0 }
     }
 
     /// Buffers one event (common header included, checksum included when the
@@ -322,15 +272,13 @@ impl<'a> BinlogStream<'a> {
     /// Ends a non-blocking dump at the end of the log. Dumps always use the
     /// classic EOF packet, even under CLIENT_DEPRECATE_EOF (as MySQL does).
     pub fn send_eof(&mut self) -> Result<(), ProtocolError> {
-        self.stream
-            .write_packet(&encode_eof(0, StatusFlags::empty()))?;
+        self.stream.write_packet(&encode_eof(0, StatusFlags::empty()))?;
         self.stream.flush()
     }
 
     /// Ends the dump with an error (e.g. 1236 for a purged position).
     pub fn send_error(&mut self, error: &MysqlError) -> Result<(), ProtocolError> {
-        self.stream
-            .write_packet(&encode_err(error, self.capabilities))?;
+        self.stream.write_packet(&encode_err(error, self.capabilities))?;
         self.stream.flush()
     }
 
@@ -373,17 +321,9 @@ mod tests {
 
     #[test]
     fn gtid_dump_round_trips_through_mysql_commons_encoder() {
-        let uuid = [
-            0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42,
-            0x95, 0x62,
-        ];
-        let sid = Sid::new(uuid)
-            .with_interval(MGnoInterval::new(1, 6))
-            .with_interval(MGnoInterval::new(7, 8));
-        let request = ComBinlogDumpGtid::new(42)
-            .with_filename(&b"binlog.000003"[..])
-            .with_pos(4)
-            .with_sid(sid);
+        let uuid = [0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62];
+        let sid = Sid::new(uuid).with_interval(MGnoInterval::new(1, 6)).with_interval(MGnoInterval::new(7, 8));
+        let request = ComBinlogDumpGtid::new(42).with_filename(&b"binlog.000003"[..]).with_pos(4).with_sid(sid);
         let mut bytes = Vec::new();
         request.serialize(&mut bytes);
         let parsed = parse_binlog_dump_gtid(&bytes).unwrap();
@@ -392,23 +332,15 @@ mod tests {
         assert_eq!(parsed.position, 4);
         assert_eq!(parsed.flags & BINLOG_THROUGH_GTID, BINLOG_THROUGH_GTID);
         assert_eq!(parsed.gtid_set.len(), 1);
-        assert_eq!(
-            parsed.gtid_set[0].to_string(),
-            "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7"
-        );
+        assert_eq!(parsed.gtid_set[0].to_string(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7");
 
-        let tagged = Sid::new(uuid)
-            .with_tag(Tag::new("batch").unwrap())
-            .with_interval(MGnoInterval::new(3, 4));
+        let tagged = Sid::new(uuid).with_tag(Tag::new("batch").unwrap()).with_interval(MGnoInterval::new(3, 4));
         let request = ComBinlogDumpGtid::new(1).with_sid(tagged);
         let mut bytes = Vec::new();
         request.serialize(&mut bytes);
         let parsed = parse_binlog_dump_gtid(&bytes).unwrap();
         assert_eq!(parsed.gtid_set[0].tag.as_deref(), Some("batch"));
-        assert_eq!(
-            parsed.gtid_set[0].to_string(),
-            "3e11fa47-71ca-11e1-9e33-c80aa9429562:batch:3"
-        );
+        assert_eq!(parsed.gtid_set[0].to_string(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:batch:3");
     }
 
     #[test]
@@ -424,26 +356,16 @@ mod tests {
 
     #[test]
     fn position_dump_and_register_parse() {
-        let dump = ComBinlogDump::new(7)
-            .with_pos(1234)
-            .with_filename(&b"binlog.000001"[..]);
+        let dump = ComBinlogDump::new(7).with_pos(1234).with_filename(&b"binlog.000001"[..]);
         let mut bytes = Vec::new();
         dump.serialize(&mut bytes);
         let parsed = parse_binlog_dump(&bytes).unwrap();
-        assert_eq!(
-            (parsed.server_id, parsed.position, parsed.file_name.as_str()),
-            (7, 1234, "binlog.000001")
-        );
-        let register = ComRegisterSlave::new(9)
-            .with_hostname(&b"replica1"[..])
-            .with_port(3307);
+        assert_eq!((parsed.server_id, parsed.position, parsed.file_name.as_str()), (7, 1234, "binlog.000001"));
+        let register = ComRegisterSlave::new(9).with_hostname(&b"replica1"[..]).with_port(3307);
         let mut bytes = Vec::new();
         register.serialize(&mut bytes);
         let parsed = parse_register_replica(&bytes).unwrap();
-        assert_eq!(
-            (parsed.server_id, parsed.host.as_str(), parsed.port),
-            (9, "replica1", 3307)
-        );
+        assert_eq!((parsed.server_id, parsed.host.as_str(), parsed.port), (9, "replica1", 3307));
         assert!(parse_binlog_dump(&bytes[..5]).is_err());
         // python-mysql-replication's auto-position request: name "\0\0\0".
         let mut gtid = vec![0x1e, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0];

@@ -23,10 +23,7 @@ pub struct OkResponse {
 
 impl OkResponse {
     pub fn affected(affected_rows: u64) -> Self {
-        OkResponse {
-            affected_rows,
-            ..Default::default()
-        }
+        OkResponse { affected_rows, ..Default::default() }
     }
 }
 
@@ -54,14 +51,8 @@ pub(crate) fn encode_ok(ok: &OkResponse, status: StatusFlags, header: u8) -> Vec
 /// "Too many connections" sent instead of the handshake) the SQLSTATE is left
 /// out, because such a client would print it as part of the message.
 pub(crate) fn encode_err(error: &MysqlError, capabilities: CapabilityFlags) -> Vec<u8> {
-    let state = capabilities
-        .contains(CapabilityFlags::CLIENT_PROTOCOL_41)
-        .then(|| SqlState::new(error.sql_state));
-    let packet = ErrPacket::Error(ServerError::new(
-        error.code,
-        state,
-        error.message.as_bytes(),
-    ));
+    let state = capabilities.contains(CapabilityFlags::CLIENT_PROTOCOL_41).then(|| SqlState::new(error.sql_state));
+    let packet = ErrPacket::Error(ServerError::new(error.code, state, error.message.as_bytes()));
     let mut out = Vec::with_capacity(9 + error.message.len());
     packet.serialize(&mut out);
     out
@@ -74,19 +65,11 @@ pub(crate) fn encode_eof(warnings: u16, status: StatusFlags) -> [u8; 5] {
     [EOF_HEADER, w[0], w[1], s[0], s[1]]
 }
 
-pub(crate) fn write_ok(
-    stream: &mut PacketStream,
-    ok: &OkResponse,
-    status: StatusFlags,
-) -> Result<(), ProtocolError> {
+pub(crate) fn write_ok(stream: &mut PacketStream, ok: &OkResponse, status: StatusFlags) -> Result<(), ProtocolError> {
     stream.write_packet(&encode_ok(ok, status, OK_HEADER))
 }
 
-pub(crate) fn write_err(
-    stream: &mut PacketStream,
-    error: &MysqlError,
-    capabilities: CapabilityFlags,
-) -> Result<(), ProtocolError> {
+pub(crate) fn write_err(stream: &mut PacketStream, error: &MysqlError, capabilities: CapabilityFlags) -> Result<(), ProtocolError> {
     stream.write_packet(&encode_err(error, capabilities))
 }
 
@@ -104,10 +87,7 @@ pub(crate) fn write_terminator(
         return stream.write_packet(&encode_eof(warnings, status));
     }
     if final_terminator {
-        let ok = OkResponse {
-            warnings,
-            ..Default::default()
-        };
+        let ok = OkResponse { warnings, ..Default::default() };
         return stream.write_packet(&encode_ok(&ok, status, EOF_HEADER));
     }
     Ok(())
@@ -121,18 +101,10 @@ mod tests {
 
     #[test]
     fn ok_packets_decode_with_mysql_common() {
-        let ok = OkResponse {
-            affected_rows: 300,
-            last_insert_id: 7,
-            warnings: 2,
-            info: "Rows matched: 1".into(),
-        };
-        let status =
-            StatusFlags::SERVER_STATUS_AUTOCOMMIT | StatusFlags::SERVER_MORE_RESULTS_EXISTS;
+        let ok = OkResponse { affected_rows: 300, last_insert_id: 7, warnings: 2, info: "Rows matched: 1".into() };
+        let status = StatusFlags::SERVER_STATUS_AUTOCOMMIT | StatusFlags::SERVER_MORE_RESULTS_EXISTS;
         let bytes = encode_ok(&ok, status, OK_HEADER);
-        let decoded: OkPacketDeserializer<'_, CommonOkPacket> = ParseBuf(&bytes)
-            .parse(CapabilityFlags::CLIENT_PROTOCOL_41)
-            .unwrap();
+        let decoded: OkPacketDeserializer<'_, CommonOkPacket> = ParseBuf(&bytes).parse(CapabilityFlags::CLIENT_PROTOCOL_41).unwrap();
         let decoded = decoded.into_inner();
         assert_eq!(decoded.affected_rows(), 300);
         assert_eq!(decoded.last_insert_id(), Some(7));
@@ -140,27 +112,16 @@ mod tests {
         assert_eq!(decoded.status_flags(), status);
         assert_eq!(decoded.info_str().unwrap(), "Rows matched: 1");
 
-        let bytes = encode_ok(
-            &OkResponse::default(),
-            StatusFlags::SERVER_STATUS_IN_TRANS,
-            EOF_HEADER,
-        );
-        let decoded: OkPacketDeserializer<'_, ResultSetTerminator> = ParseBuf(&bytes)
-            .parse(CapabilityFlags::CLIENT_PROTOCOL_41)
-            .unwrap();
-        assert_eq!(
-            decoded.into_inner().status_flags(),
-            StatusFlags::SERVER_STATUS_IN_TRANS
-        );
+        let bytes = encode_ok(&OkResponse::default(), StatusFlags::SERVER_STATUS_IN_TRANS, EOF_HEADER);
+        let decoded: OkPacketDeserializer<'_, ResultSetTerminator> = ParseBuf(&bytes).parse(CapabilityFlags::CLIENT_PROTOCOL_41).unwrap();
+        assert_eq!(decoded.into_inner().status_flags(), StatusFlags::SERVER_STATUS_IN_TRANS);
     }
 
     #[test]
     fn err_packets_decode_with_mysql_common() {
         let error = MysqlError::access_denied("u", "h", false);
         let bytes = encode_err(&error, CapabilityFlags::CLIENT_PROTOCOL_41);
-        let decoded: ErrPacket<'_> = ParseBuf(&bytes)
-            .parse(CapabilityFlags::CLIENT_PROTOCOL_41)
-            .unwrap();
+        let decoded: ErrPacket<'_> = ParseBuf(&bytes).parse(CapabilityFlags::CLIENT_PROTOCOL_41).unwrap();
         let decoded = decoded.server_error();
         assert_eq!(decoded.error_code(), 1045);
         assert_eq!(decoded.sql_state_ref().unwrap().as_str(), "28000");

@@ -50,48 +50,18 @@ impl ColumnDefinition {
             MYSQL_TYPE_FLOAT => (BINARY_CHARSET, 12, binary_number, 31),
             MYSQL_TYPE_DOUBLE => (BINARY_CHARSET, 22, binary_number, 31),
             MYSQL_TYPE_DECIMAL | MYSQL_TYPE_NEWDECIMAL => (BINARY_CHARSET, 12, binary_number, 0),
-            MYSQL_TYPE_YEAR => (
-                BINARY_CHARSET,
-                4,
-                binary_number | ColumnFlags::UNSIGNED_FLAG | ColumnFlags::ZEROFILL_FLAG,
-                0,
-            ),
-            MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => {
-                (BINARY_CHARSET, 10, ColumnFlags::BINARY_FLAG, 0)
-            }
+            MYSQL_TYPE_YEAR => (BINARY_CHARSET, 4, binary_number | ColumnFlags::UNSIGNED_FLAG | ColumnFlags::ZEROFILL_FLAG, 0),
+            MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => (BINARY_CHARSET, 10, ColumnFlags::BINARY_FLAG, 0),
             MYSQL_TYPE_TIME | MYSQL_TYPE_TIME2 => (BINARY_CHARSET, 10, ColumnFlags::BINARY_FLAG, 0),
-            MYSQL_TYPE_DATETIME | MYSQL_TYPE_DATETIME2 => {
-                (BINARY_CHARSET, 19, ColumnFlags::BINARY_FLAG, 0)
+            MYSQL_TYPE_DATETIME | MYSQL_TYPE_DATETIME2 => (BINARY_CHARSET, 19, ColumnFlags::BINARY_FLAG, 0),
+            MYSQL_TYPE_TIMESTAMP | MYSQL_TYPE_TIMESTAMP2 => (BINARY_CHARSET, 19, ColumnFlags::BINARY_FLAG | ColumnFlags::TIMESTAMP_FLAG, 0),
+            MYSQL_TYPE_BLOB | MYSQL_TYPE_TINY_BLOB | MYSQL_TYPE_MEDIUM_BLOB | MYSQL_TYPE_LONG_BLOB => {
+                (BINARY_CHARSET, 65_535, ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG, 0)
             }
-            MYSQL_TYPE_TIMESTAMP | MYSQL_TYPE_TIMESTAMP2 => (
-                BINARY_CHARSET,
-                19,
-                ColumnFlags::BINARY_FLAG | ColumnFlags::TIMESTAMP_FLAG,
-                0,
-            ),
-            MYSQL_TYPE_BLOB
-            | MYSQL_TYPE_TINY_BLOB
-            | MYSQL_TYPE_MEDIUM_BLOB
-            | MYSQL_TYPE_LONG_BLOB => (
-                BINARY_CHARSET,
-                65_535,
-                ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG,
-                0,
-            ),
-            MYSQL_TYPE_JSON => (
-                BINARY_CHARSET,
-                u32::MAX,
-                ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG,
-                0,
-            ),
+            MYSQL_TYPE_JSON => (BINARY_CHARSET, u32::MAX, ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG, 0),
             MYSQL_TYPE_BIT => (BINARY_CHARSET, 1, ColumnFlags::UNSIGNED_FLAG, 0),
             MYSQL_TYPE_NULL => (BINARY_CHARSET, 0, ColumnFlags::BINARY_FLAG, 0),
-            MYSQL_TYPE_GEOMETRY => (
-                BINARY_CHARSET,
-                u32::MAX,
-                ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG,
-                0,
-            ),
+            MYSQL_TYPE_GEOMETRY => (BINARY_CHARSET, u32::MAX, ColumnFlags::BINARY_FLAG | ColumnFlags::BLOB_FLAG, 0),
             // Strings: 255 characters of utf8mb4.
             _ => (UTF8MB4_GENERAL_CI, 1020, ColumnFlags::empty(), 0),
         };
@@ -192,11 +162,7 @@ pub struct ResultSet {
 
 impl ResultSet {
     pub fn new(columns: Vec<ColumnDefinition>) -> Self {
-        ResultSet {
-            columns,
-            rows: Vec::new(),
-            warnings: 0,
-        }
+        ResultSet { columns, rows: Vec::new(), warnings: 0 }
     }
 
     pub fn push_row(&mut self, row: Vec<Value>) {
@@ -303,10 +269,9 @@ fn append_text_value(out: &mut Vec<u8>, value: &Value, column: &ColumnDefinition
         Value::DateTime(dt) => {
             let text = match column.column_type {
                 MYSQL_TYPE_DATE | MYSQL_TYPE_NEWDATE => dt.to_text(false, 0),
-                MYSQL_TYPE_DATETIME
-                | MYSQL_TYPE_DATETIME2
-                | MYSQL_TYPE_TIMESTAMP
-                | MYSQL_TYPE_TIMESTAMP2 => dt.to_text(true, column.decimals),
+                MYSQL_TYPE_DATETIME | MYSQL_TYPE_DATETIME2 | MYSQL_TYPE_TIMESTAMP | MYSQL_TYPE_TIMESTAMP2 => {
+                    dt.to_text(true, column.decimals)
+                }
                 _ => dt.to_text(dt.has_time() || dt.microsecond != 0, 31),
             };
             out.put_lenenc_str(text.as_bytes());
@@ -336,11 +301,7 @@ pub(crate) fn write_response_body(
 ) -> Result<Pending, ProtocolError> {
     let (columns, rows, warnings): (Vec<ColumnDefinition>, RowIterator<'_>, u16) = match response {
         QueryResponse::Ok(ok) => return Ok(Pending::Ok(ok)),
-        QueryResponse::ResultSet(result_set) => (
-            result_set.columns,
-            Box::new(result_set.rows.into_iter().map(Ok)),
-            result_set.warnings,
-        ),
+        QueryResponse::ResultSet(result_set) => (result_set.columns, Box::new(result_set.rows.into_iter().map(Ok)), result_set.warnings),
         QueryResponse::Stream(stream) => (stream.columns, stream.rows, stream.warnings),
     };
     write_columns(stream, capabilities, &columns, status)?;
@@ -349,11 +310,7 @@ pub(crate) fn write_response_body(
         let row = match row {
             Ok(row) if row.len() == columns.len() => row,
             Ok(row) => {
-                let error = MysqlError::internal(format!(
-                    "binlogd: a row of {} values for {} columns",
-                    row.len(),
-                    columns.len()
-                ));
+                let error = MysqlError::internal(format!("binlogd: a row of {} values for {} columns", row.len(), columns.len()));
                 write_err(stream, &error, capabilities)?;
                 return Ok(Pending::Failed);
             }
@@ -398,23 +355,14 @@ mod tests {
         assert_eq!(decoded.column_type(), ColumnType::MYSQL_TYPE_LONG);
         assert_eq!(decoded.character_set(), BINARY_CHARSET);
         assert_eq!(decoded.column_length(), 11);
-        assert!(decoded
-            .flags()
-            .contains(ColumnFlags::NOT_NULL_FLAG | ColumnFlags::NUM_FLAG));
+        assert!(decoded.flags().contains(ColumnFlags::NOT_NULL_FLAG | ColumnFlags::NUM_FLAG));
     }
 
     #[test]
     fn text_rows_are_length_encoded() {
-        let columns = vec![
-            ColumnDefinition::bigint("a"),
-            ColumnDefinition::varchar("b"),
-            ColumnDefinition::new("c", ColumnType::MYSQL_TYPE_DATE),
-        ];
-        let row = vec![
-            Value::Int(-1),
-            Value::Null,
-            Value::DateTime(crate::value::DateTime::date(2024, 5, 6)),
-        ];
+        let columns =
+            vec![ColumnDefinition::bigint("a"), ColumnDefinition::varchar("b"), ColumnDefinition::new("c", ColumnType::MYSQL_TYPE_DATE)];
+        let row = vec![Value::Int(-1), Value::Null, Value::DateTime(crate::value::DateTime::date(2024, 5, 6))];
         let mut out = Vec::new();
         encode_text_row(&columns, &row, &mut out);
         assert_eq!(out, b"\x02-1\xfb\x0a2024-05-06");

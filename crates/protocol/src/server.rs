@@ -118,11 +118,7 @@ impl Server {
             .name("mysql-accept".into())
             .spawn(move || accept_loop(listener, accept_shared, authenticator, factory))?;
         info!(address = %local_address, "listening for MySQL clients");
-        Ok(Server {
-            shared,
-            local_address,
-            accept_thread: Some(accept_thread),
-        })
+        Ok(Server { shared, local_address, accept_thread: Some(accept_thread) })
     }
 
     pub fn local_address(&self) -> SocketAddr {
@@ -136,19 +132,13 @@ impl Server {
 
     /// SET GLOBAL max_connections.
     pub fn set_max_connections(&self, max_connections: usize) {
-        self.shared
-            .dynamic
-            .max_connections
-            .store(max_connections, Ordering::Relaxed);
+        self.shared.dynamic.max_connections.store(max_connections, Ordering::Relaxed);
     }
 
     /// SET GLOBAL max_allowed_packet (bytes; for new connections, as in
     /// MySQL).
     pub fn set_max_allowed_packet(&self, bytes: usize) {
-        self.shared
-            .dynamic
-            .max_allowed_packet
-            .store(bytes, Ordering::Relaxed);
+        self.shared.dynamic.max_allowed_packet.store(bytes, Ordering::Relaxed);
     }
 
     /// Stops accepting, lets running statements finish for up to
@@ -163,8 +153,7 @@ impl Server {
         };
         self.shared.shutting_down.store(true, Ordering::SeqCst);
         // Wake the blocking accept with a connection of our own.
-        let _ =
-            TcpStream::connect_timeout(&wake_address(self.local_address), Duration::from_secs(1));
+        let _ = TcpStream::connect_timeout(&wake_address(self.local_address), Duration::from_secs(1));
         let _ = accept_thread.join();
 
         self.shared.registry.kill_all(KillScope::Query);
@@ -173,10 +162,7 @@ impl Server {
             thread::sleep(Duration::from_millis(10));
         }
         if !self.shared.registry.is_empty() {
-            warn!(
-                connections = self.shared.registry.len(),
-                "closing connections still busy at shutdown"
-            );
+            warn!(connections = self.shared.registry.len(), "closing connections still busy at shutdown");
             self.shared.registry.kill_all(KillScope::Connection);
         }
         let threads = std::mem::take(&mut *self.shared.threads.lock());
@@ -198,21 +184,12 @@ impl Drop for Server {
 fn wake_address(local_address: SocketAddr) -> SocketAddr {
     let mut address = local_address;
     if address.ip().is_unspecified() {
-        address.set_ip(if address.is_ipv4() {
-            std::net::Ipv4Addr::LOCALHOST.into()
-        } else {
-            std::net::Ipv6Addr::LOCALHOST.into()
-        });
+        address.set_ip(if address.is_ipv4() { std::net::Ipv4Addr::LOCALHOST.into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
     }
     address
 }
 
-fn accept_loop<F: SessionFactory>(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    authenticator: Arc<dyn Authenticator>,
-    factory: Arc<F>,
-) {
+fn accept_loop<F: SessionFactory>(listener: TcpListener, shared: Arc<Shared>, authenticator: Arc<dyn Authenticator>, factory: Arc<F>) {
     for incoming in listener.incoming() {
         if shared.shutting_down.load(Ordering::SeqCst) {
             break;
@@ -245,15 +222,7 @@ fn accept_loop<F: SessionFactory>(
         let spawned = thread::Builder::new()
             .name(format!("mysql-conn-{id}"))
             .stack_size(STATEMENT_STACK_BYTES)
-            .spawn(move || {
-                serve_connection(
-                    socket,
-                    config,
-                    registration,
-                    authenticator.as_ref(),
-                    factory.as_ref(),
-                )
-            });
+            .spawn(move || serve_connection(socket, config, registration, authenticator.as_ref(), factory.as_ref()));
         match spawned {
             Ok(thread) => shared.threads.lock().push(thread),
             Err(error) => warn!(%error, "cannot start a connection thread"),

@@ -47,8 +47,7 @@ pub struct ConnectionInfo {
 impl ConnectionInfo {
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rows, not changed rows.
     pub fn found_rows(&self) -> bool {
-        self.capabilities
-            .contains(CapabilityFlags::CLIENT_FOUND_ROWS)
+        self.capabilities.contains(CapabilityFlags::CLIENT_FOUND_ROWS)
     }
 }
 
@@ -91,11 +90,7 @@ pub trait Session {
     /// COM_FIELD_LIST: the columns of `table` whose names match `wildcard`
     /// (a LIKE pattern, empty for all). Deprecated, but clients still send it
     /// for tab completion.
-    fn field_list(
-        &mut self,
-        table: &str,
-        wildcard: &str,
-    ) -> Result<Vec<ColumnDefinition>, MysqlError> {
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<ColumnDefinition>, MysqlError> {
         let _ = (table, wildcard);
         Err(MysqlError::unknown_command())
     }
@@ -108,11 +103,7 @@ pub trait Session {
     }
 
     /// COM_STMT_EXECUTE with the parameters decoded (long data included).
-    fn execute(
-        &mut self,
-        statement_id: u32,
-        params: &[Value],
-    ) -> Result<QueryResponse<'_>, MysqlError> {
+    fn execute(&mut self, statement_id: u32, params: &[Value]) -> Result<QueryResponse<'_>, MysqlError> {
         let _ = (statement_id, params);
         Err(MysqlError::unknown_command())
     }
@@ -162,22 +153,14 @@ pub trait Session {
     /// log (non-blocking) or until the reader goes away or the connection is
     /// killed. An `Err` is sent to the reader. The connection closes after a
     /// dump either way, as MySQL's does.
-    fn binlog_dump(
-        &mut self,
-        request: &BinlogDumpRequest,
-        stream: &mut BinlogStream<'_>,
-    ) -> Result<(), MysqlError> {
+    fn binlog_dump(&mut self, request: &BinlogDumpRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
         let _ = (request, stream);
         Err(MysqlError::unknown_command())
     }
 
     /// COM_BINLOG_DUMP_GTID: like `binlog_dump`, skipping transactions in the
     /// request's GTID set.
-    fn binlog_dump_gtid(
-        &mut self,
-        request: &BinlogDumpGtidRequest,
-        stream: &mut BinlogStream<'_>,
-    ) -> Result<(), MysqlError> {
+    fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
         let _ = (request, stream);
         Err(MysqlError::unknown_command())
     }

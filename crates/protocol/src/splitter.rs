@@ -85,18 +85,12 @@ fn is_dash_comment(bytes: &[u8], index: usize) -> bool {
 }
 
 fn skip_line(bytes: &[u8], index: usize) -> usize {
-    bytes[index..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(bytes.len(), |offset| index + offset + 1)
+    bytes[index..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |offset| index + offset + 1)
 }
 
 fn skip_block_comment(bytes: &[u8], open: usize) -> usize {
     let body = open + 2;
-    bytes[body.min(bytes.len())..]
-        .windows(2)
-        .position(|pair| pair == b"*/")
-        .map_or(bytes.len(), |offset| body + offset + 2)
+    bytes[body.min(bytes.len())..].windows(2).position(|pair| pair == b"*/").map_or(bytes.len(), |offset| body + offset + 2)
 }
 
 #[cfg(test)]
@@ -105,35 +99,14 @@ mod tests {
 
     #[test]
     fn splits_at_top_level_semicolons_only() {
-        assert_eq!(
-            split_statements("SELECT 1; SELECT 2;"),
-            vec!["SELECT 1", "SELECT 2"]
-        );
-        assert_eq!(
-            split_statements("SELECT ';', \";\", `a;b`"),
-            vec!["SELECT ';', \";\", `a;b`"]
-        );
-        assert_eq!(
-            split_statements(r"SELECT 'it\'s;'; SELECT 'a''b;'"),
-            vec![r"SELECT 'it\'s;'", "SELECT 'a''b;'"]
-        );
-        assert_eq!(
-            split_statements("SELECT 1 -- a; b\n; SELECT 2 # c;d\n"),
-            vec!["SELECT 1 -- a; b", "SELECT 2 # c;d"]
-        );
-        assert_eq!(
-            split_statements("SELECT 1 /* ; */ ; SELECT 1--1"),
-            vec!["SELECT 1 /* ; */", "SELECT 1--1"]
-        );
+        assert_eq!(split_statements("SELECT 1; SELECT 2;"), vec!["SELECT 1", "SELECT 2"]);
+        assert_eq!(split_statements("SELECT ';', \";\", `a;b`"), vec!["SELECT ';', \";\", `a;b`"]);
+        assert_eq!(split_statements(r"SELECT 'it\'s;'; SELECT 'a''b;'"), vec![r"SELECT 'it\'s;'", "SELECT 'a''b;'"]);
+        assert_eq!(split_statements("SELECT 1 -- a; b\n; SELECT 2 # c;d\n"), vec!["SELECT 1 -- a; b", "SELECT 2 # c;d"]);
+        assert_eq!(split_statements("SELECT 1 /* ; */ ; SELECT 1--1"), vec!["SELECT 1 /* ; */", "SELECT 1--1"]);
         assert_eq!(split_statements("SELECT 1; -- done"), vec!["SELECT 1"]);
         assert_eq!(split_statements("  ;; /* x */ ; "), Vec::<&str>::new());
-        assert_eq!(
-            split_statements("/*!40101 SET NAMES utf8 */;"),
-            vec!["/*!40101 SET NAMES utf8 */"]
-        );
-        assert_eq!(
-            split_statements("SELECT 'unterminated; x"),
-            vec!["SELECT 'unterminated; x"]
-        );
+        assert_eq!(split_statements("/*!40101 SET NAMES utf8 */;"), vec!["/*!40101 SET NAMES utf8 */"]);
+        assert_eq!(split_statements("SELECT 'unterminated; x"), vec!["SELECT 'unterminated; x"]);
     }
 }

@@ -60,9 +60,7 @@ impl Value {
             Value::Float(v) => format_float(f64::from(*v), true).into_bytes(),
             Value::Double(v) => format_float(*v, false).into_bytes(),
             Value::Bytes(bytes) => bytes.clone(),
-            Value::DateTime(dt) => dt
-                .to_text(dt.has_time() || dt.microsecond != 0, decimals)
-                .into_bytes(),
+            Value::DateTime(dt) => dt.to_text(dt.has_time() || dt.microsecond != 0, decimals).into_bytes(),
             Value::Time(time) => time.to_text(decimals).into_bytes(),
         })
     }
@@ -94,11 +92,7 @@ fn format_float(value: f64, single_precision: bool) -> String {
 fn push_fraction(text: &mut String, microseconds: u32, decimals: u8) {
     let full = format!("{microseconds:06}");
     // Precision above 6 means "unknown": the digits needed, no trailing zeros.
-    let digits = if decimals > 6 {
-        full.trim_end_matches('0').len()
-    } else {
-        usize::from(decimals)
-    };
+    let digits = if decimals > 6 { full.trim_end_matches('0').len() } else { usize::from(decimals) };
     if digits > 0 {
         text.push('.');
         text.push_str(&full[..digits]);
@@ -107,12 +101,7 @@ fn push_fraction(text: &mut String, microseconds: u32, decimals: u8) {
 
 impl DateTime {
     pub fn date(year: u16, month: u8, day: u8) -> Self {
-        DateTime {
-            year,
-            month,
-            day,
-            ..Default::default()
-        }
+        DateTime { year, month, day, ..Default::default() }
     }
 
     pub fn has_time(&self) -> bool {
@@ -123,11 +112,7 @@ impl DateTime {
     pub fn to_text(&self, with_time: bool, decimals: u8) -> String {
         let mut text = format!("{:04}-{:02}-{:02}", self.year, self.month, self.day);
         if with_time {
-            let _ = write!(
-                text,
-                " {:02}:{:02}:{:02}",
-                self.hour, self.minute, self.second
-            );
+            let _ = write!(text, " {:02}:{:02}:{:02}", self.hour, self.minute, self.second);
             push_fraction(&mut text, self.microsecond, decimals);
         }
         text
@@ -168,12 +153,7 @@ impl Time {
     /// `[-]hh:mm:ss[.ffffff]`.
     pub fn to_text(&self, decimals: u8) -> String {
         let sign = if self.negative { "-" } else { "" };
-        let mut text = format!(
-            "{sign}{:02}:{:02}:{:02}",
-            self.total_hours(),
-            self.minutes,
-            self.seconds
-        );
+        let mut text = format!("{sign}{:02}:{:02}:{:02}", self.total_hours(), self.minutes, self.seconds);
         push_fraction(&mut text, self.microseconds, decimals);
         text
     }
@@ -195,11 +175,7 @@ impl Time {
         let seconds: u8 = fields.next().unwrap_or("0").parse().ok()?;
         let microseconds = match fraction {
             None => 0,
-            Some(digits)
-                if !digits.is_empty()
-                    && digits.len() <= 6
-                    && digits.bytes().all(|b| b.is_ascii_digit()) =>
-            {
+            Some(digits) if !digits.is_empty() && digits.len() <= 6 && digits.bytes().all(|b| b.is_ascii_digit()) => {
                 format!("{digits:0<6}").parse().ok()?
             }
             Some(_) => return None,
@@ -207,14 +183,7 @@ impl Time {
         if minutes > 59 || seconds > 59 {
             return None;
         }
-        Some(Time {
-            negative,
-            days: u32::try_from(hours / 24).ok()?,
-            hours: (hours % 24) as u8,
-            minutes,
-            seconds,
-            microseconds,
-        })
+        Some(Time { negative, days: u32::try_from(hours / 24).ok()?, hours: (hours % 24) as u8, minutes, seconds, microseconds })
     }
 }
 
@@ -266,48 +235,22 @@ mod tests {
         assert_eq!(Value::Double(1.5e-5).to_text(31).unwrap(), b"1.5e-5");
         assert_eq!(Value::Float(0.1).to_text(31).unwrap(), b"0.1");
         assert_eq!(Value::Null.to_text(0), None);
-        let dt = DateTime {
-            year: 2024,
-            month: 2,
-            day: 29,
-            hour: 13,
-            minute: 4,
-            second: 5,
-            microsecond: 120000,
-        };
+        let dt = DateTime { year: 2024, month: 2, day: 29, hour: 13, minute: 4, second: 5, microsecond: 120000 };
         assert_eq!(dt.to_text(true, 0), "2024-02-29 13:04:05");
         assert_eq!(dt.to_text(true, 3), "2024-02-29 13:04:05.120");
         assert_eq!(dt.to_text(true, 31), "2024-02-29 13:04:05.12");
         assert_eq!(DateTime::date(2024, 1, 2).to_text(false, 0), "2024-01-02");
-        let t = Time {
-            negative: true,
-            days: 1,
-            hours: 2,
-            minutes: 3,
-            seconds: 4,
-            microseconds: 5,
-        };
+        let t = Time { negative: true, days: 1, hours: 2, minutes: 3, seconds: 4, microseconds: 5 };
         assert_eq!(t.to_text(6), "-26:03:04.000005");
     }
 
     #[test]
     fn parses_text_forms() {
-        assert_eq!(
-            DateTime::parse("2024-02-29 13:04:05.12")
-                .unwrap()
-                .microsecond,
-            120000
-        );
-        assert_eq!(
-            DateTime::parse("2024-02-29"),
-            Some(DateTime::date(2024, 2, 29))
-        );
+        assert_eq!(DateTime::parse("2024-02-29 13:04:05.12").unwrap().microsecond, 120000);
+        assert_eq!(DateTime::parse("2024-02-29"), Some(DateTime::date(2024, 2, 29)));
         assert_eq!(DateTime::parse("garbage"), None);
         let t = Time::parse("-26:03:04.000005").unwrap();
-        assert_eq!(
-            (t.negative, t.days, t.hours, t.microseconds),
-            (true, 1, 2, 5)
-        );
+        assert_eq!((t.negative, t.days, t.hours, t.microseconds), (true, 1, 2, 5));
         assert_eq!(Time::parse("1:70:00"), None);
     }
 }

@@ -11,34 +11,17 @@ use std::process::{Command, Output, Stdio};
 
 use common::{have_tool, start_server, VERSION};
 
-fn mariadb(
-    address: SocketAddr,
-    user: &str,
-    password: Option<&str>,
-    extra: &[&str],
-    stdin: Option<&[u8]>,
-) -> Output {
+fn mariadb(address: SocketAddr, user: &str, password: Option<&str>, extra: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut command = Command::new("mariadb");
     command
         .arg("--no-defaults")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &address.port().to_string(),
-            "-u",
-            user,
-            "--skip-ssl",
-        ])
+        .args(["-h", "127.0.0.1", "-P", &address.port().to_string(), "-u", user, "--skip-ssl"])
         .args(["--connect-timeout=10"]);
     if let Some(password) = password {
         command.arg(format!("-p{password}"));
     }
     command.args(extra);
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = command.spawn().expect("run mariadb");
     let mut input = child.stdin.take().unwrap();
     if let Some(bytes) = stdin {
@@ -54,138 +37,58 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn mariadb_command_line_client() {
-    if !have_tool(
-        Command::new("mariadb").arg("--version"),
-        "the mariadb client",
-    ) {
+    if !have_tool(Command::new("mariadb").arg("--version"), "the mariadb client") {
         return;
     }
     let server = start_server(|config| config.connection.max_allowed_packet = 64 * 1024 * 1024);
     let address = server.local_address();
-    let batch = |user: &str, password: Option<&str>, sql: &str| {
-        mariadb(address, user, password, &["-B", "-N", "-e", sql], None)
-    };
+    let batch = |user: &str, password: Option<&str>, sql: &str| mariadb(address, user, password, &["-B", "-N", "-e", sql], None);
 
     let output = batch("root", None, "SELECT 1");
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(text(&output.stdout), "1\n");
     let output = batch("alice", Some("secret"), "SELECT @@version");
-    assert_eq!(
-        text(&output.stdout),
-        format!("{VERSION}\n"),
-        "{}",
-        text(&output.stderr)
-    );
+    assert_eq!(text(&output.stdout), format!("{VERSION}\n"), "{}", text(&output.stderr));
 
     let output = batch("alice", Some("wrong"), "SELECT 1");
     assert!(!output.status.success());
     assert!(
-        text(&output.stderr).contains(
-            "ERROR 1045 (28000): Access denied for user 'alice'@'localhost' (using password: YES)"
-        ),
+        text(&output.stderr).contains("ERROR 1045 (28000): Access denied for user 'alice'@'localhost' (using password: YES)"),
         "{}",
         text(&output.stderr)
     );
     let output = batch("alice", None, "SELECT 1");
-    assert!(
-        text(&output.stderr).contains("(using password: NO)"),
-        "{}",
-        text(&output.stderr)
-    );
+    assert!(text(&output.stderr).contains("(using password: NO)"), "{}", text(&output.stderr));
 
     // The client splits at its delimiter; with another delimiter the server
     // gets one COM_QUERY holding two statements and returns two results.
-    let output = mariadb(
-        address,
-        "root",
-        None,
-        &[
-            "-B",
-            "-N",
-            "--delimiter=//",
-            "-e",
-            "SELECT 1; SELECT @@version//",
-        ],
-        None,
-    );
-    assert_eq!(
-        text(&output.stdout),
-        format!("1\n{VERSION}\n"),
-        "{}",
-        text(&output.stderr)
-    );
+    let output = mariadb(address, "root", None, &["-B", "-N", "--delimiter=//", "-e", "SELECT 1; SELECT @@version//"], None);
+    assert_eq!(text(&output.stdout), format!("1\n{VERSION}\n"), "{}", text(&output.stderr));
 
     let output = batch("root", None, "SELEKT 1");
     assert!(!output.status.success());
-    assert!(
-        text(&output.stderr).contains("ERROR 1064 (42000)"),
-        "{}",
-        text(&output.stderr)
-    );
+    assert!(text(&output.stderr).contains("ERROR 1064 (42000)"), "{}", text(&output.stderr));
 
     // With column names, a streamed result, and the database from -D.
-    let output = mariadb(
-        address,
-        "root",
-        None,
-        &["-B", "-D", "db1", "-e", "SELECT ROWS(2); SELECT DATABASE()"],
-        None,
-    );
-    assert_eq!(
-        text(&output.stdout),
-        "id\tname\n0\trow0\n1\trow1\nDATABASE()\ndb1\n",
-        "{}",
-        text(&output.stderr)
-    );
-    let output = mariadb(
-        address,
-        "root",
-        None,
-        &["-D", "nosuchdb", "-e", "SELECT 1"],
-        None,
-    );
-    assert!(
-        text(&output.stderr).contains("ERROR 1049 (42000): Unknown database 'nosuchdb'"),
-        "{}",
-        text(&output.stderr)
-    );
+    let output = mariadb(address, "root", None, &["-B", "-D", "db1", "-e", "SELECT ROWS(2); SELECT DATABASE()"], None);
+    assert_eq!(text(&output.stdout), "id\tname\n0\trow0\n1\trow1\nDATABASE()\ndb1\n", "{}", text(&output.stderr));
+    let output = mariadb(address, "root", None, &["-D", "nosuchdb", "-e", "SELECT 1"], None);
+    assert!(text(&output.stderr).contains("ERROR 1049 (42000): Unknown database 'nosuchdb'"), "{}", text(&output.stderr));
 
     // A 17 MiB statement from standard input: split into packets by the
     // client, joined by the server.
     let length = 17 * 1024 * 1024;
     let statement = format!("SELECT LENGTH('{}');\n", "q".repeat(length));
-    let output = mariadb(
-        address,
-        "root",
-        None,
-        &["-B", "-N", "--max-allowed-packet=64M"],
-        Some(statement.as_bytes()),
-    );
-    assert_eq!(
-        text(&output.stdout),
-        format!("{length}\n"),
-        "{}",
-        text(&output.stderr)
-    );
+    let output = mariadb(address, "root", None, &["-B", "-N", "--max-allowed-packet=64M"], Some(statement.as_bytes()));
+    assert_eq!(text(&output.stdout), format!("{length}\n"), "{}", text(&output.stderr));
     // A row over 16 MiB back (the client's own limit must allow it too).
     let repeat = format!("SELECT REPEAT('x', {length})");
-    let output = mariadb(
-        address,
-        "root",
-        None,
-        &["-B", "-N", "--max-allowed-packet=64M", "-e", &repeat],
-        None,
-    );
+    let output = mariadb(address, "root", None, &["-B", "-N", "--max-allowed-packet=64M", "-e", &repeat], None);
     assert_eq!(output.stdout.len(), length + 1, "{}", text(&output.stderr));
 }
 
 fn python(script: &str, address: SocketAddr) -> Output {
-    Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(address.port().to_string())
-        .output()
-        .expect("run python3")
+    Command::new("python3").arg("-c").arg(script).arg(address.port().to_string()).output().expect("run python3")
 }
 
 const PYMYSQL_SCRIPT: &str = r#"
@@ -219,20 +122,12 @@ print("pymysql ok")
 
 #[test]
 fn pymysql_text_protocol() {
-    if !have_tool(
-        Command::new("python3").args(["-c", "import pymysql"]),
-        "python3 with pymysql",
-    ) {
+    if !have_tool(Command::new("python3").args(["-c", "import pymysql"]), "python3 with pymysql") {
         return;
     }
     let server = start_server(|_| {});
     let output = python(PYMYSQL_SCRIPT, server.local_address());
-    assert!(
-        output.status.success(),
-        "{}{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
+    assert!(output.status.success(), "{}{}", text(&output.stdout), text(&output.stderr));
     assert_eq!(text(&output.stdout), format!("{VERSION}\npymysql ok\n"));
 }
 
@@ -259,20 +154,13 @@ print("connector ok")
 #[test]
 fn mysql_connector_python_prepared_statements() {
     // Optional: a second, independent binary-protocol client.
-    let probe = Command::new("python3")
-        .args(["-c", "import mysql.connector"])
-        .output();
+    let probe = Command::new("python3").args(["-c", "import mysql.connector"]).output();
     if !probe.map(|o| o.status.success()).unwrap_or(false) {
         eprintln!("skipping: mysql-connector-python is not installed");
         return;
     }
     let server = start_server(|_| {});
     let output = python(CONNECTOR_SCRIPT, server.local_address());
-    assert!(
-        output.status.success(),
-        "{}{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
+    assert!(output.status.success(), "{}{}", text(&output.stdout), text(&output.stderr));
     assert_eq!(text(&output.stdout), "connector ok\n");
 }

@@ -6,7 +6,6 @@ mod common;
 
 use std::time::Duration;
 
-use testkit::raw_client::{default_capabilities, RawClient};
 use common::start_server;
 use mysql_common::constants::{CapabilityFlags, ColumnType};
 use mysql_common::io::ParseBuf;
@@ -18,12 +17,10 @@ use protocol::replication::{parse_binlog_dump, parse_binlog_dump_gtid, parse_reg
 use protocol::split_statements;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use testkit::raw_client::{default_capabilities, RawClient};
 
 fn seeded() -> StdRng {
-    let seed = std::env::var("BINLOGD_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
+    let seed = std::env::var("BINLOGD_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random::<u64>);
     eprintln!("BINLOGD_SEED={seed}");
     StdRng::seed_from_u64(seed)
 }
@@ -63,14 +60,9 @@ fn valid_handshake_response() -> Vec<u8> {
 }
 
 fn valid_gtid_dump() -> Vec<u8> {
-    let sid = Sid::new([7; 16])
-        .with_interval(GnoInterval::new(1, 10))
-        .with_interval(GnoInterval::new(12, 13));
+    let sid = Sid::new([7; 16]).with_interval(GnoInterval::new(1, 10)).with_interval(GnoInterval::new(12, 13));
     let mut bytes = Vec::new();
-    ComBinlogDumpGtid::new(3)
-        .with_filename(&b"binlog.000001"[..])
-        .with_sid(sid)
-        .serialize(&mut bytes);
+    ComBinlogDumpGtid::new(3).with_filename(&b"binlog.000001"[..]).with_sid(sid).serialize(&mut bytes);
     bytes
 }
 
@@ -92,29 +84,19 @@ fn parsers_survive_random_and_mutated_bytes() {
         let _ = split_statements(&String::from_utf8_lossy(&random));
         let mut sequence_id = random.get(3).copied().unwrap_or(0);
         let _ = protocol::packet::read_packet(&mut &random[..], &mut sequence_id, 1 << 16);
-        let type_byte = *[
-            0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 245, 246, 252, 253, 254,
-        ]
-        .get(rng.gen_range(0..21))
-        .unwrap();
+        let type_byte =
+            *[0u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 245, 246, 252, 253, 254].get(rng.gen_range(0..21)).unwrap();
         if let Ok(parameter_type) = ParameterType::from_wire(type_byte, rng.gen()) {
             let _ = decode_parameter(&mut ParseBuf(&random), parameter_type);
         }
     }
-    assert!(
-        ParameterType::from_wire(ColumnType::MYSQL_TYPE_LONG as u8, 0x80)
-            .unwrap()
-            .unsigned
-    );
+    assert!(ParameterType::from_wire(ColumnType::MYSQL_TYPE_LONG as u8, 0x80).unwrap().unsigned);
 }
 
 /// Sends SELECT 1 and reads the answer without panicking on a dead or
 /// busy connection.
 fn select_one_works(client: &mut RawClient) -> bool {
-    client
-        .socket
-        .set_read_timeout(Some(Duration::from_secs(1)))
-        .unwrap();
+    client.socket.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
     if !client.try_command(b"\x03SELECT 1") {
         return false;
     }
@@ -126,10 +108,7 @@ fn select_one_works(client: &mut RawClient) -> bool {
             Ok(packet) if packets > 0 && packet[0] == 0xFE && packet.len() < 9 => {
                 // The EOF after the column definition, or the terminator.
                 if packets >= 3 {
-                    client
-                        .socket
-                        .set_read_timeout(Some(Duration::from_secs(10)))
-                        .unwrap();
+                    client.socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
                     return true;
                 }
             }
@@ -141,9 +120,7 @@ fn select_one_works(client: &mut RawClient) -> bool {
 
 /// Command bytes worth aiming at: every command the server knows, plus a
 /// few it does not.
-const COMMANDS: [u8; 22] = [
-    0, 1, 2, 3, 4, 9, 12, 14, 17, 18, 21, 22, 23, 24, 25, 26, 27, 28, 30, 31, 0x42, 0xFF,
-];
+const COMMANDS: [u8; 22] = [0, 1, 2, 3, 4, 9, 12, 14, 17, 18, 21, 22, 23, 24, 25, 26, 27, 28, 30, 31, 0x42, 0xFF];
 
 #[test]
 fn server_survives_random_commands() {
@@ -166,10 +143,7 @@ fn server_survives_random_commands() {
             client = RawClient::login(address, "root", "");
             continue;
         }
-        client
-            .socket
-            .set_read_timeout(Some(Duration::from_millis(25)))
-            .unwrap();
+        client.socket.set_read_timeout(Some(Duration::from_millis(25))).unwrap();
         // Drain whatever the command answered (possibly nothing).
         while client.try_read_packet().is_ok() {}
         // Either the connection still works, or the server closed it (or
@@ -178,10 +152,7 @@ fn server_survives_random_commands() {
             client = RawClient::login(address, "root", "");
         }
         if round % 50 == 0 {
-            assert!(
-                bystander.query("SELECT 1").is_ok(),
-                "round {round}: another client is unaffected"
-            );
+            assert!(bystander.query("SELECT 1").is_ok(), "round {round}: another client is unaffected");
         }
     }
     assert!(bystander.query("SELECT 1").is_ok());

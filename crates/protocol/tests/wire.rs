@@ -8,13 +8,11 @@ use std::net::Shutdown;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use testkit::raw_client::{default_capabilities, parse_err, MValue, RawClient, Response};
 use common::{start_server, VERSION};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
-use mysql_common::packets::{
-    AuthPlugin, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, Sid,
-};
+use mysql_common::packets::{AuthPlugin, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, Sid};
 use mysql_common::proto::MySerialize;
+use testkit::raw_client::{default_capabilities, parse_err, MValue, RawClient, Response};
 
 fn rows(response: Result<Response, testkit::raw_client::ServerErr>) -> Vec<Vec<Option<String>>> {
     response.expect("query succeeds").text_rows()
@@ -39,10 +37,7 @@ fn handshake_advertises_version_capabilities_and_collation() {
     let (nonce, handshake) = client.read_handshake();
     assert_eq!(handshake.server_version_str(), VERSION);
     assert_eq!(handshake.default_collation(), 45);
-    assert_eq!(
-        handshake.auth_plugin_name_str().unwrap(),
-        "mysql_native_password"
-    );
+    assert_eq!(handshake.auth_plugin_name_str().unwrap(), "mysql_native_password");
     assert_eq!(nonce.len(), 20);
     assert!(nonce.iter().all(|&b| b != 0));
     let capabilities = handshake.capabilities();
@@ -63,9 +58,7 @@ fn handshake_advertises_version_capabilities_and_collation() {
     ] {
         assert!(capabilities.contains(flag), "{flag:?} advertised");
     }
-    assert!(
-        !capabilities.intersects(CapabilityFlags::CLIENT_SSL | CapabilityFlags::CLIENT_LOCAL_FILES)
-    );
+    assert!(!capabilities.intersects(CapabilityFlags::CLIENT_SSL | CapabilityFlags::CLIENT_LOCAL_FILES));
     let second = RawClient::login(server.local_address(), "root", "");
     assert_ne!(second.connection_id, handshake.connection_id());
 }
@@ -75,86 +68,44 @@ fn login_checks_passwords_accounts_and_database() {
     let server = start_server(|_| {});
     let address = server.local_address();
     let login = |user: &str, password: &str, database: Option<&str>| {
-        RawClient::login_with(
-            address,
-            user,
-            password,
-            AuthPlugin::MysqlNativePassword,
-            default_capabilities(),
-            database,
-        )
-        .0
+        RawClient::login_with(address, user, password, AuthPlugin::MysqlNativePassword, default_capabilities(), database).0
     };
     let mut root = login("root", "", None).expect("root without password");
-    assert_eq!(
-        rows(root.query("SELECT CURRENT_USER()")),
-        one("root@localhost")
-    );
+    assert_eq!(rows(root.query("SELECT CURRENT_USER()")), one("root@localhost"));
     let mut alice = login("alice", "secret", Some("db1")).expect("alice with password");
     assert_eq!(rows(alice.query("SELECT DATABASE()")), one("db1"));
 
     let denied = login("alice", "wrong", None).err().unwrap();
     assert_eq!((denied.code, denied.state.as_str()), (1045, "28000"));
-    assert_eq!(
-        denied.message,
-        "Access denied for user 'alice'@'localhost' (using password: YES)"
-    );
+    assert_eq!(denied.message, "Access denied for user 'alice'@'localhost' (using password: YES)");
     let denied = login("alice", "", None).err().unwrap();
-    assert_eq!(
-        denied.message,
-        "Access denied for user 'alice'@'localhost' (using password: NO)"
-    );
+    assert_eq!(denied.message, "Access denied for user 'alice'@'localhost' (using password: NO)");
     let denied = login("root", "something", None).err().unwrap();
-    assert_eq!(
-        denied.code, 1045,
-        "a password for a password-less account is wrong"
-    );
+    assert_eq!(denied.code, 1045, "a password for a password-less account is wrong");
     assert_eq!(login("nobody", "x", None).err().unwrap().code, 1045);
     assert_eq!(login("locked", "x", None).err().unwrap().code, 3118);
-    assert_eq!(
-        login("root", "", Some("nosuchdb")).err().unwrap().code,
-        1049
-    );
+    assert_eq!(login("root", "", Some("nosuchdb")).err().unwrap().code, 1049);
 }
 
 #[test]
 fn auth_switch_from_caching_sha2_and_ed25519_to_native_password() {
     let server = start_server(|_| {});
     for plugin in [AuthPlugin::CachingSha2Password, AuthPlugin::Ed25519] {
-        let (result, switch) = RawClient::login_with(
-            server.local_address(),
-            "alice",
-            "secret",
-            plugin.clone(),
-            default_capabilities(),
-            None,
-        );
+        let (result, switch) =
+            RawClient::login_with(server.local_address(), "alice", "secret", plugin.clone(), default_capabilities(), None);
         let switch = switch.expect("the server asks to switch plugins");
         assert_eq!(switch.auth_plugin(), AuthPlugin::MysqlNativePassword);
         assert_eq!(switch.plugin_data().len(), 20);
         let mut client = result.expect("login after the switch");
         assert_eq!(rows(client.query("SELECT 1")), one("1"));
 
-        let (result, switch) = RawClient::login_with(
-            server.local_address(),
-            "alice",
-            "bad",
-            plugin,
-            default_capabilities(),
-            None,
-        );
+        let (result, switch) = RawClient::login_with(server.local_address(), "alice", "bad", plugin, default_capabilities(), None);
         assert!(switch.is_some());
         assert_eq!(result.err().unwrap().code, 1045);
     }
     // Unknown users see the same switch (no hint about which accounts exist).
-    let (result, switch) = RawClient::login_with(
-        server.local_address(),
-        "nobody",
-        "x",
-        AuthPlugin::CachingSha2Password,
-        default_capabilities(),
-        None,
-    );
+    let (result, switch) =
+        RawClient::login_with(server.local_address(), "nobody", "x", AuthPlugin::CachingSha2Password, default_capabilities(), None);
     assert!(switch.is_some());
     assert_eq!(result.err().unwrap().code, 1045);
 }
@@ -167,38 +118,17 @@ fn queries_status_flags_and_multi_statements() {
         if deprecate_eof {
             capabilities |= CapabilityFlags::CLIENT_DEPRECATE_EOF;
         }
-        let (client, _) = RawClient::login_with(
-            server.local_address(),
-            "root",
-            "",
-            AuthPlugin::MysqlNativePassword,
-            capabilities,
-            None,
-        );
+        let (client, _) = RawClient::login_with(server.local_address(), "root", "", AuthPlugin::MysqlNativePassword, capabilities, None);
         let mut client = client.unwrap();
         assert_eq!(rows(client.query("SELECT 1")), one("1"));
         assert_eq!(rows(client.query("SELECT @@version")), one(VERSION));
         assert_eq!(rows(client.query("SELECT DATABASE()")), vec![vec![None]]);
-        assert!(client
-            .query("BEGIN")
-            .unwrap()
-            .status()
-            .contains(StatusFlags::SERVER_STATUS_IN_TRANS));
+        assert!(client.query("BEGIN").unwrap().status().contains(StatusFlags::SERVER_STATUS_IN_TRANS));
         let status = client.query("SELECT 1").unwrap().status();
-        assert!(status
-            .contains(StatusFlags::SERVER_STATUS_IN_TRANS | StatusFlags::SERVER_STATUS_AUTOCOMMIT));
-        assert!(!client
-            .query("COMMIT")
-            .unwrap()
-            .status()
-            .contains(StatusFlags::SERVER_STATUS_IN_TRANS));
+        assert!(status.contains(StatusFlags::SERVER_STATUS_IN_TRANS | StatusFlags::SERVER_STATUS_AUTOCOMMIT));
+        assert!(!client.query("COMMIT").unwrap().status().contains(StatusFlags::SERVER_STATUS_IN_TRANS));
         match client.query("INSERT INTO t VALUES (1)").unwrap() {
-            Response::Ok {
-                affected_rows,
-                last_insert_id,
-                warnings,
-                ..
-            } => {
+            Response::Ok { affected_rows, last_insert_id, warnings, .. } => {
                 assert_eq!((affected_rows, last_insert_id, warnings), (1, Some(42), 1));
             }
             other => panic!("{other:?}"),
@@ -212,44 +142,26 @@ fn queries_status_flags_and_multi_statements() {
         client.command(b"\x03SELECT 1; SELECT @@version ; INSERT INTO t VALUES (';')");
         let first = client.read_response(false).unwrap();
         assert_eq!(first.text_rows(), one("1"));
-        assert!(first
-            .status()
-            .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
+        assert!(first.status().contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
         let second = client.read_response(false).unwrap();
         assert_eq!(second.text_rows(), one(VERSION));
-        assert!(second
-            .status()
-            .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
+        assert!(second.status().contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
         let third = client.read_response(false).unwrap();
         assert!(matches!(third, Response::Ok { .. }));
-        assert!(!third
-            .status()
-            .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
+        assert!(!third.status().contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
 
         // An error ends the batch.
         client.command(b"\x03SELECT 1; BAD; SELECT 1");
-        assert!(client
-            .read_response(false)
-            .unwrap()
-            .status()
-            .contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
+        assert!(client.read_response(false).unwrap().status().contains(StatusFlags::SERVER_MORE_RESULTS_EXISTS));
         assert_eq!(client.read_response(false).unwrap_err().code, 1064);
-        assert_eq!(
-            rows(client.query("SELECT @@version")),
-            one(VERSION),
-            "nothing of the batch is left over"
-        );
+        assert_eq!(rows(client.query("SELECT @@version")), one(VERSION), "nothing of the batch is left over");
 
         // COM_SET_OPTION turns multi-statements off and on; it answers EOF.
         client.command(&[0x1B, 1, 0]);
         let eof = client.read_packet();
         assert_eq!(eof[0], 0xFE);
         assert_eq!(client.query("SELECT 1; SELECT 1").unwrap_err().code, 1064);
-        assert_eq!(
-            rows(client.query("SELECT 1;")),
-            one("1"),
-            "a trailing semicolon is fine"
-        );
+        assert_eq!(rows(client.query("SELECT 1;")), one("1"), "a trailing semicolon is fine");
         client.command(&[0x1B, 0, 0]);
         assert_eq!(client.read_packet()[0], 0xFE);
         client.command(b"\x03SELECT 1;SELECT 1");
@@ -264,10 +176,7 @@ fn streamed_rows_and_an_error_after_some_rows() {
     let mut client = RawClient::login(server.local_address(), "root", "");
     let result = rows(client.query("SELECT ROWS(5000)"));
     assert_eq!(result.len(), 5000);
-    assert_eq!(
-        result[4999],
-        vec![Some("4999".into()), Some("row4999".into())]
-    );
+    assert_eq!(result[4999], vec![Some("4999".into()), Some("row4999".into())]);
     let error = client.query("SELECT STREAM_ERROR").unwrap_err();
     assert_eq!(error.code, 1317);
     assert_eq!(rows(client.query("SELECT 1")), one("1"));
@@ -294,10 +203,7 @@ fn malformed_packets_and_garbage_close_only_their_connection() {
     let mut truncated = default_capabilities().bits().to_le_bytes().to_vec();
     truncated.extend_from_slice(&[0; 6]);
     client.write_packet(&truncated);
-    assert_eq!(
-        parse_err(&client.read_packet(), CapabilityFlags::empty()).code,
-        1835
-    );
+    assert_eq!(parse_err(&client.read_packet(), CapabilityFlags::empty()).code, 1835);
     assert!(client.closed_by_server());
 
     // After login: unknown commands and empty packets are answered, the
@@ -305,32 +211,20 @@ fn malformed_packets_and_garbage_close_only_their_connection() {
     let mut client = RawClient::login(address, "root", "");
     client.command(&[0x55, 1, 2, 3]);
     let error = parse_err(&client.read_packet(), client.capabilities);
-    assert_eq!(
-        (error.code, error.state.as_str(), error.message.as_str()),
-        (1047, "08S01", "Unknown command")
-    );
+    assert_eq!((error.code, error.state.as_str(), error.message.as_str()), (1047, "08S01", "Unknown command"));
     client.command(&[]);
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1047
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1047);
     assert_eq!(rows(client.query("SELECT 1")), one("1"));
 
     // A truncated COM_STMT_EXECUTE is malformed: ERR 1835, then closed.
     client.command(&[0x17, 1]);
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1835
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1835);
     assert!(client.closed_by_server());
 
     // Bytes that are not a packet: a wrong sequence id gives 1156, closed.
     let mut client = RawClient::login(address, "root", "");
     client.write_raw(&[5, 0, 0, 9, 0x03, b'x', b'y', b'z', b'w']);
-    assert_eq!(
-        parse_err(&client.read_packet_any_sequence(), client.capabilities).code,
-        1156
-    );
+    assert_eq!(parse_err(&client.read_packet_any_sequence(), client.capabilities).code, 1156);
     assert!(client.closed_by_server());
 
     // A client that disconnects in the middle of a packet.
@@ -340,9 +234,7 @@ fn malformed_packets_and_garbage_close_only_their_connection() {
     assert!(client.closed_by_server());
 
     assert_eq!(rows(bystander.query("SELECT @@version")), one(VERSION));
-    wait_until("closed connections leave the process list", || {
-        server.registry().len() == 1
-    });
+    wait_until("closed connections leave the process list", || server.registry().len() == 1);
 }
 
 #[test]
@@ -352,10 +244,7 @@ fn packets_over_max_allowed_packet_get_1153() {
     let mut bystander = RawClient::login(address, "root", "");
     let mut client = RawClient::login(address, "root", "");
     let fits = format!("SELECT LENGTH('{}')", "y".repeat(1024 * 1024 - 64));
-    assert_eq!(
-        rows(client.query(&fits)),
-        one(&(1024 * 1024 - 64).to_string())
-    );
+    assert_eq!(rows(client.query(&fits)), one(&(1024 * 1024 - 64).to_string()));
 
     let too_big = format!("SELECT LENGTH('{}')", "y".repeat(2 * 1024 * 1024));
     let mut payload = vec![0x03];
@@ -363,10 +252,7 @@ fn packets_over_max_allowed_packet_get_1153() {
     client.command(&payload);
     let error = parse_err(&client.read_packet(), client.capabilities);
     assert_eq!((error.code, error.state.as_str()), (1153, "08S01"));
-    assert_eq!(
-        error.message,
-        "Got a packet bigger than 'max_allowed_packet' bytes"
-    );
+    assert_eq!(error.message, "Got a packet bigger than 'max_allowed_packet' bytes");
     assert!(client.closed_by_server());
     assert_eq!(rows(bystander.query("SELECT 1")), one("1"));
 }
@@ -397,14 +283,7 @@ fn prepared_statements_speak_the_binary_protocol() {
         if deprecate_eof {
             capabilities |= CapabilityFlags::CLIENT_DEPRECATE_EOF;
         }
-        let (client, _) = RawClient::login_with(
-            server.local_address(),
-            "root",
-            "",
-            AuthPlugin::MysqlNativePassword,
-            capabilities,
-            None,
-        );
+        let (client, _) = RawClient::login_with(server.local_address(), "root", "", AuthPlugin::MysqlNativePassword, capabilities, None);
         let mut client = client.unwrap();
         let (id, param_count, columns) = client.prepare("SELECT ?, ?, ?, ?, ?, ?, ?, ?").unwrap();
         assert_eq!((param_count, columns.len()), (8, 8));
@@ -418,28 +297,18 @@ fn prepared_statements_speak_the_binary_protocol() {
             MValue::Date(2024, 1, 2, 3, 4, 5, 6),
             MValue::Time(true, 1, 2, 3, 4, 500),
         ];
-        let Response::BinaryRows {
-            rows: echoed,
-            columns,
-            ..
-        } = client.execute(id, &params).unwrap()
-        else {
-            panic!("binary result set")
-        };
+        let Response::BinaryRows { rows: echoed, columns, .. } = client.execute(id, &params).unwrap() else { panic!("binary result set") };
         assert_eq!(columns[0].name_str(), "p0");
         assert_eq!(echoed, vec![params.clone()]);
 
         // Re-execute without rebinding: the remembered types apply.
-        let (request, _) =
-            mysql_common::packets::ComStmtExecuteRequestBuilder::new(id).build(&params);
+        let (request, _) = mysql_common::packets::ComStmtExecuteRequestBuilder::new(id).build(&params);
         let mut packet = Vec::new();
         request.serialize(&mut packet);
         let bound_flag_at = 1 + 4 + 1 + 4 + 1;
         packet[bound_flag_at] = 0;
         packet.drain(bound_flag_at + 1..bound_flag_at + 1 + 2 * params.len());
-        let Response::BinaryRows { rows: again, .. } = client.execute_raw(&packet).unwrap() else {
-            panic!()
-        };
+        let Response::BinaryRows { rows: again, .. } = client.execute_raw(&packet).unwrap() else { panic!() };
         assert_eq!(again, vec![params.clone()]);
 
         // Long data: two chunks for parameter 0, no value in the execute.
@@ -456,34 +325,20 @@ fn prepared_statements_speak_the_binary_protocol() {
         execute.push(0);
         execute.extend_from_slice(&1u32.to_le_bytes());
         execute.extend_from_slice(&[0, 1, 0xFC, 0]);
-        let Response::BinaryRows {
-            rows: length_rows, ..
-        } = client.execute_raw(&execute).unwrap()
-        else {
-            panic!()
-        };
+        let Response::BinaryRows { rows: length_rows, .. } = client.execute_raw(&execute).unwrap() else { panic!() };
         assert_eq!(length_rows, vec![vec![MValue::Int(200_000)]]);
 
         // DML answers OK; errors for unknown or closed statements.
         let (insert_id, _, columns) = client.prepare("INSERT INTO t VALUES (?, ?)").unwrap();
         assert!(columns.is_empty());
-        match client
-            .execute(insert_id, &[MValue::Int(1), MValue::NULL])
-            .unwrap()
-        {
-            Response::Ok {
-                affected_rows: 2, ..
-            } => {}
+        match client.execute(insert_id, &[MValue::Int(1), MValue::NULL]).unwrap() {
+            Response::Ok { affected_rows: 2, .. } => {}
             other => panic!("{other:?}"),
         }
         assert_eq!(client.prepare("DROP TABLE t").unwrap_err().code, 1064);
         assert_eq!(client.execute(999, &[]).unwrap_err().code, 1243);
         client.command(&[0x1A, 0, 0, 0, 0]);
-        assert_eq!(
-            parse_err(&client.read_packet(), client.capabilities).code,
-            1243,
-            "COM_STMT_RESET of an unknown id"
-        );
+        assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1243, "COM_STMT_RESET of an unknown id");
         let mut reset = vec![0x1A];
         reset.extend_from_slice(&id.to_le_bytes());
         client.command(&reset);
@@ -492,21 +347,14 @@ fn prepared_statements_speak_the_binary_protocol() {
         close.extend_from_slice(&id.to_le_bytes());
         client.command(&close);
         let error = client.execute(id, &params).unwrap_err();
-        assert_eq!(
-            error.message,
-            format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute")
-        );
+        assert_eq!(error.message, format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"));
         // Unbound types on the first execution: 1210.
         let (fresh, _, _) = client.prepare("SELECT ?").unwrap();
         let mut unbound = vec![0x17];
         unbound.extend_from_slice(&fresh.to_le_bytes());
         unbound.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0]);
         assert_eq!(client.execute_raw(&unbound).unwrap_err().code, 1210);
-        assert_eq!(
-            rows(client.query("SELECT 1")),
-            one("1"),
-            "the text protocol still works"
-        );
+        assert_eq!(rows(client.query("SELECT 1")), one("1"), "the text protocol still works");
     }
 }
 
@@ -516,10 +364,7 @@ fn replication_commands_stream_events() {
     let address = server.local_address();
     let mut client = RawClient::login(address, "root", "");
     let mut register = Vec::new();
-    ComRegisterSlave::new(7)
-        .with_hostname(&b"replica"[..])
-        .with_port(3307)
-        .serialize(&mut register);
+    ComRegisterSlave::new(7).with_hostname(&b"replica"[..]).with_port(3307).serialize(&mut register);
     client.command(&register);
     assert_eq!(client.read_packet()[0], 0x00);
 
@@ -536,11 +381,7 @@ fn replication_commands_stream_events() {
         assert_eq!(packet[0], 0x00);
         assert_eq!(&packet[1..], expected);
     }
-    assert_eq!(
-        client.read_packet(),
-        vec![0xFE, 0, 0, 0, 0],
-        "classic EOF ends a non-blocking dump"
-    );
+    assert_eq!(client.read_packet(), vec![0xFE, 0, 0, 0, 0], "classic EOF ends a non-blocking dump");
     assert!(client.closed_by_server());
 
     // An event over 16 MiB is split and joined like any packet.
@@ -559,35 +400,18 @@ fn replication_commands_stream_events() {
     // A blocking dump ends when the reader goes away.
     let mut client = RawClient::login(address, "root", "");
     let mut dump = Vec::new();
-    ComBinlogDump::new(9)
-        .with_filename(&b"binlog.000001"[..])
-        .serialize(&mut dump);
+    ComBinlogDump::new(9).with_filename(&b"binlog.000001"[..]).serialize(&mut dump);
     client.command(&dump);
     for _ in 0..3 {
         client.read_packet();
     }
-    wait_until("the dump shows in the process list", || {
-        server
-            .registry()
-            .processes()
-            .iter()
-            .any(|p| p.command == "Binlog Dump")
-    });
+    wait_until("the dump shows in the process list", || server.registry().processes().iter().any(|p| p.command == "Binlog Dump"));
     drop(client);
-    wait_until("the dump thread ends", || {
-        server
-            .registry()
-            .processes()
-            .iter()
-            .all(|p| p.command != "Binlog Dump")
-    });
+    wait_until("the dump thread ends", || server.registry().processes().iter().all(|p| p.command != "Binlog Dump"));
 
     // GTID dump: the SID block arrives decoded.
     let mut client = RawClient::login(address, "root", "");
-    let uuid = [
-        0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95,
-        0x62,
-    ];
+    let uuid = [0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1, 0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62];
     let mut dump = Vec::new();
     ComBinlogDumpGtid::new(42)
         .with_filename(&b"binlog.000001"[..])
@@ -596,32 +420,21 @@ fn replication_commands_stream_events() {
         .serialize(&mut dump);
     client.command(&dump);
     let packet = client.read_packet();
-    assert_eq!(
-        &packet[1..],
-        b"42|binlog.000001|3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5"
-    );
+    assert_eq!(&packet[1..], b"42|binlog.000001|3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5");
     assert_eq!(client.read_packet()[0], 0xFE);
 
     // A dump the session refuses: its error, then closed.
     let mut client = RawClient::login(address, "root", "");
     let mut dump = Vec::new();
-    ComBinlogDump::new(9)
-        .with_filename(&b"purged"[..])
-        .serialize(&mut dump);
+    ComBinlogDump::new(9).with_filename(&b"purged"[..]).serialize(&mut dump);
     client.command(&dump);
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1236
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1236);
     assert!(client.closed_by_server());
 
     // A truncated dump request is malformed.
     let mut client = RawClient::login(address, "root", "");
     client.command(&dump[..6]);
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1835
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1835);
 }
 
 #[test]
@@ -637,22 +450,14 @@ fn processlist_kill_query_and_kill() {
         (sleeper, error)
     });
     wait_until("the sleeper shows in SHOW PROCESSLIST", || {
-        admin
-            .query("SHOW PROCESSLIST")
-            .unwrap()
-            .text_rows()
-            .iter()
-            .any(|row| {
-                row[0].as_deref() == Some(&*sleeper_id.to_string())
-                    && row[4].as_deref() == Some("Query")
-                    && row[7].as_deref() == Some("SELECT SLEEP(20)")
-            })
+        admin.query("SHOW PROCESSLIST").unwrap().text_rows().iter().any(|row| {
+            row[0].as_deref() == Some(&*sleeper_id.to_string())
+                && row[4].as_deref() == Some("Query")
+                && row[7].as_deref() == Some("SELECT SLEEP(20)")
+        })
     });
     let list = admin.query("SHOW PROCESSLIST").unwrap().text_rows();
-    let me = list
-        .iter()
-        .find(|row| row[1].as_deref() == Some("alice"))
-        .unwrap();
+    let me = list.iter().find(|row| row[1].as_deref() == Some("alice")).unwrap();
     assert!(me[2].as_deref().unwrap().starts_with("localhost:"));
 
     let started = Instant::now();
@@ -660,11 +465,7 @@ fn processlist_kill_query_and_kill() {
     let (mut sleeper, error) = sleeping.join().unwrap();
     assert_eq!((error.code, error.state.as_str()), (1317, "70100"));
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert_eq!(
-        rows(sleeper.query("SELECT 1")),
-        one("1"),
-        "KILL QUERY leaves the connection"
-    );
+    assert_eq!(rows(sleeper.query("SELECT 1")), one("1"), "KILL QUERY leaves the connection");
 
     admin.query(&format!("KILL {sleeper_id}")).unwrap();
     assert!(sleeper.closed_by_server());
@@ -689,10 +490,7 @@ fn too_many_connections_get_1040() {
     let mut third = RawClient::connect(address);
     let packet = third.read_packet();
     let error = parse_err(&packet, CapabilityFlags::empty());
-    assert_eq!(
-        (error.code, error.message.as_str()),
-        (1040, "Too many connections")
-    );
+    assert_eq!((error.code, error.message.as_str()), (1040, "Too many connections"));
     drop(first);
     wait_until("a slot frees up", || server.registry().len() < 2);
     let mut again = RawClient::login(address, "root", "");
@@ -710,18 +508,12 @@ fn ping_init_db_statistics_field_list_reset_and_quit() {
     assert_eq!(client.read_packet()[0], 0x00, "COM_INIT_DB");
     assert_eq!(rows(client.query("SELECT DATABASE()")), one("db1"));
     client.command(b"\x02nosuchdb");
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1049
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1049);
     assert_eq!(rows(client.query("SELECT DATABASE()")), one("db1"));
 
     client.command(&[0x09]);
     let statistics = String::from_utf8(client.read_packet()).unwrap();
-    assert!(
-        statistics.starts_with("Uptime: ") && statistics.contains("Threads: 1"),
-        "{statistics}"
-    );
+    assert!(statistics.starts_with("Uptime: ") && statistics.contains("Threads: 1"), "{statistics}");
 
     client.command(b"\x04t1\x00");
     let columns = client.read_field_list();
@@ -729,28 +521,18 @@ fn ping_init_db_statistics_field_list_reset_and_quit() {
     client.command(b"\x04t1\x00na%");
     assert_eq!(client.read_field_list(), vec!["name".to_string()]);
     client.command(b"\x04nosuch\x00");
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1146
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1146);
 
     let (id, _, _) = client.prepare("SELECT ?").unwrap();
     client.command(&[0x1F]);
     assert_eq!(client.read_packet()[0], 0x00, "COM_RESET_CONNECTION");
-    assert_eq!(
-        client.execute(id, &[MValue::Int(1)]).unwrap_err().code,
-        1243,
-        "reset closes statements"
-    );
+    assert_eq!(client.execute(id, &[MValue::Int(1)]).unwrap_err().code, 1243, "reset closes statements");
 
     let mut fetch = vec![0x1C];
     fetch.extend_from_slice(&id.to_le_bytes());
     fetch.extend_from_slice(&1u32.to_le_bytes());
     client.command(&fetch);
-    assert_eq!(
-        parse_err(&client.read_packet(), client.capabilities).code,
-        1421
-    );
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1421);
 
     client.command(&[0x01]);
     assert!(client.closed_by_server(), "COM_QUIT");
@@ -766,24 +548,13 @@ fn shutdown_is_prompt_and_closes_clients() {
         let result = busy.query("SELECT SLEEP(30)");
         (busy, result)
     });
-    wait_until("the busy query runs", || {
-        server
-            .registry()
-            .processes()
-            .iter()
-            .any(|p| p.command == "Query")
-    });
+    wait_until("the busy query runs", || server.registry().processes().iter().any(|p| p.command == "Query"));
     let started = Instant::now();
     server.shutdown();
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "killed statements end within the grace period"
-    );
+    assert!(started.elapsed() < Duration::from_secs(4), "killed statements end within the grace period");
     assert!(idle.closed_by_server());
     let (_, result) = busy_thread.join().unwrap();
     assert_eq!(result.unwrap_err().code, 1317);
     let mut buffer = [0u8; 1];
-    assert!(std::net::TcpStream::connect(address)
-        .map(|mut s| s.read(&mut buffer).unwrap_or(0) == 0)
-        .unwrap_or(true));
+    assert!(std::net::TcpStream::connect(address).map(|mut s| s.read(&mut buffer).unwrap_or(0) == 0).unwrap_or(true));
 }

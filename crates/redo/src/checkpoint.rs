@@ -208,7 +208,8 @@ impl RedoLog {
         let temp_path = inner.dir.join(format!("{file_name}{TEMP_SUFFIX}"));
         let storage = inner.storage.as_ref();
         let file = storage.create(&temp_path).map_err(|e| RedoError::io("create", &temp_path, e))?;
-        let mut writer = SnapshotWriter { file: file.clone(), position: 0, buffer: Vec::new(), crc: crc32fast::Hasher::new(), file_error: None };
+        let mut writer =
+            SnapshotWriter { file: file.clone(), position: 0, buffer: Vec::new(), crc: crc32fast::Hasher::new(), file_error: None };
         if let Err(error) = snapshot(&mut writer).and_then(|()| writer.write_buffer()) {
             let _ = storage.remove(&temp_path);
             return Err(match writer.file_error {
@@ -228,7 +229,8 @@ impl RedoLog {
         crash(crash_points::CHECKPOINT_AFTER_SNAPSHOT_SYNC)?;
 
         // Step 4: from here on recovery uses the new checkpoint.
-        let control = Control { checkpoint_number: number, start_lsn, snapshot_bytes: writer.position, snapshot_crc32: writer.crc.finalize() };
+        let control =
+            Control { checkpoint_number: number, start_lsn, snapshot_bytes: writer.position, snapshot_crc32: writer.crc.finalize() };
         let control_path = inner.dir.join(control::CONTROL_FILE_NAME);
         control::store(storage, &inner.dir, &control).map_err(|e| RedoError::io("replace", &control_path, e))?;
         *inner.control.lock() = control;

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use storage::Storage;
 use parking_lot::{Condvar, Mutex};
+use storage::Storage;
 
 use crate::checkpoint::{CheckpointInfo, CheckpointState};
 use crate::control::Control;

@@ -94,8 +94,7 @@ impl Record {
 
     /// Bytes the record takes in the log (its LSN advance).
     pub fn encoded_len(&self) -> u64 {
-        RECORD_HEADER_BYTES as u64
-            + self.sections.iter().map(|s| (SECTION_HEADER_BYTES + s.bytes.len()) as u64).sum::<u64>()
+        RECORD_HEADER_BYTES as u64 + self.sections.iter().map(|s| (SECTION_HEADER_BYTES + s.bytes.len()) as u64).sum::<u64>()
     }
 
     /// Encodes everything but the LSN and the checksum, which depend on
@@ -148,10 +147,19 @@ impl Encoded {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalid {
     /// Fewer bytes left than the header or the length field says.
-    Truncated { needed: u64, available: u64 },
+    Truncated {
+        needed: u64,
+        available: u64,
+    },
     LengthTooSmall(u32),
-    ChecksumMismatch { stored: u32, computed: u32 },
-    LsnMismatch { expected: Lsn, found: Lsn },
+    ChecksumMismatch {
+        stored: u32,
+        computed: u32,
+    },
+    LsnMismatch {
+        expected: Lsn,
+        found: Lsn,
+    },
     /// The checksum holds but the sections do not parse: not a torn
     /// write but a writer bug or a foreign format, never repaired.
     Malformed(String),

@@ -155,9 +155,9 @@ impl Iterator for RecordIter {
                 return None;
             }
             let segment = self.segments.get(self.index)?;
-            let scanner = self.scanner.get_or_insert_with(|| {
-                SegmentScanner::new(segment.file.clone(), segment.header, self.next_lsn, segment.end_offset)
-            });
+            let scanner = self
+                .scanner
+                .get_or_insert_with(|| SegmentScanner::new(segment.file.clone(), segment.header, self.next_lsn, segment.end_offset));
             let step = match scanner.next_record() {
                 Ok(step) => step,
                 Err(error) => {
@@ -177,7 +177,8 @@ impl Iterator for RecordIter {
                     if let Some(next) = self.segments.get(self.index) {
                         if next.header.start_lsn != self.next_lsn {
                             self.failed = true;
-                            let reason = format!("segment starts at LSN {}, the previous one ends at {}", next.header.start_lsn, self.next_lsn);
+                            let reason =
+                                format!("segment starts at LSN {}, the previous one ends at {}", next.header.start_lsn, self.next_lsn);
                             return Some(Err(RedoError::corruption(&next.name, 0, reason)));
                         }
                     }
@@ -213,7 +214,8 @@ pub(crate) fn recover(storage: &dyn Storage, dir: &Path) -> Result<(Recovered, O
     let names = storage.list(dir).map_err(|e| RedoError::io("list", dir, e))?;
     let mut segment_numbers: Vec<u64> = names.iter().filter_map(|n| segment::parse_segment_name(n)).collect();
     segment_numbers.sort_unstable();
-    let mut removals: Vec<String> = names.iter().filter(|n| n.as_str() == CONTROL_TEMP_NAME || checkpoint::is_temp_name(n)).cloned().collect();
+    let mut removals: Vec<String> =
+        names.iter().filter(|n| n.as_str() == CONTROL_TEMP_NAME || checkpoint::is_temp_name(n)).cloned().collect();
 
     // Scan: the control file.
     let control = match control::load(storage, dir)? {
@@ -367,12 +369,7 @@ pub(crate) fn recover(storage: &dyn Storage, dir: &Path) -> Result<(Recovered, O
         snapshot_file,
         segments,
     };
-    let state = OpenState {
-        segments: chain.iter().map(|s| s.header).collect(),
-        active_file: last.file.clone(),
-        active_position,
-        control,
-    };
+    let state = OpenState { segments: chain.iter().map(|s| s.header).collect(), active_file: last.file.clone(), active_position, control };
     Ok((recovered, state))
 }
 

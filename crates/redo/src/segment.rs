@@ -120,11 +120,17 @@ pub fn create_segment(storage: &dyn Storage, dir: &Path, header: SegmentHeader) 
 /// One step of a sequential scan.
 #[derive(Debug)]
 pub enum Scanned {
-    Record { lsn: Lsn, record: Record },
+    Record {
+        lsn: Lsn,
+        record: Record,
+    },
     /// The scan reached its end offset exactly.
     End,
     /// Bytes at `offset` are not a valid record.
-    Invalid { offset: u64, reason: Invalid },
+    Invalid {
+        offset: u64,
+        reason: Invalid,
+    },
 }
 
 /// Reads the records of one segment in order, from `offset` up to `end`.

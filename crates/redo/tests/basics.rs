@@ -5,11 +5,11 @@ mod support;
 
 use std::sync::Arc;
 
-use storage::SimStorage;
-use storage::OsStorage;
 use rand::{Rng, SeedableRng};
 use redo::segment::{segment_name, SEGMENT_HEADER_BYTES};
 use redo::{section, CrashPoints, Durability, Record, RedoError, RedoLog};
+use storage::OsStorage;
+use storage::SimStorage;
 use support::*;
 
 #[test]

@@ -6,10 +6,10 @@ mod support;
 
 use std::sync::Arc;
 
-use storage::SimStorage;
-use storage::Storage;
 use redo::segment::{parse_segment_name, segment_name};
 use redo::{CrashPoints, Durability, Lsn, RedoError, RedoLog};
+use storage::SimStorage;
+use storage::Storage;
 use support::*;
 
 fn files(storage: &SimStorage) -> Vec<String> {

@@ -12,13 +12,13 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::SimStorage;
-use storage::Storage;
 use parking_lot::Mutex;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use redo::crash_points::{self, CrashPoints};
 use redo::{Durability, Options, RedoLog};
+use storage::SimStorage;
+use storage::Storage;
 use support::*;
 
 #[derive(Debug, Clone, Copy)]
@@ -37,11 +37,7 @@ fn take_image(storage: &SimStorage, image: Image) -> SimStorage {
 }
 
 fn crash_options() -> Options {
-    Options {
-        binlogd_redo_segment_bytes: 2048,
-        innodb_flush_log_at_timeout: Duration::from_millis(3),
-        ..Options::default()
-    }
+    Options { binlogd_redo_segment_bytes: 2048, innodb_flush_log_at_timeout: Duration::from_millis(3), ..Options::default() }
 }
 
 /// Checks the recovered state against what the engine applied (in LSN

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use storage::SimStorage;
 use parking_lot::Mutex;
 use redo::{Durability, FlushLogAtTrxCommit, Options, RedoLog};
+use storage::SimStorage;
 use support::*;
 
 fn with_flush(setting: FlushLogAtTrxCommit) -> Options {
@@ -120,7 +120,8 @@ fn flush_0_keeps_records_in_memory_until_the_background_flush() {
     drop(log);
 
     let storage = SimStorage::new();
-    let options = Options { innodb_flush_log_at_timeout: Duration::from_millis(20), ..with_flush(FlushLogAtTrxCommit::WriteAndSyncPerSecond) };
+    let options =
+        Options { innodb_flush_log_at_timeout: Duration::from_millis(20), ..with_flush(FlushLogAtTrxCommit::WriteAndSyncPerSecond) };
     let (log, _) = open(&storage, options);
     let mut end = 0;
     for id in 0..30 {

@@ -12,10 +12,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use storage::OsStorage;
 use parking_lot::Mutex;
 use redo::crash_points::{self, CrashPoints};
 use redo::{Options, RedoLog};
+use storage::OsStorage;
 use support::*;
 
 const CHILD_DIR: &str = "BINLOGD_TEST_CHILD_DIR";
@@ -83,11 +83,8 @@ fn killing_the_process_at_every_crash_point_loses_nothing_acknowledged() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{point}: the child finished without reaching the point");
         assert!(stderr.contains(&format!("crash point {point} reached")), "{point}: child died otherwise: {stderr}");
-        let acknowledged: Vec<u64> = std::fs::read_to_string(dir.path().join("acknowledged"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.parse().ok())
-            .collect();
+        let acknowledged: Vec<u64> =
+            std::fs::read_to_string(dir.path().join("acknowledged")).unwrap_or_default().lines().filter_map(|l| l.parse().ok()).collect();
 
         let (_, recovered) = RedoLog::open(dir.path().join("redo"), child_options(), Arc::new(OsStorage), CrashPoints::default())
             .unwrap_or_else(|e| panic!("{point}: recovery failed: {e}"));

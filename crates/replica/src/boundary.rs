@@ -59,7 +59,11 @@ pub enum Step {
     /// statement without BEGIN and without Gtid). `mariadb` for a MariaDB
     /// GTID event: its clock is 0/0 here, and the caller turns the group
     /// commit id into one ([`crate::mariadb_clock::MariadbClock`]).
-    Begin { clock: TransactionClock, mariadb: Option<MariadbGroup>, ends: bool },
+    Begin {
+        clock: TransactionClock,
+        mariadb: Option<MariadbGroup>,
+        ends: bool,
+    },
     Continue,
     /// The last event of the open transaction.
     End,

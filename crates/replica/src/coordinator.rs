@@ -222,7 +222,8 @@ fn dispatch_loop(
     let mut scan_buffer = Vec::new();
     let mut mariadb_clock = crate::mariadb_clock::MariadbClock::new();
     loop {
-        let popped = queue.pop(&shared.dispatch_stop).map_err(|_| shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed))?;
+        let popped =
+            queue.pop(&shared.dispatch_stop).map_err(|_| shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed))?;
         let entry = match mode {
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {

@@ -18,7 +18,12 @@ use crate::relay::RelayLog;
 /// The entry with its clock replaced by what scanning its events gives.
 /// `mariadb_clock` turns MariaDB commit ids into the clock as the receiver
 /// does; the coordinator keeps one across entries.
-pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>, mariadb_clock: &mut MariadbClock) -> Result<BoundaryEntry, MysqlError> {
+pub fn rescan(
+    relay: &RelayLog,
+    mut entry: BoundaryEntry,
+    buffer: &mut Vec<u8>,
+    mariadb_clock: &mut MariadbClock,
+) -> Result<BoundaryEntry, MysqlError> {
     let has_checksum = entry.format.format.has_checksum();
     let mut tracker = BoundaryTracker::new();
     let mut clock: Option<TransactionClock> = None;
@@ -28,7 +33,8 @@ pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>, 
         if ended {
             return Err(errors::relay_log_read_failure("events after the end of a transaction"));
         }
-        let header = binlog_format::header::EventHeader::decode(event).map_err(|error| errors::relay_log_read_failure(&error.to_string()))?;
+        let header =
+            binlog_format::header::EventHeader::decode(event).map_err(|error| errors::relay_log_read_failure(&error.to_string()))?;
         let footer = if has_checksum { binlog_format::checksum::CHECKSUM_LENGTH } else { 0 };
         let body = event
             .get(binlog_format::constants::COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
@@ -46,7 +52,8 @@ pub fn rescan(relay: &RelayLog, mut entry: BoundaryEntry, buffer: &mut Vec<u8>, 
             Step::Continue | Step::Outside => {}
         }
     }
-    let clock = clock.filter(|_| ended).ok_or_else(|| errors::relay_log_read_failure("a relay log range that is not one whole transaction"))?;
+    let clock =
+        clock.filter(|_| ended).ok_or_else(|| errors::relay_log_read_failure("a relay log range that is not one whole transaction"))?;
     entry.gtid = clock.gtid;
     entry.last_committed = clock.last_committed;
     entry.sequence_number = clock.sequence_number;

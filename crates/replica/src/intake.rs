@@ -204,7 +204,8 @@ impl<'a> Intake<'a> {
     fn track_position(&mut self, header: &EventHeader, body: &[u8], event_bytes: u64) -> Result<(), MysqlError> {
         match EventType::from_code(header.event_type) {
             Some(EventType::Rotate) => {
-                let rotate = RotateEvent::decode_body(body).map_err(|error| errors::relay_log_write_failure(&format!("a Rotate event: {error}")))?;
+                let rotate =
+                    RotateEvent::decode_body(body).map_err(|error| errors::relay_log_write_failure(&format!("a Rotate event: {error}")))?;
                 let name = rotate.next_file;
                 self.source_file = Arc::from(name.as_str());
                 // A position in the file before is worth nothing now.
@@ -215,7 +216,8 @@ impl<'a> Intake<'a> {
                 return Ok(());
             }
             Some(EventType::FormatDescription) => {
-                let format = FormatDescription::decode_body(body).map_err(|error| errors::relay_log_write_failure(&format!("a Format_description event: {error}")))?;
+                let format = FormatDescription::decode_body(body)
+                    .map_err(|error| errors::relay_log_write_failure(&format!("a Format_description event: {error}")))?;
                 self.format = Arc::new(DecodeContext { format });
             }
             _ => {}

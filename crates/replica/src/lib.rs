@@ -33,9 +33,9 @@ mod worker;
 
 pub use applier::{Applier, WorkerApplier};
 pub use boundary::TransactionClock;
-pub use mariadb_gtid_position::MariadbGtidPosition;
 pub use boundary_queue::{BoundaryEntry, BoundaryQueue, QUEUE_ENTRIES_MAX_DEFAULT};
 pub use coordinator::{Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorOutcome, CoordinatorStatus};
+pub use mariadb_gtid_position::MariadbGtidPosition;
 pub use receiver::{Receiver, ReceiverConfig, StartPosition};
 pub use receiver_status::{IoState, ReceiverStatus};
 pub use relay::events::TransactionEvents;

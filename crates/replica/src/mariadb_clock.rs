@@ -79,15 +79,15 @@ mod tests {
     fn a_group_commit_shares_a_slot_and_ddl_runs_alone() {
         let mut clock = MariadbClock::new();
         let clocks: Vec<(i64, i64)> = [
-            group(1, None, TRX),                        // alone
-            group(2, Some(10), TRX),                    // group 10 opens: waits for 1
-            group(3, Some(10), TRX),                    // joins: waits for 1 only
-            group(4, Some(10), TRX | FL_DDL),           // DDL with the same id: alone
-            group(5, Some(10), TRX),                    // 10 again but after DDL: waits for 4
-            group(6, Some(11), TRX),                    // new group: waits for 5
-            group(7, Some(11), FL_ALLOW_PARALLEL),      // not transactional: alone
-            group(8, Some(12), TRX | FL_STANDALONE),    // standalone: alone
-            group(9, Some(12), TRX),                    // waits for 8
+            group(1, None, TRX),                     // alone
+            group(2, Some(10), TRX),                 // group 10 opens: waits for 1
+            group(3, Some(10), TRX),                 // joins: waits for 1 only
+            group(4, Some(10), TRX | FL_DDL),        // DDL with the same id: alone
+            group(5, Some(10), TRX),                 // 10 again but after DDL: waits for 4
+            group(6, Some(11), TRX),                 // new group: waits for 5
+            group(7, Some(11), FL_ALLOW_PARALLEL),   // not transactional: alone
+            group(8, Some(12), TRX | FL_STANDALONE), // standalone: alone
+            group(9, Some(12), TRX),                 // waits for 8
         ]
         .iter()
         .map(|g| clock.assign(g, 1))

@@ -257,7 +257,10 @@ impl Run {
         }
         if let StartPosition::MariadbGtids(start) = &config.start {
             if !mariadb {
-                return Err(errors::replica_fatal(&format!("MariaDB GTID positioning needs a MariaDB source; '{}' is not one", client.server_version)));
+                return Err(errors::replica_fatal(&format!(
+                    "MariaDB GTID positioning needs a MariaDB source; '{}' is not one",
+                    client.server_version
+                )));
             }
             // From the start position, moved forward by what was received.
             let mut connect_state = start.clone();
@@ -278,8 +281,12 @@ impl Run {
                 requested.union(&self.status.lock().retrieved_gtid_set);
                 client.request_dump_gtid(config.server_id, &requested, false)?;
             }
-            StartPosition::FilePosition { .. } if mariadb => client.request_mariadb_dump(config.server_id, &last_complete.file_name, dump_position()?)?,
-            StartPosition::FilePosition { .. } => client.request_dump_position(config.server_id, &last_complete.file_name, dump_position()?, false)?,
+            StartPosition::FilePosition { .. } if mariadb => {
+                client.request_mariadb_dump(config.server_id, &last_complete.file_name, dump_position()?)?
+            }
+            StartPosition::FilePosition { .. } => {
+                client.request_dump_position(config.server_id, &last_complete.file_name, dump_position()?, false)?
+            }
             StartPosition::MariadbGtids(_) => client.request_mariadb_dump(config.server_id, "", 4)?,
         }
         let our_now = SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_secs() as i64).unwrap_or(0);

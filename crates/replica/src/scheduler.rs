@@ -70,7 +70,12 @@ pub struct Ticket {
 
 impl Scheduler {
     pub fn new(preserve_commit_order: bool) -> Scheduler {
-        Scheduler { state: Mutex::new(State::default()), dispatch_possible: Condvar::new(), commit_turn: Condvar::new(), preserve_commit_order }
+        Scheduler {
+            state: Mutex::new(State::default()),
+            dispatch_possible: Condvar::new(),
+            commit_turn: Condvar::new(),
+            preserve_commit_order,
+        }
     }
 
     pub fn preserves_commit_order(&self) -> bool {

@@ -116,7 +116,8 @@ impl SourceClient {
         let stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_read_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_write_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
-        let mut client = SourceClient { stream, events_have_checksum: false, verify_checksums: true, dump: None, server_version: String::new() };
+        let mut client =
+            SourceClient { stream, events_have_checksum: false, verify_checksums: true, dump: None, server_version: String::new() };
         client.log_in(address)?;
         Ok(client)
     }

@@ -55,7 +55,13 @@ fn apply_one(
 ) -> Result<(), Interrupted> {
     let entry = &job.entry;
     let failed = |error: MysqlError| {
-        Interrupted::Failed(errors::worker_failed(worker_index + 1, &entry.gtid_text(), &entry.source_log_file, entry.source_end_log_pos, &error))
+        Interrupted::Failed(errors::worker_failed(
+            worker_index + 1,
+            &entry.gtid_text(),
+            &entry.source_log_file,
+            entry.source_end_log_pos,
+            &error,
+        ))
     };
     let applied = shared.relay.events(&entry.location, buffer).and_then(|mut events| applier.apply(entry, &mut events));
     if let Err(error) = applied {

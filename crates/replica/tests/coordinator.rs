@@ -75,7 +75,11 @@ fn run(seed: u64, config: CoordinatorConfig, memory: bool) {
         assert_eq!(record.committed, sorted, "seed {seed}: commit order is the queue's");
     }
     let stats = relay.stats();
-    assert_eq!((stats.memory_bytes, stats.memory_transactions, stats.spilled_transactions, stats.file_bytes), (0, 0, 0, 0), "all space released");
+    assert_eq!(
+        (stats.memory_bytes, stats.memory_transactions, stats.spilled_transactions, stats.file_bytes),
+        (0, 0, 0, 0),
+        "all space released"
+    );
 }
 
 #[test]
@@ -110,7 +114,8 @@ fn the_file_relay_log_feeds_the_workers_too() {
 #[test]
 fn independent_transactions_apply_in_parallel() {
     let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Memory { limit_bytes: 1 << 20, spill_threshold_bytes: 64 << 10, spill_directory: directory.path().to_path_buf() };
+    let config =
+        RelayLogConfig::Memory { limit_bytes: 1 << 20, spill_threshold_bytes: 64 << 10, spill_directory: directory.path().to_path_buf() };
     let relay = Arc::new(RelayLog::open(&config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(64));
     let stop = StopFlag::new();
@@ -134,7 +139,12 @@ fn independent_transactions_apply_in_parallel() {
         fn rollback(&mut self, _: &replica::BoundaryEntry) {}
     }
     let started = std::time::Instant::now();
-    let coordinator = Coordinator::start(CoordinatorConfig { workers: 4, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue }, relay, queue, Arc::new(Slow));
+    let coordinator = Coordinator::start(
+        CoordinatorConfig { workers: 4, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue },
+        relay,
+        queue,
+        Arc::new(Slow),
+    );
     assert!(wait_until(Duration::from_secs(10), || coordinator.status().transactions_applied == 20));
     let elapsed = started.elapsed();
     coordinator.stop();
@@ -144,7 +154,8 @@ fn independent_transactions_apply_in_parallel() {
 #[test]
 fn an_apply_error_stops_the_coordinator_with_the_error_kept() {
     let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Memory { limit_bytes: 1 << 20, spill_threshold_bytes: 64 << 10, spill_directory: directory.path().to_path_buf() };
+    let config =
+        RelayLogConfig::Memory { limit_bytes: 1 << 20, spill_threshold_bytes: 64 << 10, spill_directory: directory.path().to_path_buf() };
     let relay = Arc::new(RelayLog::open(&config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(1000));
     let stop = StopFlag::new();
@@ -153,7 +164,12 @@ fn an_apply_error_stops_the_coordinator_with_the_error_kept() {
         write_transaction(&relay, &queue, gno - 1, gno, (0, gno as i64), &transaction(gno, 0, gno as i64, 200), &stop);
     }
     let applier = Arc::new(RecordingApplier::new(500, Some(40)));
-    let coordinator = Coordinator::start(CoordinatorConfig { workers: 4, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue }, relay, queue.clone(), applier.clone());
+    let coordinator = Coordinator::start(
+        CoordinatorConfig { workers: 4, preserve_commit_order: true, mode: CoordinatorMode::BoundaryQueue },
+        relay,
+        queue.clone(),
+        applier.clone(),
+    );
     assert!(wait_until(Duration::from_secs(10), || coordinator.is_finished()), "the coordinator did not stop on the error");
     let status = coordinator.status();
     let outcome = coordinator.stop();

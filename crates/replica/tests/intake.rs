@@ -20,7 +20,12 @@ use support::*;
 
 fn control(event_type: EventType, body: &[u8], flags: u16) -> Vec<u8> {
     let mut out = Vec::new();
-    encode_event(EventHeader { timestamp: 0, event_type: event_type as u8, server_id: 1, event_size: 0, log_pos: 0, flags }, body, true, &mut out);
+    encode_event(
+        EventHeader { timestamp: 0, event_type: event_type as u8, server_id: 1, event_size: 0, log_pos: 0, flags },
+        body,
+        true,
+        &mut out,
+    );
     out
 }
 
@@ -54,9 +59,19 @@ struct Fixture {
 impl Fixture {
     fn new() -> Fixture {
         let directory = tempfile::tempdir().unwrap();
-        let config = RelayLogConfig::Memory { limit_bytes: 256 << 10, spill_threshold_bytes: 32 << 10, spill_directory: directory.path().to_path_buf() };
+        let config = RelayLogConfig::Memory {
+            limit_bytes: 256 << 10,
+            spill_threshold_bytes: 32 << 10,
+            spill_directory: directory.path().to_path_buf(),
+        };
         let relay = RelayLog::open(&config).unwrap();
-        Fixture { _directory: directory, relay, queue: BoundaryQueue::new(100), status: Mutex::new(ReceiverStatus::default()), stop: StopFlag::new() }
+        Fixture {
+            _directory: directory,
+            relay,
+            queue: BoundaryQueue::new(100),
+            status: Mutex::new(ReceiverStatus::default()),
+            stop: StopFlag::new(),
+        }
     }
 }
 
@@ -153,7 +168,9 @@ fn mariadb_events_and_groups() -> (Vec<Vec<u8>>, Vec<Vec<Vec<u8>>>) {
     for event in &events {
         match event[4] {
             t if t == EventType::MariadbGtid as u8 => groups.push(vec![event.clone()]),
-            t if [EventType::Rotate, EventType::GtidList, EventType::BinlogCheckpoint, EventType::FormatDescription].iter().any(|&outside| t == outside as u8) => {}
+            t if [EventType::Rotate, EventType::GtidList, EventType::BinlogCheckpoint, EventType::FormatDescription]
+                .iter()
+                .any(|&outside| t == outside as u8) => {}
             _ => groups.last_mut().expect("a GTID first").push(event.clone()),
         }
     }
@@ -170,14 +187,13 @@ fn an_abandoned_mariadb_group_takes_no_clock_slot() {
     let (events, groups) = mariadb_events_and_groups();
     let mut intake = Intake::new(&relay, &queue, &status, &stop, true, 1, &mut next_index, &mut last_complete);
     intake.take(&events[0]).unwrap(); // the FDE
-    // 0-1-4 cut after two events, then 0-1-5 and 0-1-6 (commit id 26).
+                                      // 0-1-4 cut after two events, then 0-1-5 and 0-1-6 (commit id 26).
     for event in groups[3].iter().take(2).chain(groups[4].iter()).chain(groups[5].iter()) {
         intake.take(event).unwrap();
     }
     drop(intake);
-    let clocks: Vec<(String, i64, i64)> = std::iter::from_fn(|| queue.try_pop())
-        .map(|entry| (entry.gtid_text(), entry.last_committed, entry.sequence_number))
-        .collect();
+    let clocks: Vec<(String, i64, i64)> =
+        std::iter::from_fn(|| queue.try_pop()).map(|entry| (entry.gtid_text(), entry.last_committed, entry.sequence_number)).collect();
     assert_eq!(clocks, [("0-1-5".to_owned(), 0, 1), ("0-1-6".to_owned(), 0, 2)]);
     assert_eq!(relay.stats().memory_transactions, 2, "the cut group's bytes were taken back");
 }

@@ -111,7 +111,11 @@ fn fake_source(dump: Arc<Vec<u8>>) -> (u16, std::thread::JoinHandle<()>) {
                     match value {
                         Some(value) => {
                             write(&mut writer, &mut sequence, &[1]);
-                            write(&mut writer, &mut sequence, b"\x03def\x00\x00\x00\x01v\x00\x0c\x21\x00\x00\x01\x00\x00\xfd\x00\x00\x00\x00\x00");
+                            write(
+                                &mut writer,
+                                &mut sequence,
+                                b"\x03def\x00\x00\x00\x01v\x00\x0c\x21\x00\x00\x01\x00\x00\xfd\x00\x00\x00\x00\x00",
+                            );
                             write(&mut writer, &mut sequence, &[0xFE, 0, 0, 0x02, 0]);
                             let mut row = vec![value.len() as u8];
                             row.extend_from_slice(value.as_bytes());
@@ -183,7 +187,10 @@ fn receive(dump: &Arc<Vec<u8>>, memory: bool) -> (f64, u64, f64) {
 fn receiver_throughput_memory_vs_files() {
     let (dump, payload_bytes) = encoded_dump();
     let dump = Arc::new(dump);
-    println!("receiver, fake source on loopback, {TRANSACTIONS} transactions, {:.1} MB of events; MB/s per round:", payload_bytes as f64 / 1e6);
+    println!(
+        "receiver, fake source on loopback, {TRANSACTIONS} transactions, {:.1} MB of events; MB/s per round:",
+        payload_bytes as f64 / 1e6
+    );
     let mut rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let mut cpu_ns_per_byte: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for _ in 0..ROUNDS {
@@ -204,7 +211,15 @@ fn receiver_throughput_memory_vs_files() {
     let median = |rate: &Vec<f64>| rate.get(rate.len() / 2).copied().unwrap_or(f64::NAN);
     println!("  memory: {:?}", rates[0].iter().map(|rate| rate.round()).collect::<Vec<_>>());
     println!("  files:  {:?}", rates[1].iter().map(|rate| rate.round()).collect::<Vec<_>>());
-    println!("  median memory {:.1} MB/s, files {:.1} MB/s, ratio {:.2}x", median(&rates[0]), median(&rates[1]), median(&rates[0]) / median(&rates[1]));
+    println!(
+        "  median memory {:.1} MB/s, files {:.1} MB/s, ratio {:.2}x",
+        median(&rates[0]),
+        median(&rates[1]),
+        median(&rates[0]) / median(&rates[1])
+    );
     let (memory_cpu, files_cpu) = (median(&cpu_ns_per_byte[0]), median(&cpu_ns_per_byte[1]));
-    println!("  receiver thread CPU (median): memory {memory_cpu:.2} ns/byte, files {files_cpu:.2} ns/byte, ratio {:.2}x", files_cpu / memory_cpu);
+    println!(
+        "  receiver thread CPU (median): memory {memory_cpu:.2} ns/byte, files {files_cpu:.2} ns/byte, ratio {:.2}x",
+        files_cpu / memory_cpu
+    );
 }

@@ -15,7 +15,11 @@ const RING_BYTES: u64 = 64 << 10;
 const SPILL_THRESHOLD_BYTES: u64 = 16 << 10;
 
 fn memory_relay(spill_directory: &std::path::Path) -> Arc<RelayLog> {
-    let config = RelayLogConfig::Memory { limit_bytes: RING_BYTES, spill_threshold_bytes: SPILL_THRESHOLD_BYTES, spill_directory: spill_directory.to_path_buf() };
+    let config = RelayLogConfig::Memory {
+        limit_bytes: RING_BYTES,
+        spill_threshold_bytes: SPILL_THRESHOLD_BYTES,
+        spill_directory: spill_directory.to_path_buf(),
+    };
     Arc::new(RelayLog::open(&config).unwrap())
 }
 
@@ -85,7 +89,15 @@ fn out_of_order_release_frees_space_only_when_the_gap_closes() {
     let writer = std::thread::spawn(move || {
         let queue = BoundaryQueue::new(100);
         for gno in 10..15 {
-            write_transaction(&relay_for_writer, &queue, gno, gno, (0, gno as i64), &transaction(gno, 0, gno as i64, 12300), &StopFlag::new());
+            write_transaction(
+                &relay_for_writer,
+                &queue,
+                gno,
+                gno,
+                (0, gno as i64),
+                &transaction(gno, 0, gno as i64, 12300),
+                &StopFlag::new(),
+            );
         }
     });
     assert!(wait_until(Duration::from_secs(10), || writer.is_finished()), "released space was not reused: {:?}", relay.stats());
@@ -177,7 +189,8 @@ fn the_file_relay_log_reads_back_what_it_wrote_and_purges_applied_files() {
 #[test]
 fn the_file_relay_log_blocks_at_its_space_limit() {
     let directory = tempfile::tempdir().unwrap();
-    let config = RelayLogConfig::Files { directory: directory.path().join("relay"), file_size_max_bytes: 1 << 30, space_limit_bytes: 30 << 10 };
+    let config =
+        RelayLogConfig::Files { directory: directory.path().join("relay"), file_size_max_bytes: 1 << 30, space_limit_bytes: 30 << 10 };
     let relay = Arc::new(RelayLog::open(&config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(100));
     let stop = StopFlag::new();

@@ -77,7 +77,8 @@ fn fake_source(scripts: Vec<Script>) -> (u16, std::thread::JoinHandle<Vec<Vec<u8
         let mut requests = Vec::new();
         for script in scripts {
             let (socket, _) = listener.accept().unwrap();
-            let mut connection = Connection { reader: BufReader::new(socket.try_clone().unwrap()), writer: BufWriter::new(socket), sequence: 0 };
+            let mut connection =
+                Connection { reader: BufReader::new(socket.try_clone().unwrap()), writer: BufWriter::new(socket), sequence: 0 };
             requests.extend(serve(&mut connection, script));
         }
         requests
@@ -89,8 +90,8 @@ fn serve(connection: &mut Connection, script: Script) -> Option<Vec<u8>> {
     let first_scramble = [b'a'; 20];
     connection.write(&protocol::handshake::encode_initial_handshake("8.4.0-fake", 7, &first_scramble));
     connection.read().unwrap(); // the response to the first scramble
-    // Ask again with another scramble: only a client that follows the
-    // switch gets in.
+                                // Ask again with another scramble: only a client that follows the
+                                // switch gets in.
     let scramble = [b'z'; 20];
     let mut switch = vec![0xFE];
     switch.extend_from_slice(b"mysql_native_password\0");
@@ -225,7 +226,15 @@ fn a_dropped_connection_is_retried_and_the_cut_transaction_asked_again() {
         .join()
         .unwrap()
         .iter()
-        .map(|request| protocol::replication::parse_binlog_dump_gtid(request).unwrap().gtid_set.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
+        .map(|request| {
+            protocol::replication::parse_binlog_dump_gtid(request)
+                .unwrap()
+                .gtid_set
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
         .collect();
     assert_eq!(requested, vec![String::new(), format!("{SOURCE_UUID}:1"), format!("{SOURCE_UUID}:1-2")]);
     assert_eq!(status.retrieved_gtid_set.to_string(), format!("{SOURCE_UUID}:1-2"));
@@ -242,10 +251,15 @@ fn a_receiver_blocked_on_a_full_ring_stops_on_request() {
     let (port, source) = fake_source(vec![Script::Events(transactions)]);
     let directory = tempfile::tempdir().unwrap();
     let ring_bytes = 64 << 10;
-    let config = RelayLogConfig::Memory { limit_bytes: ring_bytes, spill_threshold_bytes: 16 << 10, spill_directory: directory.path().to_path_buf() };
+    let config = RelayLogConfig::Memory {
+        limit_bytes: ring_bytes,
+        spill_threshold_bytes: 16 << 10,
+        spill_directory: directory.path().to_path_buf(),
+    };
     let relay = Arc::new(RelayLog::open(&config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(100));
-    let receiver = Receiver::start(ReceiverConfig::new(address(port), 2, StartPosition::Gtids(GtidSet::new())), relay.clone(), queue.clone());
+    let receiver =
+        Receiver::start(ReceiverConfig::new(address(port), 2, StartPosition::Gtids(GtidSet::new())), relay.clone(), queue.clone());
     let deadline = Instant::now() + Duration::from_secs(20);
     while relay.stats().receiver_blocked < Duration::from_millis(100) {
         assert!(Instant::now() < deadline, "the receiver never blocked: {:?}", relay.stats());
@@ -272,7 +286,11 @@ fn a_receiver_blocked_on_a_full_ring_resumes_when_transactions_are_applied() {
     let (port, source) = fake_source(vec![Script::Events(transactions), Script::Error(1236, "done")]);
     let directory = tempfile::tempdir().unwrap();
     let ring_bytes = 64 << 10;
-    let config = RelayLogConfig::Memory { limit_bytes: ring_bytes, spill_threshold_bytes: 16 << 10, spill_directory: directory.path().to_path_buf() };
+    let config = RelayLogConfig::Memory {
+        limit_bytes: ring_bytes,
+        spill_threshold_bytes: 16 << 10,
+        spill_directory: directory.path().to_path_buf(),
+    };
     let relay = Arc::new(RelayLog::open(&config).unwrap());
     let queue = Arc::new(BoundaryQueue::new(100));
     let mut receiver_config = ReceiverConfig::new(address(port), 2, StartPosition::Gtids(GtidSet::new()));

@@ -88,10 +88,15 @@ fn comm_prefix(name: &str) -> &str {
 /// On-CPU seconds so far of this process's live threads named like the
 /// coordinator and like the workers (`/proc/self/task/*/schedstat`).
 fn coordinator_and_workers_cpu_seconds() -> (f64, f64) {
-    let (coordinator, workers) = (comm_prefix(replica::coordinator::COORDINATOR_THREAD_NAME), comm_prefix(replica::coordinator::WORKER_THREAD_NAME_PREFIX));
+    let (coordinator, workers) =
+        (comm_prefix(replica::coordinator::COORDINATOR_THREAD_NAME), comm_prefix(replica::coordinator::WORKER_THREAD_NAME_PREFIX));
     let mut seconds = (0.0, 0.0);
     for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
-        let (Ok(name), Ok(schedstat)) = (std::fs::read_to_string(task.path().join("comm")), std::fs::read_to_string(task.path().join("schedstat"))) else { continue };
+        let (Ok(name), Ok(schedstat)) =
+            (std::fs::read_to_string(task.path().join("comm")), std::fs::read_to_string(task.path().join("schedstat")))
+        else {
+            continue;
+        };
         let nanoseconds: u64 = schedstat.split_whitespace().next().and_then(|field| field.parse().ok()).unwrap_or(0);
         if name.trim_end().starts_with(coordinator) {
             seconds.0 += nanoseconds as f64 / 1e9;
@@ -115,7 +120,12 @@ fn relay_write_and_apply_throughput() {
         let relay = RelayLog::open(&relay_config(memory, directory.path())).unwrap();
         let queue = BoundaryQueue::new(TRANSACTIONS as usize);
         let (bytes, elapsed) = fill(&relay, &queue);
-        println!("  {:6}: {:8.1} MB/s ({:.1} MiB in {elapsed:?})", if memory { "memory" } else { "files" }, mb_per_second(bytes, elapsed), bytes as f64 / (1 << 20) as f64);
+        println!(
+            "  {:6}: {:8.1} MB/s ({:.1} MiB in {elapsed:?})",
+            if memory { "memory" } else { "files" },
+            mb_per_second(bytes, elapsed),
+            bytes as f64 / (1 << 20) as f64
+        );
     }
     println!("apply over a pre-filled relay log (memory), walk-only applier, commit order preserved:");
     for mode in [CoordinatorMode::BoundaryQueue, CoordinatorMode::EventScan] {
@@ -125,7 +135,8 @@ fn relay_write_and_apply_throughput() {
             let queue = Arc::new(BoundaryQueue::new(TRANSACTIONS as usize));
             let (bytes, _) = fill(&relay, &queue);
             let started = Instant::now();
-            let coordinator = Coordinator::start(CoordinatorConfig { workers, preserve_commit_order: true, mode }, relay, queue, Arc::new(Walk));
+            let coordinator =
+                Coordinator::start(CoordinatorConfig { workers, preserve_commit_order: true, mode }, relay, queue, Arc::new(Walk));
             while coordinator.status().transactions_applied < TRANSACTIONS {
                 std::thread::sleep(Duration::from_millis(1));
             }

@@ -45,10 +45,8 @@ impl Settings {
         let mut database = DatabaseConfig::new(&options.datadir);
         let mut max_connections = 151;
         let mut max_allowed_packet = 64 << 20;
-        let mut globals = vec![
-            ("port".to_string(), options.port.to_string()),
-            ("datadir".to_string(), options.datadir.display().to_string()),
-        ];
+        let mut globals =
+            vec![("port".to_string(), options.port.to_string()), ("datadir".to_string(), options.datadir.display().to_string())];
         for (name, value) in &options.variables {
             let mut global = true;
             match name.as_str() {
@@ -75,8 +73,8 @@ impl Settings {
                 }
                 // Takes effect at restart; in `engine` mode sync_binlog is ignored.
                 "binlog_storage_engine" => {
-                    database.binlog_storage_engine = database::BinlogStorageEngine::parse(value)
-                        .ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?;
+                    database.binlog_storage_engine =
+                        database::BinlogStorageEngine::parse(value).ok_or_else(|| format!("--{name}: '{value}' is not '' or 'engine'"))?;
                     // Shown as the mode's own spelling ('' or 'engine'),
                     // whichever alias (`file`, `innodb`) started it.
                     globals.push((name.clone(), database.binlog_storage_engine.as_str().to_string()));
@@ -104,7 +102,10 @@ impl Settings {
                 _ => {}
             }
             if global {
-                let value = if matches!(name.as_str(), "max_allowed_packet" | "binlog_cache_size" | "max_binlog_size" | "binlog_large_transaction_optimization_threshold") {
+                let value = if matches!(
+                    name.as_str(),
+                    "max_allowed_packet" | "binlog_cache_size" | "max_binlog_size" | "binlog_large_transaction_optimization_threshold"
+                ) {
                     number(name, value)?.to_string()
                 } else {
                     value.clone()

@@ -92,9 +92,7 @@ impl ServeOptions {
         for (name, value) in pairs {
             match name.as_str() {
                 "datadir" => options.datadir = PathBuf::from(value),
-                "bind" | "bind_address" => {
-                    options.bind = value.parse().map_err(|_| format!("--bind: '{value}' is not an IP address"))?
-                }
+                "bind" | "bind_address" => options.bind = value.parse().map_err(|_| format!("--bind: '{value}' is not an IP address"))?,
                 "port" => options.port = value.parse().map_err(|_| format!("--port: '{value}' is not a port number"))?,
                 _ => {
                     options.variables.retain(|(existing, _)| *existing != name);

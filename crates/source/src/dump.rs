@@ -29,13 +29,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use binlog::{BinlogError, LogEventRef, LogReader, LogRunRef};
-use database::BinlogStatus;
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
-    EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET,
-    LOG_EVENT_ARTIFICIAL_F, LOG_EVENT_BINLOG_IN_USE_F, LOG_POS_OFFSET, SERVER_ID_OFFSET, TYPE_OFFSET,
+    EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET, LOG_EVENT_ARTIFICIAL_F,
+    LOG_EVENT_BINLOG_IN_USE_F, LOG_POS_OFFSET, SERVER_ID_OFFSET, TYPE_OFFSET,
 };
 use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
+use database::BinlogStatus;
 use protocol::{BinlogStream, GtidSetEntry, MysqlError};
 
 /// Where a dump starts.
@@ -534,4 +534,3 @@ fn read_first_gtid(path: &Path) -> std::io::Result<Option<Gtid>> {
     }
     Ok(None)
 }
-

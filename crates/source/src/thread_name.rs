@@ -24,7 +24,8 @@ impl DumpThreadName {
         // SAFETY: PR_GET_NAME writes at most 16 bytes into the buffer
         // given; PR_SET_NAME reads a NUL-terminated string of at most 16.
         let previous = unsafe {
-            (libc::prctl(libc::PR_GET_NAME, previous.as_mut_ptr()) == 0 && libc::prctl(libc::PR_SET_NAME, DUMP_THREAD_NAME_C.as_ptr()) == 0).then_some(previous)
+            (libc::prctl(libc::PR_GET_NAME, previous.as_mut_ptr()) == 0 && libc::prctl(libc::PR_SET_NAME, DUMP_THREAD_NAME_C.as_ptr()) == 0)
+                .then_some(previous)
         };
         DumpThreadName { previous }
     }

@@ -75,11 +75,7 @@ pub fn no_default(column: &str) -> MysqlError {
 
 /// 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR.
 pub fn access_denied(privilege: &str) -> MysqlError {
-    MysqlError::new(
-        1227,
-        "42000",
-        format!("Access denied; you need (at least one of) the {privilege} privilege(s) for this operation"),
-    )
+    MysqlError::new(1227, "42000", format!("Access denied; you need (at least one of) the {privilege} privilege(s) for this operation"))
 }
 
 /// 1690 ER_DATA_OUT_OF_RANGE for arithmetic.

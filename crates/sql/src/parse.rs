@@ -18,8 +18,8 @@ use crate::error::{not_supported, syntax_error, SqlResult};
 
 mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
-mod replica;
 mod depth;
+mod replica;
 pub use depth::EXPRESSION_DEPTH_MAX;
 pub use replica::{OptionValue, ReplicaStatement, ReplicaThreads, SourceOption};
 
@@ -32,9 +32,18 @@ pub enum Statement {
     Commit,
     Rollback,
     Use(String),
-    CreateDatabase { name: String, if_not_exists: bool },
-    DropDatabase { name: String, if_exists: bool },
-    Truncate { database: Option<String>, table: String },
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    Truncate {
+        database: Option<String>,
+        table: String,
+    },
     Show(Show),
     FlushBinaryLogs,
     PurgeBinaryLogsTo(String),
@@ -45,7 +54,10 @@ pub enum Statement {
     /// `RESET MASTER` / `RESET BINARY LOGS AND GTIDS`.
     ResetBinaryLogsAndGtids,
     /// `KILL [CONNECTION | QUERY] id`.
-    Kill { id: u64, query_only: bool },
+    Kill {
+        id: u64,
+        query_only: bool,
+    },
     /// CHANGE REPLICATION SOURCE TO, START / STOP / RESET REPLICA.
     Replica(ReplicaStatement),
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
@@ -60,21 +72,52 @@ pub enum Filter {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Show {
-    Variables { global: bool, filter: Filter },
-    Status { global: bool, filter: Filter },
-    Databases { filter: Filter },
-    Tables { database: Option<String>, full: bool, filter: Filter },
-    CreateTable { database: Option<String>, table: String },
-    Columns { database: Option<String>, table: String, full: bool, filter: Filter },
-    Processlist { full: bool },
+    Variables {
+        global: bool,
+        filter: Filter,
+    },
+    Status {
+        global: bool,
+        filter: Filter,
+    },
+    Databases {
+        filter: Filter,
+    },
+    Tables {
+        database: Option<String>,
+        full: bool,
+        filter: Filter,
+    },
+    CreateTable {
+        database: Option<String>,
+        table: String,
+    },
+    Columns {
+        database: Option<String>,
+        table: String,
+        full: bool,
+        filter: Filter,
+    },
+    Processlist {
+        full: bool,
+    },
     BinaryLogs,
     BinaryLogStatus,
     /// `SHOW BINLOG EVENTS [IN 'file'] [FROM pos] [LIMIT [offset,] count]`.
-    BinlogEvents { file: Option<String>, from: Option<u64>, offset: u64, limit: Option<u64> },
+    BinlogEvents {
+        file: Option<String>,
+        from: Option<u64>,
+        offset: u64,
+        limit: Option<u64>,
+    },
     /// SHOW REPLICAS, or SHOW SLAVE HOSTS with its old column names.
-    Replicas { old_names: bool },
+    Replicas {
+        old_names: bool,
+    },
     /// SHOW REPLICA STATUS, or SHOW SLAVE STATUS with its old column names.
-    ReplicaStatus { old_names: bool },
+    ReplicaStatus {
+        old_names: bool,
+    },
     Warnings,
     Errors,
     Engines,
@@ -157,10 +200,7 @@ struct Words {
 impl Words {
     fn new(sql: &str) -> SqlResult<Words> {
         let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().map_err(|_| syntax_error(sql))?;
-        let tokens = tokens
-            .into_iter()
-            .filter(|token| !matches!(token, Token::Whitespace(_) | Token::SemiColon))
-            .collect();
+        let tokens = tokens.into_iter().filter(|token| !matches!(token, Token::Whitespace(_) | Token::SemiColon)).collect();
         Ok(Words { tokens, position: 0 })
     }
 
@@ -392,8 +432,8 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             }
             Ok(None)
         }
-        "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL"
-        | "XA" | "CHANGE" | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE"
+        | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }
@@ -515,10 +555,7 @@ mod tests {
             parse("SHOW GLOBAL VARIABLES LIKE 'binlog%'").unwrap().statement,
             Statement::Show(Show::Variables { global: true, filter: Filter::Like(_) })
         ));
-        assert!(matches!(
-            parse("DROP DATABASE IF EXISTS sbtest").unwrap().statement,
-            Statement::DropDatabase { if_exists: true, .. }
-        ));
+        assert!(matches!(parse("DROP DATABASE IF EXISTS sbtest").unwrap().statement, Statement::DropDatabase { if_exists: true, .. }));
         assert_eq!(parse("SELEC 1").unwrap_err().code, 1064);
         assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
         assert_eq!(parse("").unwrap_err().code, 1065);
@@ -537,7 +574,9 @@ mod tests {
         ));
         assert!(matches!(statement("RESET MASTER"), Statement::ResetBinaryLogsAndGtids));
         assert!(matches!(statement("reset binary logs and gtids"), Statement::ResetBinaryLogsAndGtids));
-        assert!(matches!(statement("PURGE BINARY LOGS BEFORE '2026-01-01 00:00:00'"), Statement::PurgeBinaryLogsBefore(t) if t == "2026-01-01 00:00:00"));
+        assert!(
+            matches!(statement("PURGE BINARY LOGS BEFORE '2026-01-01 00:00:00'"), Statement::PurgeBinaryLogsBefore(t) if t == "2026-01-01 00:00:00")
+        );
         assert!(matches!(statement("KILL 7"), Statement::Kill { id: 7, query_only: false }));
         assert!(matches!(statement("KILL CONNECTION 7"), Statement::Kill { id: 7, query_only: false }));
         assert!(matches!(statement("KILL QUERY 8"), Statement::Kill { id: 8, query_only: true }));

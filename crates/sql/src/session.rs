@@ -13,27 +13,27 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use database::{CommitRequest, Database, StatementContext};
 use database::WrittenAhead;
+use database::{CommitRequest, Database, StatementContext};
 use engine::Transaction;
 use protocol::{
-    BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse, Session, SessionFactory, StatusFlags,
-    Value as WireValue,
+    BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse,
+    RegisterReplica, Session, SessionFactory, StatusFlags, Value as WireValue,
 };
 
 use crate::access::accounts::Accounts;
-use crate::replica::source_settings::ReplicaSource;
-use crate::replica::threads::ReplicaThreads;
 use crate::access::authorize::Principal;
 use crate::access::privileges::Privilege;
-use source::{gtid_set_from_request, DumpSettings, DumpStart};
-use source::Replicas;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
 use crate::eval::expr::{Columns, Environment, Scope};
+use crate::eval::value::{from_wire, Value};
 use crate::exec::gtid_next::GtidNext;
 use crate::parse::{parse, Parsed, Statement};
-use crate::eval::value::{from_wire, Value};
+use crate::replica::source_settings::ReplicaSource;
+use crate::replica::threads::ReplicaThreads;
 use crate::variables::{definition, GlobalVariables, Kind, VariableScope};
+use source::Replicas;
+use source::{gtid_set_from_request, DumpSettings, DumpStart};
 
 /// What every session shares.
 pub struct Shared {
@@ -397,7 +397,8 @@ impl SqlSession {
                 return Err(error);
             }
         };
-        let Outcome { mut response, use_database, last_insert_id, set_variables, set_user_variables, autocommit_change, mut warnings } = outcome;
+        let Outcome { mut response, use_database, last_insert_id, set_variables, set_user_variables, autocommit_change, mut warnings } =
+            outcome;
         if !keeps_warnings {
             warnings.truncate(WARNINGS_MAX);
             if let QueryResponse::Ok(ok) = &mut response {
@@ -416,7 +417,11 @@ impl SqlSession {
         }
         for (name, value) in set_user_variables {
             if state.user_variables.len() >= USER_VARIABLES_MAX && !state.user_variables.contains_key(&name) {
-                return Err(MysqlError::new(1105, "HY000", format!("binlogd keeps at most {USER_VARIABLES_MAX} user variables per session")));
+                return Err(MysqlError::new(
+                    1105,
+                    "HY000",
+                    format!("binlogd keeps at most {USER_VARIABLES_MAX} user variables per session"),
+                ));
             }
             state.user_variables.insert(name, value);
         }
@@ -480,7 +485,11 @@ impl Transactions<'_> {
             trx.rollback();
             return Ok(());
         }
-        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map(|_| ()).map_err(database_error)
+        context
+            .db()
+            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) })
+            .map(|_| ())
+            .map_err(database_error)
     }
 
     pub fn rollback(&mut self) {
@@ -543,7 +552,10 @@ impl Transactions<'_> {
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
-                        context.db().commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) }).map_err(database_error)?;
+                        context
+                            .db()
+                            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) })
+                            .map_err(database_error)?;
                     }
                 } else {
                     // A large transaction writes its events and redo while
@@ -599,7 +611,13 @@ fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context
     let given = binlog::GivenGtid::new(owned.gtid());
     context
         .db()
-        .commit(CommitRequest { trx, context: &context.statement_context(), ahead, gtid: database::NextGtid::Owned { owned, given }, on_ordered: &|| {} })
+        .commit(CommitRequest {
+            trx,
+            context: &context.statement_context(),
+            ahead,
+            gtid: database::NextGtid::Owned { owned, given },
+            on_ordered: &|| {},
+        })
         .map_err(database_error)?;
     next.finish();
     Ok(())
@@ -686,17 +704,15 @@ impl Session for SqlSession {
             },
             _ => Vec::new(),
         };
-        let param_count = u16::try_from(parsed.param_count).map_err(|_| MysqlError::new(1390, "HY000", "Prepared statement contains too many placeholders"))?;
+        let param_count = u16::try_from(parsed.param_count)
+            .map_err(|_| MysqlError::new(1390, "HY000", "Prepared statement contains too many placeholders"))?;
         self.prepared.insert(statement_id, Arc::new((parsed, sql.to_string())));
         Ok(PreparedStatement { param_count, params: None, columns, warnings: 0 })
     }
 
     fn execute(&mut self, statement_id: u32, params: &[WireValue]) -> Result<QueryResponse<'_>, MysqlError> {
-        let prepared = self
-            .prepared
-            .get(&statement_id)
-            .cloned()
-            .ok_or_else(|| MysqlError::unknown_statement(statement_id, "mysqld_stmt_execute"))?;
+        let prepared =
+            self.prepared.get(&statement_id).cloned().ok_or_else(|| MysqlError::unknown_statement(statement_id, "mysqld_stmt_execute"))?;
         let params: Vec<Value> = params.iter().map(from_wire).collect();
         self.run(&prepared.0, &prepared.1, &params)
     }

@@ -124,7 +124,12 @@ pub const DEFINITIONS: &[Definition] = &[
     // MySQL's: a dump checks each event's CRC32 before sending it (ON)
     // or leaves that to the replica (OFF, the default; the source crate's dump.rs).
     def("source_verify_checksum", "0", Kind::Global, Type::Boolean),
-    def("sql_mode", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION", Kind::Both, Type::Text),
+    def(
+        "sql_mode",
+        "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
+        Kind::Both,
+        Type::Text,
+    ),
     def("sql_select_limit", "18446744073709551615", Kind::Both, Type::Integer),
     def("sync_binlog", "1", Kind::ReadOnly, Type::Integer),
     def("system_time_zone", "UTC", Kind::ReadOnly, Type::Text),
@@ -228,7 +233,10 @@ mod tests {
         let mode = definition("binlogd_replica_coordinator_mode").unwrap();
         assert_eq!(normalize(mode, &Value::Bytes(b"Queue".to_vec())), Ok(Value::Bytes(b"QUEUE".to_vec())));
         let refused = normalize(mode, &Value::Bytes(b"FAST".to_vec())).unwrap_err();
-        assert_eq!((refused.code, refused.message.as_str()), (1231, "Variable 'binlogd_replica_coordinator_mode' can't be set to the value of 'FAST'"));
+        assert_eq!(
+            (refused.code, refused.message.as_str()),
+            (1231, "Variable 'binlogd_replica_coordinator_mode' can't be set to the value of 'FAST'")
+        );
         assert!(GlobalVariables::new(&[("binlogd_replica_coordinator_mode".into(), "1".into())]).is_err());
     }
 }

@@ -57,11 +57,7 @@ impl Storage for OsStorage {
         Ok(Arc::new(OsFile(file)))
     }
     fn open(&self, path: &Path) -> io::Result<FileHandle> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(|e| with_path(e, "open", path))?;
+        let file = OpenOptions::new().read(true).write(true).open(path).map_err(|e| with_path(e, "open", path))?;
         Ok(Arc::new(OsFile(file)))
     }
     fn exists(&self, path: &Path) -> bool {
@@ -77,11 +73,7 @@ impl Storage for OsStorage {
         File::open(dir).and_then(|d| d.sync_all()).map_err(|e| with_path(e, "fsync directory", dir))
     }
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        DirBuilder::new()
-            .recursive(true)
-            .mode(DIRECTORY_MODE)
-            .create(dir)
-            .map_err(|e| with_path(e, "create directory", dir))
+        DirBuilder::new().recursive(true).mode(DIRECTORY_MODE).create(dir).map_err(|e| with_path(e, "create directory", dir))
     }
     fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
         let mut names = Vec::new();

@@ -115,17 +115,14 @@ impl StorageFile for SimFile {
     fn sync_data(&self) -> io::Result<()> {
         let delay = {
             let state = self.state.lock();
-            state.sync_delay.as_ref().and_then(|(pattern, delay)| {
-                self.path.to_string_lossy().contains(pattern.as_str()).then_some(*delay)
-            })
+            state.sync_delay.as_ref().and_then(|(pattern, delay)| self.path.to_string_lossy().contains(pattern.as_str()).then_some(*delay))
         };
         if let Some(delay) = delay {
             std::thread::sleep(delay);
         }
         let mut state = self.state.lock();
-        let gated = |state: &SimState| {
-            state.sync_gate.as_ref().is_some_and(|pattern| self.path.to_string_lossy().contains(pattern.as_str()))
-        };
+        let gated =
+            |state: &SimState| state.sync_gate.as_ref().is_some_and(|pattern| self.path.to_string_lossy().contains(pattern.as_str()));
         if gated(&state) {
             state.syncs_waiting_at_gate += 1;
             while gated(&state) {
@@ -189,8 +186,7 @@ impl Storage for SimStorage {
         let mut state = self.state.lock();
         state.count_sync()?;
         let in_dir = |path: &PathBuf| path.parent() == Some(dir);
-        let live: Vec<(PathBuf, u64)> =
-            state.live_entries.iter().filter(|(p, _)| in_dir(p)).map(|(p, i)| (p.clone(), *i)).collect();
+        let live: Vec<(PathBuf, u64)> = state.live_entries.iter().filter(|(p, _)| in_dir(p)).map(|(p, i)| (p.clone(), *i)).collect();
         state.durable_entries.retain(|path, _| !in_dir(path));
         state.durable_entries.extend(live);
         Ok(())
@@ -222,10 +218,8 @@ impl Storage for SimStorage {
     }
     fn modified(&self, path: &Path) -> io::Result<SystemTime> {
         let state = self.state.lock();
-        let inode = state
-            .live_entries
-            .get(path)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("stat {}", path.display())))?;
+        let inode =
+            state.live_entries.get(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("stat {}", path.display())))?;
         Ok(state.inodes[inode].modified)
     }
 }

@@ -42,7 +42,11 @@ fn features_of_storage(args: &[&str]) -> String {
 fn the_release_build_of_the_workspace_has_no_simulator_or_crash_points() {
     let tree = features_of_storage(&["--workspace", "--edges", "features,normal,build"]);
     let enabled_by: Vec<&str> = tree.lines().skip_while(|line| !line.starts_with(FEATURE)).skip(1).collect();
-    assert!(!tree.contains(FEATURE), "a normal dependency turns on {FEATURE} (the release server would carry it); enabled by:\n{}", enabled_by.join("\n"));
+    assert!(
+        !tree.contains(FEATURE),
+        "a normal dependency turns on {FEATURE} (the release server would carry it); enabled by:\n{}",
+        enabled_by.join("\n")
+    );
 }
 
 #[test]

@@ -13,8 +13,8 @@ use std::time::Duration;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
 use mysql_common::packets::{
-    AuthPlugin, AuthSwitchRequest, Column, ComStmtExecuteRequestBuilder, CommonOkPacket, ErrPacket,
-    HandshakePacket, HandshakeResponse, OkPacketDeserializer, ResultSetTerminator,
+    AuthPlugin, AuthSwitchRequest, Column, ComStmtExecuteRequestBuilder, CommonOkPacket, ErrPacket, HandshakePacket, HandshakeResponse,
+    OkPacketDeserializer, ResultSetTerminator,
 };
 use mysql_common::proto::{Binary, MySerialize};
 use mysql_common::row::RowDeserializer;
@@ -31,45 +31,24 @@ pub struct ServerErr {
 
 #[derive(Debug)]
 pub enum Response {
-    Ok {
-        affected_rows: u64,
-        last_insert_id: Option<u64>,
-        status: StatusFlags,
-        warnings: u16,
-        info: String,
-    },
-    Rows {
-        columns: Vec<Column>,
-        rows: Vec<Vec<Option<Vec<u8>>>>,
-        status: StatusFlags,
-    },
-    BinaryRows {
-        columns: Vec<Column>,
-        rows: Vec<Vec<MValue>>,
-        status: StatusFlags,
-    },
+    Ok { affected_rows: u64, last_insert_id: Option<u64>, status: StatusFlags, warnings: u16, info: String },
+    Rows { columns: Vec<Column>, rows: Vec<Vec<Option<Vec<u8>>>>, status: StatusFlags },
+    BinaryRows { columns: Vec<Column>, rows: Vec<Vec<MValue>>, status: StatusFlags },
 }
 
 impl Response {
     pub fn text_rows(&self) -> Vec<Vec<Option<String>>> {
         match self {
-            Response::Rows { rows, .. } => rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|v| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned()))
-                        .collect()
-                })
-                .collect(),
+            Response::Rows { rows, .. } => {
+                rows.iter().map(|row| row.iter().map(|v| v.as_ref().map(|b| String::from_utf8_lossy(b).into_owned())).collect()).collect()
+            }
             other => panic!("not a text result set: {other:?}"),
         }
     }
 
     pub fn status(&self) -> StatusFlags {
         match self {
-            Response::Ok { status, .. }
-            | Response::Rows { status, .. }
-            | Response::BinaryRows { status, .. } => *status,
+            Response::Ok { status, .. } | Response::Rows { status, .. } | Response::BinaryRows { status, .. } => *status,
         }
     }
 }
@@ -86,10 +65,7 @@ pub fn parse_err(packet: &[u8], capabilities: CapabilityFlags) -> ServerErr {
     let err = err.server_error();
     ServerErr {
         code: err.error_code(),
-        state: err
-            .sql_state_ref()
-            .map(|s| s.as_str().into_owned())
-            .unwrap_or_default(),
+        state: err.sql_state_ref().map(|s| s.as_str().into_owned()).unwrap_or_default(),
         message: err.message_str().into_owned(),
     }
 }
@@ -109,15 +85,8 @@ pub fn default_capabilities() -> CapabilityFlags {
 impl RawClient {
     pub fn connect(address: SocketAddr) -> RawClient {
         let socket = TcpStream::connect(address).expect("connect");
-        socket
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        RawClient {
-            socket,
-            sequence_id: 0,
-            capabilities: CapabilityFlags::empty(),
-            connection_id: 0,
-        }
+        socket.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        RawClient { socket, sequence_id: 0, capabilities: CapabilityFlags::empty(), connection_id: 0 }
     }
 
     pub fn read_packet(&mut self) -> Vec<u8> {
@@ -129,8 +98,7 @@ impl RawClient {
     }
 
     pub fn write_packet(&mut self, payload: &[u8]) {
-        protocol::packet::write_packet(&mut self.socket, &mut self.sequence_id, payload, &[])
-            .expect("write packet");
+        protocol::packet::write_packet(&mut self.socket, &mut self.sequence_id, payload, &[]).expect("write packet");
     }
 
     /// Starts a command: sequence id 0.
@@ -143,8 +111,7 @@ impl RawClient {
     /// write failed.
     pub fn try_command(&mut self, payload: &[u8]) -> bool {
         self.sequence_id = 0;
-        protocol::packet::write_packet(&mut self.socket, &mut self.sequence_id, payload, &[])
-            .is_ok()
+        protocol::packet::write_packet(&mut self.socket, &mut self.sequence_id, payload, &[]).is_ok()
     }
 
     pub fn read_handshake(&mut self) -> (Vec<u8>, HandshakePacket<'static>) {
@@ -163,19 +130,14 @@ impl RawClient {
         plugin: AuthPlugin<'static>,
         capabilities: CapabilityFlags,
         database: Option<&str>,
-    ) -> (
-        Result<RawClient, ServerErr>,
-        Option<AuthSwitchRequest<'static>>,
-    ) {
+    ) -> (Result<RawClient, ServerErr>, Option<AuthSwitchRequest<'static>>) {
         let mut client = RawClient::connect(address);
         let (nonce, handshake) = client.read_handshake();
         client.connection_id = handshake.connection_id();
         // Answer as the plugin would; for caching_sha2_password the token
         // is a SHA-256 scramble the server cannot use.
         let token = match plugin {
-            AuthPlugin::MysqlNativePassword => {
-                protocol::native_password_response(&nonce, password.as_bytes())
-            }
+            AuthPlugin::MysqlNativePassword => protocol::native_password_response(&nonce, password.as_bytes()),
             _ => vec![0x5A; 32],
         };
         let response = HandshakeResponse::new(
@@ -196,38 +158,24 @@ impl RawClient {
         let mut packet = client.read_packet();
         if packet[0] == 0xFE {
             let request: AuthSwitchRequest<'_> = ParseBuf(&packet).parse(()).expect("auth switch");
-            let answer =
-                protocol::native_password_response(request.plugin_data(), password.as_bytes());
+            let answer = protocol::native_password_response(request.plugin_data(), password.as_bytes());
             switch = Some(request.into_owned());
             client.write_packet(&answer);
             packet = client.read_packet();
         }
         match packet[0] {
             0x00 => (Ok(client), switch),
-            0xFF => (
-                Err(parse_err(&packet, CapabilityFlags::CLIENT_PROTOCOL_41)),
-                switch,
-            ),
+            0xFF => (Err(parse_err(&packet, CapabilityFlags::CLIENT_PROTOCOL_41)), switch),
             other => panic!("unexpected login reply {other:#x}"),
         }
     }
 
     pub fn login(address: SocketAddr, user: &str, password: &str) -> RawClient {
-        Self::login_with(
-            address,
-            user,
-            password,
-            AuthPlugin::MysqlNativePassword,
-            default_capabilities(),
-            None,
-        )
-        .0
-        .expect("login")
+        Self::login_with(address, user, password, AuthPlugin::MysqlNativePassword, default_capabilities(), None).0.expect("login")
     }
 
     fn deprecate_eof(&self) -> bool {
-        self.capabilities
-            .contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
+        self.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
     }
 
     fn is_terminator(packet: &[u8]) -> bool {
@@ -236,9 +184,7 @@ impl RawClient {
 
     fn terminator_status(&self, packet: &[u8]) -> StatusFlags {
         if self.deprecate_eof() {
-            let ok: OkPacketDeserializer<'_, ResultSetTerminator> = ParseBuf(packet)
-                .parse(self.capabilities)
-                .expect("OK terminator");
+            let ok: OkPacketDeserializer<'_, ResultSetTerminator> = ParseBuf(packet).parse(self.capabilities).expect("OK terminator");
             ok.into_inner().status_flags()
         } else {
             assert_eq!(packet.len(), 5, "classic EOF packet");
@@ -250,17 +196,12 @@ impl RawClient {
         let columns = (0..count)
             .map(|_| {
                 let packet = self.read_packet();
-                ParseBuf(&packet)
-                    .parse::<Column>(())
-                    .expect("column definition")
+                ParseBuf(&packet).parse::<Column>(()).expect("column definition")
             })
             .collect();
         if !self.deprecate_eof() {
             let eof = self.read_packet();
-            assert!(
-                eof[0] == 0xFE && eof.len() == 5,
-                "EOF after column definitions"
-            );
+            assert!(eof[0] == 0xFE && eof.len() == 5, "EOF after column definitions");
         }
         columns
     }
@@ -270,8 +211,7 @@ impl RawClient {
         let packet = self.read_packet();
         match packet[0] {
             0x00 => {
-                let ok: OkPacketDeserializer<'_, CommonOkPacket> =
-                    ParseBuf(&packet).parse(self.capabilities).expect("OK");
+                let ok: OkPacketDeserializer<'_, CommonOkPacket> = ParseBuf(&packet).parse(self.capabilities).expect("OK");
                 let ok = ok.into_inner();
                 Ok(Response::Ok {
                     affected_rows: ok.affected_rows(),
@@ -283,9 +223,7 @@ impl RawClient {
             }
             0xFF => Err(parse_err(&packet, self.capabilities)),
             _ => {
-                let count = ParseBuf(&packet)
-                    .checked_eat_lenenc_int()
-                    .expect("column count") as usize;
+                let count = ParseBuf(&packet).checked_eat_lenenc_int().expect("column count") as usize;
                 let columns = self.read_columns(count);
                 let shared: Arc<[Column]> = columns.clone().into();
                 let mut text_rows = Vec::new();
@@ -298,22 +236,13 @@ impl RawClient {
                     if Self::is_terminator(&packet) {
                         let status = self.terminator_status(&packet);
                         return Ok(if binary {
-                            Response::BinaryRows {
-                                columns,
-                                rows: binary_rows,
-                                status,
-                            }
+                            Response::BinaryRows { columns, rows: binary_rows, status }
                         } else {
-                            Response::Rows {
-                                columns,
-                                rows: text_rows,
-                                status,
-                            }
+                            Response::Rows { columns, rows: text_rows, status }
                         });
                     }
                     if binary {
-                        let row: RowDeserializer<ServerSide, Binary> =
-                            ParseBuf(&packet).parse(shared.clone()).expect("binary row");
+                        let row: RowDeserializer<ServerSide, Binary> = ParseBuf(&packet).parse(shared.clone()).expect("binary row");
                         binary_rows.push(row.into_inner().unwrap());
                     } else {
                         let mut buf = ParseBuf(&packet);
@@ -358,11 +287,7 @@ impl RawClient {
         if params > 0 {
             self.read_columns(params.into());
         }
-        let columns = if columns > 0 {
-            self.read_columns(columns.into())
-        } else {
-            Vec::new()
-        };
+        let columns = if columns > 0 { self.read_columns(columns.into()) } else { Vec::new() };
         Ok((id, params, columns))
     }
 
@@ -418,10 +343,7 @@ impl RawClient {
 
     /// True when the server closed the connection (EOF or reset).
     pub fn closed_by_server(&mut self) -> bool {
-        matches!(
-            self.try_read_packet(),
-            Err(protocol::ProtocolError::Closed) | Err(protocol::ProtocolError::Io(_))
-        )
+        matches!(self.try_read_packet(), Err(protocol::ProtocolError::Closed) | Err(protocol::ProtocolError::Io(_)))
     }
 
     /// Connects to 127.0.0.1:`port` and logs in with mysql_native_password

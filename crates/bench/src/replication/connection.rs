@@ -20,7 +20,8 @@ pub struct Connection {
 impl Connection {
     pub fn open(server: &str, port: u16, user: &str, password: &str) -> Result<Connection, String> {
         let address = SourceAddress { host: "127.0.0.1".into(), port, user: user.into(), password: password.into() };
-        let client = SourceClient::connect(&address, STATEMENT_TIMEOUT).map_err(|e| format!("connecting to {server} on port {port}: {e}"))?;
+        let client =
+            SourceClient::connect(&address, STATEMENT_TIMEOUT).map_err(|e| format!("connecting to {server} on port {port}: {e}"))?;
         Ok(Connection { server: server.to_string(), client })
     }
 
@@ -77,7 +78,13 @@ impl Connection {
     pub fn binlog_bytes(&mut self) -> Result<u64, String> {
         let rows = self.query("SHOW BINARY LOGS")?;
         rows.iter()
-            .map(|row| row.get(1).cloned().flatten().and_then(|size| size.parse::<u64>().ok()).ok_or_else(|| format!("{}: SHOW BINARY LOGS: no size in {row:?}", self.server)))
+            .map(|row| {
+                row.get(1)
+                    .cloned()
+                    .flatten()
+                    .and_then(|size| size.parse::<u64>().ok())
+                    .ok_or_else(|| format!("{}: SHOW BINARY LOGS: no size in {row:?}", self.server))
+            })
             .sum()
     }
 }
@@ -99,7 +106,8 @@ mod tests {
 
     #[test]
     fn counts_one_uuid_of_a_set() {
-        let set = parse_gtid_set("t", "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:20-24,\n4e11fa47-71ca-11e1-9e33-c80aa9429562:1-3").unwrap();
+        let set =
+            parse_gtid_set("t", "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-10:20-24,\n4e11fa47-71ca-11e1-9e33-c80aa9429562:1-3").unwrap();
         let source: Uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562".parse().unwrap();
         assert_eq!(count_for(&set, &source), 15);
         assert_eq!(set.count(), 18);

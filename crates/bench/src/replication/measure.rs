@@ -45,7 +45,13 @@ pub const REPL_PASSWORD: &str = "repl-bench";
 
 /// What the replica is told by CHANGE REPLICATION SOURCE TO and the
 /// global variables START REPLICA reads.
-pub fn configure(replica: &mut Connection, source_port: u16, setup: &ReplicaSetup, ring_limit_bytes: u64, preserve_commit_order: bool) -> Result<(), String> {
+pub fn configure(
+    replica: &mut Connection,
+    source_port: u16,
+    setup: &ReplicaSetup,
+    ring_limit_bytes: u64,
+    preserve_commit_order: bool,
+) -> Result<(), String> {
     replica.execute(&format!("SET GLOBAL replica_parallel_workers = {}", setup.workers))?;
     replica.execute(&format!("SET GLOBAL binlogd_replica_coordinator_mode = {}", setup.coordinator.variable_value()))?;
     replica.execute(&format!("SET GLOBAL replica_preserve_commit_order = {}", if preserve_commit_order { "ON" } else { "OFF" }))?;
@@ -98,7 +104,13 @@ pub fn wait_caught_up(replica: &mut Connection, wanted: &GtidSet, timeout: Durat
 
 /// Part 1: the receiver alone fetches everything the source has past the
 /// replica's executed set into the relay log.
-pub fn receive(replica: &mut Connection, setup: &ReplicaSetup, source_set: &GtidSet, timeout: Duration, interrupt: &Interrupt) -> Result<ReceiveRow, String> {
+pub fn receive(
+    replica: &mut Connection,
+    setup: &ReplicaSetup,
+    source_set: &GtidSet,
+    timeout: Duration,
+    interrupt: &Interrupt,
+) -> Result<ReceiveRow, String> {
     let executed_before = replica.gtid_executed()?;
     let started = Instant::now();
     replica.execute("START REPLICA IO_THREAD")?;
@@ -112,7 +124,8 @@ pub fn receive(replica: &mut Connection, setup: &ReplicaSetup, source_set: &Gtid
     let seconds = started.elapsed().as_secs_f64();
     let counters = replica.status_counters("Replica_%")?;
     let counter = |name: &str| counters.get(name).copied().unwrap_or(0);
-    let bytes = counter("Replica_relay_log_memory_bytes") + counter("Replica_relay_log_spilled_bytes") + counter("Replica_relay_log_file_bytes");
+    let bytes =
+        counter("Replica_relay_log_memory_bytes") + counter("Replica_relay_log_spilled_bytes") + counter("Replica_relay_log_file_bytes");
     let transactions = counter("Replica_transactions_received");
     Ok(ReceiveRow {
         setup: *setup,
@@ -244,7 +257,14 @@ pub fn end_to_end(run: &EndToEnd<'_>, setup: &ReplicaSetup, interrupt: &Interrup
 
 /// The end-to-end row from the samples taken while sysbench ran and the
 /// one taken right after it.
-fn summarize(setup: &ReplicaSetup, samples: &[LagSample], after_run: &LagSample, source_tps: f64, run_seconds: f64, catch_up_seconds: f64) -> E2eRow {
+fn summarize(
+    setup: &ReplicaSetup,
+    samples: &[LagSample],
+    after_run: &LagSample,
+    source_tps: f64,
+    run_seconds: f64,
+    catch_up_seconds: f64,
+) -> E2eRow {
     let first = samples.first().unwrap_or(after_run);
     let elapsed = after_run.second - first.second;
     let rate = |to: u64, from: u64| if elapsed > 0.0 { to.saturating_sub(from) as f64 / elapsed } else { 0.0 };
@@ -294,7 +314,13 @@ mod tests {
     use super::*;
 
     fn lag(second: f64, source: u64, replica: u64) -> LagSample {
-        LagSample { second, source_transactions: source, replica_transactions: replica, lag_transactions: source - replica, seconds_behind_source: Some(0) }
+        LagSample {
+            second,
+            source_transactions: source,
+            replica_transactions: replica,
+            lag_transactions: source - replica,
+            seconds_behind_source: Some(0),
+        }
     }
 
     #[test]

@@ -520,7 +520,13 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
 
 /// The template replica: replicates the source's prepared tables, stops
 /// its threads and shuts down cleanly.
-fn make_template(source: &ServerProcess, dir: &Path, setup: &ReplicaSetup, options: &[String], interrupt: &Interrupt) -> Result<(), String> {
+fn make_template(
+    source: &ServerProcess,
+    dir: &Path,
+    setup: &ReplicaSetup,
+    options: &[String],
+    interrupt: &Interrupt,
+) -> Result<(), String> {
     eprintln!("bench replication: template replica replicates the prepared tables");
     let wanted = source.connect()?.gtid_executed()?;
     let mut all = vec!["--server-id=2".to_string()];
@@ -537,7 +543,13 @@ fn make_template(source: &ServerProcess, dir: &Path, setup: &ReplicaSetup, optio
 
 /// A replica started on a copy of the template's data directory, its
 /// threads not started.
-fn start_replica_copy(name: &str, dir: &Path, template_dir: &Path, options: &[String], interrupt: &Interrupt) -> Result<ServerProcess, String> {
+fn start_replica_copy(
+    name: &str,
+    dir: &Path,
+    template_dir: &Path,
+    options: &[String],
+    interrupt: &Interrupt,
+) -> Result<ServerProcess, String> {
     copy_tree(&template_dir.join("data"), &dir.join("data"))?;
     let mut all = vec!["--server-id=2".to_string(), "--skip-replica-start=ON".to_string()];
     all.extend_from_slice(options);
@@ -598,7 +610,12 @@ fn end_to_end_runs(
             let mut connection = replica.connect()?;
             connection.execute("STOP REPLICA")?;
             measure::configure(&mut connection, source.port, &setup, workload.ring_limit_bytes, args.preserve_commit_order)?;
-            eprintln!("bench replication: end to end {}: catching up, then sysbench {} threads for {}s", setup.name(), args.threads, args.seconds);
+            eprintln!(
+                "bench replication: end to end {}: catching up, then sysbench {} threads for {}s",
+                setup.name(),
+                args.threads,
+                args.seconds
+            );
             let run = EndToEnd {
                 source,
                 replica: &replica,
@@ -657,7 +674,8 @@ mod tests {
         assert_eq!(&names[..5], ["memory-queue-w1", "memory-queue-w2", "memory-queue-w4", "memory-queue-w8", "memory-event-scan-w1"]);
         let e2e: Vec<String> = end_to_end_setups(&parsed).iter().map(ReplicaSetup::name).collect();
         assert_eq!(e2e, ["memory-queue-w8", "memory-event-scan-w8", "file-queue-w8", "file-event-scan-w8"]);
-        let chosen = args(&["--dir", "/x", "--relay", "file", "--coordinator", "EVENT_SCAN", "--e2e-workers", "3", "--parts", "e2e"]).unwrap();
+        let chosen =
+            args(&["--dir", "/x", "--relay", "file", "--coordinator", "EVENT_SCAN", "--e2e-workers", "3", "--parts", "e2e"]).unwrap();
         assert_eq!(end_to_end_setups(&chosen), [ReplicaSetup { relay: Relay::File, coordinator: CoordinatorKind::EventScan, workers: 3 }]);
         assert_eq!(chosen.parts, [Part::EndToEnd]);
     }
@@ -670,7 +688,8 @@ mod tests {
         assert!(args(&["--dir", "/x", "--seconds", "1"]).is_err());
         assert!(args(&["--dir", "/x", "--parts", "all"]).is_err());
         assert!(args(&["--dir", "/x", "--replica-option", "sync_binlog"]).is_err());
-        let options = args(&["--dir", "/x", "--replica-option", "sync_binlog=0", "--replica-option", "innodb_flush_log_at_trx_commit=2"]).unwrap();
+        let options =
+            args(&["--dir", "/x", "--replica-option", "sync_binlog=0", "--replica-option", "innodb_flush_log_at_trx_commit=2"]).unwrap();
         assert_eq!(options.replica_options, ["--sync_binlog=0", "--innodb_flush_log_at_trx_commit=2"]);
         assert!(options.preserve_commit_order);
         assert!(!args(&["--dir", "/x", "--preserve-commit-order", "OFF"]).unwrap().preserve_commit_order);

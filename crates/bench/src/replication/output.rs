@@ -71,7 +71,9 @@ pub fn ratios(results: &Results) -> Ratios {
     let rate = |relay: Relay| summary.iter().find(|s| s.relay == relay).map(|s| s.mb_per_second_median);
     let receiver_memory_over_file = rate(Relay::Memory).zip(rate(Relay::File)).map(|(memory, file)| ratio(memory, file));
     let find = |row: &ApplyRow, coordinator| {
-        results.apply.iter().find(|other| other.setup.coordinator == coordinator && other.setup.relay == row.setup.relay && other.setup.workers == row.setup.workers)
+        results.apply.iter().find(|other| {
+            other.setup.coordinator == coordinator && other.setup.relay == row.setup.relay && other.setup.workers == row.setup.workers
+        })
     };
     let pairs = || {
         results
@@ -81,7 +83,11 @@ pub fn ratios(results: &Results) -> Ratios {
             .filter_map(move |queue| Some((queue, find(queue, super::CoordinatorKind::EventScan)?)))
     };
     let applier_queue_over_event_scan = pairs()
-        .map(|(queue, scan)| CoordinatorRatio { relay: queue.setup.relay, workers: queue.setup.workers, ratio: ratio(queue.transactions_per_second, scan.transactions_per_second) })
+        .map(|(queue, scan)| CoordinatorRatio {
+            relay: queue.setup.relay,
+            workers: queue.setup.workers,
+            ratio: ratio(queue.transactions_per_second, scan.transactions_per_second),
+        })
         .collect();
     let coordinator_cpu_event_scan_over_queue = pairs()
         .map(|(queue, scan)| CoordinatorRatio {
@@ -90,10 +96,17 @@ pub fn ratios(results: &Results) -> Ratios {
             ratio: ratio(scan.coordinator_cpu_us_per_transaction, queue.coordinator_cpu_us_per_transaction),
         })
         .collect();
-    let best = |coordinator| results.apply.iter().filter(|row| row.setup.coordinator == coordinator).map(|row| row.transactions_per_second).reduce(f64::max);
+    let best = |coordinator| {
+        results.apply.iter().filter(|row| row.setup.coordinator == coordinator).map(|row| row.transactions_per_second).reduce(f64::max)
+    };
     let applier_queue_over_event_scan_best =
         best(super::CoordinatorKind::Queue).zip(best(super::CoordinatorKind::EventScan)).map(|(queue, scan)| ratio(queue, scan));
-    Ratios { receiver_memory_over_file, applier_queue_over_event_scan, applier_queue_over_event_scan_best, coordinator_cpu_event_scan_over_queue }
+    Ratios {
+        receiver_memory_over_file,
+        applier_queue_over_event_scan,
+        applier_queue_over_event_scan_best,
+        coordinator_cpu_event_scan_over_queue,
+    }
 }
 
 #[derive(Serialize)]
@@ -145,7 +158,8 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
         println!("\n1. receiver, applier stopped (one run per throughput setup)");
         let mut table = Table::new(&["relay", "runs", "MB/s median", "MB/s min", "MB/s max", "trx/s median", "blocked ms max"]);
         for summary in receive_summary(&results.receive) {
-            let blocked = results.receive.iter().filter(|row| row.setup.relay == summary.relay).map(|row| row.receiver_blocked_ms).max().unwrap_or(0);
+            let blocked =
+                results.receive.iter().filter(|row| row.setup.relay == summary.relay).map(|row| row.receiver_blocked_ms).max().unwrap_or(0);
             table.push_row(vec![
                 summary.relay.name().to_string(),
                 summary.runs.to_string(),
@@ -163,7 +177,8 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
     }
     if !results.apply.is_empty() {
         println!("\n2. applier, receiver stopped, over the filled relay log");
-        let mut table = Table::new(&["relay", "coordinator", "workers", "seconds", "trx/s", "MB/s", "coordinator CPU µs/trx", "workers CPU µs/trx"]);
+        let mut table =
+            Table::new(&["relay", "coordinator", "workers", "seconds", "trx/s", "MB/s", "coordinator CPU µs/trx", "workers CPU µs/trx"]);
         for row in &results.apply {
             table.push_row(vec![
                 row.setup.relay.name().to_string(),
@@ -179,13 +194,23 @@ pub fn print(args: &ReplicationBenchArgs, results: &Results) -> Result<(), Strin
         print!("{}", table.render());
         println!("CPU µs/trx: on-CPU time of the replica's replica-coordinator thread, and of its replica-worker-* threads together, per transaction applied");
         for ratio in &ratios.applier_queue_over_event_scan {
-            println!("applier queue/event-scan trx/s, {} relay log, {} workers: {:.2} (target >= 1.3)", ratio.relay.name(), ratio.workers, ratio.ratio);
+            println!(
+                "applier queue/event-scan trx/s, {} relay log, {} workers: {:.2} (target >= 1.3)",
+                ratio.relay.name(),
+                ratio.workers,
+                ratio.ratio
+            );
         }
         if let Some(best) = ratios.applier_queue_over_event_scan_best {
             println!("applier best queue / best event-scan trx/s: {best:.2}");
         }
         for ratio in &ratios.coordinator_cpu_event_scan_over_queue {
-            println!("coordinator CPU per trx event-scan/queue, {} relay log, {} workers: {:.2}", ratio.relay.name(), ratio.workers, ratio.ratio);
+            println!(
+                "coordinator CPU per trx event-scan/queue, {} relay log, {} workers: {:.2}",
+                ratio.relay.name(),
+                ratio.workers,
+                ratio.ratio
+            );
         }
     }
     if !results.end_to_end.is_empty() {
@@ -247,14 +272,23 @@ const RUN_COLUMNS: [&str; 20] = [
     "workers_cpu_us_per_transaction",
 ];
 
-const SAMPLE_COLUMNS: [&str; 8] =
-    ["relay", "coordinator", "workers", "second", "source_transactions", "replica_transactions", "lag_transactions", "seconds_behind_source"];
+const SAMPLE_COLUMNS: [&str; 8] = [
+    "relay",
+    "coordinator",
+    "workers",
+    "second",
+    "source_transactions",
+    "replica_transactions",
+    "lag_transactions",
+    "seconds_behind_source",
+];
 
 fn run_cells(results: &Results) -> Vec<Vec<String>> {
     let blank = || String::new();
     let mut cells = Vec::new();
     for row in &results.receive {
-        let mut line = vec!["receive".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
+        let mut line =
+            vec!["receive".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
         line.extend([
             format!("{:.4}", row.seconds),
             row.bytes.to_string(),
@@ -267,7 +301,8 @@ fn run_cells(results: &Results) -> Vec<Vec<String>> {
         cells.push(line);
     }
     for row in &results.apply {
-        let mut line = vec!["apply".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
+        let mut line =
+            vec!["apply".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
         line.extend([
             format!("{:.4}", row.seconds),
             row.bytes.to_string(),
@@ -280,7 +315,12 @@ fn run_cells(results: &Results) -> Vec<Vec<String>> {
         cells.push(line);
     }
     for row in &results.end_to_end {
-        let mut line = vec!["end-to-end".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
+        let mut line = vec![
+            "end-to-end".to_string(),
+            row.setup.relay.name().into(),
+            row.setup.coordinator.name().into(),
+            row.setup.workers.to_string(),
+        ];
         line.push(format!("{:.2}", row.seconds));
         line.extend((0..5).map(|_| blank()));
         line.extend([
@@ -406,7 +446,13 @@ mod tests {
         }
     }
 
-    fn apply(relay: Relay, coordinator: CoordinatorKind, workers: u32, transactions_per_second: f64, coordinator_cpu_us_per_transaction: f64) -> ApplyRow {
+    fn apply(
+        relay: Relay,
+        coordinator: CoordinatorKind,
+        workers: u32,
+        transactions_per_second: f64,
+        coordinator_cpu_us_per_transaction: f64,
+    ) -> ApplyRow {
         ApplyRow {
             setup: ReplicaSetup { relay, coordinator, workers },
             seconds: 1.0,
@@ -422,7 +468,12 @@ mod tests {
     #[test]
     fn ratios_pair_medians_and_setups() {
         let results = Results {
-            receive: vec![receive(Relay::Memory, 90.0), receive(Relay::Memory, 100.0), receive(Relay::Memory, 300.0), receive(Relay::File, 50.0)],
+            receive: vec![
+                receive(Relay::Memory, 90.0),
+                receive(Relay::Memory, 100.0),
+                receive(Relay::Memory, 300.0),
+                receive(Relay::File, 50.0),
+            ],
             apply: vec![
                 apply(Relay::Memory, CoordinatorKind::Queue, 4, 1300.0, 2.0),
                 apply(Relay::Memory, CoordinatorKind::EventScan, 4, 1000.0, 5.0),

@@ -67,7 +67,12 @@ impl ServerProcess {
                 return Err(format!("binlogd serve ({}) exited at start ({status}):\n{}", self.name, self.log_tail()));
             }
             if Instant::now() > deadline {
-                return Err(format!("binlogd serve ({}) was not ready within {}s:\n{}", self.name, START_TIMEOUT.as_secs(), self.log_tail()));
+                return Err(format!(
+                    "binlogd serve ({}) was not ready within {}s:\n{}",
+                    self.name,
+                    START_TIMEOUT.as_secs(),
+                    self.log_tail()
+                ));
             }
             interrupt.sleep(POLL_INTERVAL)?;
         }

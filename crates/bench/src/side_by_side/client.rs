@@ -34,11 +34,8 @@ impl Client {
 
     /// Runs `sql` (one or more statements); their output, tab-separated.
     pub fn query(&self, sql: &str) -> Result<String, String> {
-        let output = command(self.port)
-            .args(["-e", sql])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("running the mariadb client: {e}"))?;
+        let output =
+            command(self.port).args(["-e", sql]).stdin(Stdio::null()).output().map_err(|e| format!("running the mariadb client: {e}"))?;
         if !output.status.success() {
             return Err(format!("{sql}: {}", String::from_utf8_lossy(&output.stderr).trim()));
         }

@@ -118,9 +118,8 @@ pub fn run(
 
     let origin = sysbench::clock_origin(&output.intervals).ok_or("sysbench printed no per-second report")?;
     let run_end = output.intervals.iter().map(|(_, report)| report.second).fold(0.0, f64::max);
-    let on_clock = |at: Instant| {
-        at.checked_duration_since(origin).map_or_else(|| -origin.duration_since(at).as_secs_f64(), |d| d.as_secs_f64())
-    };
+    let on_clock =
+        |at: Instant| at.checked_duration_since(origin).map_or_else(|| -origin.duration_since(at).as_secs_f64(), |d| d.as_secs_f64());
     let promoted = match promotions_before {
         Some(before) => Some(promotion_count(&client)? > before),
         None => None,
@@ -200,14 +199,8 @@ mod tests {
 
     #[test]
     fn lowest_tps_counts_every_interval_the_commit_overlaps() {
-        let report = |second: f64, tps: f64| IntervalReport {
-            second,
-            threads: 8,
-            tps,
-            qps: 0.0,
-            latency_ms_percentile: 0.0,
-            errors_per_sec: 0.0,
-        };
+        let report =
+            |second: f64, tps: f64| IntervalReport { second, threads: 8, tps, qps: 0.0, latency_ms_percentile: 0.0, errors_per_sec: 0.0 };
         let intervals = vec![report(1.0, 500.0), report(2.0, 100.0), report(3.0, 20.0), report(4.0, 450.0), report(5.0, 10.0)];
         // 1.5 s to 2.2 s: intervals (1, 2] and (2, 3].
         assert_eq!(lowest_tps_during(&intervals, 1.5, 2.2), Some(20.0));

@@ -497,9 +497,15 @@ mod tests {
         assert_eq!(
             names,
             [
-                "mariadb-flush0", "binlogd-file-flush0", "binlogd-engine-flush0",
-                "mariadb-flush1", "binlogd-file-flush1", "binlogd-engine-flush1",
-                "mariadb-flush2", "binlogd-file-flush2", "binlogd-engine-flush2",
+                "mariadb-flush0",
+                "binlogd-file-flush0",
+                "binlogd-engine-flush0",
+                "mariadb-flush1",
+                "binlogd-file-flush1",
+                "binlogd-engine-flush1",
+                "mariadb-flush2",
+                "binlogd-file-flush2",
+                "binlogd-engine-flush2",
             ]
         );
         let large: Vec<String> = setups(&parsed).iter().filter(|s| runs_large_trx(&parsed, s)).map(Setup::name).collect();

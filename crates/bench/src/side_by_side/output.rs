@@ -19,7 +19,10 @@ fn optional(value: Option<f64>, decimals: usize) -> String {
 /// Whether two rows measured the same thing (workload, threads, flush
 /// setting, large transaction or not) on different setups.
 fn same_run(a: &RunRow, b: &RunRow) -> bool {
-    a.workload == b.workload && a.threads == b.threads && a.large_trx == b.large_trx && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
+    a.workload == b.workload
+        && a.threads == b.threads
+        && a.large_trx == b.large_trx
+        && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
 }
 
 /// binlogd's TPS (in one mode) over MariaDB's for the same workload,
@@ -64,7 +67,9 @@ pub struct ModeRatio {
 }
 
 pub fn mode_ratios(rows: &[RunRow]) -> Vec<ModeRatio> {
-    let binlogd = |mode: &'static str| rows.iter().filter(move |row| row.server == Kind::Binlogd && !row.large_trx && row.binlog_storage_engine == mode);
+    let binlogd = |mode: &'static str| {
+        rows.iter().filter(move |row| row.server == Kind::Binlogd && !row.large_trx && row.binlog_storage_engine == mode)
+    };
     binlogd("engine")
         .filter_map(|engine| {
             let file = binlogd("file").find(|row| same_run(row, engine))?;
@@ -300,12 +305,8 @@ pub fn plot_large_trx(path: &Path, results: &Results) -> Result<(), String> {
     let mut series = Vec::new();
     let mut last_second: f64 = 0.0;
     for row in results.rows.iter().filter(|row| row.large_trx) {
-        let points: Vec<(f64, f64)> = results
-            .series
-            .iter()
-            .filter(|p| p.large_trx && p.server == row.server)
-            .map(|p| (p.report.second, p.report.tps))
-            .collect();
+        let points: Vec<(f64, f64)> =
+            results.series.iter().filter(|p| p.large_trx && p.server == row.server).map(|p| (p.report.second, p.report.tps)).collect();
         last_second = points.iter().map(|p| p.0).fold(last_second, f64::max);
         let commit = match (row.commit_from_second, row.large_commit_seconds) {
             (Some(from), Some(seconds)) => format!(" {from:.1}-{:.1}s", from + seconds),
@@ -380,9 +381,21 @@ mod tests {
 
     #[test]
     fn mode_ratios_pair_engine_with_file_at_the_same_flush() {
-        let engine = |flush, tps| RunRow { binlog_storage_engine: "engine", flush_log_at_trx_commit: flush, fsyncs_per_transaction: Some(0.5), ..row(Kind::Binlogd, 8, tps) };
+        let engine = |flush, tps| RunRow {
+            binlog_storage_engine: "engine",
+            flush_log_at_trx_commit: flush,
+            fsyncs_per_transaction: Some(0.5),
+            ..row(Kind::Binlogd, 8, tps)
+        };
         let file_flush2 = RunRow { flush_log_at_trx_commit: 2, ..row(Kind::Binlogd, 8, 100.0) };
-        let rows = vec![row(Kind::MariaDb, 8, 400.0), row(Kind::Binlogd, 8, 600.0), file_flush2, engine(1, 900.0), engine(2, 300.0), engine(0, 1.0)];
+        let rows = vec![
+            row(Kind::MariaDb, 8, 400.0),
+            row(Kind::Binlogd, 8, 600.0),
+            file_flush2,
+            engine(1, 900.0),
+            engine(2, 300.0),
+            engine(0, 1.0),
+        ];
         let found = mode_ratios(&rows);
         assert_eq!(found.len(), 2, "no file row at flush 0: {found:?}");
         assert_eq!((found[0].flush_log_at_trx_commit, found[0].engine_over_file_tps), (1, 1.5));

@@ -238,7 +238,13 @@ impl Server {
     /// This executable's `serve` with its own data directory, in `mode`
     /// (`sync_binlog = 1`, which engine mode ignores) with
     /// `innodb_flush_log_at_trx_commit = flush`.
-    pub fn start_binlogd(dir: &Path, sizing: &Sizing, mode: BinlogStorageEngine, flush: u64, interrupt: &Interrupt) -> Result<Server, String> {
+    pub fn start_binlogd(
+        dir: &Path,
+        sizing: &Sizing,
+        mode: BinlogStorageEngine,
+        flush: u64,
+        interrupt: &Interrupt,
+    ) -> Result<Server, String> {
         let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
         let port = free_port()?;
         let mut command = Command::new(exe);
@@ -272,7 +278,12 @@ impl Server {
                 return Ok(server);
             }
             if Instant::now() > deadline {
-                return Err(format!("{} did not accept connections within {}s:\n{}", kind.name(), START_TIMEOUT.as_secs(), server.log_tail()));
+                return Err(format!(
+                    "{} did not accept connections within {}s:\n{}",
+                    kind.name(),
+                    START_TIMEOUT.as_secs(),
+                    server.log_tail()
+                ));
             }
             interrupt.sleep(Duration::from_millis(200))?;
         }

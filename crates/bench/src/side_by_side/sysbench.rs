@@ -119,10 +119,7 @@ pub fn parse_summary(text: &str) -> Result<Summary, String> {
 /// ends, but a pipe may deliver lines late (in bursts), never early, so
 /// the earliest `arrival - second` over all lines is the closest estimate.
 pub fn clock_origin(lines: &[(Instant, IntervalReport)]) -> Option<Instant> {
-    lines
-        .iter()
-        .map(|(arrived, report)| arrived.checked_sub(Duration::from_secs_f64(report.second)).unwrap_or(*arrived))
-        .min()
+    lines.iter().map(|(arrived, report)| arrived.checked_sub(Duration::from_secs_f64(report.second)).unwrap_or(*arrived)).min()
 }
 
 /// Where and as whom sysbench connects, and the tables it uses.
@@ -226,8 +223,7 @@ impl Running {
             let tail: Vec<&str> = text.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
             return Err(format!("{} failed ({status}):\n{}\n{}", self.what, tail.join("\n"), stderr.trim()));
         }
-        let intervals =
-            lines.iter().filter_map(|(arrived, line)| parse_interval_line(line).map(|report| (*arrived, report))).collect();
+        let intervals = lines.iter().filter_map(|(arrived, line)| parse_interval_line(line).map(|report| (*arrived, report))).collect();
         Ok(Output { intervals, text })
     }
 }
@@ -280,22 +276,8 @@ Threads fairness:
         assert_eq!(
             lines,
             vec![
-                IntervalReport {
-                    second: 1.0,
-                    threads: 8,
-                    tps: 412.95,
-                    qps: 2477.72,
-                    latency_ms_percentile: 41.10,
-                    errors_per_sec: 0.0
-                },
-                IntervalReport {
-                    second: 2.0,
-                    threads: 8,
-                    tps: 0.0,
-                    qps: 0.0,
-                    latency_ms_percentile: 0.0,
-                    errors_per_sec: 1.5
-                },
+                IntervalReport { second: 1.0, threads: 8, tps: 412.95, qps: 2477.72, latency_ms_percentile: 41.10, errors_per_sec: 0.0 },
+                IntervalReport { second: 2.0, threads: 8, tps: 0.0, qps: 0.0, latency_ms_percentile: 0.0, errors_per_sec: 1.5 },
             ]
         );
         assert_eq!(parse_interval_line("Threads started!"), None);

@@ -8,13 +8,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use storage::Storage;
 use binlog::{BinaryLog, CrashPoints, Options, TransactionCache};
 use binlog_format::constants::{EventType, LOG_EVENT_BINLOG_IN_USE_F};
 use binlog_format::events::{ColumnSpec, Event, QueryEvent, RowChange, RowsEvent, TableMap, XidEvent};
-use binlog_format::{ColumnType, Value};
 use binlog_format::file::EventStream;
 use binlog_format::gtid_set::Uuid;
+use binlog_format::{ColumnType, Value};
+use storage::Storage;
 
 pub fn uuid() -> Uuid {
     Uuid::from_random_bytes([7; 16])
@@ -28,13 +28,8 @@ pub fn options(dir: &Path) -> Options {
 
 /// `test.t (xid BIGINT UNSIGNED, n INT, note VARCHAR(64) NULL)`, table id 1.
 pub fn table_map() -> TableMap {
-    let spec = |name: &str, column_type, nullable, unsigned| ColumnSpec {
-        name: name.to_string(),
-        column_type,
-        nullable,
-        unsigned,
-        collation: 45,
-    };
+    let spec =
+        |name: &str, column_type, nullable, unsigned| ColumnSpec { name: name.to_string(), column_type, nullable, unsigned, collation: 45 };
     let columns = [
         spec("xid", ColumnType::LongLong, false, true),
         spec("n", ColumnType::Long, false, false),
@@ -95,8 +90,7 @@ pub fn check_log(storage: &dyn Storage, dir: &Path, active: Option<&str>) -> Log
     let index: Vec<String> = index_text.lines().map(|l| l.trim_start_matches("./").to_string()).collect();
     let mut contents = LogContents { index: index.clone(), transactions: Vec::new() };
     let mut first_gno = None;
-    let on_disk: BTreeSet<String> =
-        storage.list(dir).unwrap().into_iter().filter(|n| options.file_number(n).is_some()).collect();
+    let on_disk: BTreeSet<String> = storage.list(dir).unwrap().into_iter().filter(|n| options.file_number(n).is_some()).collect();
     let listed: BTreeSet<String> = index.iter().cloned().collect();
     assert_eq!(on_disk, listed, "binlog files on disk and in the index disagree");
     for name in &index {

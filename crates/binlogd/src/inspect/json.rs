@@ -102,17 +102,10 @@ fn data(record: &EventRecord<'_>) -> Value {
             });
             if let Extra::Terminating(check) = &record.extra {
                 let (found, detail) = match check {
-                    TargetCheck::Found(header) if header.event_type == lth.terminating_event_type => {
-                        (true, Value::Null)
+                    TargetCheck::Found(header) if header.event_type == lth.terminating_event_type => (true, Value::Null),
+                    TargetCheck::Found(header) => {
+                        (false, json!(format!("the event there is {} ({})", EventType::name_of(header.event_type), header.event_type)))
                     }
-                    TargetCheck::Found(header) => (
-                        false,
-                        json!(format!(
-                            "the event there is {} ({})",
-                            EventType::name_of(header.event_type),
-                            header.event_type
-                        )),
-                    ),
                     TargetCheck::Missing(reason) => (false, json!(reason)),
                 };
                 data["terminating_event_found"] = json!(found);
@@ -258,9 +251,7 @@ fn query_data(query: &QueryEvent) -> Value {
         let (key, value) = match var {
             StatusVar::Flags2(v) => ("flags2", json!(v)),
             StatusVar::SqlMode(v) => ("sql_mode", json!(v)),
-            StatusVar::AutoIncrement { increment, offset } => {
-                ("auto_increment", json!({ "increment": increment, "offset": offset }))
-            }
+            StatusVar::AutoIncrement { increment, offset } => ("auto_increment", json!({ "increment": increment, "offset": offset })),
             StatusVar::Charset { client, connection, server } => {
                 ("charset", json!({ "client": client, "connection": connection, "server": server }))
             }

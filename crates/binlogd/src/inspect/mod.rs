@@ -115,12 +115,7 @@ fn report(out: &mut impl Write, file: &str, message: impl std::fmt::Display) -> 
 /// Prints one file. `Ok(true)` when it read cleanly (and verified, with
 /// `--verify`); `Ok(false)` after reporting a problem on stderr; `Err` when
 /// writing the output failed.
-fn inspect_file(
-    path: &std::path::Path,
-    args: &InspectArgs,
-    range: PositionRange,
-    out: &mut impl Write,
-) -> io::Result<bool> {
+fn inspect_file(path: &std::path::Path, args: &InspectArgs, range: PositionRange, out: &mut impl Write) -> io::Result<bool> {
     let file = path.display().to_string();
     let mut reader = match EventReader::open(path) {
         Ok(reader) => reader,
@@ -136,8 +131,7 @@ fn inspect_file(
     let mut clean = true;
     let mut tables = TableMaps::default();
     let mut verifier = args.verify.then(Verifier::default);
-    let mut renderer: Box<dyn Render> =
-        if args.json { Box::new(json::JsonRenderer) } else { Box::new(text::TextRenderer::default()) };
+    let mut renderer: Box<dyn Render> = if args.json { Box::new(json::JsonRenderer) } else { Box::new(text::TextRenderer::default()) };
     renderer.file_start(out, &file)?;
     let start = range.start.unwrap_or(0);
     let mut skipped_to_start = start <= BINLOG_MAGIC_LENGTH as u64;
@@ -180,10 +174,7 @@ fn inspect_file(
                 report(
                     out,
                     &file,
-                    format_args!(
-                        "at offset {offset}: cannot decode {} event: {error}",
-                        EventType::name_of(header.event_type)
-                    ),
+                    format_args!("at offset {offset}: cannot decode {} event: {error}", EventType::name_of(header.event_type)),
                 )?;
                 clean = false;
                 Event::Unknown { event_type: header.event_type, body: frame.raw.body.to_vec() }
@@ -204,10 +195,7 @@ fn inspect_file(
             report(
                 out,
                 &file,
-                format_args!(
-                    "at offset {offset}: cannot decode the rows of this {} event: {error}",
-                    EventType::name_of(header.event_type)
-                ),
+                format_args!("at offset {offset}: cannot decode the rows of this {} event: {error}", EventType::name_of(header.event_type)),
             )?;
             clean = false;
         }
@@ -236,10 +224,7 @@ fn inspect_file(
         report(
             out,
             &file,
-            format_args!(
-                "verify: {} events, {} transactions, {} problems",
-                summary.events, summary.transactions, summary.problems
-            ),
+            format_args!("verify: {} events, {} transactions, {} problems", summary.events, summary.transactions, summary.problems),
         )?;
     }
     renderer.file_end(out, &file, clean && reader.offset() >= reader.file_length())?;

@@ -143,10 +143,7 @@ impl EventReader {
         if self.offset > target {
             return Err(ReadError::at(
                 target,
-                format_args!(
-                    "start position {target} is not at an event boundary (the next event starts at {})",
-                    self.offset
-                ),
+                format_args!("start position {target} is not at an event boundary (the next event starts at {})", self.offset),
             ));
         }
         while self.offset < target {
@@ -164,10 +161,7 @@ impl EventReader {
             if self.offset > target {
                 return Err(ReadError::at(
                     at,
-                    format_args!(
-                        "start position {target} is not at an event boundary (the event at {at} ends at {})",
-                        self.offset
-                    ),
+                    format_args!("start position {target} is not at an event boundary (the event at {at} ends at {})", self.offset),
                 ));
             }
         }
@@ -200,10 +194,7 @@ impl EventReader {
     /// stream. Returns its header, or why there is no valid event there.
     pub fn probe(&mut self, offset: u64) -> Result<EventHeader, ReadError> {
         if offset < BINLOG_MAGIC_LENGTH as u64 || offset >= self.file_length {
-            return Err(ReadError::at(
-                offset,
-                format_args!("outside the file's events (file ends at {})", self.file_length),
-            ));
+            return Err(ReadError::at(offset, format_args!("outside the file's events (file ends at {})", self.file_length)));
         }
         if self.probe.is_none() {
             let file = File::open(&self.path).map_err(|e| ReadError::io(offset, e))?;
@@ -228,8 +219,7 @@ impl EventReader {
 /// header (and checksum), at most `EVENT_SIZE_MAX`, and within the file.
 fn check_event_size(header: &EventHeader, has_checksum: bool, at: u64, file_length: u64) -> Result<(), ReadError> {
     let size = header.event_size as u64;
-    let footer =
-        if has_checksum || header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
+    let footer = if has_checksum || header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
     if size < (COMMON_HEADER_LENGTH + footer) as u64 {
         let error = DecodeError::BadLength { length: size, reason: "shorter than the common header and checksum" };
         return Err(ReadError::at(at, error));

@@ -52,14 +52,8 @@ impl TableMaps {
 
     fn decode(&self, rows: &RowsEvent) -> RowsContext {
         match self.maps.get(&rows.table_id) {
-            Some(table) => RowsContext {
-                table: Some(Rc::clone(table)),
-                rows: rows.decode_rows(table).map_err(|error| error.to_string()),
-            },
-            None => RowsContext {
-                table: None,
-                rows: Err(format!("no Table_map for table id {} before this event", rows.table_id)),
-            },
+            Some(table) => RowsContext { table: Some(Rc::clone(table)), rows: rows.decode_rows(table).map_err(|error| error.to_string()) },
+            None => RowsContext { table: None, rows: Err(format!("no Table_map for table id {} before this event", rows.table_id)) },
         }
     }
 }

@@ -29,13 +29,7 @@ impl Render for TextRenderer {
     fn event(&mut self, out: &mut dyn Write, record: &EventRecord<'_>) -> io::Result<()> {
         let header = &record.header;
         writeln!(out, "# at {}", record.offset)?;
-        write!(
-            out,
-            "#{} server id {}  end_log_pos {} ",
-            short_datetime(header.timestamp as u64),
-            header.server_id,
-            header.log_pos
-        )?;
+        write!(out, "#{} server id {}  end_log_pos {} ", short_datetime(header.timestamp as u64), header.server_id, header.log_pos)?;
         if let Some(crc) = record.checksum {
             write!(out, "CRC32 {crc:#010x} ")?;
         }
@@ -102,9 +96,7 @@ impl Render for TextRenderer {
                 }
             }
             Event::TableMap(table) => write_table_map(out, table)?,
-            Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
-                write_rows(out, rows, &record.extra)?
-            }
+            Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => write_rows(out, rows, &record.extra)?,
             Event::Ignorable { body } => write_undecoded(out, header.event_type, body)?,
             Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
                 match mariadb::from_event(record.event, header.server_id) {
@@ -167,11 +159,7 @@ fn write_gtid(out: &mut dyn Write, gtid: &GtidEvent, anonymous: bool) -> io::Res
 }
 
 fn write_query(out: &mut dyn Write, timestamp: u32, query: &QueryEvent) -> io::Result<()> {
-    writeln!(
-        out,
-        "\tQuery\tthread_id={}\texec_time={}\terror_code={}",
-        query.thread_id, query.exec_time_s, query.error_code
-    )?;
+    writeln!(out, "\tQuery\tthread_id={}\texec_time={}\terror_code={}", query.thread_id, query.exec_time_s, query.error_code)?;
     if !query.database.is_empty() {
         writeln!(out, "use `{}`/*!*/;", String::from_utf8_lossy(&query.database))?;
     }
@@ -300,8 +288,7 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
         (None, Ok(_)) => return Ok(()),
     };
     let columns = rows::columns(table);
-    let qualified =
-        format!("`{}`.`{}`", String::from_utf8_lossy(&table.database), String::from_utf8_lossy(&table.table));
+    let qualified = format!("`{}`.`{}`", String::from_utf8_lossy(&table.database), String::from_utf8_lossy(&table.table));
     let present_before = present(&rows.columns_before, rows.column_count);
     let present_after = present(&rows.columns_after, rows.column_count);
     for change in changes {
@@ -330,12 +317,7 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
 
 /// `###   @1=value /* TYPE meta=N nullable=N is_null=N */`, or the
 /// column's name instead of `@1` when the table map carries names.
-fn write_image(
-    out: &mut dyn Write,
-    columns: &[rows::ColumnInfo],
-    present: &[usize],
-    values: &[Value],
-) -> io::Result<()> {
+fn write_image(out: &mut dyn Write, columns: &[rows::ColumnInfo], present: &[usize], values: &[Value]) -> io::Result<()> {
     for (&index, value) in present.iter().zip(values) {
         let column = &columns[index];
         writeln!(
@@ -375,12 +357,7 @@ pub fn rows_flag_names(flags: u16) -> Vec<&'static str> {
 }
 
 fn write_undecoded(out: &mut dyn Write, event_type: u8, body: &[u8]) -> io::Result<()> {
-    writeln!(
-        out,
-        "\t{} (event type {event_type}, {} body bytes, not decoded)",
-        EventType::name_of(event_type),
-        body.len()
-    )?;
+    writeln!(out, "\t{} (event type {event_type}, {} body bytes, not decoded)", EventType::name_of(event_type), body.len())?;
     if !body.is_empty() {
         let shown = &body[..body.len().min(UNKNOWN_BODY_HEX_BYTES_MAX)];
         let ellipsis = if shown.len() < body.len() { " ..." } else { "" };

@@ -73,13 +73,8 @@ impl Verifier {
         let event_type = record.header.event_type;
         self.summary.events += 1;
 
-        if self.summary.events == 1
-            && !(offset == BINLOG_MAGIC_LENGTH as u64 && matches!(record.event, Event::FormatDescription(_)))
-        {
-            problem(
-                offset,
-                format!("first event is {}, not Format_description at offset 4", EventType::name_of(event_type)),
-            );
+        if self.summary.events == 1 && !(offset == BINLOG_MAGIC_LENGTH as u64 && matches!(record.event, Event::FormatDescription(_))) {
+            problem(offset, format!("first event is {}, not Format_description at offset 4", EventType::name_of(event_type)));
         }
         if self.summary.events == 1 && record.header.flags & LOG_EVENT_RELAY_LOG_F != 0 {
             // A relay log: events copied from the source keep the source's
@@ -107,12 +102,7 @@ impl Verifier {
                     ),
                 );
             } else if target > offset && target < end {
-                problem(
-                    offset,
-                    format!(
-                        "Large_transaction_header's terminating offset {target} falls inside the event at {offset}"
-                    ),
-                );
+                problem(offset, format!("Large_transaction_header's terminating offset {target} falls inside the event at {offset}"));
             }
             target > offset
         });
@@ -123,27 +113,18 @@ impl Verifier {
             Event::Gtid(gtid) | Event::AnonymousGtid(gtid) => {
                 self.uses_gtids = true;
                 if let Some(open) = self.transaction.take() {
-                    problem(
-                        open.start_offset,
-                        format!("transaction has no terminating event before the Gtid at {offset}"),
-                    );
+                    problem(open.start_offset, format!("transaction has no terminating event before the Gtid at {offset}"));
                 }
                 if gtid.sequence_number != 0 || gtid.last_committed != 0 {
                     if gtid.last_committed >= gtid.sequence_number {
                         problem(
                             offset,
-                            format!(
-                                "last_committed {} is not below sequence_number {}",
-                                gtid.last_committed, gtid.sequence_number
-                            ),
+                            format!("last_committed {} is not below sequence_number {}", gtid.last_committed, gtid.sequence_number),
                         );
                     }
                     if let Some(last) = self.last_sequence_number {
                         if gtid.sequence_number <= last {
-                            problem(
-                                offset,
-                                format!("sequence_number {} does not grow (previous {last})", gtid.sequence_number),
-                            );
+                            problem(offset, format!("sequence_number {} does not grow (previous {last})", gtid.sequence_number));
                         }
                     }
                     self.last_sequence_number = Some(gtid.sequence_number);
@@ -151,31 +132,20 @@ impl Verifier {
                 let named = matches!(record.event, Event::Gtid(_)).then_some(gtid.gtid);
                 if let Some(named) = named {
                     if self.seen_gtids.contains(&named) {
-                        problem(
-                            offset,
-                            format!("GTID {named} was already logged (Previous_gtids or earlier in this file)"),
-                        );
+                        problem(offset, format!("GTID {named} was already logged (Previous_gtids or earlier in this file)"));
                     }
                     self.seen_gtids.add(named);
                 }
-                self.transaction = Some(Transaction {
-                    start_offset: offset,
-                    gtid: named,
-                    transaction_length: gtid.transaction_length,
-                    began: false,
-                });
+                self.transaction =
+                    Some(Transaction { start_offset: offset, gtid: named, transaction_length: gtid.transaction_length, began: false });
             }
             Event::MariadbGtid(gtid) => {
                 self.uses_gtids = true;
                 if let Some(open) = self.transaction.take() {
-                    problem(
-                        open.start_offset,
-                        format!("transaction has no terminating event before the GTID at {offset}"),
-                    );
+                    problem(open.start_offset, format!("transaction has no terminating event before the GTID at {offset}"));
                 }
                 let standalone = gtid.is_standalone();
-                self.transaction =
-                    Some(Transaction { start_offset: offset, gtid: None, transaction_length: 0, began: !standalone });
+                self.transaction = Some(Transaction { start_offset: offset, gtid: None, transaction_length: 0, began: !standalone });
             }
             Event::Query(query) => {
                 let begins = query.is_begin() || query.query.eq_ignore_ascii_case(b"XA START");
@@ -203,8 +173,7 @@ impl Verifier {
             Event::LargeTransactionHeader(lth) => {
                 let target = lth.terminating_event_offset;
                 match &record.extra {
-                    Extra::Terminating(TargetCheck::Found(header))
-                        if header.event_type == lth.terminating_event_type => {}
+                    Extra::Terminating(TargetCheck::Found(header)) if header.event_type == lth.terminating_event_type => {}
                     Extra::Terminating(TargetCheck::Found(header)) => problem(
                         offset,
                         format!(
@@ -254,10 +223,7 @@ impl Verifier {
             let gtid = open.gtid.map(|g| format!(" {g}")).unwrap_or_default();
             problem(
                 open.start_offset,
-                format!(
-                    "transaction{gtid} has transaction_length {} but spans {actual} bytes",
-                    open.transaction_length
-                ),
+                format!("transaction{gtid} has transaction_length {} but spans {actual} bytes", open.transaction_length),
             );
         }
     }

@@ -143,21 +143,11 @@ pub fn stderr(output: &Output) -> String {
 pub fn assert_failed_cleanly(output: &Output, context: &str) {
     let stderr = stderr(output);
     assert!(!stderr.contains("panicked"), "{context}: binlogd panicked:\n{stderr}");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{context}: expected exit status 1, got {:?}\nstderr:\n{stderr}",
-        output.status
-    );
+    assert_eq!(output.status.code(), Some(1), "{context}: expected exit status 1, got {:?}\nstderr:\n{stderr}", output.status);
 }
 
 pub fn assert_succeeded(output: &Output, context: &str) {
-    assert!(
-        output.status.success(),
-        "{context}: expected success, got {:?}\nstderr:\n{}",
-        output.status,
-        stderr(output)
-    );
+    assert!(output.status.success(), "{context}: expected success, got {:?}\nstderr:\n{}", output.status, stderr(output));
 }
 
 /// A small deterministic generator, so a failing case can be replayed.
@@ -269,10 +259,7 @@ pub fn mariadb_sample() -> BinlogBuilder {
 
     let ddl = mariadb_gtid_body(5, mariadb::FL_STANDALONE | mariadb::FL_DDL);
     builder.push(&Event::Unknown { event_type: mariadb::GTID, body: ddl }, 0);
-    builder.push(
-        &Event::Query(QueryEvent::new(11, "shop", "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))")),
-        0,
-    );
+    builder.push(&Event::Query(QueryEvent::new(11, "shop", "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20))")), 0);
 
     let transaction = mariadb_gtid_body(6, mariadb::FL_TRANSACTIONAL | mariadb::FL_ALLOW_PARALLEL);
     builder.push(&Event::Unknown { event_type: mariadb::GTID, body: transaction }, 0);

@@ -62,10 +62,7 @@ impl MariaDb {
     }
 
     pub fn mariadb(&self, sql: &str) -> Output {
-        Command::new("mariadb")
-            .args(["-h127.0.0.1", &format!("-P{}", self.port), "-uroot", "-B", "-N", "-e", sql])
-            .output()
-            .unwrap()
+        Command::new("mariadb").args(["-h127.0.0.1", &format!("-P{}", self.port), "-uroot", "-B", "-N", "-e", sql]).output().unwrap()
     }
 
     /// Runs `sql` as root; it must succeed. Returns stdout.

@@ -10,8 +10,8 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 
-use testkit::ChildGuard;
 use std::time::{Duration, Instant};
+use testkit::ChildGuard;
 
 pub const BINLOGD: &str = env!("CARGO_BIN_EXE_binlogd");
 

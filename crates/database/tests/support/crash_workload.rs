@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::SimStorage;
 use binlog_format::Gtid;
 use database::{Database, DatabaseConfig};
 use parking_lot::Mutex;
 use rand::SeedableRng;
+use storage::SimStorage;
 
 use super::{context, create_schema, given_transaction, random_transaction, Attempt, DB};
 
@@ -143,7 +143,12 @@ pub fn run_workload(storage: &SimStorage, config: DatabaseConfig, workload: &Wor
     background.join().unwrap();
     let fired = storage.is_frozen();
     if std::env::var("VERBOSE").is_ok() {
-        eprintln!("{:?}: skip {skip} fired {fired} {:?} acknowledged {}", workload.point.map(Point::name), db.counters(), acknowledged.lock().len());
+        eprintln!(
+            "{:?}: skip {skip} fired {fired} {:?} acknowledged {}",
+            workload.point.map(Point::name),
+            db.counters(),
+            acknowledged.lock().len()
+        );
     }
     if !fired && workload.point.is_some() {
         db.close().unwrap();

@@ -17,13 +17,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use storage::Storage;
 use binlog_format::events::{Event, TableMap};
 use binlog_format::file::EventStream;
 use binlog_format::{ColumnType, Gtid, Value};
 use database::{CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use engine::{ColumnDef, EngineError, IndexSpec, ScanSpec, TableId, TableSpec, Transaction};
 use rand::Rng;
+use storage::Storage;
 use testkit::SOURCE_UUID;
 
 pub const DB: &str = "test";

@@ -1,10 +1,7 @@
 //! Format_description event (type 15): first event of every file.
 
 use crate::bytes::{ByteReader, ByteWriter};
-use crate::constants::{
-    BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF, COMMON_HEADER_LENGTH, POST_HEADER_LENGTHS,
-    SERVER_VERSION,
-};
+use crate::constants::{BINLOG_CHECKSUM_ALG_CRC32, BINLOG_CHECKSUM_ALG_OFF, COMMON_HEADER_LENGTH, POST_HEADER_LENGTHS, SERVER_VERSION};
 use crate::error::DecodeError;
 
 pub const SERVER_VERSION_FIELD_LENGTH: usize = 50;

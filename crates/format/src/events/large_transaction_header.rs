@@ -48,11 +48,6 @@ impl LargeTransactionHeaderEvent {
         if padding.iter().any(|&b| b != 0) {
             return Err(DecodeError::invalid("large transaction header", "padding is not zero"));
         }
-        Ok(LargeTransactionHeaderEvent {
-            version,
-            terminating_event_offset,
-            terminating_event_type,
-            padding_length: padding.len(),
-        })
+        Ok(LargeTransactionHeaderEvent { version, terminating_event_offset, terminating_event_type, padding_length: padding.len() })
     }
 }

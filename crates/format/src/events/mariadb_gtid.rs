@@ -209,8 +209,17 @@ impl MariadbGtidEvent {
         } else {
             None
         };
-        let mut event =
-            MariadbGtidEvent { seq_no, domain_id, flags2, commit_id, xid, flags_extra: None, extra_engines: None, start_alter_seq_no: None, trailing: Vec::new() };
+        let mut event = MariadbGtidEvent {
+            seq_no,
+            domain_id,
+            flags2,
+            commit_id,
+            xid,
+            flags_extra: None,
+            extra_engines: None,
+            start_alter_seq_no: None,
+            trailing: Vec::new(),
+        };
         // Servers before 10.5 end here or pad with zeros; a zero flags_extra
         // is padding too (MariaDB writes the byte only when it is not 0).
         match body.get(reader.position()) {
@@ -270,7 +279,11 @@ impl GtidListEvent {
         let field = reader.u32("Gtid_list count")?;
         let count = (field & GTID_LIST_COUNT_MASK) as usize;
         if count > reader.remaining() / GTID_LIST_ENTRY_BYTES {
-            return Err(DecodeError::Truncated { what: "Gtid_list entries", needed: count.saturating_mul(GTID_LIST_ENTRY_BYTES), available: reader.remaining() });
+            return Err(DecodeError::Truncated {
+                what: "Gtid_list entries",
+                needed: count.saturating_mul(GTID_LIST_ENTRY_BYTES),
+                available: reader.remaining(),
+            });
         }
         let mut gtids = Vec::with_capacity(count);
         for _ in 0..count {
@@ -328,7 +341,11 @@ mod tests {
         assert_eq!(GtidListEvent::decode_body(&[0, 0, 0, 0]).unwrap(), GtidListEvent::default());
         let empty = GtidListEvent::decode_body(&[0, 0, 0, 0, 0, 0]).unwrap();
         assert!(empty.gtids.is_empty() && empty.trailing == [0, 0]);
-        let list = GtidListEvent { flags: 0, trailing: Vec::new(), gtids: vec![MariadbGtid { domain_id: 0, server_id: 1, seq_no: 5 }, MariadbGtid { domain_id: 3, server_id: 2, seq_no: 9 }] };
+        let list = GtidListEvent {
+            flags: 0,
+            trailing: Vec::new(),
+            gtids: vec![MariadbGtid { domain_id: 0, server_id: 1, seq_no: 5 }, MariadbGtid { domain_id: 3, server_id: 2, seq_no: 9 }],
+        };
         let mut body = Vec::new();
         list.encode_body(&mut body);
         assert_eq!(body.len(), 4 + 32);

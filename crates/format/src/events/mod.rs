@@ -86,9 +86,14 @@ pub enum Event {
     /// MariaDB (163).
     GtidList(GtidListEvent),
     /// Ignorable_log_event (type 28): the body as stored.
-    Ignorable { body: Vec<u8> },
+    Ignorable {
+        body: Vec<u8>,
+    },
     /// Any other type: the body as stored, without header and checksum.
-    Unknown { event_type: u8, body: Vec<u8> },
+    Unknown {
+        event_type: u8,
+        body: Vec<u8>,
+    },
 }
 
 impl Event {
@@ -136,9 +141,7 @@ impl Event {
             }
             Some(EventType::Heartbeat) => Event::Heartbeat(HeartbeatEvent::decode_body(body)?),
             Some(EventType::RowsQuery) => Event::RowsQuery(RowsQueryEvent::decode_body(body)?),
-            Some(EventType::LargeTransactionHeader) => {
-                Event::LargeTransactionHeader(LargeTransactionHeaderEvent::decode_body(body)?)
-            }
+            Some(EventType::LargeTransactionHeader) => Event::LargeTransactionHeader(LargeTransactionHeaderEvent::decode_body(body)?),
             Some(EventType::TableMap) if context.has_post_header_length(event_type, TABLE_MAP_POST_HEADER_LENGTH) => {
                 Event::TableMap(TableMap::decode_body(body)?)
             }
@@ -220,9 +223,6 @@ mod tests {
         let mut context = DecodeContext::default();
         assert_eq!(Event::decode(&raw, &context).unwrap(), Event::TableMap(map));
         context.format.post_header_lengths[EventType::TableMap as usize - 1] = 6;
-        assert_eq!(
-            Event::decode(&raw, &context).unwrap(),
-            Event::Unknown { event_type: EventType::TableMap as u8, body }
-        );
+        assert_eq!(Event::decode(&raw, &context).unwrap(), Event::Unknown { event_type: EventType::TableMap as u8, body });
     }
 }

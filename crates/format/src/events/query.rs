@@ -40,8 +40,15 @@ const OVER_MAX_DBS_IN_EVENT_MTS: u8 = 254;
 pub enum StatusVar {
     Flags2(u32),
     SqlMode(u64),
-    AutoIncrement { increment: u16, offset: u16 },
-    Charset { client: u16, connection: u16, server: u16 },
+    AutoIncrement {
+        increment: u16,
+        offset: u16,
+    },
+    Charset {
+        client: u16,
+        connection: u16,
+        server: u16,
+    },
     TimeZone(Vec<u8>),
     CatalogNz(Vec<u8>),
     LcTimeNames(u16),
@@ -50,7 +57,10 @@ pub enum StatusVar {
     /// Size of the event on an old (binlog v3) source, relay-logged.
     MasterDataWritten(u32),
     /// The definer a stored routine's statement runs as.
-    Invoker { user: Vec<u8>, host: Vec<u8> },
+    Invoker {
+        user: Vec<u8>,
+        host: Vec<u8>,
+    },
     /// Databases the statement changed; `None` = over the MTS limit.
     UpdatedDbNames(Option<Vec<Vec<u8>>>),
     Microseconds(u32),
@@ -60,10 +70,16 @@ pub enum StatusVar {
     Xid(u64),
     /// MariaDB's `Q_GTID_FLAGS3`: flags, then the START ALTER's seq_no
     /// when the flags say COMMIT or ROLLBACK ALTER.
-    GtidFlags3 { flags: u8, start_alter_seq_no: Option<u64> },
+    GtidFlags3 {
+        flags: u8,
+        start_alter_seq_no: Option<u64>,
+    },
     /// A code this decoder does not know, and everything after it: the
     /// length of an unknown variable cannot be known, so the rest stays raw.
-    Unparsed { code: u8, rest: Vec<u8> },
+    Unparsed {
+        code: u8,
+        rest: Vec<u8>,
+    },
 }
 
 /// | bytes | field |
@@ -103,11 +119,7 @@ impl QueryEvent {
             status_vars: vec![
                 StatusVar::Flags2(0),
                 StatusVar::SqlMode(DEFAULT_SQL_MODE),
-                StatusVar::Charset {
-                    client: DEFAULT_COLLATION_ID,
-                    connection: DEFAULT_COLLATION_ID,
-                    server: DEFAULT_COLLATION_ID,
-                },
+                StatusVar::Charset { client: DEFAULT_COLLATION_ID, connection: DEFAULT_COLLATION_ID, server: DEFAULT_COLLATION_ID },
                 StatusVar::CatalogNz(b"std".to_vec()),
             ],
             database: database.as_bytes().to_vec(),
@@ -288,10 +300,9 @@ fn decode_status_vars(bytes: &[u8]) -> Result<Vec<StatusVar>, DecodeError> {
         let var = match code {
             FLAGS2 => StatusVar::Flags2(reader.u32("Q_FLAGS2")?),
             SQL_MODE => StatusVar::SqlMode(reader.u64("Q_SQL_MODE")?),
-            AUTO_INCREMENT => StatusVar::AutoIncrement {
-                increment: reader.u16("Q_AUTO_INCREMENT")?,
-                offset: reader.u16("Q_AUTO_INCREMENT")?,
-            },
+            AUTO_INCREMENT => {
+                StatusVar::AutoIncrement { increment: reader.u16("Q_AUTO_INCREMENT")?, offset: reader.u16("Q_AUTO_INCREMENT")? }
+            }
             CHARSET => StatusVar::Charset {
                 client: reader.u16("Q_CHARSET")?,
                 connection: reader.u16("Q_CHARSET")?,

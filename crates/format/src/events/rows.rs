@@ -366,12 +366,7 @@ fn encode_image(
     Ok(())
 }
 
-fn decode_image(
-    table: &TableMap,
-    unsigned: &[bool],
-    present: &[usize],
-    reader: &mut ByteReader<'_>,
-) -> Result<Row, DecodeError> {
+fn decode_image(table: &TableMap, unsigned: &[bool], present: &[usize], reader: &mut ByteReader<'_>) -> Result<Row, DecodeError> {
     let nulls = reader.take(present.len().div_ceil(8), "row null bitmap")?;
     let mut row = Vec::with_capacity(present.len());
     for (k, &column) in present.iter().enumerate() {
@@ -388,7 +383,6 @@ fn decode_image(
     Ok(row)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,13 +390,8 @@ mod tests {
     use crate::events::table_map::ColumnSpec;
 
     fn table() -> TableMap {
-        let column = |name: &str, column_type| ColumnSpec {
-            name: name.into(),
-            column_type,
-            nullable: true,
-            unsigned: false,
-            collation: 45,
-        };
+        let column =
+            |name: &str, column_type| ColumnSpec { name: name.into(), column_type, nullable: true, unsigned: false, collation: 45 };
         let specs = [
             column("id", ColumnType::Long),
             column("name", ColumnType::VarChar { max_length_bytes: 40 }),
@@ -423,10 +412,7 @@ mod tests {
         event.push_update(&map, &before, &after).unwrap();
         // null bitmap + INT | null bitmap (note NULL) + length + "x"
         assert_eq!(event.rows, [0, 7, 0, 0, 0, 0b10, 1, b'x']);
-        assert_eq!(
-            event.decode_rows(&map).unwrap(),
-            [RowChange::Update { before: before.to_vec(), after: after.to_vec() }]
-        );
+        assert_eq!(event.decode_rows(&map).unwrap(), [RowChange::Update { before: before.to_vec(), after: after.to_vec() }]);
         assert!(matches!(event.push_update(&map, &after, &before), Err(EncodeError::ColumnCount { .. })));
     }
 

@@ -40,8 +40,7 @@ impl RotateEvent {
         let mut reader = ByteReader::new(body);
         let position = reader.u64("rotate position")?;
         let name = reader.rest();
-        let next_file = String::from_utf8(name.to_vec())
-            .map_err(|_| DecodeError::invalid("rotate", "file name is not UTF-8"))?;
+        let next_file = String::from_utf8(name.to_vec()).map_err(|_| DecodeError::invalid("rotate", "file name is not UTF-8"))?;
         Ok(RotateEvent { position, next_file })
     }
 }
@@ -58,8 +57,7 @@ impl HeartbeatEvent {
         out.put_slice(self.log_file.as_bytes());
     }
     pub fn decode_body(body: &[u8]) -> Result<HeartbeatEvent, DecodeError> {
-        let log_file = String::from_utf8(body.to_vec())
-            .map_err(|_| DecodeError::invalid("heartbeat", "file name is not UTF-8"))?;
+        let log_file = String::from_utf8(body.to_vec()).map_err(|_| DecodeError::invalid("heartbeat", "file name is not UTF-8"))?;
         Ok(HeartbeatEvent { log_file })
     }
 }

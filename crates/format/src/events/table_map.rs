@@ -64,13 +64,7 @@ impl TableMap {
     /// The Table_map MySQL 8.4 writes with `binlog_row_metadata=FULL` for
     /// a table: SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, COLUMN_NAME
     /// and SIMPLE_PRIMARY_KEY (each only when it has something to say).
-    pub fn new(
-        table_id: u64,
-        database: &str,
-        table: &str,
-        columns: &[ColumnSpec],
-        primary_key: &[usize],
-    ) -> Result<TableMap, EncodeError> {
+    pub fn new(table_id: u64, database: &str, table: &str, columns: &[ColumnSpec], primary_key: &[usize]) -> Result<TableMap, EncodeError> {
         if table_id > TABLE_ID_MAX {
             return Err(EncodeError::invalid("table id", format!("{table_id} does not fit 6 bytes")));
         }
@@ -86,13 +80,11 @@ impl TableMap {
             return Err(EncodeError::invalid("primary key", format!("column {bad} of {}", columns.len())));
         }
         let mut optional_metadata = Vec::new();
-        let numeric: Vec<bool> =
-            columns.iter().filter(|c| c.column_type.is_numeric()).map(|c| c.unsigned).collect();
+        let numeric: Vec<bool> = columns.iter().filter(|c| c.column_type.is_numeric()).map(|c| c.unsigned).collect();
         if !numeric.is_empty() {
             optional_metadata.push(OptionalMetadata::Signedness(numeric));
         }
-        let collations: Vec<u16> =
-            columns.iter().filter(|c| c.column_type.is_character()).map(|c| c.collation).collect();
+        let collations: Vec<u16> = columns.iter().filter(|c| c.column_type.is_character()).map(|c| c.collation).collect();
         optional_metadata.extend(charset_field(&collations));
         optional_metadata.push(OptionalMetadata::ColumnName(columns.iter().map(|c| c.name.as_bytes().to_vec()).collect()));
         if !primary_key.is_empty() {
@@ -103,10 +95,7 @@ impl TableMap {
             flags: TM_BIT_LEN_EXACT_F,
             database: database.as_bytes().to_vec(),
             table: table.as_bytes().to_vec(),
-            columns: columns
-                .iter()
-                .map(|c| Column { column_type: c.column_type.clone(), nullable: c.nullable })
-                .collect(),
+            columns: columns.iter().map(|c| Column { column_type: c.column_type.clone(), nullable: c.nullable }).collect(),
             optional_metadata,
         })
     }
@@ -179,18 +168,16 @@ impl TableMap {
             OptionalMetadata::Signedness(flags) => Some(flags.iter().copied()),
             _ => None,
         });
-        self.columns
-            .iter()
-            .map(|c| c.column_type.is_numeric() && flags.as_mut().and_then(|f| f.next()).unwrap_or(false))
-            .collect()
+        self.columns.iter().map(|c| c.column_type.is_numeric() && flags.as_mut().and_then(|f| f.next()).unwrap_or(false)).collect()
     }
 
     /// Per column: the collation of a character column, when the event
     /// says (DEFAULT_CHARSET or COLUMN_CHARSET).
     pub fn collations(&self) -> Vec<Option<u16>> {
-        let charset = self.optional_metadata.iter().find(|field| {
-            matches!(field, OptionalMetadata::DefaultCharset { .. } | OptionalMetadata::ColumnCharset(_))
-        });
+        let charset = self
+            .optional_metadata
+            .iter()
+            .find(|field| matches!(field, OptionalMetadata::DefaultCharset { .. } | OptionalMetadata::ColumnCharset(_)));
         let mut character_index = 0u64;
         self.columns
             .iter()
@@ -201,9 +188,9 @@ impl TableMap {
                 let index = character_index;
                 character_index += 1;
                 match charset? {
-                    OptionalMetadata::DefaultCharset { default_collation, exceptions } => Some(
-                        exceptions.iter().find(|(i, _)| *i == index).map_or(*default_collation, |&(_, c)| c),
-                    ),
+                    OptionalMetadata::DefaultCharset { default_collation, exceptions } => {
+                        Some(exceptions.iter().find(|(i, _)| *i == index).map_or(*default_collation, |&(_, c)| c))
+                    }
                     OptionalMetadata::ColumnCharset(collations) => collations.get(index as usize).copied(),
                     _ => None,
                 }

@@ -47,7 +47,10 @@ pub enum OptionalMetadata {
     Signedness(Vec<bool>),
     /// The most used collation, plus the character columns that differ:
     /// (index counted among character columns only, collation).
-    DefaultCharset { default_collation: u16, exceptions: Vec<(u64, u16)> },
+    DefaultCharset {
+        default_collation: u16,
+        exceptions: Vec<(u64, u16)>,
+    },
     /// The collation of every character column, in column order.
     ColumnCharset(Vec<u16>),
     ColumnName(Vec<Vec<u8>>),
@@ -56,7 +59,10 @@ pub enum OptionalMetadata {
     /// Primary key parts as (column index, prefix length; 0 = whole column).
     PrimaryKeyWithPrefix(Vec<(u64, u64)>),
     /// Any other field, or one that does not re-encode to its bytes.
-    Raw { field_type: u8, value: Vec<u8> },
+    Raw {
+        field_type: u8,
+        value: Vec<u8>,
+    },
 }
 
 impl OptionalMetadata {
@@ -122,11 +128,15 @@ impl OptionalMetadata {
     pub fn decode(field_type: u8, value: &[u8], columns: &[ColumnType]) -> OptionalMetadata {
         let typed = parse_typed(field_type, value, columns).ok().flatten();
         match typed {
-            Some(field) if {
-                let mut again = Vec::new();
-                field.encode_value(&mut again);
-                again == value
-            } => field,
+            Some(field)
+                if {
+                    let mut again = Vec::new();
+                    field.encode_value(&mut again);
+                    again == value
+                } =>
+            {
+                field
+            }
             _ => OptionalMetadata::Raw { field_type, value: value.to_vec() },
         }
     }
@@ -213,12 +223,7 @@ pub fn charset_field(collations: &[u16]) -> Option<OptionalMetadata> {
     Some(if column_charset_size < default_charset_size {
         OptionalMetadata::ColumnCharset(collations.to_vec())
     } else {
-        let exceptions = collations
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c != most_used)
-            .map(|(index, &c)| (index as u64, c))
-            .collect();
+        let exceptions = collations.iter().enumerate().filter(|&(_, &c)| c != most_used).map(|(index, &c)| (index as u64, c)).collect();
         OptionalMetadata::DefaultCharset { default_collation: most_used, exceptions }
     })
 }
@@ -247,10 +252,7 @@ mod tests {
             Some(OptionalMetadata::DefaultCharset { default_collation: 45, exceptions: vec![(2, 63)] })
         );
         assert_eq!(charset_field(&[45, 63]), Some(OptionalMetadata::ColumnCharset(vec![45, 63])));
-        assert_eq!(
-            charset_field(&[8]),
-            Some(OptionalMetadata::DefaultCharset { default_collation: 8, exceptions: vec![] })
-        );
+        assert_eq!(charset_field(&[8]), Some(OptionalMetadata::DefaultCharset { default_collation: 8, exceptions: vec![] }));
         assert_eq!(charset_field(&[]), None);
     }
 

@@ -37,10 +37,25 @@ pub enum Value {
     /// digits.
     Decimal(String),
     Bytes(Vec<u8>),
-    Date { year: u16, month: u8, day: u8 },
-    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    Date {
+        year: u16,
+        month: u8,
+        day: u8,
+    },
+    DateTime {
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
     /// Seconds since the epoch (UTC), as TIMESTAMP stores it.
-    Timestamp { seconds: u32, micros: u32 },
+    Timestamp {
+        seconds: u32,
+        micros: u32,
+    },
 }
 
 /// Bytes of an integer column's values; `None` for other types.
@@ -72,7 +87,11 @@ fn kind_of(value: &Value) -> &'static str {
 
 /// Width of the length prefix of a CHAR/VARCHAR value.
 fn string_prefix_length(max_length_bytes: u16) -> usize {
-    if max_length_bytes < 256 { 1 } else { 2 }
+    if max_length_bytes < 256 {
+        1
+    } else {
+        2
+    }
 }
 
 fn put_length_prefixed(bytes: &[u8], prefix_length: usize, max_length: u64, out: &mut Vec<u8>) -> Result<(), String> {
@@ -87,7 +106,8 @@ fn put_length_prefixed(bytes: &[u8], prefix_length: usize, max_length: u64, out:
 /// Appends a non-NULL `value` as a `column_type` column stores it.
 /// `unsigned` comes from the Table_map's SIGNEDNESS metadata.
 pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let mismatch = || format!("a {} value does not fit a {column_type:?} column{}", kind_of(value), if unsigned { " (unsigned)" } else { "" });
+    let mismatch =
+        || format!("a {} value does not fit a {column_type:?} column{}", kind_of(value), if unsigned { " (unsigned)" } else { "" });
     if let Some(width) = integer_width(column_type) {
         let bits = 8 * width as u32;
         let stored = match (unsigned, value) {
@@ -112,9 +132,7 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
     match (column_type, value) {
         (ColumnType::Float, Value::Float(v)) => out.extend_from_slice(&v.to_le_bytes()),
         (ColumnType::Double, Value::Double(v)) => out.extend_from_slice(&v.to_le_bytes()),
-        (ColumnType::NewDecimal { precision, scale }, Value::Decimal(text)) => {
-            decimal::encode_decimal(text, *precision, *scale, out)?
-        }
+        (ColumnType::NewDecimal { precision, scale }, Value::Decimal(text)) => decimal::encode_decimal(text, *precision, *scale, out)?,
         (ColumnType::String { max_length_bytes }, Value::Bytes(bytes))
         | (ColumnType::VarChar { max_length_bytes }, Value::Bytes(bytes)) => {
             put_length_prefixed(bytes, string_prefix_length(*max_length_bytes), *max_length_bytes as u64, out)?
@@ -128,15 +146,8 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
         }
         (ColumnType::Date, Value::Date { year, month, day }) => temporal::encode_date(*year, *month, *day, out)?,
         (ColumnType::DateTime2 { fsp }, Value::DateTime { year, month, day, hour, minute, second, micros }) => {
-            let parts = DateTimeParts {
-                year: *year,
-                month: *month,
-                day: *day,
-                hour: *hour,
-                minute: *minute,
-                second: *second,
-                micros: *micros,
-            };
+            let parts =
+                DateTimeParts { year: *year, month: *month, day: *day, hour: *hour, minute: *minute, second: *second, micros: *micros };
             temporal::encode_datetime2(parts, *fsp, out)?
         }
         (ColumnType::Timestamp2 { fsp }, Value::Timestamp { seconds, micros }) => {

@@ -14,7 +14,8 @@ use crate::error::DecodeError;
 pub fn value_length(type_code: u8, metadata: &[u8], rest: &[u8]) -> Result<usize, DecodeError> {
     use type_code::*;
     let meta = |index: usize| metadata.get(index).copied().unwrap_or(0);
-    let unknown = || DecodeError::invalid("raw column value", format!("cannot size a value of type {type_code} with metadata {metadata:02x?}"));
+    let unknown =
+        || DecodeError::invalid("raw column value", format!("cannot size a value of type {type_code} with metadata {metadata:02x?}"));
     let prefixed = |prefix_length: usize| -> Result<usize, DecodeError> {
         let prefix = rest.get(..prefix_length).ok_or(DecodeError::Truncated {
             what: "raw value length",
@@ -26,7 +27,11 @@ pub fn value_length(type_code: u8, metadata: &[u8], rest: &[u8]) -> Result<usize
     };
     let string_prefix = |max_length: u16| if max_length < 256 { 1 } else { 2 };
     let temporal = |base: usize| {
-        if meta(0) > FSP_MAX { Err(unknown()) } else { Ok(base + fraction_length(meta(0))) }
+        if meta(0) > FSP_MAX {
+            Err(unknown())
+        } else {
+            Ok(base + fraction_length(meta(0)))
+        }
     };
     match type_code {
         NULL => Ok(0),
@@ -59,9 +64,7 @@ pub fn value_length(type_code: u8, metadata: &[u8], rest: &[u8]) -> Result<usize
                 _ => Err(unknown()),
             }
         }
-        BLOB | TINY_BLOB | MEDIUM_BLOB | LONG_BLOB | GEOMETRY | JSON | VECTOR | BLOB_COMPRESSED
-            if (1..=4).contains(&meta(0)) =>
-        {
+        BLOB | TINY_BLOB | MEDIUM_BLOB | LONG_BLOB | GEOMETRY | JSON | VECTOR | BLOB_COMPRESSED if (1..=4).contains(&meta(0)) => {
             prefixed(meta(0) as usize)
         }
         _ => Err(unknown()),

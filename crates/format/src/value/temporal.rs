@@ -93,11 +93,7 @@ pub fn encode_datetime2(parts: DateTimeParts, fsp: u8, out: &mut Vec<u8>) -> Res
     }
     check_fraction(micros, fsp)?;
     let year_month = year as u64 * 13 + month as u64;
-    let packed = year_month << 22
-        | (day as u64) << 17
-        | (hour as u64) << 12
-        | (minute as u64) << 6
-        | second as u64;
+    let packed = year_month << 22 | (day as u64) << 17 | (hour as u64) << 12 | (minute as u64) << 6 | second as u64;
     out.extend_from_slice(&(packed + DATETIME_INTEGER_OFFSET).to_be_bytes()[3..]);
     encode_fraction(micros, fsp, out);
     Ok(())

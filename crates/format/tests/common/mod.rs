@@ -39,12 +39,11 @@ pub fn typed_column_type() -> impl Strategy<Value = ColumnType> {
         integer_type(),
         Just(ColumnType::Float),
         Just(ColumnType::Double),
-        (1u8..=65).prop_flat_map(|precision| (Just(precision), 0..=precision.min(30)))
+        (1u8..=65)
+            .prop_flat_map(|precision| (Just(precision), 0..=precision.min(30)))
             .prop_map(|(precision, scale)| ColumnType::NewDecimal { precision, scale }),
-        prop_oneof![0u16..=40, 200u16..=300, Just(1020), Just(1023)]
-            .prop_map(|max_length_bytes| ColumnType::String { max_length_bytes }),
-        prop_oneof![0u16..=40, 250u16..=260, Just(1000), Just(65535)]
-            .prop_map(|max_length_bytes| ColumnType::VarChar { max_length_bytes }),
+        prop_oneof![0u16..=40, 200u16..=300, Just(1020), Just(1023)].prop_map(|max_length_bytes| ColumnType::String { max_length_bytes }),
+        prop_oneof![0u16..=40, 250u16..=260, Just(1000), Just(65535)].prop_map(|max_length_bytes| ColumnType::VarChar { max_length_bytes }),
         (1u8..=4).prop_map(|length_bytes| ColumnType::Blob { length_bytes }),
         Just(ColumnType::Date),
         (0u8..=6).prop_map(|fsp| ColumnType::DateTime2 { fsp }),
@@ -63,23 +62,21 @@ pub fn any_column_type() -> impl Strategy<Value = ColumnType> {
 }
 
 pub fn specs(column_type: impl Strategy<Value = ColumnType>, columns_max: usize) -> impl Strategy<Value = Vec<ColumnSpec>> {
-    prop::collection::vec(
-        (column_type, any::<bool>(), any::<bool>(), prop::sample::select(&COLLATIONS[..])),
-        1..=columns_max,
+    prop::collection::vec((column_type, any::<bool>(), any::<bool>(), prop::sample::select(&COLLATIONS[..])), 1..=columns_max).prop_map(
+        |columns| {
+            columns
+                .into_iter()
+                .enumerate()
+                .map(|(index, (column_type, nullable, unsigned, collation))| ColumnSpec {
+                    name: format!("c{index}"),
+                    unsigned: unsigned && column_type.is_numeric(),
+                    collation: if column_type.is_character() { collation } else { 0 },
+                    column_type,
+                    nullable,
+                })
+                .collect()
+        },
     )
-    .prop_map(|columns| {
-        columns
-            .into_iter()
-            .enumerate()
-            .map(|(index, (column_type, nullable, unsigned, collation))| ColumnSpec {
-                name: format!("c{index}"),
-                unsigned: unsigned && column_type.is_numeric(),
-                collation: if column_type.is_character() { collation } else { 0 },
-                column_type,
-                nullable,
-            })
-            .collect()
-    })
 }
 
 fn integer_value(bits: u32, unsigned: bool) -> BoxedStrategy<Value> {
@@ -137,17 +134,13 @@ pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
         ColumnType::Float => prop_oneof![Just(0.0f32), Just(-1.5), Just(f32::MAX), Just(f32::MIN_POSITIVE), prop::num::f32::NORMAL]
             .prop_map(Value::Float)
             .boxed(),
-        ColumnType::Double => prop_oneof![Just(0.0f64), Just(-2.25), Just(f64::MAX), prop::num::f64::NORMAL]
-            .prop_map(Value::Double)
-            .boxed(),
-        ColumnType::NewDecimal { precision, scale } => decimal_value(precision, scale),
-        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
-            bytes_value(max_length_bytes as usize)
+        ColumnType::Double => {
+            prop_oneof![Just(0.0f64), Just(-2.25), Just(f64::MAX), prop::num::f64::NORMAL].prop_map(Value::Double).boxed()
         }
+        ColumnType::NewDecimal { precision, scale } => decimal_value(precision, scale),
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => bytes_value(max_length_bytes as usize),
         ColumnType::Blob { length_bytes } => bytes_value(if length_bytes == 1 { 255 } else { 1200 }),
-        ColumnType::Date => (0u16..=9999, 0u8..=12, 0u8..=31)
-            .prop_map(|(year, month, day)| Value::Date { year, month, day })
-            .boxed(),
+        ColumnType::Date => (0u16..=9999, 0u8..=12, 0u8..=31).prop_map(|(year, month, day)| Value::Date { year, month, day }).boxed(),
         ColumnType::DateTime2 { fsp } => ((0u16..=9999, 0u8..=12, 0u8..=31), (0u8..=23, 0u8..=59, 0u8..=59), micros(fsp))
             .prop_map(|((year, month, day), (hour, minute, second), micros)| Value::DateTime {
                 year,

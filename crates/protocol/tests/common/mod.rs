@@ -9,10 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use protocol::{
-    syntax_error_near, BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ColumnDefinition,
-    ColumnFlags, ColumnType, ConnectionInfo, KillScope, MysqlError, OkResponse, PreparedStatement,
-    QueryResponse, RegisterReplica, ResultSet, RowStream, Server, ServerConfig, Session,
-    SessionFactory, StatusFlags, StoredAccount, Value,
+    syntax_error_near, BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ColumnDefinition, ColumnFlags, ColumnType, ConnectionInfo,
+    KillScope, MysqlError, OkResponse, PreparedStatement, QueryResponse, RegisterReplica, ResultSet, RowStream, Server, ServerConfig,
+    Session, SessionFactory, StatusFlags, StoredAccount, Value,
 };
 
 pub const VERSION: &str = "8.4.0-binlogd";
@@ -33,22 +32,13 @@ impl SessionFactory for ToyFactory {
         if let Some(database) = &info.database {
             check_database(database)?;
         }
-        Ok(ToySession {
-            info: info.clone(),
-            in_transaction: false,
-            database: info.database.clone(),
-            prepared: HashMap::new(),
-        })
+        Ok(ToySession { info: info.clone(), in_transaction: false, database: info.database.clone(), prepared: HashMap::new() })
     }
 }
 
 fn check_database(database: &str) -> Result<(), MysqlError> {
     if database == "nosuchdb" {
-        return Err(MysqlError::new(
-            1049,
-            "42000",
-            format!("Unknown database '{database}'"),
-        ));
+        return Err(MysqlError::new(1049, "42000", format!("Unknown database '{database}'")));
     }
     Ok(())
 }
@@ -63,11 +53,7 @@ fn one_value(name: &str, column: ColumnDefinition, value: Value) -> QueryRespons
 
 /// The number after `prefix` and before `)`, e.g. `SELECT SLEEP(2)`.
 fn argument(sql: &str, prefix: &str) -> Option<u64> {
-    sql.strip_prefix(prefix)?
-        .trim_end_matches(')')
-        .trim()
-        .parse()
-        .ok()
+    sql.strip_prefix(prefix)?.trim_end_matches(')').trim().parse().ok()
 }
 
 impl ToySession {
@@ -78,12 +64,8 @@ impl ToySession {
             Value::UInt(_) => ColumnDefinition::bigint(name).with_flags(ColumnFlags::UNSIGNED_FLAG),
             Value::Float(_) => ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_FLOAT),
             Value::Double(_) => ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_DOUBLE),
-            Value::DateTime(_) => {
-                ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_DATETIME).with_decimals(6)
-            }
-            Value::Time(_) => {
-                ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_TIME).with_decimals(6)
-            }
+            Value::DateTime(_) => ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_DATETIME).with_decimals(6),
+            Value::Time(_) => ColumnDefinition::new(name, ColumnType::MYSQL_TYPE_TIME).with_decimals(6),
             Value::Bytes(_) | Value::Null => ColumnDefinition::varchar(name),
         }
     }
@@ -96,77 +78,36 @@ impl Session for ToySession {
             return Ok(one_value("1", ColumnDefinition::bigint(""), Value::Int(1)));
         }
         if upper == "SELECT @@VERSION" {
-            return Ok(one_value(
-                "@@version",
-                ColumnDefinition::varchar(""),
-                VERSION.into(),
-            ));
+            return Ok(one_value("@@version", ColumnDefinition::varchar(""), VERSION.into()));
         }
         if upper == "SELECT DATABASE()" {
             let value = self.database.clone().map_or(Value::Null, Value::from);
-            return Ok(one_value(
-                "DATABASE()",
-                ColumnDefinition::varchar(""),
-                value,
-            ));
+            return Ok(one_value("DATABASE()", ColumnDefinition::varchar(""), value));
         }
         if upper == "SELECT CONNECTION_ID()" {
-            return Ok(one_value(
-                "CONNECTION_ID()",
-                ColumnDefinition::bigint(""),
-                Value::Int(self.info.connection_id.into()),
-            ));
+            return Ok(one_value("CONNECTION_ID()", ColumnDefinition::bigint(""), Value::Int(self.info.connection_id.into())));
         }
         if upper == "SELECT CURRENT_USER()" {
             let text = format!("{}@{}", self.info.account.user, self.info.account.host);
-            return Ok(one_value(
-                "CURRENT_USER()",
-                ColumnDefinition::varchar(""),
-                text.into(),
-            ));
+            return Ok(one_value("CURRENT_USER()", ColumnDefinition::varchar(""), text.into()));
         }
         if upper.starts_with("SELECT LENGTH('") && sql.ends_with("')") {
             let length = sql.len() - "SELECT LENGTH('".len() - 2;
-            return Ok(one_value(
-                "LENGTH",
-                ColumnDefinition::bigint(""),
-                Value::Int(length as i64),
-            ));
+            return Ok(one_value("LENGTH", ColumnDefinition::bigint(""), Value::Int(length as i64)));
         }
         if let Some(count) = argument(&upper, "SELECT REPEAT('X', ") {
             let column = ColumnDefinition::new("", ColumnType::MYSQL_TYPE_LONG_BLOB);
-            return Ok(one_value(
-                "REPEAT",
-                column,
-                Value::Bytes(vec![b'x'; count as usize]),
-            ));
+            return Ok(one_value("REPEAT", column, Value::Bytes(vec![b'x'; count as usize])));
         }
         if let Some(count) = argument(&upper, "SELECT ROWS(") {
-            let columns = vec![
-                ColumnDefinition::bigint("id"),
-                ColumnDefinition::varchar("name"),
-            ];
+            let columns = vec![ColumnDefinition::bigint("id"), ColumnDefinition::varchar("name")];
             let rows = (0..count).map(|i| Ok(vec![Value::Int(i as i64), format!("row{i}").into()]));
-            return Ok(QueryResponse::Stream(RowStream {
-                columns,
-                rows: Box::new(rows),
-                warnings: 0,
-            }));
+            return Ok(QueryResponse::Stream(RowStream { columns, rows: Box::new(rows), warnings: 0 }));
         }
         if upper == "SELECT STREAM_ERROR" {
             let columns = vec![ColumnDefinition::bigint("id")];
-            let rows = (0..3).map(|i| {
-                if i < 2 {
-                    Ok(vec![Value::Int(i)])
-                } else {
-                    Err(MysqlError::query_interrupted())
-                }
-            });
-            return Ok(QueryResponse::Stream(RowStream {
-                columns,
-                rows: Box::new(rows),
-                warnings: 0,
-            }));
+            let rows = (0..3).map(|i| if i < 2 { Ok(vec![Value::Int(i)]) } else { Err(MysqlError::query_interrupted()) });
+            return Ok(QueryResponse::Stream(RowStream { columns, rows: Box::new(rows), warnings: 0 }));
         }
         if let Some(seconds) = argument(&upper, "SELECT SLEEP(") {
             let deadline = Instant::now() + Duration::from_secs(seconds);
@@ -176,19 +117,13 @@ impl Session for ToySession {
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
-            return Ok(one_value(
-                "SLEEP",
-                ColumnDefinition::bigint(""),
-                Value::Int(0),
-            ));
+            return Ok(one_value("SLEEP", ColumnDefinition::bigint(""), Value::Int(0)));
         }
         if upper == "SHOW PROCESSLIST" {
-            let columns = [
-                "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
-            ]
-            .iter()
-            .map(|name| ColumnDefinition::varchar(*name))
-            .collect();
+            let columns = ["Id", "User", "Host", "db", "Command", "Time", "State", "Info"]
+                .iter()
+                .map(|name| ColumnDefinition::varchar(*name))
+                .collect();
             let mut result = ResultSet::new(columns);
             for process in self.info.handle.registry().processes() {
                 result.push_row(vec![
@@ -222,12 +157,7 @@ impl Session for ToySession {
             return Ok(OkResponse::default().into());
         }
         if upper.starts_with("INSERT") {
-            let ok = OkResponse {
-                affected_rows: 1,
-                last_insert_id: 42,
-                warnings: 1,
-                info: String::new(),
-            };
+            let ok = OkResponse { affected_rows: 1, last_insert_id: 42, warnings: 1, info: String::new() };
             return Ok(ok.into());
         }
         if upper.starts_with("SET ") {
@@ -242,27 +172,16 @@ impl Session for ToySession {
         Ok(())
     }
 
-    fn field_list(
-        &mut self,
-        table: &str,
-        wildcard: &str,
-    ) -> Result<Vec<ColumnDefinition>, MysqlError> {
+    fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<ColumnDefinition>, MysqlError> {
         if table != "t1" {
-            return Err(MysqlError::new(
-                1146,
-                "42S02",
-                format!("Table 'test.{table}' doesn't exist"),
-            ));
+            return Err(MysqlError::new(1146, "42S02", format!("Table 'test.{table}' doesn't exist")));
         }
         let columns = vec![
             ColumnDefinition::new("id", ColumnType::MYSQL_TYPE_LONG).with_table("test", "t1"),
             ColumnDefinition::varchar("name").with_table("test", "t1"),
         ];
         let prefix = wildcard.trim_end_matches('%');
-        Ok(columns
-            .into_iter()
-            .filter(|c| c.name.starts_with(prefix))
-            .collect())
+        Ok(columns.into_iter().filter(|c| c.name.starts_with(prefix)).collect())
     }
 
     fn prepare(&mut self, statement_id: u32, sql: &str) -> Result<PreparedStatement, MysqlError> {
@@ -272,53 +191,27 @@ impl Session for ToySession {
         }
         let param_count = sql.matches('?').count() as u16;
         let columns = if upper.starts_with("SELECT") {
-            (0..param_count)
-                .map(|i| ColumnDefinition::varchar(format!("p{i}")))
-                .collect()
+            (0..param_count).map(|i| ColumnDefinition::varchar(format!("p{i}"))).collect()
         } else {
             Vec::new()
         };
         self.prepared.insert(statement_id, sql.to_string());
-        Ok(PreparedStatement {
-            param_count,
-            params: None,
-            columns,
-            warnings: 0,
-        })
+        Ok(PreparedStatement { param_count, params: None, columns, warnings: 0 })
     }
 
-    fn execute(
-        &mut self,
-        statement_id: u32,
-        params: &[Value],
-    ) -> Result<QueryResponse<'_>, MysqlError> {
-        let sql = self
-            .prepared
-            .get(&statement_id)
-            .ok_or_else(|| MysqlError::internal("toy: unknown statement"))?;
+    fn execute(&mut self, statement_id: u32, params: &[Value]) -> Result<QueryResponse<'_>, MysqlError> {
+        let sql = self.prepared.get(&statement_id).ok_or_else(|| MysqlError::internal("toy: unknown statement"))?;
         if sql.to_ascii_uppercase().starts_with("INSERT") {
-            return Ok(OkResponse {
-                affected_rows: params.len() as u64,
-                ..Default::default()
-            }
-            .into());
+            return Ok(OkResponse { affected_rows: params.len() as u64, ..Default::default() }.into());
         }
         if sql.eq_ignore_ascii_case("SELECT LENGTH(?)") {
             let length = match &params[0] {
                 Value::Bytes(bytes) => bytes.len() as i64,
                 _ => -1,
             };
-            return Ok(one_value(
-                "LENGTH",
-                ColumnDefinition::bigint(""),
-                Value::Int(length),
-            ));
+            return Ok(one_value("LENGTH", ColumnDefinition::bigint(""), Value::Int(length)));
         }
-        let columns = params
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Self::column_for(v, i))
-            .collect();
+        let columns = params.iter().enumerate().map(|(i, v)| Self::column_for(v, i)).collect();
         let mut result = ResultSet::new(columns);
         result.push_row(params.to_vec());
         Ok(result.into())
@@ -343,22 +236,10 @@ impl Session for ToySession {
     /// Streams fake events: three small ones (or one of `position` bytes when
     /// the file is `big`), then EOF when non-blocking, else heartbeats until
     /// the reader leaves or the connection is killed.
-    fn binlog_dump(
-        &mut self,
-        request: &BinlogDumpRequest,
-        stream: &mut BinlogStream<'_>,
-    ) -> Result<(), MysqlError> {
-        let send = |stream: &mut BinlogStream<'_>, event: &[u8]| {
-            stream
-                .send_event(event)
-                .map_err(|e| MysqlError::internal(e.to_string()))
-        };
+    fn binlog_dump(&mut self, request: &BinlogDumpRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+        let send = |stream: &mut BinlogStream<'_>, event: &[u8]| stream.send_event(event).map_err(|e| MysqlError::internal(e.to_string()));
         if request.file_name == "purged" {
-            return Err(MysqlError::new(
-                1236,
-                "HY000",
-                "Could not find first log file name in binary log index file",
-            ));
+            return Err(MysqlError::new(1236, "HY000", "Could not find first log file name in binary log index file"));
         }
         if request.file_name == "big" {
             send(stream, &vec![0xAB; request.position as usize])?;
@@ -368,41 +249,20 @@ impl Session for ToySession {
             }
         }
         if request.is_non_blocking() {
-            return stream
-                .send_eof()
-                .map_err(|e| MysqlError::internal(e.to_string()));
+            return stream.send_eof().map_err(|e| MysqlError::internal(e.to_string()));
         }
-        stream
-            .flush()
-            .map_err(|e| MysqlError::internal(e.to_string()))?;
+        stream.flush().map_err(|e| MysqlError::internal(e.to_string()))?;
         while !stream.is_killed() && !stream.peer_closed() {
             std::thread::sleep(Duration::from_millis(10));
         }
         Ok(())
     }
 
-    fn binlog_dump_gtid(
-        &mut self,
-        request: &BinlogDumpGtidRequest,
-        stream: &mut BinlogStream<'_>,
-    ) -> Result<(), MysqlError> {
-        let text: Vec<String> = request
-            .gtid_set
-            .iter()
-            .map(|entry| entry.to_string())
-            .collect();
-        let event = format!(
-            "{}|{}|{}",
-            request.server_id,
-            request.file_name,
-            text.join(",")
-        );
-        stream
-            .send_event(event.as_bytes())
-            .map_err(|e| MysqlError::internal(e.to_string()))?;
-        stream
-            .send_eof()
-            .map_err(|e| MysqlError::internal(e.to_string()))
+    fn binlog_dump_gtid(&mut self, request: &BinlogDumpGtidRequest, stream: &mut BinlogStream<'_>) -> Result<(), MysqlError> {
+        let text: Vec<String> = request.gtid_set.iter().map(|entry| entry.to_string()).collect();
+        let event = format!("{}|{}|{}", request.server_id, request.file_name, text.join(","));
+        stream.send_event(event.as_bytes()).map_err(|e| MysqlError::internal(e.to_string()))?;
+        stream.send_eof().map_err(|e| MysqlError::internal(e.to_string()))
     }
 }
 
@@ -423,11 +283,8 @@ pub fn accounts(user: &str, _host: &str) -> Option<StoredAccount> {
 
 /// A toy server on 127.0.0.1 and a free port.
 pub fn start_server(configure: impl FnOnce(&mut ServerConfig)) -> Server {
-    let mut config = ServerConfig {
-        bind_address: "127.0.0.1:0".parse().unwrap(),
-        shutdown_grace: Duration::from_secs(2),
-        ..Default::default()
-    };
+    let mut config =
+        ServerConfig { bind_address: "127.0.0.1:0".parse().unwrap(), shutdown_grace: Duration::from_secs(2), ..Default::default() };
     config.connection.server_version = VERSION.into();
     configure(&mut config);
     Server::start(config, Arc::new(accounts), Arc::new(ToyFactory)).expect("server starts")
@@ -436,10 +293,7 @@ pub fn start_server(configure: impl FnOnce(&mut ServerConfig)) -> Server {
 /// Whether an external client is installed; in CI its absence fails the
 /// test (the CI script must install it), elsewhere the test is skipped.
 pub fn have_tool(check: &mut std::process::Command, name: &str) -> bool {
-    let found = check
-        .output()
-        .map(|output| output.status.success())
-        .unwrap_or(false);
+    let found = check.output().map(|output| output.status.success()).unwrap_or(false);
     if !found {
         assert!(std::env::var_os("CI").is_none(), "{name} is required in CI");
         eprintln!("skipping: {name} is not installed");

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use redo::{CrashPoints, LoggedRecord, Options, Record, Recovered, RedoLog};
 use storage::SimStorage;
-use redo::{CrashPoints, LoggedRecord, Options, Recovered, Record, RedoLog};
 
 pub const DIR: &str = "/data/redo";
 /// Record kind the tests use.
@@ -22,11 +22,7 @@ pub fn dir() -> PathBuf {
 /// Small segments (frequent rotation) and no background flush unless a
 /// test asks: what survives depends only on what the test does.
 pub fn options() -> Options {
-    Options {
-        binlogd_redo_segment_bytes: 4096,
-        innodb_flush_log_at_timeout: Duration::from_secs(3600),
-        ..Options::default()
-    }
+    Options { binlogd_redo_segment_bytes: 4096, innodb_flush_log_at_timeout: Duration::from_secs(3600), ..Options::default() }
 }
 
 pub fn open(storage: &SimStorage, options: Options) -> (RedoLog, Recovered) {

@@ -28,8 +28,9 @@ pub struct SpillWriter {
 
 impl SpillWriter {
     pub fn create(directory: &Path) -> Result<SpillWriter, MysqlError> {
-        let file = tempfile::tempfile_in(directory)
-            .map_err(|error| errors::relay_log_write_failure(&format!("could not create a spill file in {}: {error}", directory.display())))?;
+        let file = tempfile::tempfile_in(directory).map_err(|error| {
+            errors::relay_log_write_failure(&format!("could not create a spill file in {}: {error}", directory.display()))
+        })?;
         Ok(SpillWriter { writer: BufWriter::with_capacity(SPILL_WRITE_BUFFER_BYTES, file), length_bytes: 0 })
     }
 
@@ -46,7 +47,8 @@ impl SpillWriter {
     /// Flushes and hands the file over for reading.
     pub fn finish(self) -> Result<SpillFile, MysqlError> {
         let length_bytes = self.length_bytes;
-        let file = self.writer.into_inner().map_err(|error| errors::relay_log_write_failure(&format!("spill file write: {}", error.error())))?;
+        let file =
+            self.writer.into_inner().map_err(|error| errors::relay_log_write_failure(&format!("spill file write: {}", error.error())))?;
         Ok(SpillFile { file, length_bytes })
     }
 }
@@ -64,6 +66,8 @@ impl SpillFile {
     }
 
     pub fn read_exact_at(&self, buffer: &mut [u8], offset: u64) -> Result<(), MysqlError> {
-        self.file.read_exact_at(buffer, offset).map_err(|error| errors::relay_log_read_failure(&format!("spill file read at {offset}: {error}")))
+        self.file
+            .read_exact_at(buffer, offset)
+            .map_err(|error| errors::relay_log_read_failure(&format!("spill file read at {offset}: {error}")))
     }
 }

@@ -73,7 +73,15 @@ pub fn transaction(gno: u64, last_committed: i64, sequence_number: i64, filler_b
 
 /// Writes one transaction into the relay log and queues its entry, as the
 /// receiver does.
-pub fn write_transaction(relay: &RelayLog, queue: &BoundaryQueue, index: u64, gno: u64, clock: (i64, i64), events: &[Vec<u8>], stop: &StopFlag) {
+pub fn write_transaction(
+    relay: &RelayLog,
+    queue: &BoundaryQueue,
+    index: u64,
+    gno: u64,
+    clock: (i64, i64),
+    events: &[Vec<u8>],
+    stop: &StopFlag,
+) {
     let mut open = relay.begin().unwrap();
     for event in events {
         relay.append(&mut open, event, stop).map_err(|error| format!("{error:?}")).unwrap();
@@ -136,7 +144,12 @@ impl RecordingApplier {
 
 impl Applier for RecordingApplier {
     fn worker(&self, _worker_index: usize) -> Box<dyn WorkerApplier> {
-        Box::new(RecordingWorker { record: self.record.clone(), fail_gno: self.fail_gno, delay_us_max: self.delay_us_max, expected: self.expected.clone() })
+        Box::new(RecordingWorker {
+            record: self.record.clone(),
+            fail_gno: self.fail_gno,
+            delay_us_max: self.delay_us_max,
+            expected: self.expected.clone(),
+        })
     }
 }
 
@@ -152,7 +165,8 @@ impl WorkerApplier for RecordingWorker {
         let gno = entry.gtid.unwrap().gno;
         {
             let mut record = self.record.lock();
-            let missing: Vec<i64> = (1..=entry.last_committed).filter(|sequence| !record.committed_sequence_numbers.contains(sequence)).collect();
+            let missing: Vec<i64> =
+                (1..=entry.last_committed).filter(|sequence| !record.committed_sequence_numbers.contains(sequence)).collect();
             if !missing.is_empty() {
                 record.violations.push(format!("gno {gno} (last_committed {}) started before {missing:?} committed", entry.last_committed));
             }

@@ -60,7 +60,10 @@ impl Account {
 #[derive(Serialize, Deserialize)]
 #[serde(untagged)]
 enum FileContents {
-    Versioned { version: u32, accounts: Vec<AccountRecord> },
+    Versioned {
+        version: u32,
+        accounts: Vec<AccountRecord>,
+    },
     /// Before privileges: a plain array.
     Legacy(Vec<LegacyRecord>),
 }
@@ -132,12 +135,15 @@ fn names(set: PrivilegeSet) -> Vec<String> {
 fn parse_hash(path: &Path, text: &Option<String>, account: &str) -> std::io::Result<Option<[u8; 20]>> {
     match text {
         None => Ok(None),
-        Some(text) => parse_native_password_hash_hex(text).map(Some).ok_or_else(|| invalid(path, format!("bad password_hash for {account}"))),
+        Some(text) => {
+            parse_native_password_hash_hex(text).map(Some).ok_or_else(|| invalid(path, format!("bad password_hash for {account}")))
+        }
     }
 }
 
 fn decode(path: &Path, bytes: &[u8]) -> std::io::Result<Vec<Account>> {
-    let contents: FileContents = serde_json::from_slice(bytes).map_err(|error| invalid(path, format!("not a valid accounts file ({error})")))?;
+    let contents: FileContents =
+        serde_json::from_slice(bytes).map_err(|error| invalid(path, format!("not a valid accounts file ({error})")))?;
     let mut accounts: Vec<Account> = Vec::new();
     match contents {
         FileContents::Versioned { version, accounts: records } => {
@@ -201,7 +207,11 @@ fn encode(accounts: &[Account]) -> Vec<u8> {
                 .grants
                 .tables
                 .iter()
-                .map(|((database, table), set)| TableGrantRecord { database: database.clone(), table: table.clone(), privileges: names(*set) })
+                .map(|((database, table), set)| TableGrantRecord {
+                    database: database.clone(),
+                    table: table.clone(),
+                    privileges: names(*set),
+                })
                 .collect(),
         })
         .collect();
@@ -219,7 +229,13 @@ impl Accounts {
         let (accounts, fresh) = match std::fs::read(&path) {
             Ok(bytes) => (decode(&path, &bytes)?, false),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                let root = Account { user: "root".into(), host: "localhost".into(), password_hash: None, locked: false, grants: Grants::everything() };
+                let root = Account {
+                    user: "root".into(),
+                    host: "localhost".into(),
+                    password_hash: None,
+                    locked: false,
+                    grants: Grants::everything(),
+                };
                 (vec![root], true)
             }
             Err(error) => return Err(std::io::Error::new(error.kind(), format!("{}: {error}", path.display()))),
@@ -314,7 +330,13 @@ mod tests {
                 grants.set(&Level::Database("shop".into()), [Privilege::Select, Privilege::Insert].into_iter().collect());
                 grants.set(&Level::Table("shop".into(), "t".into()), [Privilege::Update].into_iter().collect());
                 grants.global.insert(Privilege::ReplicationSlave);
-                table.push(Account { user: "app".into(), host: "%".into(), password_hash: Some(protocol::native_password_hash(b"pw")), locked: false, grants });
+                table.push(Account {
+                    user: "app".into(),
+                    host: "%".into(),
+                    password_hash: Some(protocol::native_password_hash(b"pw")),
+                    locked: false,
+                    grants,
+                });
                 Ok(())
             })
             .unwrap();
@@ -342,7 +364,8 @@ mod tests {
 
     #[test]
     fn the_most_specific_host_wins() {
-        let account = |host: &str| Account { user: "u".into(), host: host.into(), password_hash: None, locked: false, grants: Grants::default() };
+        let account =
+            |host: &str| Account { user: "u".into(), host: host.into(), password_hash: None, locked: false, grants: Grants::default() };
         let table = vec![account("%"), account("10.0.%"), account("10.0.0.1"), account("localhost")];
         assert_eq!(matching_account(&table, "u", "10.0.0.1").unwrap().host, "10.0.0.1");
         assert_eq!(matching_account(&table, "u", "10.0.0.2").unwrap().host, "10.0.%");
@@ -358,8 +381,14 @@ mod tests {
         for (contents, expected) in [
             ("{not json", "not a valid accounts file"),
             (r#"{"version": 9, "accounts": []}"#, "format version 9"),
-            (r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": null, "privileges": ["FLY"]}]}"#, "unknown privilege"),
-            (r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": null, "databases": {"d": ["SUPER"]}}]}"#, "cannot be granted"),
+            (
+                r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": null, "privileges": ["FLY"]}]}"#,
+                "unknown privilege",
+            ),
+            (
+                r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": null, "databases": {"d": ["SUPER"]}}]}"#,
+                "cannot be granted",
+            ),
             (r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": "*12"}]}"#, "bad password_hash"),
             (
                 r#"{"version": 1, "accounts": [{"user": "u", "host": "%", "password_hash": null}, {"user": "u", "host": "%", "password_hash": null}]}"#,
@@ -375,7 +404,11 @@ mod tests {
     #[test]
     fn legacy_files_keep_their_accounts_with_every_privilege() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(ACCOUNTS_FILE), r#"[{"user": "root", "host": "localhost", "password_hash": null, "locked": false}]"#).unwrap();
+        std::fs::write(
+            dir.path().join(ACCOUNTS_FILE),
+            r#"[{"user": "root", "host": "localhost", "password_hash": null, "locked": false}]"#,
+        )
+        .unwrap();
         let accounts = Accounts::open(dir.path()).unwrap();
         assert_eq!(accounts.snapshot()[0].grants, Grants::everything());
     }

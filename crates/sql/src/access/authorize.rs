@@ -19,10 +19,10 @@ use protocol::{ConnectionInfo, MysqlError};
 use sqlparser::ast::{visit_expressions, visit_relations, Expr, FromTable, ObjectName, ObjectType, Statement as Ast, TableObject};
 
 use crate::access::accounts::Account;
+use crate::access::privileges::{Grants, Level, Privilege};
 use crate::error::SqlResult;
 use crate::exec::dispatch::table_name;
 use crate::parse::{Show, Statement};
-use crate::access::privileges::{Grants, Level, Privilege};
 use crate::session::{Context, Shared};
 
 /// 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR, listing the privileges any one of
@@ -115,7 +115,9 @@ impl<'a> Principal<'a> {
 
     /// `privilege` on `database.table` (from any level), or 1142.
     pub fn require_on_table(&self, privilege: Privilege, database: &str, table: &str) -> SqlResult<()> {
-        if is_information_schema(database) || self.grants().effective(&Level::Table(database.to_string(), table.to_string())).contains(privilege) {
+        if is_information_schema(database)
+            || self.grants().effective(&Level::Table(database.to_string(), table.to_string())).contains(privilege)
+        {
             return Ok(());
         }
         Err(self.table_denied(privilege.name(), table))
@@ -197,7 +199,9 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
             Show::Replicas { .. } | Show::ReplicaStatus { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::Tables { database, .. } => principal.require_database_access(&context.database(database.as_deref())?),
             Show::CreateTable { database, table } => principal.require_table_access("SHOW", &context.database(database.as_deref())?, table),
-            Show::Columns { database, table, .. } => principal.require_table_access("SELECT", &context.database(database.as_deref())?, table),
+            Show::Columns { database, table, .. } => {
+                principal.require_table_access("SELECT", &context.database(database.as_deref())?, table)
+            }
             // Filtered to what the account may see where they run.
             Show::Databases { .. } | Show::Processlist { .. } => Ok(()),
             Show::Variables { .. } | Show::Status { .. } | Show::Warnings | Show::Errors | Show::Engines => Ok(()),
@@ -205,7 +209,9 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         // MySQL 8.4 wants RELOAD for FLUSH BINARY LOGS; BINLOG_ADMIN and
         // SUPER also administer the binlog, so they are accepted too.
         Statement::FlushBinaryLogs => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
-        Statement::PurgeBinaryLogsTo(_) | Statement::PurgeBinaryLogsBefore(_) => principal.require_any(&[Privilege::Super, Privilege::BinlogAdmin]),
+        Statement::PurgeBinaryLogsTo(_) | Statement::PurgeBinaryLogsBefore(_) => {
+            principal.require_any(&[Privilege::Super, Privilege::BinlogAdmin])
+        }
         // MySQL 8.4 wants RELOAD for RESET BINARY LOGS AND GTIDS.
         Statement::ResetBinaryLogsAndGtids => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
         // Whose connection it is decides: checked in admin::kill_as.

@@ -324,7 +324,10 @@ mod tests {
         assert!(!global.contains(Privilege::GrantOption));
         let database = PrivilegeSet::all_at(&Level::Database("d".into()));
         assert!(database.contains(Privilege::Select) && !database.contains(Privilege::Super));
-        assert_eq!(database.iter().map(Privilege::name).collect::<Vec<_>>(), ["SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "INDEX", "ALTER"]);
+        assert_eq!(
+            database.iter().map(Privilege::name).collect::<Vec<_>>(),
+            ["SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "INDEX", "ALTER"]
+        );
     }
 
     #[test]

@@ -14,9 +14,9 @@ use protocol::{native_password_hash, parse_native_password_hash_hex, ColumnDefin
 
 use crate::access::accounts::Account;
 use crate::access::authorize::Principal;
+use crate::access::privileges::{quote_identifier, Grants, Level, Privilege, PrivilegeSet};
 use crate::error::SqlResult;
 use crate::parse::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
-use crate::access::privileges::{quote_identifier, Grants, Level, Privilege, PrivilegeSet};
 use crate::session::{Context, Outcome};
 
 /// MySQL 8's limits (ER_WRONG_STRING_LENGTH beyond them).
@@ -67,7 +67,9 @@ pub fn execute(statement: &AccountStatement, context: &Context<'_>) -> SqlResult
             let users = resolve_users(users, context);
             context.shared.accounts.change(|accounts| {
                 for (user, host) in &users {
-                    let account = find_mut(accounts, user, host).filter(|account| account.grants.has_entry(&level)).ok_or_else(|| no_such_grant(user, host, &level))?;
+                    let account = find_mut(accounts, user, host)
+                        .filter(|account| account.grants.has_entry(&level))
+                        .ok_or_else(|| no_such_grant(user, host, &level))?;
                     let now = account.grants.at(&level);
                     account.grants.set(&level, now.difference(set));
                 }
@@ -79,7 +81,8 @@ pub fn execute(statement: &AccountStatement, context: &Context<'_>) -> SqlResult
             principal.require(Privilege::CreateUser)?;
             let users = resolve_users(users, context);
             context.shared.accounts.change(|accounts| {
-                let missing: Vec<String> = users.iter().filter(|(u, h)| find_mut(accounts, u, h).is_none()).map(|(u, h)| quote(u, h)).collect();
+                let missing: Vec<String> =
+                    users.iter().filter(|(u, h)| find_mut(accounts, u, h).is_none()).map(|(u, h)| quote(u, h)).collect();
                 if !missing.is_empty() {
                     return Err(operation_failed("REVOKE", &missing));
                 }
@@ -149,7 +152,11 @@ fn expand(privileges: &PrivilegeList, level: &Level) -> SqlResult<PrivilegeSet> 
     }
     if set.iter().any(|privilege| !level.is_global() && !privilege.is_object_level()) {
         return Err(match level {
-            Level::Table(..) => MysqlError::new(1144, "42000", "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used"),
+            Level::Table(..) => MysqlError::new(
+                1144,
+                "42000",
+                "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used",
+            ),
             _ => MysqlError::new(1221, "HY000", "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES"),
         });
     }
@@ -174,10 +181,18 @@ fn check_grantor(principal: &Principal<'_>, level: &Level, privileges: Privilege
 
 fn validate_name(user: &str, host: &str) -> SqlResult<()> {
     if user.chars().count() > USER_NAME_CHARS_MAX {
-        return Err(MysqlError::new(1470, "HY000", format!("String '{user}' is too long for user name (should be no longer than {USER_NAME_CHARS_MAX})")));
+        return Err(MysqlError::new(
+            1470,
+            "HY000",
+            format!("String '{user}' is too long for user name (should be no longer than {USER_NAME_CHARS_MAX})"),
+        ));
     }
     if host.chars().count() > HOST_NAME_CHARS_MAX {
-        return Err(MysqlError::new(1470, "HY000", format!("String '{host}' is too long for host name (should be no longer than {HOST_NAME_CHARS_MAX})")));
+        return Err(MysqlError::new(
+            1470,
+            "HY000",
+            format!("String '{host}' is too long for host name (should be no longer than {HOST_NAME_CHARS_MAX})"),
+        ));
     }
     Ok(())
 }
@@ -189,9 +204,10 @@ fn password_hash(authentication: &Option<Authentication>, context: &Context<'_>)
         None => None,
         Some(Authentication::Password(password)) if password.is_empty() => None,
         Some(Authentication::Password(password)) => Some(native_password_hash(password.as_bytes())),
-        Some(Authentication::Hash(text)) => {
-            Some(parse_native_password_hash_hex(text).ok_or_else(|| MysqlError::new(1827, "HY000", "The password hash doesn't have the expected format."))?)
-        }
+        Some(Authentication::Hash(text)) => Some(
+            parse_native_password_hash_hex(text)
+                .ok_or_else(|| MysqlError::new(1827, "HY000", "The password hash doesn't have the expected format."))?,
+        ),
     };
     if hash.is_none() && context.shared.accounts.passwords_required() {
         return Err(MysqlError::new(
@@ -219,7 +235,8 @@ fn create_user(
         new_accounts.push(Account { user, host, password_hash, locked: lock.unwrap_or(false), grants: Grants::default() });
     }
     context.shared.accounts.change(|accounts| {
-        let existing: Vec<String> = new_accounts.iter().filter(|new| accounts.iter().any(|a| a.named(&new.user, &new.host))).map(Account::quoted).collect();
+        let existing: Vec<String> =
+            new_accounts.iter().filter(|new| accounts.iter().any(|a| a.named(&new.user, &new.host))).map(Account::quoted).collect();
         if !existing.is_empty() && !if_not_exists {
             return Err(operation_failed("CREATE USER", &existing));
         }
@@ -259,7 +276,8 @@ fn alter_user(
         changes.push((user, host, hash));
     }
     context.shared.accounts.change(|accounts| {
-        let missing: Vec<String> = changes.iter().filter(|(u, h, _)| find_mut(accounts, u, h).is_none()).map(|(u, h, _)| quote(u, h)).collect();
+        let missing: Vec<String> =
+            changes.iter().filter(|(u, h, _)| find_mut(accounts, u, h).is_none()).map(|(u, h, _)| quote(u, h)).collect();
         if !missing.is_empty() && !if_exists {
             return Err(operation_failed("ALTER USER", &missing));
         }
@@ -281,7 +299,8 @@ fn drop_user(context: &Context<'_>, principal: &Principal<'_>, if_exists: bool, 
     principal.require(Privilege::CreateUser)?;
     let users = resolve_users(users, context);
     context.shared.accounts.change(|accounts| {
-        let missing: Vec<String> = users.iter().filter(|(u, h)| !accounts.iter().any(|a| a.named(u, h))).map(|(u, h)| quote(u, h)).collect();
+        let missing: Vec<String> =
+            users.iter().filter(|(u, h)| !accounts.iter().any(|a| a.named(u, h))).map(|(u, h)| quote(u, h)).collect();
         if !missing.is_empty() && !if_exists {
             return Err(operation_failed("DROP USER", &missing));
         }
@@ -340,9 +359,13 @@ mod tests {
     fn show_grants_lines_follow_mysql() {
         let mut account = Account { user: "app".into(), host: "%".into(), password_hash: None, locked: false, grants: Grants::default() };
         assert_eq!(grant_lines(&account), ["GRANT USAGE ON *.* TO `app`@`%`"]);
-        account.grants.global = [Privilege::ReplicationSlave, Privilege::Super, Privilege::SystemVariablesAdmin, Privilege::BinlogAdmin].into_iter().collect();
+        account.grants.global =
+            [Privilege::ReplicationSlave, Privilege::Super, Privilege::SystemVariablesAdmin, Privilege::BinlogAdmin].into_iter().collect();
         account.grants.set(&Level::Database("shop".into()), [Privilege::Select, Privilege::Insert].into_iter().collect());
-        account.grants.set(&Level::Table("shop".into(), "items".into()), PrivilegeSet::all_at(&Level::Database(String::new())).union([Privilege::GrantOption].into_iter().collect()));
+        account.grants.set(
+            &Level::Table("shop".into(), "items".into()),
+            PrivilegeSet::all_at(&Level::Database(String::new())).union([Privilege::GrantOption].into_iter().collect()),
+        );
         assert_eq!(
             grant_lines(&account),
             [
@@ -352,7 +375,8 @@ mod tests {
                 "GRANT ALL PRIVILEGES ON `shop`.`items` TO `app`@`%` WITH GRANT OPTION",
             ]
         );
-        let root = Account { user: "root".into(), host: "localhost".into(), password_hash: None, locked: false, grants: Grants::everything() };
+        let root =
+            Account { user: "root".into(), host: "localhost".into(), password_hash: None, locked: false, grants: Grants::everything() };
         assert_eq!(grant_lines(&root), ["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"]);
     }
 

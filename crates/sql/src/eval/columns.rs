@@ -9,7 +9,7 @@ use protocol::{ColumnDefinition, ColumnFlags, ColumnType as WireType};
 use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
 
 use crate::error::{data_too_long, incorrect_value, not_supported, out_of_range, SqlResult};
-use crate::eval::value::{NullCheck, text, to_number, to_text, Number, Value};
+use crate::eval::value::{text, to_number, to_text, NullCheck, Number, Value};
 
 pub const BINARY_COLLATION: u16 = 63;
 /// utf8mb4's widest character, in bytes.
@@ -26,7 +26,11 @@ fn char_length(length: &Option<CharacterLength>, default: u64) -> SqlResult<u64>
 fn string_bytes(characters: u64, limit_bytes: u64, name: &str) -> SqlResult<u16> {
     let bytes = characters * UTF8MB4_BYTES_MAX;
     if characters == 0 || bytes > limit_bytes {
-        return Err(protocol::MysqlError::new(1074, "42000", format!("Column length too big for column '{name}' (max = {})", limit_bytes / UTF8MB4_BYTES_MAX)));
+        return Err(protocol::MysqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{name}' (max = {})", limit_bytes / UTF8MB4_BYTES_MAX),
+        ));
     }
     Ok(bytes as u16)
 }
@@ -38,15 +42,30 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
     let mut collation = BINARY_COLLATION;
     let column_type = match data_type {
         D::TinyInt(_) => ColumnType::Tiny,
-        D::TinyIntUnsigned(_) => { unsigned = true; ColumnType::Tiny }
+        D::TinyIntUnsigned(_) => {
+            unsigned = true;
+            ColumnType::Tiny
+        }
         D::SmallInt(_) => ColumnType::Short,
-        D::SmallIntUnsigned(_) => { unsigned = true; ColumnType::Short }
+        D::SmallIntUnsigned(_) => {
+            unsigned = true;
+            ColumnType::Short
+        }
         D::MediumInt(_) => ColumnType::Int24,
-        D::MediumIntUnsigned(_) => { unsigned = true; ColumnType::Int24 }
+        D::MediumIntUnsigned(_) => {
+            unsigned = true;
+            ColumnType::Int24
+        }
         D::Int(_) | D::Integer(_) => ColumnType::Long,
-        D::IntUnsigned(_) | D::IntegerUnsigned(_) => { unsigned = true; ColumnType::Long }
+        D::IntUnsigned(_) | D::IntegerUnsigned(_) => {
+            unsigned = true;
+            ColumnType::Long
+        }
         D::BigInt(_) => ColumnType::LongLong,
-        D::BigIntUnsigned(_) => { unsigned = true; ColumnType::LongLong }
+        D::BigIntUnsigned(_) => {
+            unsigned = true;
+            ColumnType::LongLong
+        }
         D::Float(ExactNumberInfo::None) => ColumnType::Float,
         D::Double(ExactNumberInfo::None) | D::DoublePrecision | D::Real => ColumnType::Double,
         D::Decimal(info) | D::Numeric(info) => {
@@ -70,10 +89,22 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
             ColumnType::VarChar { max_length_bytes: string_bytes(char_length(length, 1)?, 65_532, name)? }
         }
         D::Binary(length) => ColumnType::String { max_length_bytes: length.unwrap_or(1).clamp(1, 255) as u16 },
-        D::Text => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 2 } }
-        D::TinyText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 1 } }
-        D::MediumText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 3 } }
-        D::LongText => { collation = UTF8MB4_GENERAL_CI; ColumnType::Blob { length_bytes: 4 } }
+        D::Text => {
+            collation = UTF8MB4_GENERAL_CI;
+            ColumnType::Blob { length_bytes: 2 }
+        }
+        D::TinyText => {
+            collation = UTF8MB4_GENERAL_CI;
+            ColumnType::Blob { length_bytes: 1 }
+        }
+        D::MediumText => {
+            collation = UTF8MB4_GENERAL_CI;
+            ColumnType::Blob { length_bytes: 3 }
+        }
+        D::LongText => {
+            collation = UTF8MB4_GENERAL_CI;
+            ColumnType::Blob { length_bytes: 4 }
+        }
         D::Blob(_) => ColumnType::Blob { length_bytes: 2 },
         D::TinyBlob => ColumnType::Blob { length_bytes: 1 },
         D::MediumBlob => ColumnType::Blob { length_bytes: 3 },
@@ -91,7 +122,8 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
 /// The type as SHOW CREATE TABLE / DESCRIBE print it.
 pub fn type_name(column: &ColumnDef) -> String {
     let unsigned = if column.unsigned { " unsigned" } else { "" };
-    let characters = |bytes: u16| if column.collation == BINARY_COLLATION { u64::from(bytes) } else { u64::from(bytes) / UTF8MB4_BYTES_MAX };
+    let characters =
+        |bytes: u16| if column.collation == BINARY_COLLATION { u64::from(bytes) } else { u64::from(bytes) / UTF8MB4_BYTES_MAX };
     match &column.column_type {
         ColumnType::Tiny => format!("tinyint{unsigned}"),
         ColumnType::Short => format!("smallint{unsigned}"),
@@ -107,7 +139,11 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::VarChar { max_length_bytes } => format!("varchar({})", characters(*max_length_bytes)),
         ColumnType::Blob { length_bytes } => {
             let size = ["tiny", "", "medium", "long"][usize::from(length_bytes.clamp(&1, &4) - 1)];
-            if column.collation == BINARY_COLLATION { format!("{size}blob") } else { format!("{size}text") }
+            if column.collation == BINARY_COLLATION {
+                format!("{size}blob")
+            } else {
+                format!("{size}text")
+            }
         }
         ColumnType::Date => "date".into(),
         ColumnType::DateTime2 { fsp: 0 } => "datetime".into(),
@@ -232,7 +268,11 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
             }
             let number = to_number(&value).map_or(0.0, Number::as_f64);
             let formatted = format!("{:.*}", usize::from(*scale), number);
-            let formatted = if formatted.starts_with("-0") && formatted.trim_start_matches(['-', '0', '.']).is_empty() { formatted[1..].to_string() } else { formatted };
+            let formatted = if formatted.starts_with("-0") && formatted.trim_start_matches(['-', '0', '.']).is_empty() {
+                formatted[1..].to_string()
+            } else {
+                formatted
+            };
             let digits = formatted.trim_start_matches('-').split('.').next().unwrap_or("").trim_start_matches('0').len();
             if digits > usize::from(precision - scale) {
                 return Err(out_of_range(&column.name));
@@ -267,8 +307,9 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 Value::DateTime { year, month, day, hour, minute, second, micros } => {
                     Some((*year, *month, *day, *hour, *minute, *second, *micros))
                 }
-                _ => protocol::DateTime::parse(&shown())
-                    .map(|dt| (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond)),
+                _ => {
+                    protocol::DateTime::parse(&shown()).map(|dt| (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond))
+                }
             };
             let kind = if matches!(column.column_type, ColumnType::Date) { "date" } else { "datetime" };
             let Some((year, month, day, hour, minute, second, micros)) = parsed else {

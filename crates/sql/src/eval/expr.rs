@@ -7,12 +7,11 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use sqlparser::ast::{
-    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, UnaryOperator,
-    Value as Literal,
+    BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, UnaryOperator, Value as Literal,
 };
 
 use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, SqlResult};
-use crate::eval::value::{NullCheck, compare, from_bool, text, to_number, to_text, truth, Number, Value};
+use crate::eval::value::{compare, from_bool, text, to_number, to_text, truth, NullCheck, Number, Value};
 use crate::variables::VariableScope;
 
 /// What an expression may ask of the session it runs in.
@@ -228,8 +227,8 @@ impl<'a> Scope<'a> {
             return Ok(self.environment.user_variable(&parts[0].value[1..]));
         }
         let column = &parts[parts.len() - 1].value;
-        let qualifier_matches = parts.len() < 2
-            || self.columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[parts.len() - 2].value));
+        let qualifier_matches =
+            parts.len() < 2 || self.columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[parts.len() - 2].value));
         let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
         let position = self.columns.position(column).filter(|_| qualifier_matches);
         match (position, self.row) {
@@ -295,10 +294,7 @@ impl<'a> Scope<'a> {
         let name = function_name(function);
         if AGGREGATES.contains(&name.as_str()) {
             let key = function.to_string();
-            return self
-                .aggregates
-                .and_then(|aggregates| aggregates.get(&key).cloned())
-                .ok_or_else(MysqlInvalidGroup::error);
+            return self.aggregates.and_then(|aggregates| aggregates.get(&key).cloned()).ok_or_else(MysqlInvalidGroup::error);
         }
         let args = function_args(function)?;
         let mut values = Vec::with_capacity(args.len());
@@ -339,16 +335,22 @@ impl<'a> Scope<'a> {
                 }
             }
             ("LENGTH" | "OCTET_LENGTH", [value]) => {
-                if value.is_null() { Value::Null } else { Value::Int(to_text(value).len() as i64) }
+                if value.is_null() {
+                    Value::Null
+                } else {
+                    Value::Int(to_text(value).len() as i64)
+                }
             }
             ("CHAR_LENGTH" | "CHARACTER_LENGTH", [value]) => {
-                if value.is_null() { Value::Null } else { Value::Int(text(value).chars().count() as i64) }
+                if value.is_null() {
+                    Value::Null
+                } else {
+                    Value::Int(text(value).chars().count() as i64)
+                }
             }
             ("UPPER" | "UCASE", [value]) => map_text(value, |s| s.to_uppercase()),
             ("LOWER" | "LCASE", [value]) => map_text(value, |s| s.to_lowercase()),
-            ("COALESCE" | "IFNULL", values) if !values.is_empty() => {
-                values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null)
-            }
+            ("COALESCE" | "IFNULL", values) if !values.is_empty() => values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null),
             ("ABS", [value]) => match to_number(value) {
                 None => Value::Null,
                 Some(Number::Int(v)) => int_value(v.abs()),
@@ -467,9 +469,7 @@ fn like_at(value: &[char], pattern: &[char]) -> bool {
         None => value.is_empty(),
         Some('%') => (0..=value.len()).any(|skip| like_at(&value[skip..], &pattern[1..])),
         Some('_') => !value.is_empty() && like_at(&value[1..], &pattern[1..]),
-        Some('\\') if pattern.len() > 1 => {
-            value.first() == Some(&pattern[1]) && like_at(&value[1..], &pattern[2..])
-        }
+        Some('\\') if pattern.len() > 1 => value.first() == Some(&pattern[1]) && like_at(&value[1..], &pattern[2..]),
         Some(c) => value.first() == Some(c) && like_at(&value[1..], &pattern[1..]),
     }
 }

@@ -182,9 +182,7 @@ pub fn to_wire(value: &Value) -> protocol::Value {
             second: *second,
             microsecond: *micros,
         }),
-        Value::Timestamp { seconds, micros } => {
-            Wire::Bytes(format!("{seconds}.{micros:06}").into_bytes())
-        }
+        Value::Timestamp { seconds, micros } => Wire::Bytes(format!("{seconds}.{micros:06}").into_bytes()),
     }
 }
 

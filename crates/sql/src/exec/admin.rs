@@ -11,8 +11,8 @@ use protocol::{KillScope, MysqlError, Registry};
 use time::{Date, Month};
 
 use crate::access::authorize::Principal;
-use crate::error::{database_error, SqlResult};
 use crate::access::privileges::Privilege;
+use crate::error::{database_error, SqlResult};
 use crate::session::{Context, Outcome, Transactions, Warning};
 
 /// 1373 ER_UNKNOWN_TARGET_BINLOG.
@@ -55,7 +55,11 @@ pub fn purge_before(text: &str, context: &Context<'_>) -> SqlResult<Outcome> {
     // Every file is older, the active one too: mysqld says it kept it.
     if requested == names.len() && report.stopped_by_reader.is_none() && report.stopped_by_in_flight.is_none() {
         if let Some(active) = names.last() {
-            outcome.warnings.push(Warning { level: "Warning", code: 1868, message: format!("file {active} was not purged because it is the active log file.") });
+            outcome.warnings.push(Warning {
+                level: "Warning",
+                code: 1868,
+                message: format!("file {active} was not purged because it is the active log file."),
+            });
         }
     }
     Ok(outcome)
@@ -135,7 +139,13 @@ fn parse_datetime(text: &str) -> Option<SystemTime> {
     let (hour, minute, second) = (time_parts.next()??, time_parts.next().unwrap_or(Some(0))?, time_parts.next().unwrap_or(Some(0))?);
     // DATETIME's years; also keeps the day arithmetic below from
     // overflowing on an absurd year.
-    if !(0..=9999).contains(&year) || !(1..=12).contains(&month) || !(1..=31).contains(&day) || !(0..24).contains(&hour) || !(0..60).contains(&minute) || !(0..60).contains(&second) {
+    if !(0..=9999).contains(&year)
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || !(0..24).contains(&hour)
+        || !(0..60).contains(&minute)
+        || !(0..60).contains(&second)
+    {
         return None;
     }
     // A day past the month's end counts on into the next month.

@@ -28,7 +28,13 @@ fn command_error(reason: &str) -> MysqlError {
     MysqlError::new(1220, "HY000", format!("Error when executing command SHOW BINLOG EVENTS: {reason}"))
 }
 
-pub fn show_binlog_events(file: Option<&str>, from: Option<u64>, offset: u64, limit: Option<u64>, context: &Context<'_>) -> SqlResult<ResultSet> {
+pub fn show_binlog_events(
+    file: Option<&str>,
+    from: Option<u64>,
+    offset: u64,
+    limit: Option<u64>,
+    context: &Context<'_>,
+) -> SqlResult<ResultSet> {
     context.db().wait_binlog_written().map_err(crate::error::database_error)?;
     let binlog = context.db().binlog_status();
     let name = match file {

@@ -5,18 +5,17 @@
 use engine::{IndexSpec, TableSpec};
 use protocol::OkResponse;
 use sqlparser::ast::{
-    ColumnOption, CreateIndex, CreateTable, CreateTableLikeKind, Expr, IndexColumn, ObjectType, Statement as Ast,
-    TableConstraint,
+    ColumnOption, CreateIndex, CreateTable, CreateTableLikeKind, Expr, IndexColumn, ObjectType, Statement as Ast, TableConstraint,
 };
 use sqlparser::tokenizer::Token;
 
-use crate::eval::columns::{coerce, column_from_sql};
 use crate::error::{database_error, not_supported, syntax_error, SqlResult};
-use crate::exec::dispatch::table_name;
+use crate::eval::columns::{coerce, column_from_sql};
 use crate::eval::expr::Columns;
+use crate::eval::value::NullCheck;
+use crate::exec::dispatch::table_name;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Warning};
-use crate::eval::value::NullCheck;
 
 /// An `IF [NOT] EXISTS` statement that had nothing to do: OK with MySQL's
 /// note (SHOW WARNINGS lists it; the OK packet counts it).
@@ -67,7 +66,8 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
                 tables.push(table_name(name, context)?);
             }
             let catalog = context.db().catalog();
-            let missing: Vec<String> = tables.iter().filter(|(d, t)| catalog.table(d, t).is_err()).map(|(d, t)| format!("{d}.{t}")).collect();
+            let missing: Vec<String> =
+                tables.iter().filter(|(d, t)| catalog.table(d, t).is_err()).map(|(d, t)| format!("{d}.{t}")).collect();
             if !missing.is_empty() && !*if_exists {
                 return Err(protocol::MysqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
             }
@@ -149,10 +149,10 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                     ColumnOption::NotNull => def.nullable = false,
                     ColumnOption::Default(expr) => default = Some(constants.eval(expr)?),
                     ColumnOption::PrimaryKey(_) => spec.primary_key.push(def.name.clone()),
-                    ColumnOption::Unique(_) => spec.indexes.push(IndexSpec { name: def.name.clone(), columns: vec![def.name.clone()], unique: true }),
-                    ColumnOption::DialectSpecific(tokens)
-                        if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) =>
-                    {
+                    ColumnOption::Unique(_) => {
+                        spec.indexes.push(IndexSpec { name: def.name.clone(), columns: vec![def.name.clone()], unique: true })
+                    }
+                    ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) => {
                         def.auto_increment = true
                     }
                     ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
@@ -160,8 +160,13 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 }
             }
             def.default = match default {
-                Some(value) if !value.is_null() => Some(coerce(&def, value).map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?),
-                Some(_) if !def.nullable => return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name))),
+                Some(value) if !value.is_null() => Some(
+                    coerce(&def, value)
+                        .map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?,
+                ),
+                Some(_) if !def.nullable => {
+                    return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))
+                }
                 other => other,
             };
             spec.columns.push(def);
@@ -189,9 +194,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         }
         spec
     };
-    context
-        .execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec))
-        .map_err(database_error)?;
+    context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
 }
 
@@ -202,8 +205,6 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
     let (database, table) = table_name(&create.table_name, context)?;
     let name = create.name.as_ref().map(ToString::to_string).ok_or_else(|| syntax_error("ON"))?;
     let spec = IndexSpec { name, columns: index_columns(&create.columns)?, unique: create.unique };
-    context
-        .execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec))
-        .map_err(database_error)?;
+    context.execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec)).map_err(database_error)?;
     Ok(Outcome::ok())
 }

@@ -8,13 +8,13 @@ use engine::TableDef;
 use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
-use crate::eval::expr::Environment as _;
-use crate::eval::columns::{coerce, implicit_default};
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
-use crate::exec::dispatch::{table_def, table_name};
+use crate::eval::columns::{coerce, implicit_default};
+use crate::eval::expr::Environment as _;
 use crate::eval::expr::{Columns, Scope};
-use crate::session::{Context, Outcome, Transactions};
 use crate::eval::value::Value;
+use crate::exec::dispatch::{table_def, table_name};
+use crate::session::{Context, Outcome, Transactions};
 
 fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
     let mut table_names = vec![def.name.clone()];
@@ -107,7 +107,12 @@ fn single_table(relation: &TableFactor) -> SqlResult<(&sqlparser::ast::ObjectNam
 }
 
 pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
-    if !update.table.joins.is_empty() || update.from.is_some() || update.returning.is_some() || !update.order_by.is_empty() || update.limit.is_some() {
+    if !update.table.joins.is_empty()
+        || update.from.is_some()
+        || update.returning.is_some()
+        || !update.order_by.is_empty()
+        || update.limit.is_some()
+    {
         return Err(not_supported("multi-table UPDATE, UPDATE ... ORDER BY or LIMIT"));
     }
     let (name, alias) = single_table(&update.table.relation)?;
@@ -145,7 +150,10 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                 // MySQL assigns left to right, later assignments seeing earlier ones.
                 let mut new_row = row.clone();
                 for (position, expr) in &assignments {
-                    match Scope::for_row(&columns, &new_row, context.params, &context.env).eval(expr).and_then(|value| coerce(&def.columns[*position], value)) {
+                    match Scope::for_row(&columns, &new_row, context.params, &context.env)
+                        .eval(expr)
+                        .and_then(|value| coerce(&def.columns[*position], value))
+                    {
                         Ok(value) => new_row[*position] = value,
                         Err(error) => {
                             failure.borrow_mut().get_or_insert(error);
@@ -171,7 +179,12 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let tables = match &delete.from {
         FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables) => tables,
     };
-    if !delete.tables.is_empty() || delete.using.is_some() || delete.returning.is_some() || !delete.order_by.is_empty() || delete.limit.is_some() {
+    if !delete.tables.is_empty()
+        || delete.using.is_some()
+        || delete.returning.is_some()
+        || !delete.order_by.is_empty()
+        || delete.limit.is_some()
+    {
         return Err(not_supported("multi-table DELETE, DELETE ... ORDER BY or LIMIT"));
     }
     let [table] = tables.as_slice() else { return Err(not_supported("multi-table DELETE")) };

@@ -19,12 +19,12 @@ use binlog_format::{Gtid, Uuid};
 use protocol::MysqlError;
 use sqlparser::ast::Statement as Ast;
 
+use crate::access::privileges::Privilege;
 use crate::error::SqlResult;
 use crate::eval::expr::Environment as _;
-use crate::parse::Statement;
-use crate::access::privileges::Privilege;
-use crate::session::Context;
 use crate::eval::value::Value;
+use crate::parse::Statement;
+use crate::session::Context;
 
 #[derive(Default)]
 pub enum GtidNext {
@@ -83,9 +83,13 @@ fn class(statement: &Statement) -> Class {
     match statement {
         Statement::Begin => Class::Begin,
         // Replica statements change no data and log nothing.
-        Statement::Commit | Statement::Rollback | Statement::Nothing | Statement::Use(_) | Statement::Show(_) | Statement::Kill { .. } | Statement::Replica(_) => {
-            Class::Control
-        }
+        Statement::Commit
+        | Statement::Rollback
+        | Statement::Nothing
+        | Statement::Use(_)
+        | Statement::Show(_)
+        | Statement::Kill { .. }
+        | Statement::Replica(_) => Class::Control,
         Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => Class::Ddl,
         Statement::FlushBinaryLogs
         | Statement::PurgeBinaryLogsTo(_)
@@ -217,7 +221,12 @@ mod tests {
         assert_eq!(parse(&text("automatic")).unwrap(), None);
         let gtid = parse(&text("3E11FA47-71CA-11E1-9E33-C80AA9429562:23")).unwrap().unwrap();
         assert_eq!(gtid.to_string(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:23");
-        for bad in ["3e11fa47-71ca-11e1-9e33-c80aa9429562", "3e11fa47-71ca-11e1-9e33-c80aa9429562:0", "nope:1", "3e11fa47-71ca-11e1-9e33-c80aa9429562:x"] {
+        for bad in [
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:0",
+            "nope:1",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:x",
+        ] {
             let error = parse(&text(bad)).unwrap_err();
             assert_eq!(error.code, 1231, "{bad}");
             assert_eq!(error.message, format!("Variable 'gtid_next' can't be set to the value of '{bad}'"));

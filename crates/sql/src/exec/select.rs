@@ -11,16 +11,16 @@ use database::Catalog;
 use engine::{TableDef, Transaction};
 use protocol::{ColumnDefinition, ColumnType as WireType, ResultSet};
 use sqlparser::ast::{
-    visit_expressions, Distinct, Expr, Function, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem,
-    SetExpr, TableFactor, Value as Literal,
+    visit_expressions, Distinct, Expr, Function, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor,
+    Value as Literal,
 };
 
-use crate::eval::expr::Environment as _;
-use crate::eval::columns::column_definition;
 use crate::error::{not_supported, syntax_error, SqlResult};
-use crate::eval::expr::{function_args, function_name, is_aggregate, int_value, Columns, Scope};
+use crate::eval::columns::column_definition;
+use crate::eval::expr::Environment as _;
+use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
+use crate::eval::value::{sort_order, to_number, to_text, to_wire, NullCheck, Number, Value};
 use crate::session::Context;
-use crate::eval::value::{NullCheck, sort_order, to_number, to_text, to_wire, Number, Value};
 use crate::variables::{definition, Type};
 
 /// One output column: how to compute it and how to describe it.
@@ -117,7 +117,9 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             use sqlparser::ast::BinaryOperator::*;
             match op {
                 Plus | Minus | Multiply | Modulo | MyIntegerDivide => {
-                    let integer = |t: WireType| matches!(t, MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG);
+                    let integer = |t: WireType| {
+                        matches!(t, MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG)
+                    };
                     if integer(static_type(left, source)) && integer(static_type(right, source)) {
                         MYSQL_TYPE_LONGLONG
                     } else {
@@ -131,7 +133,9 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
         Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::Between { .. } | Expr::In { .. } | Expr::Like { .. } => MYSQL_TYPE_LONGLONG,
         Expr::Function(function) => match function_name(function).as_str() {
-            "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => MYSQL_TYPE_LONGLONG,
+            "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => {
+                MYSQL_TYPE_LONGLONG
+            }
             "SUM" | "AVG" => match first_arg(function).map(|arg| static_type(arg, source)) {
                 Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
                 _ => MYSQL_TYPE_NEWDECIMAL,
@@ -208,7 +212,9 @@ fn conform(value: Value, column_type: WireType) -> Value {
     use WireType::*;
     match (column_type, &value) {
         (_, Value::Null) => value,
-        (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, Value::Int(_) | Value::UInt(_)) => value,
+        (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, Value::Int(_) | Value::UInt(_)) => {
+            value
+        }
         (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, _) => match to_number(&value) {
             Some(Number::Int(v)) => int_value(v),
             _ => Value::Bytes(to_text(&value)),
@@ -270,7 +276,9 @@ fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, contex
             let all_integers = numbers.iter().all(|n| matches!(n, Number::Int(_)));
             let count = numbers.len() as f64;
             match (name.as_str(), all_integers) {
-                ("SUM", true) => Value::Decimal(numbers.iter().map(|n| if let Number::Int(v) = n { *v } else { 0 }).sum::<i128>().to_string()),
+                ("SUM", true) => {
+                    Value::Decimal(numbers.iter().map(|n| if let Number::Int(v) = n { *v } else { 0 }).sum::<i128>().to_string())
+                }
                 ("SUM", false) => Value::Double(numbers.iter().map(|n| n.as_f64()).sum()),
                 (_, true) => {
                     let sum: i128 = numbers.iter().map(|n| if let Number::Int(v) = n { *v } else { 0 }).sum();
@@ -399,7 +407,8 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     // Output rows with their sort keys.
     let mut produced: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(groups.len());
     for (row, aggregate_values) in &groups {
-        let scope = Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
+        let scope =
+            Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
         let output: Vec<Value> = outputs.iter().map(|o| scope.eval(&o.expr)).collect::<SqlResult<_>>()?;
         // A SLEEP() that KILL QUERY cut short returns 1; a query over rows
         // then fails, as in mysqld (a lone `SELECT SLEEP(n)` does not).
@@ -463,4 +472,3 @@ fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>
     }
     scope.eval(expr)
 }
-

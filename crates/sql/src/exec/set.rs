@@ -6,8 +6,8 @@ use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
 use crate::access::privileges::Privilege;
 use crate::error::{not_supported, unknown_variable, wrong_value_for_variable, SqlResult};
 use crate::eval::expr::{system_variable_reference, Columns};
-use crate::session::{Context, Outcome, Transactions};
 use crate::eval::value::{text, Value};
+use crate::session::{Context, Outcome, Transactions};
 use crate::variables::{definition, normalize, Kind, VariableScope};
 
 pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
@@ -56,7 +56,11 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         };
         if definition.name == "gtid_next" {
             if scope == VariableScope::Global {
-                return Err(protocol::MysqlError::new(1228, "HY000", "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL"));
+                return Err(protocol::MysqlError::new(
+                    1228,
+                    "HY000",
+                    "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL",
+                ));
             }
             crate::exec::gtid_next::set(&value, context, transaction.in_transaction())?;
             continue;

@@ -4,14 +4,14 @@ use std::sync::atomic::Ordering;
 
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
-use crate::eval::columns::{type_name, BINARY_COLLATION};
 use crate::error::{engine_error, unknown_database, SqlResult};
+use crate::eval::columns::{type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
+use crate::eval::expr::Environment;
+use crate::eval::value::text;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
-use crate::eval::value::text;
 use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
-use crate::eval::expr::Environment;
 
 fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
@@ -52,7 +52,10 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Binlog_cache_disk_use", counters.cache_disk_use.load(Ordering::Relaxed).to_string()),
                 ("Binlog_cache_use", counters.cache_use.load(Ordering::Relaxed).to_string()),
                 ("binlog_large_transaction_optimization_count", counters.large_transaction_promotions.load(Ordering::Relaxed).to_string()),
-                ("binlog_large_transaction_optimization_missed_count", counters.large_transaction_missed.load(Ordering::Relaxed).to_string()),
+                (
+                    "binlog_large_transaction_optimization_missed_count",
+                    counters.large_transaction_missed.load(Ordering::Relaxed).to_string(),
+                ),
                 // fdatasyncs of the binlog files (no MySQL name: MySQL
                 // counts only InnoDB's); with `binlog_storage_engine =
                 // engine` only rotations and checkpoints sync them.
@@ -157,7 +160,12 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     let collation = if column.collation == BINARY_COLLATION { None } else { Some("utf8mb4_general_ci".to_string()) };
                     row.push(collation);
                 }
-                row.extend([Some(if column.nullable { "YES" } else { "NO" }.to_string()), Some(key.to_string()), default, Some(extra.to_string())]);
+                row.extend([
+                    Some(if column.nullable { "YES" } else { "NO" }.to_string()),
+                    Some(key.to_string()),
+                    default,
+                    Some(extra.to_string()),
+                ]);
                 if *full {
                     row.extend([Some("select,insert,update,references".to_string()), Some(String::new())]);
                 }
@@ -262,19 +270,28 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::ReplicaStatus { old_names } => crate::replica::statements::show_status(*old_names, context),
         Show::Warnings => {
-            let mut result = ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]);
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::varchar("Level"),
+                ColumnDefinition::bigint("Code"),
+                ColumnDefinition::varchar("Message"),
+            ]);
             for warning in context.warnings {
                 result.push_row(vec![Wire::from(warning.level), Wire::UInt(u64::from(warning.code)), Wire::from(warning.message.clone())]);
             }
             result
         }
-        Show::Errors => ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")]),
+        Show::Errors => {
+            ResultSet::new(vec![ColumnDefinition::varchar("Level"), ColumnDefinition::bigint("Code"), ColumnDefinition::varchar("Message")])
+        }
         Show::BinlogEvents { file, from, offset, limit } => {
             crate::exec::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
         }
         Show::Engines => text_result(
             &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
-            vec![["InnoDB", "DEFAULT", "binlogd's in-memory MVCC engine with a redo log", "YES", "YES", "YES"].iter().map(|s| Some(s.to_string())).collect()],
+            vec![["InnoDB", "DEFAULT", "binlogd's in-memory MVCC engine with a redo log", "YES", "YES", "YES"]
+                .iter()
+                .map(|s| Some(s.to_string()))
+                .collect()],
         ),
     };
     let _ = definition;

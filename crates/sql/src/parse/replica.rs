@@ -56,9 +56,7 @@ impl SourceOption {
     /// The option named `name` (`SOURCE_` or `MASTER_` prefix), if known.
     fn from_name(name: &str) -> Option<SourceOption> {
         let upper = name.to_ascii_uppercase();
-        let base = upper
-            .strip_prefix("SOURCE_")
-            .or_else(|| upper.strip_prefix("MASTER_"));
+        let base = upper.strip_prefix("SOURCE_").or_else(|| upper.strip_prefix("MASTER_"));
         Some(match (base, upper.as_str()) {
             (Some("HOST"), _) => SourceOption::Host,
             (Some("PORT"), _) => SourceOption::Port,
@@ -72,9 +70,7 @@ impl SourceOption {
             (Some("RETRY_COUNT"), _) => SourceOption::RetryCount,
             (_, "IN_MEMORY_RELAYLOG_ENABLED") => SourceOption::InMemoryRelaylogEnabled,
             (_, "IN_MEMORY_RELAYLOG_LIMIT") => SourceOption::InMemoryRelaylogLimit,
-            (_, "IN_MEMORY_RELAYLOG_SPILL_THRESHOLD") => {
-                SourceOption::InMemoryRelaylogSpillThreshold
-            }
+            (_, "IN_MEMORY_RELAYLOG_SPILL_THRESHOLD") => SourceOption::InMemoryRelaylogSpillThreshold,
             _ => return None,
         })
     }
@@ -99,13 +95,7 @@ impl SourceOption {
     }
 
     fn takes_string(self) -> bool {
-        matches!(
-            self,
-            SourceOption::Host
-                | SourceOption::User
-                | SourceOption::Password
-                | SourceOption::LogFile
-        )
+        matches!(self, SourceOption::Host | SourceOption::User | SourceOption::Password | SourceOption::LogFile)
     }
 }
 
@@ -118,20 +108,10 @@ pub enum OptionValue {
 }
 
 pub(super) fn parse_replica_statement(words: &mut Words) -> SqlResult<Option<Statement>> {
-    let replica = |words: &Words, offset| {
-        matches!(
-            words.peek_keyword(offset).as_deref(),
-            Some("REPLICA" | "SLAVE")
-        )
-    };
+    let replica = |words: &Words, offset| matches!(words.peek_keyword(offset).as_deref(), Some("REPLICA" | "SLAVE"));
     match words.peek_keyword(0).as_deref() {
-        Some("CHANGE")
-            if words.peek_keyword(1).as_deref() == Some("MASTER")
-                || words.peek_keyword(1).as_deref() == Some("REPLICATION") =>
-        {
-            if !(words.keywords(&["CHANGE", "MASTER", "TO"])
-                || words.keywords(&["CHANGE", "REPLICATION", "SOURCE", "TO"]))
-            {
+        Some("CHANGE") if words.peek_keyword(1).as_deref() == Some("MASTER") || words.peek_keyword(1).as_deref() == Some("REPLICATION") => {
+            if !(words.keywords(&["CHANGE", "MASTER", "TO"]) || words.keywords(&["CHANGE", "REPLICATION", "SOURCE", "TO"])) {
                 return Err(syntax_error(&words.rest()));
             }
             change_options(words).map(Some)
@@ -180,17 +160,12 @@ fn threads(words: &mut Words) -> SqlResult<ReplicaThreads> {
 fn change_options(words: &mut Words) -> SqlResult<Statement> {
     let mut options = Vec::new();
     loop {
-        let name = words
-            .identifier()
-            .ok_or_else(|| syntax_error(&words.rest()))?;
+        let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
         let option = SourceOption::from_name(&name).ok_or_else(|| {
             // MySQL's other options (SSL, compression, filters...) are not
             // supported; a misspelt one is a syntax error, as in MySQL.
             if known_elsewhere(&name) {
-                not_supported(format!(
-                    "CHANGE REPLICATION SOURCE TO {}",
-                    name.to_ascii_uppercase()
-                ))
+                not_supported(format!("CHANGE REPLICATION SOURCE TO {}", name.to_ascii_uppercase()))
             } else {
                 syntax_error(&format!("{name} {}", words.rest()))
             }
@@ -199,9 +174,7 @@ fn change_options(words: &mut Words) -> SqlResult<Statement> {
             return Err(syntax_error(&words.rest()));
         }
         let value = match words.tokens.get(words.position).cloned() {
-            Some(Token::SingleQuotedString(text)) | Some(Token::DoubleQuotedString(text))
-                if option.takes_string() =>
-            {
+            Some(Token::SingleQuotedString(text)) | Some(Token::DoubleQuotedString(text)) if option.takes_string() => {
                 words.position += 1;
                 OptionValue::Text(text)
             }
@@ -212,29 +185,20 @@ fn change_options(words: &mut Words) -> SqlResult<Statement> {
             _ => return Err(syntax_error(&words.rest())),
         };
         if options.iter().any(|(seen, _)| *seen == option) {
-            return Err(syntax_error(&format!(
-                "{} = {}",
-                option.name(),
-                words.rest()
-            )));
+            return Err(syntax_error(&format!("{} = {}", option.name(), words.rest())));
         }
         options.push((option, value));
         if !words.token(&Token::Comma) {
             break;
         }
     }
-    words
-        .end(Statement::Replica(ReplicaStatement::ChangeSource(options)))
-        .map(|statement| statement.expect("a statement"))
+    words.end(Statement::Replica(ReplicaStatement::ChangeSource(options))).map(|statement| statement.expect("a statement"))
 }
 
 /// Options MySQL's CHANGE REPLICATION SOURCE TO has and binlogd does not.
 fn known_elsewhere(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    let base = upper
-        .strip_prefix("SOURCE_")
-        .or_else(|| upper.strip_prefix("MASTER_"))
-        .unwrap_or(&upper);
+    let base = upper.strip_prefix("SOURCE_").or_else(|| upper.strip_prefix("MASTER_")).unwrap_or(&upper);
     base.starts_with("SSL")
         || base.starts_with("TLS")
         || base.starts_with("COMPRESSION")
@@ -300,80 +264,24 @@ mod tests {
 
     #[test]
     fn bad_change_options_are_syntax_errors_or_not_supported() {
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO SOURCE_HOSTT='x'")
-                .unwrap_err()
-                .code,
-            1064
-        );
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO SOURCE_PORT='x'")
-                .unwrap_err()
-                .code,
-            1064
-        );
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO SOURCE_HOST=1")
-                .unwrap_err()
-                .code,
-            1064
-        );
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO SOURCE_HOST='a', SOURCE_HOST='b'")
-                .unwrap_err()
-                .code,
-            1064
-        );
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO").unwrap_err().code,
-            1064
-        );
-        assert_eq!(
-            parse("CHANGE REPLICATION SOURCE TO SOURCE_SSL=1")
-                .unwrap_err()
-                .code,
-            1235
-        );
-        assert_eq!(
-            parse("CHANGE MASTER TO MASTER_USE_GTID=slave_pos")
-                .unwrap_err()
-                .code,
-            1235
-        );
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO SOURCE_HOSTT='x'").unwrap_err().code, 1064);
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO SOURCE_PORT='x'").unwrap_err().code, 1064);
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO SOURCE_HOST=1").unwrap_err().code, 1064);
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO SOURCE_HOST='a', SOURCE_HOST='b'").unwrap_err().code, 1064);
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO").unwrap_err().code, 1064);
+        assert_eq!(parse("CHANGE REPLICATION SOURCE TO SOURCE_SSL=1").unwrap_err().code, 1235);
+        assert_eq!(parse("CHANGE MASTER TO MASTER_USE_GTID=slave_pos").unwrap_err().code, 1235);
     }
 
     #[test]
     fn start_stop_reset() {
-        assert_eq!(
-            replica("START REPLICA"),
-            ReplicaStatement::Start(ReplicaThreads::Both)
-        );
-        assert_eq!(
-            replica("START SLAVE IO_THREAD"),
-            ReplicaStatement::Start(ReplicaThreads::Io)
-        );
-        assert_eq!(
-            replica("STOP REPLICA SQL_THREAD"),
-            ReplicaStatement::Stop(ReplicaThreads::Sql)
-        );
-        assert_eq!(
-            replica("STOP REPLICA IO_THREAD, SQL_THREAD"),
-            ReplicaStatement::Stop(ReplicaThreads::Both)
-        );
-        assert_eq!(
-            replica("RESET REPLICA"),
-            ReplicaStatement::Reset { all: false }
-        );
-        assert_eq!(
-            replica("RESET SLAVE ALL"),
-            ReplicaStatement::Reset { all: true }
-        );
-        assert_eq!(
-            parse("START REPLICA UNTIL SQL_AFTER_MTS_GAPS")
-                .unwrap_err()
-                .code,
-            1235
-        );
+        assert_eq!(replica("START REPLICA"), ReplicaStatement::Start(ReplicaThreads::Both));
+        assert_eq!(replica("START SLAVE IO_THREAD"), ReplicaStatement::Start(ReplicaThreads::Io));
+        assert_eq!(replica("STOP REPLICA SQL_THREAD"), ReplicaStatement::Stop(ReplicaThreads::Sql));
+        assert_eq!(replica("STOP REPLICA IO_THREAD, SQL_THREAD"), ReplicaStatement::Stop(ReplicaThreads::Both));
+        assert_eq!(replica("RESET REPLICA"), ReplicaStatement::Reset { all: false });
+        assert_eq!(replica("RESET SLAVE ALL"), ReplicaStatement::Reset { all: true });
+        assert_eq!(parse("START REPLICA UNTIL SQL_AFTER_MTS_GAPS").unwrap_err().code, 1235);
         assert_eq!(parse("START REPLICA NOW").unwrap_err().code, 1064);
     }
 }

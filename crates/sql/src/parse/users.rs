@@ -19,19 +19,43 @@
 use sqlparser::tokenizer::Token;
 
 use super::{Statement, Words};
-use crate::error::{not_supported, syntax_error, SqlResult};
 use crate::access::privileges::Privilege;
+use crate::error::{not_supported, syntax_error, SqlResult};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AccountStatement {
-    CreateUser { if_not_exists: bool, users: Vec<(UserName, Option<Authentication>)>, lock: Option<bool> },
-    AlterUser { if_exists: bool, users: Vec<(UserName, Option<Authentication>)>, lock: Option<bool> },
-    DropUser { if_exists: bool, users: Vec<UserName> },
-    Grant { privileges: PrivilegeList, level: LevelName, users: Vec<UserName>, with_grant_option: bool },
-    Revoke { privileges: PrivilegeList, level: LevelName, users: Vec<UserName> },
+    CreateUser {
+        if_not_exists: bool,
+        users: Vec<(UserName, Option<Authentication>)>,
+        lock: Option<bool>,
+    },
+    AlterUser {
+        if_exists: bool,
+        users: Vec<(UserName, Option<Authentication>)>,
+        lock: Option<bool>,
+    },
+    DropUser {
+        if_exists: bool,
+        users: Vec<UserName>,
+    },
+    Grant {
+        privileges: PrivilegeList,
+        level: LevelName,
+        users: Vec<UserName>,
+        with_grant_option: bool,
+    },
+    Revoke {
+        privileges: PrivilegeList,
+        level: LevelName,
+        users: Vec<UserName>,
+    },
     /// `REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...`: everything, everywhere.
-    RevokeEverything { users: Vec<UserName> },
-    ShowGrants { user: UserName },
+    RevokeEverything {
+        users: Vec<UserName>,
+    },
+    ShowGrants {
+        user: UserName,
+    },
 }
 
 /// An account as a statement names it.
@@ -39,7 +63,10 @@ pub enum AccountStatement {
 pub enum UserName {
     /// `CURRENT_USER`, `CURRENT_USER()`: the session's account.
     Current,
-    Named { user: String, host: String },
+    Named {
+        user: String,
+        host: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -377,7 +404,11 @@ mod tests {
             ("'app'", "app", "%"),
             ("app", "app", "%"),
         ] {
-            assert_eq!(account(&format!("DROP USER {text}")), AccountStatement::DropUser { if_exists: false, users: vec![named(user, host)] }, "{text}");
+            assert_eq!(
+                account(&format!("DROP USER {text}")),
+                AccountStatement::DropUser { if_exists: false, users: vec![named(user, host)] },
+                "{text}"
+            );
         }
         assert_eq!(account("SHOW GRANTS FOR CURRENT_USER()"), AccountStatement::ShowGrants { user: UserName::Current });
         assert_eq!(account("SHOW GRANTS"), AccountStatement::ShowGrants { user: UserName::Current });
@@ -439,7 +470,11 @@ mod tests {
         assert_eq!(
             account("GRANT REPLICATION SLAVE, REPLICATION CLIENT, SYSTEM_VARIABLES_ADMIN ON *.* TO repl"),
             AccountStatement::Grant {
-                privileges: PrivilegeList::Named(vec![Privilege::ReplicationSlave, Privilege::ReplicationClient, Privilege::SystemVariablesAdmin]),
+                privileges: PrivilegeList::Named(vec![
+                    Privilege::ReplicationSlave,
+                    Privilege::ReplicationClient,
+                    Privilege::SystemVariablesAdmin
+                ]),
                 level: LevelName::Global,
                 users: vec![named("repl", "%")],
                 with_grant_option: false,
@@ -464,9 +499,16 @@ mod tests {
         );
         assert_eq!(
             account("REVOKE ALL ON items FROM u"),
-            AccountStatement::Revoke { privileges: PrivilegeList::All { grant_option: false }, level: LevelName::Table(None, "items".into()), users: vec![named("u", "%")] }
+            AccountStatement::Revoke {
+                privileges: PrivilegeList::All { grant_option: false },
+                level: LevelName::Table(None, "items".into()),
+                users: vec![named("u", "%")]
+            }
         );
-        assert_eq!(account("REVOKE ALL PRIVILEGES, GRANT OPTION FROM a, b"), AccountStatement::RevokeEverything { users: vec![named("a", "%"), named("b", "%")] });
+        assert_eq!(
+            account("REVOKE ALL PRIVILEGES, GRANT OPTION FROM a, b"),
+            AccountStatement::RevokeEverything { users: vec![named("a", "%"), named("b", "%")] }
+        );
         assert_eq!(parse("GRANT SELECT (c) ON t TO u").unwrap_err().code, 1235);
         assert_eq!(parse("GRANT FILE ON *.* TO u").unwrap_err().code, 1235);
         assert_eq!(parse("GRANT FLY ON *.* TO u").unwrap_err().code, 1064);

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use binlog::{GivenGtid, OwnedGtid, Ownership};
-use binlog_format::frame::RawEvent;
 use binlog_format::events::gtid::GtidEvent;
+use binlog_format::frame::RawEvent;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
 use database::{CommitRequest, Database, NextGtid, StatementContext, WrittenAhead};
@@ -75,7 +75,11 @@ enum Pending {
     /// The GTID is executed here already.
     Skip,
     Rows(Box<RowsTransaction>),
-    Ddl { gtid: Option<(OwnedGtid, GivenGtid)>, database: String, query: String },
+    Ddl {
+        gtid: Option<(OwnedGtid, GivenGtid)>,
+        database: String,
+        query: String,
+    },
 }
 
 struct RowsTransaction {
@@ -122,7 +126,8 @@ impl WorkerApplier for WorkerSession {
     fn apply(&mut self, entry: &BoundaryEntry, events: &mut TransactionEvents<'_>) -> Result<(), MysqlError> {
         self.pending = Pending::Nothing;
         let has_checksum = entry.format.format.has_checksum();
-        let mut reading = Reading { gtid: None, timestamp: 0, trx: None, ahead: None, tables: ReplicatedRows::new(), ddl: None, skip: false };
+        let mut reading =
+            Reading { gtid: None, timestamp: 0, trx: None, ahead: None, tables: ReplicatedRows::new(), ddl: None, skip: false };
         let outcome = (|| {
             while let Some(bytes) = events.next_event()? {
                 let raw = RawEvent::parse(bytes, has_checksum).map_err(|error| relay_read_failure(&error.to_string()))?;
@@ -244,7 +249,10 @@ impl WorkerSession {
             Event::Xid(_) | Event::RowsQuery(_) | Event::Ignorable { .. } | Event::LargeTransactionHeader(_) | Event::AnnotateRows(_) => {}
             Event::Unknown { event_type, .. } if is_ignorable(raw) || is_mariadb_annotation(event_type) => {}
             other => {
-                return Err(relay_read_failure(&format!("an event of type {} inside a transaction is not supported by binlogd's applier", other.event_type())));
+                return Err(relay_read_failure(&format!(
+                    "an event of type {} inside a transaction is not supported by binlogd's applier",
+                    other.event_type()
+                )));
             }
         }
         Ok(())
@@ -286,11 +294,7 @@ fn is_mariadb_annotation(event_type: u8) -> bool {
 }
 
 fn relay_read_failure(reason: &str) -> MysqlError {
-    MysqlError::new(
-        ER_RELAY_LOG_READ_FAILURE,
-        "HY000",
-        format!("Relay log read failure: Could not parse relay log event entry. {reason}"),
-    )
+    MysqlError::new(ER_RELAY_LOG_READ_FAILURE, "HY000", format!("Relay log read failure: Could not parse relay log event entry. {reason}"))
 }
 
 fn apply_error(error: ApplyError) -> MysqlError {

@@ -96,20 +96,12 @@ impl ReplicaSource {
         let path = dir.join(FILE_NAME);
         let current = match std::fs::read(&path) {
             Ok(bytes) => {
-                let contents: FileContents = serde_json::from_slice(&bytes).map_err(|error| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{}: {error}", path.display()),
-                    )
-                })?;
+                let contents: FileContents = serde_json::from_slice(&bytes)
+                    .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {error}", path.display())))?;
                 if contents.version != FORMAT_VERSION {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
-                        format!(
-                            "{}: format version {} (this binlogd reads {FORMAT_VERSION})",
-                            path.display(),
-                            contents.version
-                        ),
+                        format!("{}: format version {} (this binlogd reads {FORMAT_VERSION})", path.display(), contents.version),
                     ));
                 }
                 Some(contents.source)
@@ -117,10 +109,7 @@ impl ReplicaSource {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
             Err(error) => return Err(error),
         };
-        Ok(ReplicaSource {
-            path,
-            current: Mutex::new(current),
-        })
+        Ok(ReplicaSource { path, current: Mutex::new(current) })
     }
 
     pub fn settings(&self) -> Option<SourceSettings> {
@@ -130,15 +119,10 @@ impl ReplicaSource {
     /// CHANGE REPLICATION SOURCE TO: the options over the current settings
     /// (or the defaults), checked as MySQL checks them, then stored. A
     /// refused change stores nothing.
-    pub fn change(
-        &self,
-        options: &[(SourceOption, OptionValue)],
-    ) -> Result<SourceSettings, MysqlError> {
+    pub fn change(&self, options: &[(SourceOption, OptionValue)]) -> Result<SourceSettings, MysqlError> {
         let mut current = self.current.lock();
         let mut settings = current.clone().unwrap_or_default();
-        let setting_position = options
-            .iter()
-            .any(|(option, _)| matches!(option, SourceOption::LogFile | SourceOption::LogPos));
+        let setting_position = options.iter().any(|(option, _)| matches!(option, SourceOption::LogFile | SourceOption::LogPos));
         for (option, value) in options {
             apply_option(&mut settings, *option, value)?;
         }
@@ -149,12 +133,8 @@ impl ReplicaSource {
                 "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when SOURCE_AUTO_POSITION is active.",
             ));
         }
-        if settings.in_memory_relaylog_spill_threshold_bytes
-            > settings.in_memory_relaylog_limit_bytes
-        {
-            return Err(wrong_arguments(
-                SourceOption::InMemoryRelaylogSpillThreshold,
-            ));
+        if settings.in_memory_relaylog_spill_threshold_bytes > settings.in_memory_relaylog_limit_bytes {
+            return Err(wrong_arguments(SourceOption::InMemoryRelaylogSpillThreshold));
         }
         self.store(Some(&settings))?;
         *current = Some(settings.clone());
@@ -195,11 +175,8 @@ impl ReplicaSource {
     fn store(&self, settings: Option<&SourceSettings>) -> Result<(), MysqlError> {
         let written = match settings {
             Some(source) => {
-                let bytes = serde_json::to_vec_pretty(&FileContents {
-                    version: FORMAT_VERSION,
-                    source: source.clone(),
-                })
-                .expect("replica settings serialize");
+                let bytes = serde_json::to_vec_pretty(&FileContents { version: FORMAT_VERSION, source: source.clone() })
+                    .expect("replica settings serialize");
                 OsStorage.write_atomically(&self.path, &self.path.with_extension("json.tmp"), &bytes)
             }
             None => match OsStorage.remove(&self.path) {
@@ -212,11 +189,7 @@ impl ReplicaSource {
     }
 }
 
-fn apply_option(
-    settings: &mut SourceSettings,
-    option: SourceOption,
-    value: &OptionValue,
-) -> Result<(), MysqlError> {
+fn apply_option(settings: &mut SourceSettings, option: SourceOption, value: &OptionValue) -> Result<(), MysqlError> {
     let text = || match value {
         OptionValue::Text(text) => Ok(text.clone()),
         OptionValue::Number(_) => Err(wrong_arguments(option)),
@@ -234,17 +207,11 @@ fn apply_option(
         SourceOption::Host => {
             let host = text()?;
             if host.len() > 255 {
-                return Err(MysqlError::new(
-                    1064,
-                    "42000",
-                    format!("Source host '{host}' is too long"),
-                ));
+                return Err(MysqlError::new(1064, "42000", format!("Source host '{host}' is too long")));
             }
             settings.host = host;
         }
-        SourceOption::Port => {
-            settings.port = u16::try_from(number()?).map_err(|_| wrong_arguments(option))?
-        }
+        SourceOption::Port => settings.port = u16::try_from(number()?).map_err(|_| wrong_arguments(option))?,
         SourceOption::User => settings.user = text()?,
         SourceOption::Password => settings.password = text()?,
         SourceOption::AutoPosition => settings.auto_position = flag()?,
@@ -287,11 +254,7 @@ fn apply_option(
 
 /// ER_WRONG_ARGUMENTS, naming the option.
 fn wrong_arguments(option: SourceOption) -> MysqlError {
-    MysqlError::new(
-        1210,
-        "HY000",
-        format!("Incorrect arguments to {}", option.name()),
-    )
+    MysqlError::new(1210, "HY000", format!("Incorrect arguments to {}", option.name()))
 }
 
 #[cfg(test)]
@@ -312,91 +275,29 @@ mod tests {
         let source = ReplicaSource::open(dir.path()).unwrap();
         assert_eq!(source.settings(), None);
         source
-            .change(&[
-                (SourceOption::Host, text("127.0.0.1")),
-                (SourceOption::Port, number("3307")),
-                (SourceOption::User, text("repl")),
-            ])
+            .change(&[(SourceOption::Host, text("127.0.0.1")), (SourceOption::Port, number("3307")), (SourceOption::User, text("repl"))])
             .unwrap();
-        source
-            .change(&[
-                (SourceOption::AutoPosition, number("1")),
-                (SourceOption::InMemoryRelaylogLimit, number("33554432")),
-            ])
-            .unwrap();
+        source.change(&[(SourceOption::AutoPosition, number("1")), (SourceOption::InMemoryRelaylogLimit, number("33554432"))]).unwrap();
         let reopened = ReplicaSource::open(dir.path()).unwrap().settings().unwrap();
-        assert_eq!(
-            (
-                reopened.host.as_str(),
-                reopened.port,
-                reopened.user.as_str()
-            ),
-            ("127.0.0.1", 3307, "repl")
-        );
+        assert_eq!((reopened.host.as_str(), reopened.port, reopened.user.as_str()), ("127.0.0.1", 3307, "repl"));
         assert!(reopened.auto_position);
         assert_eq!(reopened.in_memory_relaylog_limit_bytes, 32 << 20);
-        assert_eq!(
-            reopened.in_memory_relaylog_spill_threshold_bytes,
-            SPILL_THRESHOLD_DEFAULT_BYTES
-        );
+        assert_eq!(reopened.in_memory_relaylog_spill_threshold_bytes, SPILL_THRESHOLD_DEFAULT_BYTES);
     }
 
     #[test]
     fn refused_changes_store_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let source = ReplicaSource::open(dir.path()).unwrap();
-        source
-            .change(&[
-                (SourceOption::Host, text("h")),
-                (SourceOption::AutoPosition, number("1")),
-            ])
-            .unwrap();
+        source.change(&[(SourceOption::Host, text("h")), (SourceOption::AutoPosition, number("1"))]).unwrap();
         let before = std::fs::read(dir.path().join(FILE_NAME)).unwrap();
-        let error = source
-            .change(&[
-                (SourceOption::LogFile, text("binlog.000002")),
-                (SourceOption::Host, text("other")),
-            ])
-            .unwrap_err();
+        let error = source.change(&[(SourceOption::LogFile, text("binlog.000002")), (SourceOption::Host, text("other"))]).unwrap_err();
         assert_eq!(error.code, 1776);
-        assert_eq!(
-            source
-                .change(&[(SourceOption::InMemoryRelaylogLimit, number("1024"))])
-                .unwrap_err()
-                .code,
-            1210
-        );
-        assert_eq!(
-            source
-                .change(&[(SourceOption::InMemoryRelaylogLimit, number("4294967297"))])
-                .unwrap_err()
-                .code,
-            1210
-        );
-        assert_eq!(
-            source
-                .change(&[(SourceOption::HeartbeatPeriod, number("4294968"))])
-                .unwrap_err()
-                .code,
-            1703
-        );
-        assert_eq!(
-            source
-                .change(&[(SourceOption::Port, number("70000"))])
-                .unwrap_err()
-                .code,
-            1210
-        );
-        assert_eq!(
-            source
-                .change(&[(
-                    SourceOption::InMemoryRelaylogSpillThreshold,
-                    number("268435456")
-                )])
-                .unwrap_err()
-                .code,
-            1210
-        );
+        assert_eq!(source.change(&[(SourceOption::InMemoryRelaylogLimit, number("1024"))]).unwrap_err().code, 1210);
+        assert_eq!(source.change(&[(SourceOption::InMemoryRelaylogLimit, number("4294967297"))]).unwrap_err().code, 1210);
+        assert_eq!(source.change(&[(SourceOption::HeartbeatPeriod, number("4294968"))]).unwrap_err().code, 1703);
+        assert_eq!(source.change(&[(SourceOption::Port, number("70000"))]).unwrap_err().code, 1210);
+        assert_eq!(source.change(&[(SourceOption::InMemoryRelaylogSpillThreshold, number("268435456"))]).unwrap_err().code, 1210);
         assert_eq!(std::fs::read(dir.path().join(FILE_NAME)).unwrap(), before);
         assert_eq!(source.settings().unwrap().host, "h");
         // Turning auto-position off in the same statement allows a position.
@@ -407,10 +308,7 @@ mod tests {
                 (SourceOption::LogPos, number("157")),
             ])
             .unwrap();
-        assert_eq!(
-            (settings.log_file.as_str(), settings.log_pos),
-            ("binlog.000002", 157)
-        );
+        assert_eq!((settings.log_file.as_str(), settings.log_pos), ("binlog.000002", 157));
     }
 
     #[test]
@@ -426,10 +324,7 @@ mod tests {
             .unwrap();
         source.reset(false).unwrap();
         let kept = ReplicaSource::open(dir.path()).unwrap().settings().unwrap();
-        assert_eq!(
-            (kept.host.as_str(), kept.log_file.as_str(), kept.log_pos),
-            ("h", "", 4)
-        );
+        assert_eq!((kept.host.as_str(), kept.log_file.as_str(), kept.log_pos), ("h", "", 4));
         source.reset(true).unwrap();
         assert_eq!(ReplicaSource::open(dir.path()).unwrap().settings(), None);
         assert!(!dir.path().join(FILE_NAME).exists());
@@ -448,11 +343,7 @@ mod tests {
     #[test]
     fn a_damaged_file_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join(FILE_NAME),
-            b"{\"version\": 1, \"source\": {\"host\"",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join(FILE_NAME), b"{\"version\": 1, \"source\": {\"host\"").unwrap();
         let error = ReplicaSource::open(dir.path()).err().unwrap();
         assert!(error.to_string().contains(FILE_NAME), "{error}");
     }

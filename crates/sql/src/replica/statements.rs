@@ -107,30 +107,20 @@ pub fn show_status(old_names: bool, context: &Context<'_>) -> ResultSet {
     let columns = STATUS_COLUMNS
         .iter()
         .map(|name| {
-            let name = if old_names {
-                old_name(name)
-            } else {
-                name.to_string()
-            };
+            let name = if old_names { old_name(name) } else { name.to_string() };
             ColumnDefinition::varchar(&name)
         })
         .collect();
     let mut result = ResultSet::new(columns);
     if let Some(settings) = context.shared.replica_source.settings() {
         let threads = context.shared.replica.status(context.shared);
-        result.push_row(status_row(
-            &settings,
-            &threads,
-            &crate::exec::gtid_next::gtid_set_text(&context.db().executed_gtids()),
-        ));
+        result.push_row(status_row(&settings, &threads, &crate::exec::gtid_next::gtid_set_text(&context.db().executed_gtids())));
     }
     result
 }
 
 fn old_name(name: &str) -> String {
-    name.replace("Source", "Master")
-        .replace("source", "master")
-        .replace("Replica", "Slave")
+    name.replace("Source", "Master").replace("source", "master").replace("Replica", "Slave")
 }
 
 fn status_row(settings: &SourceSettings, threads: &ThreadsStatus, executed_gtids: &str) -> Vec<Wire> {
@@ -223,7 +213,10 @@ fn error_columns(error: &Option<(MysqlError, SystemTime)>) -> (u16, String, Stri
         return (0, String::new(), String::new());
     };
     let seconds = at.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
-    let at = i64::try_from(seconds).ok().and_then(|seconds| OffsetDateTime::from_unix_timestamp(seconds).ok()).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let at = i64::try_from(seconds)
+        .ok()
+        .and_then(|seconds| OffsetDateTime::from_unix_timestamp(seconds).ok())
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
     let (month, day, hour, minute, second) = (u8::from(at.month()), at.day(), at.hour(), at.minute(), at.second());
     let timestamp = format!("{:02}{month:02}{day:02} {hour:02}:{minute:02}:{second:02}", at.year() % 100);
     (error.code, error.message.clone(), timestamp)

@@ -31,15 +31,15 @@ use protocol::MysqlError;
 use replica::relay::stats::RelayStatsSnapshot;
 use replica::relay::RelayLogConfig;
 use replica::{
-    BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorStatus, Receiver, ReceiverConfig, ReceiverStatus, RelayLog,
-    SourceAddress, StartPosition, QUEUE_ENTRIES_MAX_DEFAULT,
+    BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorStatus, Receiver, ReceiverConfig,
+    ReceiverStatus, RelayLog, SourceAddress, StartPosition, QUEUE_ENTRIES_MAX_DEFAULT,
 };
 
+use crate::eval::value::{to_number, Value};
 use crate::parse::ReplicaThreads as Which;
 use crate::replica::applier::{ApplierProgress, SqlApplier};
 use crate::replica::source_settings::SourceSettings;
 use crate::session::{Shared, Warning};
-use crate::eval::value::{to_number, Value};
 
 /// Relay-log files (IN_MEMORY_RELAYLOG_ENABLED=0) and spill files live here,
 /// under the data directory.
@@ -111,7 +111,8 @@ impl ReplicaThreads {
             pipeline.queue.push_front_all(std::mem::take(&mut pipeline.unapplied));
             let applier = Arc::new(SqlApplier::new(shared.clone(), self.progress.clone()));
             pipeline.coordinator_stopped.last_error = None;
-            pipeline.coordinator = Some(Coordinator::start(coordinator_config(&shared), pipeline.relay.clone(), pipeline.queue.clone(), applier));
+            pipeline.coordinator =
+                Some(Coordinator::start(coordinator_config(&shared), pipeline.relay.clone(), pipeline.queue.clone(), applier));
             started = true;
         }
         if started {
@@ -149,7 +150,11 @@ impl ReplicaThreads {
             Which::Io => " IO",
             Which::Sql => " SQL",
         };
-        Ok(vec![Warning { level: "Note", code: 3084, message: format!("Replication thread(s){named} for channel '' are already stopped.") }])
+        Ok(vec![Warning {
+            level: "Note",
+            code: 3084,
+            message: format!("Replication thread(s){named} for channel '' are already stopped."),
+        }])
     }
 
     /// Stops both threads (server shutdown); the applier's position is
@@ -167,7 +172,11 @@ impl ReplicaThreads {
         let mut guard = self.pipeline.lock();
         reap(&mut guard, shared);
         if guard.as_ref().is_some_and(|pipeline| pipeline.receiver.is_some() || pipeline.coordinator.is_some()) {
-            return Err(MysqlError::new(1198, "HY000", "This operation cannot be performed with a running replica; run STOP REPLICA first"));
+            return Err(MysqlError::new(
+                1198,
+                "HY000",
+                "This operation cannot be performed with a running replica; run STOP REPLICA first",
+            ));
         }
         if forget_relay_log {
             *guard = None;
@@ -181,7 +190,10 @@ impl ReplicaThreads {
         let Some(pipeline) = guard.as_ref() else {
             return ThreadsStatus::default();
         };
-        let receiver = pipeline.receiver.as_ref().map_or_else(|| pipeline.receiver_stopped.clone(), |receiver| pipeline.with_earlier_retrieved(receiver.status()));
+        let receiver = pipeline
+            .receiver
+            .as_ref()
+            .map_or_else(|| pipeline.receiver_stopped.clone(), |receiver| pipeline.with_earlier_retrieved(receiver.status()));
         let coordinator = pipeline.coordinator.as_ref().map_or_else(|| pipeline.coordinator_stopped.clone(), Coordinator::status);
         let queue_length = pipeline.queue.len();
         let relay = pipeline.relay.stats();
@@ -213,8 +225,14 @@ impl ReplicaThreads {
         let guard = self.pipeline.lock();
         let (relay, queue_length, received, applied) = match guard.as_ref() {
             Some(pipeline) => {
-                let received = pipeline.receiver.as_ref().map_or(pipeline.receiver_stopped.transactions_received, |receiver| receiver.status().transactions_received);
-                let applied = pipeline.coordinator.as_ref().map_or(pipeline.coordinator_stopped.transactions_applied, |coordinator| coordinator.status().transactions_applied);
+                let received = pipeline
+                    .receiver
+                    .as_ref()
+                    .map_or(pipeline.receiver_stopped.transactions_received, |receiver| receiver.status().transactions_received);
+                let applied = pipeline
+                    .coordinator
+                    .as_ref()
+                    .map_or(pipeline.coordinator_stopped.transactions_applied, |coordinator| coordinator.status().transactions_applied);
                 (pipeline.relay.stats(), pipeline.queue.len(), received, applied)
             }
             None => Default::default(),
@@ -251,8 +269,9 @@ impl Which {
 impl Pipeline {
     fn new(shared: &Shared, settings: &SourceSettings) -> Result<Pipeline, MysqlError> {
         let directory = shared.db.config().dir.join(RELAY_DIRECTORY);
-        std::fs::create_dir_all(&directory)
-            .map_err(|error| MysqlError::new(1595, "HY000", format!("Relay log write failure: could not create {}: {error}", directory.display())))?;
+        std::fs::create_dir_all(&directory).map_err(|error| {
+            MysqlError::new(1595, "HY000", format!("Relay log write failure: could not create {}: {error}", directory.display()))
+        })?;
         let config = if settings.in_memory_relaylog_enabled {
             RelayLogConfig::memory(settings.in_memory_relaylog_limit_bytes, settings.in_memory_relaylog_spill_threshold_bytes, directory)?
         } else {
@@ -347,7 +366,12 @@ fn global_number(shared: &Shared, name: &str) -> Option<f64> {
 }
 
 fn receiver_config(shared: &Shared, settings: &SourceSettings, start: StartPosition) -> ReceiverConfig {
-    let source = SourceAddress { host: settings.host.clone(), port: settings.port, user: settings.user.clone(), password: settings.password.clone() };
+    let source = SourceAddress {
+        host: settings.host.clone(),
+        port: settings.port,
+        user: settings.user.clone(),
+        password: settings.password.clone(),
+    };
     let server_id = global_number(shared, "server_id").map_or(1, |id| id as u32);
     let mut config = ReceiverConfig::new(source, server_id, start);
     config.replica_uuid = shared.db.server_uuid().to_string();
@@ -361,7 +385,8 @@ fn receiver_config(shared: &Shared, settings: &SourceSettings, start: StartPosit
 }
 
 fn coordinator_config(shared: &Shared) -> CoordinatorConfig {
-    let workers = global_number(shared, "replica_parallel_workers").map_or(replica::coordinator::WORKERS_DEFAULT, |workers| workers.max(1.0) as usize);
+    let workers = global_number(shared, "replica_parallel_workers")
+        .map_or(replica::coordinator::WORKERS_DEFAULT, |workers| workers.max(1.0) as usize);
     let preserve_commit_order = !matches!(shared.globals.get("replica_preserve_commit_order"), Some(Value::Int(0)));
     // The variable only ever holds one of its words (variables.rs checks).
     let mode = match shared.globals.get("binlogd_replica_coordinator_mode") {
