@@ -48,7 +48,9 @@ mod tests {
     use super::*;
 
     fn current_name() -> String {
-        std::fs::read_to_string(format!("/proc/self/task/{}/comm", unsafe { libc::gettid() })).unwrap().trim_end().to_string()
+        // SAFETY: gettid has no preconditions.
+        let thread_id = unsafe { libc::gettid() };
+        std::fs::read_to_string(format!("/proc/self/task/{thread_id}/comm")).unwrap().trim_end().to_string()
     }
 
     #[test]
