@@ -2,10 +2,10 @@
 //! bounded buffer: recovery and log readers never hold a whole file.
 
 use binlog_format::checksum::CHECKSUM_LENGTH;
-use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX, TYPE_OFFSET};
+use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, TYPE_OFFSET};
 use binlog_format::error::DecodeError;
 use binlog_format::events::FormatDescription;
-use binlog_format::frame::{peek_event_size, RawEvent};
+use binlog_format::frame::{self, peek_event_size, RawEvent};
 use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 
@@ -167,7 +167,7 @@ impl FileEventReader {
     pub fn next_event(&mut self) -> Result<Option<(u64, RawEvent<'_>)>, ReadError> {
         let Some(span) = self.next_event_span()? else { return Ok(None) };
         let bytes = self.buffered(&span);
-        let footer = if span.has_checksum || span.header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
+        let footer = frame::checksum_length(span.header.event_type, span.has_checksum);
         let raw = RawEvent {
             header: span.header,
             body: &bytes[COMMON_HEADER_LENGTH..bytes.len() - footer],
@@ -190,13 +190,9 @@ impl FileEventReader {
         if available < COMMON_HEADER_LENGTH as u64 {
             return Err(ReadError::Truncated { offset, needed: COMMON_HEADER_LENGTH as u64, file_length: self.limit });
         }
-        let size = peek_event_size(self.fill(offset, COMMON_HEADER_LENGTH)?).unwrap() as u64;
-        if size < COMMON_HEADER_LENGTH as u64 || size > EVENT_SIZE_MAX {
-            return Err(ReadError::Corrupt {
-                offset,
-                error: DecodeError::BadLength { length: size, reason: "outside 19 bytes ..= 1 GiB" },
-            });
-        }
+        let header = self.fill(offset, COMMON_HEADER_LENGTH)?;
+        let size = peek_event_size(header).expect("a whole header") as u64;
+        frame::check_event_size(header[TYPE_OFFSET], size, self.has_checksum).map_err(|error| ReadError::Corrupt { offset, error })?;
         if size > available {
             return Err(ReadError::Truncated { offset, needed: size, file_length: self.limit });
         }
@@ -214,14 +210,8 @@ impl FileEventReader {
             }
             raw.header
         } else {
-            // The framing checks of RawEvent::parse without the CRC.
-            let footer = if has_checksum { CHECKSUM_LENGTH as u64 } else { 0 };
-            if size < COMMON_HEADER_LENGTH as u64 + footer {
-                return Err(ReadError::Corrupt {
-                    offset,
-                    error: DecodeError::BadLength { length: size, reason: "shorter than the common header and checksum" },
-                });
-            }
+            // The framing checks of RawEvent::parse without the CRC: the
+            // size was checked above.
             EventHeader::decode(bytes).map_err(|error| ReadError::Corrupt { offset, error })?
         };
         self.offset = offset + size;

@@ -27,14 +27,8 @@ impl<'a> RawEvent<'a> {
     pub fn parse(buffer: &'a [u8], has_checksum: bool) -> Result<RawEvent<'a>, DecodeError> {
         let header = EventHeader::decode(buffer)?;
         let size = header.event_size as usize;
-        let is_format_description = header.event_type == crate::EventType::FormatDescription as u8;
-        let footer = if has_checksum || is_format_description { CHECKSUM_LENGTH } else { 0 };
-        if (header.event_size as u64) < (COMMON_HEADER_LENGTH + footer) as u64 {
-            return Err(DecodeError::BadLength { length: header.event_size as u64, reason: "shorter than the common header and checksum" });
-        }
-        if header.event_size as u64 > EVENT_SIZE_MAX {
-            return Err(DecodeError::BadLength { length: header.event_size as u64, reason: "larger than the 1 GiB event size limit" });
-        }
+        check_event_size(header.event_type, header.event_size as u64, has_checksum)?;
+        let footer = checksum_length(header.event_type, has_checksum);
         if size > buffer.len() {
             return Err(DecodeError::Truncated { what: "event", needed: size, available: buffer.len() });
         }
@@ -52,6 +46,29 @@ impl<'a> RawEvent<'a> {
         }
         Ok(RawEvent { header, body: &bytes[COMMON_HEADER_LENGTH..size - footer], bytes, has_checksum: footer > 0 })
     }
+}
+
+/// Bytes of the CRC32 footer of an event of `event_type` in a file whose
+/// events carry checksums or not: a Format_description always has one.
+pub fn checksum_length(event_type: u8, has_checksum: bool) -> usize {
+    if has_checksum || event_type == crate::EventType::FormatDescription as u8 {
+        CHECKSUM_LENGTH
+    } else {
+        0
+    }
+}
+
+/// The bounds on `event_size` that hold before the body is read: room for
+/// the common header and the footer, and at most `EVENT_SIZE_MAX`. Every
+/// reader checks them here, so a bad length reads the same everywhere.
+pub fn check_event_size(event_type: u8, event_size: u64, has_checksum: bool) -> Result<(), DecodeError> {
+    if event_size < (COMMON_HEADER_LENGTH + checksum_length(event_type, has_checksum)) as u64 {
+        return Err(DecodeError::BadLength { length: event_size, reason: "shorter than the common header and checksum" });
+    }
+    if event_size > EVENT_SIZE_MAX {
+        return Err(DecodeError::BadLength { length: event_size, reason: "larger than the 1 GiB event size limit" });
+    }
+    Ok(())
 }
 
 /// The checksum algorithm byte of a Format_description event's bytes.

@@ -14,9 +14,9 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use binlog_format::checksum::CHECKSUM_LENGTH;
-use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, EVENT_SIZE_MAX};
+use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH};
 use binlog_format::events::{DecodeContext, FormatDescription};
+use binlog_format::frame;
 use binlog_format::{DecodeError, EventHeader, EventType, RawEvent};
 
 /// Read-ahead of the buffered reader. Events larger than this are read
@@ -219,15 +219,7 @@ impl EventReader {
 /// header (and checksum), at most `EVENT_SIZE_MAX`, and within the file.
 fn check_event_size(header: &EventHeader, has_checksum: bool, at: u64, file_length: u64) -> Result<(), ReadError> {
     let size = header.event_size as u64;
-    let footer = if has_checksum || header.event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
-    if size < (COMMON_HEADER_LENGTH + footer) as u64 {
-        let error = DecodeError::BadLength { length: size, reason: "shorter than the common header and checksum" };
-        return Err(ReadError::at(at, error));
-    }
-    if size > EVENT_SIZE_MAX {
-        let error = DecodeError::BadLength { length: size, reason: "larger than the 1 GiB event size limit" };
-        return Err(ReadError::at(at, error));
-    }
+    frame::check_event_size(header.event_type, size, has_checksum).map_err(|error| ReadError::at(at, error))?;
     if at + size > file_length {
         return Err(ReadError {
             offset: at,
