@@ -30,6 +30,7 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
     let ctx = context.statement_context();
     match statement {
         Statement::CreateDatabase { name, if_not_exists } => {
+            check_identifier(name)?;
             if *if_not_exists && db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
@@ -103,6 +104,41 @@ fn index_columns(columns: &[IndexColumn]) -> SqlResult<Vec<String>> {
             other => Err(not_supported(format!("index on {other}"))),
         })
         .collect()
+}
+
+/// MySQL's NAME_CHAR_LEN: names of databases, tables, columns and indexes.
+/// A longer one would stop a MySQL replica applying this binlog.
+const IDENTIFIER_CHARACTERS_MAX: usize = 64;
+
+/// InnoDB's limit on a table's columns (MySQL's own is 4096).
+const TABLE_COLUMNS_MAX: usize = 1017;
+
+/// 1059 ER_TOO_LONG_IDENT for a name over 64 characters.
+fn check_identifier(name: &str) -> SqlResult<()> {
+    if name.chars().count() > IDENTIFIER_CHARACTERS_MAX {
+        return Err(protocol::MysqlError::new(
+            1059,
+            "42000",
+            format!("Identifier name '{}' is too long", name.chars().take(100).collect::<String>()),
+        ));
+    }
+    Ok(())
+}
+
+/// The names a new table brings, and its width: 1059 or 1117 before the
+/// engine sees it.
+fn check_table_spec(spec: &TableSpec) -> SqlResult<()> {
+    check_identifier(&spec.name)?;
+    if spec.columns.len() > TABLE_COLUMNS_MAX {
+        return Err(protocol::MysqlError::new(1117, "42000", "Too many columns"));
+    }
+    for column in &spec.columns {
+        check_identifier(&column.name)?;
+    }
+    for index in &spec.indexes {
+        check_identifier(&index.name)?;
+    }
+    Ok(())
 }
 
 fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcome> {
@@ -194,6 +230,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         }
         spec
     };
+    check_table_spec(&spec)?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
 }
@@ -204,6 +241,7 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
     }
     let (database, table) = table_name(&create.table_name, context)?;
     let name = create.name.as_ref().map(ToString::to_string).ok_or_else(|| syntax_error("ON"))?;
+    check_identifier(&name)?;
     let spec = IndexSpec { name, columns: index_columns(&create.columns)?, unique: create.unique };
     context.execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec)).map_err(database_error)?;
     Ok(Outcome::ok())
