@@ -130,6 +130,11 @@ fn deep_and_long_statements_get_an_answer_and_the_server_lives() {
     let columns = vec!["1"; 4_000].join(", ");
     assert_eq!(client.query_rows(&format!("SELECT {columns}")).unwrap()[0].len(), 4_000);
 
+    // LIKE against a long pattern (a recursion a character deep overflowed
+    // the stack).
+    assert_eq!(client.value("SELECT REPEAT('a', 500000) LIKE REPEAT('_', 500000)"), "1");
+    assert_eq!(client.value("SELECT REPEAT('a', 500000) LIKE CONCAT(REPEAT('%a', 2000), 'b')"), "0");
+
     // Nesting: sqlparser bounds its own recursion; whatever the error,
     // the server stays up.
     let nested =

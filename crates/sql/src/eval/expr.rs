@@ -457,21 +457,60 @@ fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResu
 }
 
 /// SQL LIKE with `%` and `_` and `\` escapes, case-insensitive as
-/// utf8mb4_general_ci compares.
+/// utf8mb4_general_ci compares. A loop, not a recursion: the pattern and
+/// the value come from the client, and a recursion a character deep would
+/// let a long pattern overflow the connection's stack. On a mismatch it
+/// goes back to the last `%` and lets it take one more character, which is
+/// all the backtracking `%` and `_` patterns need.
 pub fn like(value: &str, pattern: &str) -> bool {
     let value: Vec<char> = value.to_lowercase().chars().collect();
-    let pattern: Vec<char> = pattern.to_lowercase().chars().collect();
-    like_at(&value, &pattern)
+    let pattern = like_pattern(&pattern.to_lowercase());
+    let (mut at_value, mut at_pattern) = (0, 0);
+    // After the last `%` seen: where the pattern goes on, and the value
+    // position the `%` has taken characters up to.
+    let mut last_any: Option<(usize, usize)> = None;
+    while at_value < value.len() {
+        match pattern.get(at_pattern) {
+            Some(LikeToken::Any) => {
+                at_pattern += 1;
+                last_any = Some((at_pattern, at_value));
+            }
+            Some(LikeToken::One) => (at_value, at_pattern) = (at_value + 1, at_pattern + 1),
+            Some(LikeToken::Char(c)) if *c == value[at_value] => (at_value, at_pattern) = (at_value + 1, at_pattern + 1),
+            _ => match last_any {
+                Some((after_any, taken)) => {
+                    last_any = Some((after_any, taken + 1));
+                    (at_value, at_pattern) = (taken + 1, after_any);
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[at_pattern..].iter().all(|token| *token == LikeToken::Any)
 }
 
-fn like_at(value: &[char], pattern: &[char]) -> bool {
-    match pattern.first() {
-        None => value.is_empty(),
-        Some('%') => (0..=value.len()).any(|skip| like_at(&value[skip..], &pattern[1..])),
-        Some('_') => !value.is_empty() && like_at(&value[1..], &pattern[1..]),
-        Some('\\') if pattern.len() > 1 => value.first() == Some(&pattern[1]) && like_at(&value[1..], &pattern[2..]),
-        Some(c) => value.first() == Some(c) && like_at(&value[1..], &pattern[1..]),
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LikeToken {
+    /// `%`
+    Any,
+    /// `_`
+    One,
+    Char(char),
+}
+
+/// `\x` is the character x; a `\` at the end is itself.
+fn like_pattern(pattern: &str) -> Vec<LikeToken> {
+    let mut tokens = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        tokens.push(match c {
+            '%' => LikeToken::Any,
+            '_' => LikeToken::One,
+            '\\' => LikeToken::Char(chars.next().unwrap_or('\\')),
+            c => LikeToken::Char(c),
+        });
     }
+    tokens
 }
 
 #[cfg(test)]
@@ -485,5 +524,21 @@ mod tests {
         assert!(!like("binlogXformat", "binlog\\_format"));
         assert!(like("abc", "a_c"));
         assert!(!like("abcd", "a_c"));
+        assert!(like("mississippi", "%iss%ppi"));
+        assert!(like("aXbXc", "%b%c"));
+        assert!(!like("aXbXcd", "%b%c"));
+        assert!(like("", "%%"));
+        assert!(!like("", "_"));
+        assert!(like("50%", "50\\%"));
+        assert!(!like("500", "50\\%"));
+        assert!(like("a\\", "a\\"));
+    }
+
+    #[test]
+    fn like_walks_long_patterns_without_recursing() {
+        let long = "a".repeat(1_000_000);
+        assert!(like(&long, &"_".repeat(1_000_000)));
+        assert!(like(&long, &"%a".repeat(1_000)));
+        assert!(!like(&long, &format!("{}b", "%".repeat(1_000))));
     }
 }
