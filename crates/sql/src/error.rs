@@ -82,3 +82,8 @@ pub fn access_denied(privilege: &str) -> MysqlError {
 pub fn arithmetic_out_of_range(expression: &str) -> MysqlError {
     MysqlError::new(1690, "22003", format!("BIGINT value is out of range in '{expression}'"))
 }
+
+/// 1690 for a BIGINT UNSIGNED result (an unsigned operand).
+pub fn unsigned_arithmetic_out_of_range(expression: &str) -> MysqlError {
+    MysqlError::new(1690, "22003", format!("BIGINT UNSIGNED value is out of range in '{expression}'"))
+}

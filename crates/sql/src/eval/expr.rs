@@ -10,7 +10,7 @@ use sqlparser::ast::{
     BinaryOperator, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Ident, UnaryOperator, Value as Literal,
 };
 
-use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, SqlResult};
+use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, unsigned_arithmetic_out_of_range, SqlResult};
 use crate::eval::value::{compare, from_bool, text, to_number, to_text, truth, NullCheck, Number, Value};
 use crate::variables::VariableScope;
 
@@ -436,8 +436,20 @@ fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResu
                 Modulo => x.checked_rem(y),
                 _ => x.checked_div(y),
             };
+            // MySQL's result type: BIGINT UNSIGNED when an operand is
+            // unsigned, BIGINT when both are signed integers; numbers read
+            // from text keep the span of both.
+            let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+            let (low, high) = if unsigned {
+                (0, i128::from(u64::MAX))
+            } else if matches!((a, b), (Value::Int(_), Value::Int(_))) {
+                (i128::from(i64::MIN), i128::from(i64::MAX))
+            } else {
+                (i128::from(i64::MIN), i128::from(u64::MAX))
+            };
             match result {
-                Some(value) if value >= i128::from(i64::MIN) && value <= i128::from(u64::MAX) => Ok(int_value(value)),
+                Some(value) if (low..=high).contains(&value) => Ok(int_value(value)),
+                _ if unsigned => Err(unsigned_arithmetic_out_of_range(&expr.to_string())),
                 _ => Err(arithmetic_out_of_range(&expr.to_string())),
             }
         }
