@@ -425,7 +425,7 @@ fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResu
             if divisor == 0.0 {
                 return Ok(Value::Null);
             }
-            Ok(Value::Double(x.as_f64() / divisor))
+            finite_double(x.as_f64() / divisor, expr)
         }
         (Number::Int(x), Number::Int(y), _) if !exact => {
             let result = match op {
@@ -455,7 +455,7 @@ fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResu
         }
         _ => {
             let (x, y) = (x.as_f64(), y.as_f64());
-            Ok(Value::Double(match op {
+            let result = match op {
                 Plus => x + y,
                 Minus => x - y,
                 Multiply => x * y,
@@ -463,9 +463,19 @@ fn arithmetic(expr: &Expr, op: &BinaryOperator, a: &Value, b: &Value) -> SqlResu
                 Modulo => x % y,
                 _ if y == 0.0 => return Ok(Value::Null),
                 _ => (x / y).trunc(),
-            }))
+            };
+            finite_double(result, expr)
         }
     }
+}
+
+/// A DOUBLE result, or 1690 when it left the finite numbers: MySQL has no
+/// infinity or NaN to store or send.
+fn finite_double(value: f64, expr: &Expr) -> SqlResult<Value> {
+    if !value.is_finite() {
+        return Err(protocol::MysqlError::new(1690, "22003", format!("DOUBLE value is out of range in '{expr}'")));
+    }
+    Ok(Value::Double(value))
 }
 
 /// SQL LIKE with `%` and `_` and `\` escapes, case-insensitive as
