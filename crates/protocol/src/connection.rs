@@ -8,6 +8,8 @@
 //! peer can still read one; no other connection is affected.
 
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
@@ -35,8 +37,12 @@ pub struct ConnectionConfig {
     pub wait_timeout: Duration,
     /// Time a write may block on a client that does not read.
     pub net_write_timeout: Duration,
-    /// Prepared statements one connection may hold open.
+    /// max_prepared_stmt_count: prepared statements the whole server may
+    /// hold open.
     pub prepared_statements_max: usize,
+    /// The statements open on the server now. Every connection's config is
+    /// a clone of the server's, so all of them count in this one.
+    pub prepared_statements_open: Arc<AtomicUsize>,
 }
 
 impl Default for ConnectionConfig {
@@ -48,6 +54,7 @@ impl Default for ConnectionConfig {
             wait_timeout: Duration::from_secs(28_800),
             net_write_timeout: Duration::from_secs(60),
             prepared_statements_max: 16_382,
+            prepared_statements_open: Arc::default(),
         }
     }
 }
@@ -88,7 +95,8 @@ impl Connection {
         let stream = PacketStream::new(socket, HANDSHAKE_PACKET_BYTES_MAX.min(config.max_allowed_packet))?;
         stream.set_read_timeout(config.connect_timeout)?;
         stream.set_write_timeout(config.connect_timeout)?;
-        let statements = StatementTable::new(config.prepared_statements_max, config.max_allowed_packet);
+        let statements =
+            StatementTable::new(config.prepared_statements_max, Arc::clone(&config.prepared_statements_open), config.max_allowed_packet);
         Ok(Connection {
             stream,
             peer,

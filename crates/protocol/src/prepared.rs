@@ -9,6 +9,8 @@
 //! types (2 bytes each) when bound, and the non-NULL values.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use mysql_common::io::ParseBuf;
 
@@ -52,7 +54,11 @@ pub(crate) struct StatementTable {
     statements: HashMap<u32, StatementState>,
     next_id: u32,
     last_prepared: Option<u32>,
+    /// max_prepared_stmt_count: a bound on the whole server's statements,
+    /// as in MySQL, counted in `open_on_server`.
     statements_max: usize,
+    /// Statements open on every connection; shared by all of them.
+    open_on_server: Arc<AtomicUsize>,
     /// Bound on the long data of one statement (max_allowed_packet, as
     /// MySQL's max_long_data_size was).
     long_data_bytes_max: usize,
@@ -63,13 +69,16 @@ fn malformed(context: &'static str) -> ProtocolError {
 }
 
 impl StatementTable {
-    pub fn new(statements_max: usize, long_data_bytes_max: usize) -> Self {
-        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, statements_max, long_data_bytes_max }
+    pub fn new(statements_max: usize, open_on_server: Arc<AtomicUsize>, long_data_bytes_max: usize) -> Self {
+        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, statements_max, open_on_server, long_data_bytes_max }
     }
 
-    /// The id the next prepared statement will get, if the limit allows one.
+    /// The id the next prepared statement will get, if the server's limit
+    /// allows one more. Connections preparing at the same instant may pass
+    /// the check together and go over the limit by one each: a bound, not
+    /// a lock every prepare takes.
     pub fn next_id(&mut self) -> Result<u32, MysqlError> {
-        if self.statements.len() >= self.statements_max {
+        if self.open_on_server.load(Ordering::Relaxed) >= self.statements_max {
             return Err(MysqlError::too_many_prepared_statements(self.statements_max));
         }
         while self.next_id == 0 || self.next_id == LAST_PREPARED_STATEMENT_ID || self.statements.contains_key(&self.next_id) {
@@ -80,21 +89,26 @@ impl StatementTable {
 
     /// Records a statement the session prepared under `id` (from `next_id`).
     pub fn insert(&mut self, id: u32, param_count: u16) {
-        self.statements.insert(
-            id,
-            StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None },
-        );
+        let state = StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None };
+        if self.statements.insert(id, state).is_none() {
+            self.open_on_server.fetch_add(1, Ordering::Relaxed);
+        }
         self.next_id = id.wrapping_add(1);
         self.last_prepared = Some(id);
     }
 
     pub fn remove(&mut self, id: u32) -> bool {
-        self.statements.remove(&id).is_some()
+        let removed = self.statements.remove(&id).is_some();
+        if removed {
+            self.open_on_server.fetch_sub(1, Ordering::Relaxed);
+        }
+        removed
     }
 
     /// Every open statement id (to close them all on reset or disconnect).
     pub fn drain_ids(&mut self) -> Vec<u32> {
         self.last_prepared = None;
+        self.open_on_server.fetch_sub(self.statements.len(), Ordering::Relaxed);
         self.statements.drain().map(|(id, _)| id).collect()
     }
 
@@ -189,6 +203,13 @@ impl StatementTable {
     }
 }
 
+/// A connection that ends gives its statements back to the server's count.
+impl Drop for StatementTable {
+    fn drop(&mut self) {
+        self.open_on_server.fetch_sub(self.statements.len(), Ordering::Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,7 +226,7 @@ mod tests {
 
     #[test]
     fn executes_decode_like_mysql_commons_client_encodes() {
-        let mut table = StatementTable::new(10, 1 << 20);
+        let mut table = StatementTable::new(10, Arc::default(), 1 << 20);
         let id = table.next_id().unwrap();
         table.insert(id, 5);
         let params = [M::Int(-3), M::UInt(u64::MAX), M::Bytes(b"abc".to_vec()), M::NULL, M::Double(2.5)];
@@ -226,7 +247,7 @@ mod tests {
 
     #[test]
     fn long_data_replaces_the_value_once() {
-        let mut table = StatementTable::new(10, 8);
+        let mut table = StatementTable::new(10, Arc::default(), 8);
         let id = table.next_id().unwrap();
         table.insert(id, 2);
         let mut long_data = vec![0x18];
@@ -249,8 +270,34 @@ mod tests {
     }
 
     #[test]
+    fn the_statement_limit_is_the_whole_servers() {
+        let open_on_server = Arc::new(AtomicUsize::new(0));
+        let mut first = StatementTable::new(3, Arc::clone(&open_on_server), 1 << 20);
+        let mut second = StatementTable::new(3, Arc::clone(&open_on_server), 1 << 20);
+        for _ in 0..2 {
+            let id = first.next_id().unwrap();
+            first.insert(id, 0);
+        }
+        let id = second.next_id().unwrap();
+        second.insert(id, 0);
+        assert_eq!(second.next_id().unwrap_err().code, 1461, "two on the first connection and one here fill the server's three");
+        assert_eq!(first.next_id().unwrap_err().code, 1461);
+        assert!(second.remove(id));
+        assert!(!second.remove(id));
+        let id = first.next_id().unwrap();
+        first.insert(id, 0);
+        assert_eq!(open_on_server.load(Ordering::Relaxed), 3);
+        assert_eq!(first.drain_ids().len(), 3);
+        assert_eq!(open_on_server.load(Ordering::Relaxed), 0);
+        let id = first.next_id().unwrap();
+        first.insert(id, 0);
+        drop(first);
+        assert_eq!(open_on_server.load(Ordering::Relaxed), 0, "a connection that ends gives its statements back");
+    }
+
+    #[test]
     fn errors_for_the_client_and_fatal_ones() {
-        let mut table = StatementTable::new(1, 1 << 20);
+        let mut table = StatementTable::new(1, Arc::default(), 1 << 20);
         let id = table.next_id().unwrap();
         table.insert(id, 1);
         assert_eq!(table.next_id().unwrap_err().code, 1461);
@@ -268,7 +315,7 @@ mod tests {
     fn random_execute_and_long_data_packets_never_panic() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let mut table = StatementTable::new(4, 1 << 16);
+        let mut table = StatementTable::new(4, Arc::default(), 1 << 16);
         for params in [0u16, 1, 3, 9] {
             let id = table.next_id().unwrap();
             table.insert(id, params);
