@@ -17,6 +17,7 @@
 //! gives the same bytes back.
 
 pub mod decimal;
+pub mod json;
 pub mod raw;
 pub mod temporal;
 
