@@ -282,6 +282,8 @@ fn encoding_refuses_what_mysql_refuses() {
     }
     assert_eq!(to_binary(&too_deep), Err(JsonEncodeError::TooDeep));
     assert!(matches!(to_binary(&Json::Double(f64::NAN)), Err(JsonEncodeError::Invalid { .. })));
+    let date_as_raw_opaque = Json::Opaque { field_type: 10, bytes: vec![0; 8] };
+    assert!(matches!(to_binary(&date_as_raw_opaque), Err(JsonEncodeError::Invalid { .. })));
     let mut out = vec![1, 2, 3];
     assert!(encode(&too_deep, &mut out).is_err());
     assert_eq!(out, [1, 2, 3], "a refused document leaves nothing behind");

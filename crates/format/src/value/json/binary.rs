@@ -230,6 +230,12 @@ impl Encoder<'_> {
                 self.opaque(type_code::NEWDECIMAL, &bytes)?
             }
             Json::Temporal(t) => self.opaque(t.kind.field_type(), &t.packed().to_le_bytes())?,
+            Json::Opaque { field_type, .. }
+                if *field_type == type_code::NEWDECIMAL || TemporalKind::from_field_type(*field_type).is_some() =>
+            {
+                let reason = format!("field type {field_type} is held by Json::Decimal or Json::Temporal");
+                return Err(JsonEncodeError::Invalid { what: "opaque value", reason }.into());
+            }
             Json::Opaque { field_type, bytes } => self.opaque(*field_type, bytes)?,
         };
         self.out[type_position] = type_byte;
