@@ -115,6 +115,16 @@ fn numbers_take_mysqls_types() {
 }
 
 #[test]
+fn doubles_are_built_as_rapidjson_builds_them_without_full_precision() {
+    // MySQL parses with RapidJSON's default flags: up to 17 significant
+    // digits, scaled by one multiplication with a power of ten. Short
+    // numbers come out correctly rounded; this one lands one step away.
+    assert_eq!(parsed("1.2330021593809018e147"), Json::Double(1.2330021593809016e147));
+    assert_eq!(parsed("0.1234567890123456789"), Json::Double(0.12345678901234568));
+    assert_eq!(parsed("123456.789e3"), Json::Double(123456789.0));
+}
+
+#[test]
 fn strings_unescape_and_duplicate_keys_keep_the_last_value() {
     assert_eq!(parsed(r#""\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 é""#), Json::String("\"\\/\u{8}\u{c}\n\r\té😀 é".to_owned()));
     let document = parsed(r#"{"a": 1, "b": 2, "a": 3, "": 4, "": 5}"#);
@@ -203,14 +213,17 @@ fn unquoted_text_drops_the_quotes_of_a_top_level_string() {
 }
 
 /// Documents that text can hold: integers in the range text reads as
-/// `Int`, the rest as `UInt`, finite doubles, any strings and keys.
+/// `Int`, the rest as `UInt`, doubles, any strings and keys.
 fn text_document() -> impl Strategy<Value = Json> {
     let leaf = prop_oneof![
         Just(Json::Null),
         any::<bool>().prop_map(Json::Bool),
         (i64::MIN..=u32::MAX as i64).prop_map(Json::Int),
         (u32::MAX as u64 + 1..=u64::MAX).prop_map(Json::UInt),
-        any::<f64>().prop_filter("finite", |d| d.is_finite()).prop_map(Json::Double),
+        // Doubles RapidJSON reads back exactly: at most 15 digits scaled by
+        // an exact power of ten.
+        (-999_999_999_999_999i64..=999_999_999_999_999, -22i32..=8)
+            .prop_map(|(mantissa, exponent)| Json::Double(format!("{mantissa}e{exponent}").parse().unwrap())),
         "\\PC{0,12}|[\\x00-\\x1f\"\\\\/]{0,4}".prop_map(Json::String),
     ];
     leaf.prop_recursive(5, 150, 10, |inner| {

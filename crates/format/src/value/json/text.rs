@@ -7,7 +7,7 @@
 //! | no fraction or exponent, 0 ..= 4294967295 | `Int` |
 //! | no fraction or exponent, 4294967296 ..= 18446744073709551615 | `UInt` |
 //! | no fraction or exponent, -9223372036854775808 ..= -1 | `Int` |
-//! | anything else | `Double` (correctly rounded) |
+//! | anything else | `Double`, built as RapidJSON builds it (see `number`) |
 //!
 //! Duplicate keys keep the last value. Arrays and objects nest at most
 //! [`DEPTH_MAX`] deep. A NUL byte ends the text, as it does for RapidJSON.
@@ -328,64 +328,180 @@ impl Parser<'_> {
         char::from_u32(code_point).ok_or(surrogate_invalid)
     }
 
-    fn digits(&mut self) -> usize {
-        let start = self.position;
-        while self.peek().is_ascii_digit() {
-            self.position += 1;
-        }
-        self.position - start
+    fn digit(&self) -> Option<u32> {
+        let c = self.peek();
+        c.is_ascii_digit().then(|| (c - b'0') as u32)
     }
 
+    /// RapidJSON's `ParseNumber` without full precision, as MySQL calls it:
+    /// integers as wide as they fit, anything else a double built from at
+    /// most 17 significant digits scaled by an exact power of ten.
     fn number(&mut self) -> Result<Json, JsonTextError> {
         let start = self.position;
         let negative = self.consume(b'-');
-        let integer_start = self.position;
-        match self.peek() {
-            b'0' => self.position += 1,
-            b'1'..=b'9' => {
-                self.digits();
+        let mut small: u32 = 0;
+        let mut wide: u64 = 0;
+        let mut is_wide = false;
+        let mut significant_digits = 0;
+        match self.digit() {
+            Some(0) => self.position += 1,
+            Some(first) => {
+                small = first;
+                self.position += 1;
+                // Past these the next digit no longer fits 32 bits.
+                let (limit, last_digit_max) = if negative { (214_748_364, 8) } else { (429_496_729, 5) };
+                while let Some(digit) = self.digit() {
+                    if small >= limit && (small != limit || digit > last_digit_max) {
+                        wide = small as u64;
+                        is_wide = true;
+                        break;
+                    }
+                    small = small * 10 + digit;
+                    self.position += 1;
+                    significant_digits += 1;
+                }
             }
-            _ => return Err(self.error(message::VALUE_INVALID)),
+            None => return Err(self.error(message::VALUE_INVALID)),
         }
-        let integer_end = self.position;
+
+        let mut double = 0.0f64;
         let mut is_double = false;
-        let mut fraction_digits = 0;
+        if is_wide {
+            let (limit, last_digit_max) = if negative { (0x0ccc_cccc_cccc_cccc, 8) } else { (0x1999_9999_9999_9999, 5) };
+            while let Some(digit) = self.digit() {
+                if wide >= limit && (wide != limit || digit > last_digit_max) {
+                    double = wide as f64;
+                    is_double = true;
+                    break;
+                }
+                wide = wide * 10 + digit as u64;
+                self.position += 1;
+                significant_digits += 1;
+            }
+        }
+        if is_double {
+            while let Some(digit) = self.digit() {
+                double = double * 10.0 + digit as f64;
+                self.position += 1;
+            }
+        }
+
+        let mut fraction_exponent: i64 = 0;
         if self.consume(b'.') {
-            fraction_digits = self.digits();
-            if fraction_digits == 0 {
+            if self.digit().is_none() {
                 return Err(self.error(message::NUMBER_MISSING_FRACTION));
             }
-            is_double = true;
-        }
-        if self.consume(b'e') || self.consume(b'E') {
-            let exponent_negative = if self.consume(b'+') { false } else { self.consume(b'-') };
-            let exponent_start = self.position;
-            if self.digits() == 0 {
-                return Err(self.error(message::NUMBER_MISSING_EXPONENT));
+            if !is_double {
+                if !is_wide {
+                    wide = small as u64;
+                }
+                // The significand stays exact up to 2^53 - 1.
+                while let Some(digit) = self.digit() {
+                    if wide > (1 << 53) - 1 {
+                        break;
+                    }
+                    wide = wide * 10 + digit as u64;
+                    self.position += 1;
+                    fraction_exponent -= 1;
+                    if wide != 0 {
+                        significant_digits += 1;
+                    }
+                }
+                double = wide as f64;
+                is_double = true;
             }
-            // RapidJSON refuses a positive exponent past what a double's
-            // range leaves after the fraction's digits, whatever the digits.
-            let exponent = std::str::from_utf8(&self.text[exponent_start..self.position]).unwrap_or("").parse::<u64>().unwrap_or(u64::MAX);
-            if !exponent_negative && exponent > 308 + fraction_digits as u64 {
+            while let Some(digit) = self.digit() {
+                self.position += 1;
+                if significant_digits < 17 {
+                    double = double * 10.0 + digit as f64;
+                    fraction_exponent -= 1;
+                    if double > 0.0 {
+                        significant_digits += 1;
+                    }
+                }
+            }
+        }
+
+        let mut exponent: i64 = 0;
+        if self.consume(b'e') || self.consume(b'E') {
+            if !is_double {
+                double = if is_wide { wide as f64 } else { small as f64 };
+                is_double = true;
+            }
+            let exponent_negative = if self.consume(b'+') { false } else { self.consume(b'-') };
+            let Some(first) = self.digit() else {
+                return Err(self.error(message::NUMBER_MISSING_EXPONENT));
+            };
+            exponent = first as i64;
+            self.position += 1;
+            if exponent_negative {
+                // Keeps exponent + fraction_exponent within an int.
+                let exponent_max = (fraction_exponent + 2_147_483_639) / 10;
+                while let Some(digit) = self.digit() {
+                    exponent = exponent * 10 + digit as i64;
+                    self.position += 1;
+                    if exponent > exponent_max {
+                        while self.digit().is_some() {
+                            self.position += 1;
+                        }
+                    }
+                }
+                exponent = -exponent;
+            } else {
+                let exponent_max = 308 - fraction_exponent;
+                while let Some(digit) = self.digit() {
+                    exponent = exponent * 10 + digit as i64;
+                    self.position += 1;
+                    if exponent > exponent_max {
+                        return Err(Self::error_at(start, message::NUMBER_TOO_BIG));
+                    }
+                }
+            }
+        }
+
+        if is_double {
+            let value = scale_by_power_of_ten(double, exponent + fraction_exponent);
+            if value > f64::MAX {
                 return Err(Self::error_at(start, message::NUMBER_TOO_BIG));
             }
-            is_double = true;
+            return Ok(Json::Double(if negative { -value } else { value }));
         }
-        let text = std::str::from_utf8(&self.text[start..self.position]).unwrap_or("");
-        if !is_double {
-            let digits = std::str::from_utf8(&self.text[integer_start..integer_end]).unwrap_or("");
-            if let Ok(magnitude) = digits.parse::<u64>() {
-                if negative && magnitude <= 1 << 63 {
-                    return Ok(Json::Int((magnitude as i64).wrapping_neg()));
-                }
-                if !negative {
-                    return Ok(if magnitude <= u32::MAX as u64 { Json::Int(magnitude as i64) } else { Json::UInt(magnitude) });
-                }
-            }
-        }
-        match text.parse::<f64>() {
-            Ok(value) if value.is_finite() => Ok(Json::Double(value)),
-            _ => Err(Self::error_at(start, message::NUMBER_TOO_BIG)),
-        }
+        // MySQL's handler: RapidJSON's Int, Uint and Int64 become INTEGER,
+        // only Uint64 (non-negative and past 32 bits) UNSIGNED INTEGER.
+        Ok(match (is_wide, negative) {
+            (false, false) => Json::Int(small as i64),
+            (false, true) => Json::Int(-(small as i64)),
+            (true, false) => Json::UInt(wide),
+            (true, true) => Json::Int((wide as i64).wrapping_neg()),
+        })
     }
+}
+
+/// RapidJSON's `StrtodNormalPrecision`: `significand` times 10^`exponent`
+/// by one multiplication or division with an exact power of ten.
+fn scale_by_power_of_ten(significand: f64, exponent: i64) -> f64 {
+    if exponent < -308 {
+        fast_path(fast_path(significand, -308), exponent + 308)
+    } else {
+        fast_path(significand, exponent)
+    }
+}
+
+/// RapidJSON's `FastPath`.
+fn fast_path(significand: f64, exponent: i64) -> f64 {
+    if exponent < -308 {
+        0.0
+    } else if exponent >= 0 {
+        significand * power_of_ten(exponent)
+    } else {
+        significand / power_of_ten(-exponent)
+    }
+}
+
+/// 10^`exponent` (0 ..= 308) as the nearest double, like the literals of
+/// RapidJSON's `Pow10` table.
+fn power_of_ten(exponent: i64) -> f64 {
+    static POWERS: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let powers = POWERS.get_or_init(|| (0..=308).map(|n| format!("1e{n}").parse().unwrap_or(f64::INFINITY)).collect());
+    powers.get(exponent as usize).copied().unwrap_or(f64::INFINITY)
 }
