@@ -149,6 +149,7 @@ fn documents_print_as_mysql_prints_them() {
     ];
     for (text, expected) in cases {
         assert_eq!(to_text(&parsed(text)), expected, "{text}");
+        assert_eq!(parsed(text).to_string(), expected, "{text} through Display");
     }
 }
 

@@ -106,6 +106,13 @@ impl JsonDecimal {
     }
 }
 
+/// As MySQL prints a JSON value ([`print::to_text`]).
+impl std::fmt::Display for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&print::to_text(self))
+    }
+}
+
 impl Json {
     /// Nesting depth as MySQL counts it: a scalar is 1, `[]` is 1, `[1]` 2.
     pub fn depth(&self) -> usize {
