@@ -162,13 +162,16 @@ impl Environment for Env<'_> {
 
     fn system_variable(&self, name: &str, scope: VariableScope) -> SqlResult<Value> {
         let definition = definition(name).ok_or_else(|| unknown_variable(name))?;
-        if scope == VariableScope::Session && definition.kind != Kind::Both {
-            return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", definition.name)));
+        match (definition.kind, scope) {
+            (Kind::Global, VariableScope::Session) => {
+                return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", definition.name)))
+            }
+            (Kind::Session, VariableScope::Global) => {
+                return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a SESSION variable", definition.name)))
+            }
+            _ => {}
         }
         if definition.name == "gtid_next" {
-            if scope == VariableScope::Global {
-                return Err(MysqlError::new(1238, "HY000", "Variable 'gtid_next' is a SESSION variable"));
-            }
             return Ok(Value::Bytes(self.gtid_next.lock().text().into_bytes()));
         }
         if scope != VariableScope::Global {

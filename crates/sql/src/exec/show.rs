@@ -11,7 +11,7 @@ use crate::eval::expr::Environment;
 use crate::eval::value::text;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
-use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
+use crate::variables::{definition, shown, Kind, VariableScope, DEFINITIONS};
 
 fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
@@ -34,7 +34,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Variables { global, filter } => {
             let scope = if *global { VariableScope::Global } else { VariableScope::Default };
             let mut rows = Vec::new();
-            for definition in DEFINITIONS {
+            // SHOW GLOBAL VARIABLES leaves out what has only a session value.
+            let listed = DEFINITIONS.iter().filter(|definition| !(*global && definition.kind == Kind::Session));
+            for definition in listed {
                 if passes(filter, definition.name) {
                     let value = context.env.system_variable(definition.name, scope)?;
                     rows.push(vec![Some(definition.name.to_string()), Some(shown(definition, &value))]);
