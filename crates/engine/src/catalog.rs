@@ -42,13 +42,34 @@ pub struct ColumnDef {
     /// DEFAULT clause. Kept with the definition so that redo replay and
     /// checkpoints bring it back with the table.
     pub default: Option<Value>,
+    /// DEFAULT / ON UPDATE CURRENT_TIMESTAMP of a TIMESTAMP or DATETIME
+    /// column, at the column's own precision.
+    pub current_timestamp: CurrentTimestamp,
+}
+
+/// When a TIMESTAMP or DATETIME column takes the statement's start time:
+/// on INSERT without a value (DEFAULT CURRENT_TIMESTAMP) and when an
+/// UPDATE changes another column of the row (ON UPDATE CURRENT_TIMESTAMP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CurrentTimestamp {
+    pub on_insert: bool,
+    pub on_update: bool,
 }
 
 impl ColumnDef {
     /// A nullable, signed, non-auto-increment column with the binary
     /// collation; adjust the fields as needed.
     pub fn new(name: impl Into<String>, column_type: ColumnType) -> ColumnDef {
-        ColumnDef { name: name.into(), column_type, nullable: true, unsigned: false, auto_increment: false, collation: 63, default: None }
+        ColumnDef {
+            name: name.into(),
+            column_type,
+            nullable: true,
+            unsigned: false,
+            auto_increment: false,
+            collation: 63,
+            default: None,
+            current_timestamp: CurrentTimestamp::default(),
+        }
     }
 
     pub fn not_null(mut self) -> ColumnDef {

@@ -2,7 +2,7 @@
 //! plus that type's metadata bytes, exactly as MySQL 8.4 writes them.
 //!
 //! The types binlogd writes are typed variants; every other type code
-//! (TIME2, YEAR, BIT, ENUM, SET, JSON, GEOMETRY, MariaDB's compressed
+//! (BIT, ENUM, SET, JSON, GEOMETRY, MariaDB's compressed
 //! columns, ...) survives as [`ColumnType::Raw`] with its metadata, so files
 //! from MySQL and MariaDB still decode and re-encode byte for byte.
 //! Signedness and character sets are not part of a column's type in the
@@ -73,6 +73,8 @@ pub const CHAR_LENGTH_BYTES_MAX: u16 = 0x3ff;
 /// | `Date` | 10 | none |
 /// | `DateTime2` | 18 | 1: fsp |
 /// | `Timestamp2` | 17 | 1: fsp |
+/// | `Time2` | 19 | 1: fsp |
+/// | `Year` | 13 | none |
 /// | `Raw` | any other | as the type defines it |
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ColumnType {
@@ -107,6 +109,10 @@ pub enum ColumnType {
     Timestamp2 {
         fsp: u8,
     },
+    Time2 {
+        fsp: u8,
+    },
+    Year,
     /// Any other type code, or a typed code with metadata binlogd does not
     /// write (a FLOAT whose pack length is not 4, a CHAR that is really an
     /// ENUM, ...). Values of such columns decode as their stored bytes.
@@ -147,6 +153,8 @@ impl ColumnType {
             ColumnType::Date => DATE,
             ColumnType::DateTime2 { .. } => DATETIME2,
             ColumnType::Timestamp2 { .. } => TIMESTAMP2,
+            ColumnType::Time2 { .. } => TIME2,
+            ColumnType::Year => YEAR,
             ColumnType::Raw { type_code, .. } => *type_code,
         }
     }
@@ -167,6 +175,8 @@ impl ColumnType {
             ColumnType::VarChar { max_length_bytes } => out.extend_from_slice(&max_length_bytes.to_le_bytes()),
             ColumnType::Blob { length_bytes } => out.push(*length_bytes),
             ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } => out.push(*fsp),
+            ColumnType::Time2 { fsp } => out.push(*fsp),
+            ColumnType::Year => {}
             ColumnType::Raw { metadata, .. } => out.extend_from_slice(metadata),
         }
     }
@@ -197,6 +207,8 @@ impl ColumnType {
             (type_code::DATE, []) => Some(ColumnType::Date),
             (type_code::DATETIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::DateTime2 { fsp }),
             (type_code::TIMESTAMP2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Timestamp2 { fsp }),
+            (type_code::TIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Time2 { fsp }),
+            (type_code::YEAR, []) => Some(ColumnType::Year),
             _ => None,
         };
         typed.unwrap_or_else(|| ColumnType::Raw { type_code, metadata: metadata.to_vec() })
@@ -214,7 +226,7 @@ impl ColumnType {
             ColumnType::Blob { length_bytes } if !(1..=4).contains(length_bytes) => {
                 format!("BLOB length prefix of {length_bytes} bytes (1..=4)")
             }
-            ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } if *fsp > FSP_MAX => {
+            ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } if *fsp > FSP_MAX => {
                 format!("fractional-second precision {fsp} exceeds {FSP_MAX}")
             }
             ColumnType::Raw { type_code, metadata } => {
@@ -297,6 +309,8 @@ mod tests {
         assert!(matches!(ColumnType::from_metadata(type_code::DATETIME2, &[7]), ColumnType::Raw { .. }));
         assert!(matches!(ColumnType::from_metadata(type_code::NEWDECIMAL, &[10, 11]), ColumnType::Raw { .. }));
         assert!(ColumnType::Raw { type_code: type_code::TINY, metadata: vec![] }.validate().is_err());
-        assert!(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }.validate().is_ok());
+        assert!(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }.validate().is_err());
+        assert!(matches!(ColumnType::from_metadata(type_code::TIME2, &[7]), ColumnType::Raw { .. }));
+        assert_eq!(ColumnType::from_metadata(type_code::TIME2, &[3]), ColumnType::Time2 { fsp: 3 });
     }
 }

@@ -153,9 +153,16 @@ pub struct Env<'a> {
     pub last_insert_id: u64,
     pub autocommit: bool,
     pub gtid_next: &'a parking_lot::Mutex<GtidNext>,
+    /// When the statement started (NOW(), CURRENT_TIMESTAMP), microseconds
+    /// since the epoch: one value for every row of a statement.
+    pub statement_time_micros: i64,
 }
 
 impl Environment for Env<'_> {
+    fn statement_time_micros(&self) -> i64 {
+        self.statement_time_micros
+    }
+
     fn database(&self) -> Option<String> {
         self.database.map(str::to_string)
     }
@@ -385,6 +392,7 @@ impl SqlSession {
                 last_insert_id: state.last_insert_id,
                 autocommit,
                 gtid_next: &state.gtid_next,
+                statement_time_micros: crate::eval::temporal::clock_micros(),
             },
             sql,
             params,
@@ -691,6 +699,7 @@ impl Session for SqlSession {
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
                 gtid_next: &self.state.gtid_next,
+                statement_time_micros: crate::eval::temporal::clock_micros(),
             },
             sql,
             params: &[],

@@ -110,7 +110,12 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
         D::MediumBlob => ColumnType::Blob { length_bytes: 3 },
         D::LongBlob => ColumnType::Blob { length_bytes: 4 },
         D::Date => ColumnType::Date,
-        D::Datetime(fsp) => ColumnType::DateTime2 { fsp: fsp.unwrap_or(0).min(6) as u8 },
+        D::Datetime(fsp) => ColumnType::DateTime2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Timestamp(fsp, _) => ColumnType::Timestamp2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Time(fsp, _) => ColumnType::Time2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Custom(type_name, modifiers) if crate::eval::temporal_columns::is_year(type_name) => {
+            crate::eval::temporal_columns::year(modifiers)?
+        }
         other => return Err(not_supported(format!("column type {other}"))),
     };
     let mut column = ColumnDef::new(name, column_type);
@@ -150,6 +155,9 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::DateTime2 { fsp } => format!("datetime({fsp})"),
         ColumnType::Timestamp2 { fsp: 0 } => "timestamp".into(),
         ColumnType::Timestamp2 { fsp } => format!("timestamp({fsp})"),
+        ColumnType::Time2 { fsp: 0 } => "time".into(),
+        ColumnType::Time2 { fsp } => format!("time({fsp})"),
+        ColumnType::Year => "year".into(),
         ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
     }
 }
@@ -170,6 +178,8 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::Date => WireType::MYSQL_TYPE_DATE,
         ColumnType::DateTime2 { .. } => WireType::MYSQL_TYPE_DATETIME,
         ColumnType::Timestamp2 { .. } => WireType::MYSQL_TYPE_TIMESTAMP,
+        ColumnType::Time2 { .. } => WireType::MYSQL_TYPE_TIME,
+        ColumnType::Year => WireType::MYSQL_TYPE_YEAR,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
     }
 }
@@ -207,7 +217,13 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
         ColumnType::NewDecimal { precision, scale } => {
             definition = definition.with_length(u32::from(*precision) + 2).with_decimals(*scale);
         }
+        ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } => {
+            definition = crate::eval::temporal_columns::with_precision(definition, *fsp);
+        }
         _ => {}
+    }
+    if column.current_timestamp.on_update {
+        flags |= ColumnFlags::ON_UPDATE_NOW_FLAG;
     }
     definition.with_flags(flags)
 }
@@ -301,29 +317,26 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
             }
             Ok(Value::Bytes(bytes))
         }
-        ColumnType::Date | ColumnType::DateTime2 { .. } => {
-            let parsed = match &value {
-                Value::Date { year, month, day } => Some((*year, *month, *day, 0, 0, 0, 0)),
-                Value::DateTime { year, month, day, hour, minute, second, micros } => {
-                    Some((*year, *month, *day, *hour, *minute, *second, *micros))
-                }
-                _ => {
-                    protocol::DateTime::parse(&shown()).map(|dt| (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond))
-                }
-            };
-            let kind = if matches!(column.column_type, ColumnType::Date) { "date" } else { "datetime" };
-            let Some((year, month, day, hour, minute, second, micros)) = parsed else {
-                return Err(incorrect_value(kind, &shown(), &column.name));
-            };
-            if month > 12 || day > 31 {
-                return Err(incorrect_value(kind, &shown(), &column.name));
-            }
-            Ok(match column.column_type {
-                ColumnType::Date => Value::Date { year, month, day },
-                _ => Value::DateTime { year, month, day, hour, minute, second, micros },
-            })
+        ColumnType::Date | ColumnType::DateTime2 { .. } | ColumnType::Timestamp2 { .. } | ColumnType::Time2 { .. } | ColumnType::Year => {
+            crate::eval::temporal::coerce_temporal(column, &value, crate::eval::temporal::WriteRules::strict_utc(), &mut Vec::new())
+                .unwrap_or(Ok(value))
         }
         _ => Ok(value),
+    }
+}
+
+/// `value` made fit for `column` under the session's rules: temporal
+/// columns by sql_mode (warnings of a non-strict write go to `warnings`),
+/// the others as [`coerce`].
+pub fn coerce_write(
+    column: &ColumnDef,
+    value: Value,
+    rules: crate::eval::temporal::WriteRules,
+    warnings: &mut Vec<crate::session::Warning>,
+) -> SqlResult<Value> {
+    match crate::eval::temporal::coerce_temporal(column, &value, rules, warnings) {
+        Some(result) => result,
+        None => coerce(column, value),
     }
 }
 

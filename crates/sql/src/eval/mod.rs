@@ -1,8 +1,11 @@
 //! Computing with values: the SQL layer's values and MySQL's comparison,
 //! truth and conversion rules (`value.rs`), expressions over one row
 //! (`expr.rs`), and column types with the coercion of a value into a column
-//! before a write (`columns.rs`).
+//! before a write (`columns.rs`), temporal values and the statement's
+//! clock (`temporal.rs`).
 
 pub(crate) mod columns;
 pub(crate) mod expr;
+pub mod temporal;
+pub(crate) mod temporal_columns;
 pub mod value;

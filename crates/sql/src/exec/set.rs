@@ -93,6 +93,9 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             ("transaction_isolation" | "tx_isolation", _) if !shown.eq_ignore_ascii_case("REPEATABLE-READ") => {
                 return Err(not_supported(format!("transaction isolation {shown}")));
             }
+            ("time_zone", _) => {
+                crate::eval::temporal::TimeZone::parse(&shown)?;
+            }
             ("binlog_large_transaction_optimization_enabled", _) => {
                 context.db().set_large_transaction_optimization_enabled(value == Value::Int(1));
             }
