@@ -508,6 +508,22 @@ fn temporal_types_read_back_and_reach_every_binlog_reader() {
         check_python_row(&event["after"], *id, after, &format!("update of row {id} (after)"));
     }
 
+    // Binary-protocol parameters: MYSQL_TYPE_TIME, DATETIME and integers.
+    let (insert, _, _) = client.prepare("INSERT INTO tt.t (id, c0, c2, c3, c5, c8) VALUES (?, ?, ?, ?, ?, ?)").unwrap();
+    let params = [
+        MValue::Int(100),
+        MValue::Time(true, 1, 2, 3, 4, 0),
+        MValue::Time(false, 34, 22, 1, 2, 123_456),
+        MValue::Int(69),
+        MValue::Date(2001, 2, 3, 4, 5, 6, 789_000),
+        MValue::Date(2024, 2, 29, 23, 59, 59, 999_999),
+    ];
+    client.execute(insert, &params).unwrap();
+    let row = client.query_rows("SELECT c0, c2, c3, c5, c8 FROM tt.t WHERE id = 100").unwrap().remove(0);
+    let shown: Vec<&str> = row.iter().map(|v| v.as_deref().unwrap()).collect();
+    assert_eq!(shown, ["-26:03:04", "838:01:02.123456", "2069", "2001-02-03 04:05:06.789", "2024-02-29 23:59:59.999999"]);
+    client.query("DELETE FROM tt.t WHERE id = 100").unwrap();
+
     // The values survive a restart (redo and checkpoint).
     server.restart();
     let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();

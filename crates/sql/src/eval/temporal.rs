@@ -86,18 +86,21 @@ pub struct SqlMode {
 impl SqlMode {
     pub fn parse(text: &str) -> SqlMode {
         let mut mode = SqlMode::default();
-        for word in text.split(',').map(|w| w.trim().to_ascii_uppercase()) {
-            match word.as_str() {
-                "STRICT_TRANS_TABLES" | "STRICT_ALL_TABLES" => mode.strict = true,
-                "NO_ZERO_DATE" => mode.no_zero_date = true,
-                "NO_ZERO_IN_DATE" => mode.no_zero_in_date = true,
-                "ALLOW_INVALID_DATES" => mode.allow_invalid_dates = true,
-                "TRADITIONAL" => {
-                    mode.strict = true;
-                    mode.no_zero_date = true;
-                    mode.no_zero_in_date = true;
-                }
-                _ => {}
+        // Read once per write statement: compared in place, not upper-cased.
+        for word in text.split(',').map(str::trim) {
+            let is = |name: &str| word.eq_ignore_ascii_case(name);
+            if is("STRICT_TRANS_TABLES") || is("STRICT_ALL_TABLES") {
+                mode.strict = true;
+            } else if is("NO_ZERO_DATE") {
+                mode.no_zero_date = true;
+            } else if is("NO_ZERO_IN_DATE") {
+                mode.no_zero_in_date = true;
+            } else if is("ALLOW_INVALID_DATES") {
+                mode.allow_invalid_dates = true;
+            } else if is("TRADITIONAL") {
+                mode.strict = true;
+                mode.no_zero_date = true;
+                mode.no_zero_in_date = true;
             }
         }
         mode
