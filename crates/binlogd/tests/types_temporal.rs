@@ -715,6 +715,10 @@ fn current_timestamp_defaults_functions_and_the_session_time_zone() {
     assert_eq!(row[4].as_ref().unwrap().len(), 12);
     assert_eq!(row[5].as_deref(), Some(now.as_str()), "SYSTEM is UTC");
     assert_eq!(client.value("SELECT UNIX_TIMESTAMP('1970-01-01 00:00:10')"), "10");
+    let literals = client.query_rows("SELECT TIME '-12:34:56.5', DATE '2024-02-29', TIMESTAMP '2024-02-29 01:02:03'").unwrap();
+    assert_eq!(literals[0], [Some("-12:34:56.5".into()), Some("2024-02-29".into()), Some("2024-02-29 01:02:03".into())]);
+    let error = client.query("SELECT DATE '2023-02-29'").map(|_| ()).unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (1525, "Incorrect DATE value: '2023-02-29'"));
     let error = client.query("SELECT NOW(7)").map(|_| ()).unwrap_err();
     assert_eq!((error.code, error.message.as_str()), (1426, "Too-big precision 7 specified for 'now'. Maximum is 6."));
 

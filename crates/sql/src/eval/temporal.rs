@@ -705,6 +705,22 @@ pub fn current_timestamp_text(column: &ColumnDef) -> String {
     }
 }
 
+/// `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'` (and `DATETIME 'x'`): the value
+/// with the digits it was written with, or 1525 for text that is not one;
+/// `None` for other typed literals.
+pub fn typed_literal(data_type: &sqlparser::ast::DataType, value: &Value) -> Option<SqlResult<Value>> {
+    use sqlparser::ast::DataType as D;
+    let (column_type, name) = match data_type {
+        D::Date => (ColumnType::Date, "DATE"),
+        D::Time(..) => (ColumnType::Time2 { fsp: 6 }, "TIME"),
+        D::Timestamp(..) | D::Datetime(_) => (ColumnType::DateTime2 { fsp: 6 }, "DATETIME"),
+        _ => return None,
+    };
+    let rules = WriteRules { mode: SqlMode { strict: true, ..SqlMode::default() }, ..WriteRules::strict_utc() };
+    let fitted = coerce_temporal(&ColumnDef::new("", column_type), value, rules, &mut Vec::new())?;
+    Some(fitted.map_err(|_| protocol::MysqlError::new(1525, "HY000", format!("Incorrect {name} value: '{}'", text(value)))))
+}
+
 /// The current time in microseconds since the epoch.
 pub fn clock_micros() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
