@@ -134,6 +134,27 @@ impl WriteRules {
         }
     }
 
+    /// The session's rules for a write to `columns`; a table without a
+    /// temporal column needs none, so its writes skip reading sql_mode and
+    /// time_zone (sysbench's tables).
+    pub fn for_columns(environment: &dyn Environment, columns: &[ColumnDef]) -> WriteRules {
+        let temporal = |c: &ColumnDef| {
+            matches!(
+                c.column_type,
+                ColumnType::Date
+                    | ColumnType::DateTime2 { .. }
+                    | ColumnType::Timestamp2 { .. }
+                    | ColumnType::Time2 { .. }
+                    | ColumnType::Year
+            )
+        };
+        if columns.iter().any(temporal) {
+            WriteRules::of(environment)
+        } else {
+            WriteRules::strict_utc()
+        }
+    }
+
     /// Strict mode with MySQL 8.4's default zero-date checks, in UTC: for
     /// conversions outside a session's write.
     pub fn strict_utc() -> WriteRules {
