@@ -697,6 +697,10 @@ fn current_timestamp_defaults_functions_and_the_session_time_zone() {
     );
     client.query("INSERT INTO ct.z VALUES (2, '2024-01-01 05:30:00', NULL)").unwrap();
     assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE ts = '2024-01-01 05:30:00'"), "2");
+    // A DATETIME meets a date as a date: midnight equals the bare day.
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE dt = '2024-01-01'"), "1");
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE dt = 20240101"), "1");
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE ts > '2024-1-1 5:29:59'"), "2");
     assert_eq!(client.value("SELECT UNIX_TIMESTAMP(ts) FROM ct.z WHERE id = 2"), "1704067200");
     client.query("SET time_zone = '-08:00'").unwrap();
     assert_eq!(client.value("SELECT ts FROM ct.z WHERE id = 2"), "2023-12-31 16:00:00");

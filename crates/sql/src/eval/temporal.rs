@@ -836,6 +836,23 @@ pub fn compare_times(left: &Value, right: &Value) -> Option<Option<Ordering>> {
     })
 }
 
+/// MySQL's comparison where a DATE or DATETIME meets a date in text or a
+/// number (`dt = '2024-01-01'` holds for midnight): both read as dates and
+/// times. `None` when neither side is one, or the other side is no date
+/// (then the caller compares as before).
+pub fn compare_datetimes(left: &Value, right: &Value) -> Option<Ordering> {
+    let is_datetime = |v: &Value| matches!(v, Value::Date { .. } | Value::DateTime { .. });
+    let comparable = |v: &Value| is_datetime(v) || matches!(v, Value::Bytes(_) | Value::Int(_) | Value::UInt(_));
+    if !(is_datetime(left) || is_datetime(right)) || !comparable(left) || !comparable(right) {
+        return None;
+    }
+    let key = |value: &Value| {
+        let (parts, micros) = datetime_parts(value, TimeZone::UTC)?;
+        Some((parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second, micros))
+    };
+    Some(key(left)?.cmp(&key(right)?))
+}
+
 /// The `[(fsp)]` of a CURRENT_TIMESTAMP / NOW() used as a column's DEFAULT
 /// or ON UPDATE; `None` when the expression is not one.
 pub fn current_timestamp_precision(expr: &sqlparser::ast::Expr) -> Option<u8> {
@@ -978,6 +995,18 @@ mod tests {
             let error = TimeZone::parse(bad).unwrap_err();
             assert_eq!((error.code, error.message), (1298, format!("Unknown or incorrect time zone: '{bad}'")));
         }
+    }
+
+    #[test]
+    fn datetimes_compare_with_dates_in_text_and_numbers() {
+        let midnight = Value::DateTime { year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0, micros: 0 };
+        let t = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        assert_eq!(compare_datetimes(&midnight, &t("2024-01-01")), Some(Ordering::Equal));
+        assert_eq!(compare_datetimes(&midnight, &Value::Int(20240101)), Some(Ordering::Equal));
+        assert_eq!(compare_datetimes(&t("2023-12-31 23:59:59.5"), &midnight), Some(Ordering::Less));
+        assert_eq!(compare_datetimes(&Value::Date { year: 2024, month: 1, day: 2 }, &midnight), Some(Ordering::Greater));
+        assert_eq!(compare_datetimes(&midnight, &t("not a date")), None);
+        assert_eq!(compare_datetimes(&t("a"), &t("b")), None);
     }
 
     #[test]
