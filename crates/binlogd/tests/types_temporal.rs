@@ -508,6 +508,22 @@ fn temporal_types_read_back_and_reach_every_binlog_reader() {
         check_python_row(&event["after"], *id, after, &format!("update of row {id} (after)"));
     }
 
+    // Binary-protocol parameters: MYSQL_TYPE_TIME, DATETIME and integers.
+    let (insert, _, _) = client.prepare("INSERT INTO tt.t (id, c0, c2, c3, c5, c8) VALUES (?, ?, ?, ?, ?, ?)").unwrap();
+    let params = [
+        MValue::Int(100),
+        MValue::Time(true, 1, 2, 3, 4, 0),
+        MValue::Time(false, 34, 22, 1, 2, 123_456),
+        MValue::Int(69),
+        MValue::Date(2001, 2, 3, 4, 5, 6, 789_000),
+        MValue::Date(2024, 2, 29, 23, 59, 59, 999_999),
+    ];
+    client.execute(insert, &params).unwrap();
+    let row = client.query_rows("SELECT c0, c2, c3, c5, c8 FROM tt.t WHERE id = 100").unwrap().remove(0);
+    let shown: Vec<&str> = row.iter().map(|v| v.as_deref().unwrap()).collect();
+    assert_eq!(shown, ["-26:03:04", "838:01:02.123456", "2069", "2001-02-03 04:05:06.789", "2024-02-29 23:59:59.999999"]);
+    client.query("DELETE FROM tt.t WHERE id = 100").unwrap();
+
     // The values survive a restart (redo and checkpoint).
     server.restart();
     let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
@@ -681,6 +697,10 @@ fn current_timestamp_defaults_functions_and_the_session_time_zone() {
     );
     client.query("INSERT INTO ct.z VALUES (2, '2024-01-01 05:30:00', NULL)").unwrap();
     assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE ts = '2024-01-01 05:30:00'"), "2");
+    // A DATETIME meets a date as a date: midnight equals the bare day.
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE dt = '2024-01-01'"), "1");
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE dt = 20240101"), "1");
+    assert_eq!(client.value("SELECT COUNT(*) FROM ct.z WHERE ts > '2024-1-1 5:29:59'"), "2");
     assert_eq!(client.value("SELECT UNIX_TIMESTAMP(ts) FROM ct.z WHERE id = 2"), "1704067200");
     client.query("SET time_zone = '-08:00'").unwrap();
     assert_eq!(client.value("SELECT ts FROM ct.z WHERE id = 2"), "2023-12-31 16:00:00");
@@ -699,6 +719,10 @@ fn current_timestamp_defaults_functions_and_the_session_time_zone() {
     assert_eq!(row[4].as_ref().unwrap().len(), 12);
     assert_eq!(row[5].as_deref(), Some(now.as_str()), "SYSTEM is UTC");
     assert_eq!(client.value("SELECT UNIX_TIMESTAMP('1970-01-01 00:00:10')"), "10");
+    let literals = client.query_rows("SELECT TIME '-12:34:56.5', DATE '2024-02-29', TIMESTAMP '2024-02-29 01:02:03'").unwrap();
+    assert_eq!(literals[0], [Some("-12:34:56.5".into()), Some("2024-02-29".into()), Some("2024-02-29 01:02:03".into())]);
+    let error = client.query("SELECT DATE '2023-02-29'").map(|_| ()).unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (1525, "Incorrect DATE value: '2023-02-29'"));
     let error = client.query("SELECT NOW(7)").map(|_| ()).unwrap_err();
     assert_eq!((error.code, error.message.as_str()), (1426, "Too-big precision 7 specified for 'now'. Maximum is 6."));
 

@@ -215,6 +215,11 @@ impl<'a> Scope<'a> {
                 Ok(Value::Int(i64::from(matched != *negated)))
             }
             Expr::Function(function) => self.function(function),
+            Expr::TypedString(typed) => {
+                let value = literal(&typed.value.value, self.params)?;
+                crate::eval::temporal::typed_literal(&typed.data_type, &value)
+                    .unwrap_or_else(|| Err(not_supported(first_words(&expr.to_string()))))
+            }
             other => Err(not_supported(first_words(&other.to_string()))),
         }
     }

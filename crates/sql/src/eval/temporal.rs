@@ -86,18 +86,21 @@ pub struct SqlMode {
 impl SqlMode {
     pub fn parse(text: &str) -> SqlMode {
         let mut mode = SqlMode::default();
-        for word in text.split(',').map(|w| w.trim().to_ascii_uppercase()) {
-            match word.as_str() {
-                "STRICT_TRANS_TABLES" | "STRICT_ALL_TABLES" => mode.strict = true,
-                "NO_ZERO_DATE" => mode.no_zero_date = true,
-                "NO_ZERO_IN_DATE" => mode.no_zero_in_date = true,
-                "ALLOW_INVALID_DATES" => mode.allow_invalid_dates = true,
-                "TRADITIONAL" => {
-                    mode.strict = true;
-                    mode.no_zero_date = true;
-                    mode.no_zero_in_date = true;
-                }
-                _ => {}
+        // Read once per write statement: compared in place, not upper-cased.
+        for word in text.split(',').map(str::trim) {
+            let is = |name: &str| word.eq_ignore_ascii_case(name);
+            if is("STRICT_TRANS_TABLES") || is("STRICT_ALL_TABLES") {
+                mode.strict = true;
+            } else if is("NO_ZERO_DATE") {
+                mode.no_zero_date = true;
+            } else if is("NO_ZERO_IN_DATE") {
+                mode.no_zero_in_date = true;
+            } else if is("ALLOW_INVALID_DATES") {
+                mode.allow_invalid_dates = true;
+            } else if is("TRADITIONAL") {
+                mode.strict = true;
+                mode.no_zero_date = true;
+                mode.no_zero_in_date = true;
             }
         }
         mode
@@ -128,6 +131,27 @@ impl WriteRules {
             zone: TimeZone::of(environment),
             now_micros: environment.statement_time_micros(),
             row: 1,
+        }
+    }
+
+    /// The session's rules for a write to `columns`; a table without a
+    /// temporal column needs none, so its writes skip reading sql_mode and
+    /// time_zone (sysbench's tables).
+    pub fn for_columns(environment: &dyn Environment, columns: &[ColumnDef]) -> WriteRules {
+        let temporal = |c: &ColumnDef| {
+            matches!(
+                c.column_type,
+                ColumnType::Date
+                    | ColumnType::DateTime2 { .. }
+                    | ColumnType::Timestamp2 { .. }
+                    | ColumnType::Time2 { .. }
+                    | ColumnType::Year
+            )
+        };
+        if columns.iter().any(temporal) {
+            WriteRules::of(environment)
+        } else {
+            WriteRules::strict_utc()
         }
     }
 
@@ -702,6 +726,22 @@ pub fn current_timestamp_text(column: &ColumnDef) -> String {
     }
 }
 
+/// `DATE 'x'`, `TIME 'x'`, `TIMESTAMP 'x'` (and `DATETIME 'x'`): the value
+/// with the digits it was written with, or 1525 for text that is not one;
+/// `None` for other typed literals.
+pub fn typed_literal(data_type: &sqlparser::ast::DataType, value: &Value) -> Option<SqlResult<Value>> {
+    use sqlparser::ast::DataType as D;
+    let (column_type, name) = match data_type {
+        D::Date => (ColumnType::Date, "DATE"),
+        D::Time(..) => (ColumnType::Time2 { fsp: 6 }, "TIME"),
+        D::Timestamp(..) | D::Datetime(_) => (ColumnType::DateTime2 { fsp: 6 }, "DATETIME"),
+        _ => return None,
+    };
+    let rules = WriteRules { mode: SqlMode { strict: true, ..SqlMode::default() }, ..WriteRules::strict_utc() };
+    let fitted = coerce_temporal(&ColumnDef::new("", column_type), value, rules, &mut Vec::new())?;
+    Some(fitted.map_err(|_| protocol::MysqlError::new(1525, "HY000", format!("Incorrect {name} value: '{}'", text(value)))))
+}
+
 /// The current time in microseconds since the epoch.
 pub fn clock_micros() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
@@ -794,6 +834,23 @@ pub fn compare_times(left: &Value, right: &Value) -> Option<Option<Ordering>> {
         (Some(a), Some(b)) => Some(a.cmp(&b)),
         _ => None,
     })
+}
+
+/// MySQL's comparison where a DATE or DATETIME meets a date in text or a
+/// number (`dt = '2024-01-01'` holds for midnight): both read as dates and
+/// times. `None` when neither side is one, or the other side is no date
+/// (then the caller compares as before).
+pub fn compare_datetimes(left: &Value, right: &Value) -> Option<Ordering> {
+    let is_datetime = |v: &Value| matches!(v, Value::Date { .. } | Value::DateTime { .. });
+    let comparable = |v: &Value| is_datetime(v) || matches!(v, Value::Bytes(_) | Value::Int(_) | Value::UInt(_));
+    if !(is_datetime(left) || is_datetime(right)) || !comparable(left) || !comparable(right) {
+        return None;
+    }
+    let key = |value: &Value| {
+        let (parts, micros) = datetime_parts(value, TimeZone::UTC)?;
+        Some((parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second, micros))
+    };
+    Some(key(left)?.cmp(&key(right)?))
 }
 
 /// The `[(fsp)]` of a CURRENT_TIMESTAMP / NOW() used as a column's DEFAULT
@@ -938,6 +995,18 @@ mod tests {
             let error = TimeZone::parse(bad).unwrap_err();
             assert_eq!((error.code, error.message), (1298, format!("Unknown or incorrect time zone: '{bad}'")));
         }
+    }
+
+    #[test]
+    fn datetimes_compare_with_dates_in_text_and_numbers() {
+        let midnight = Value::DateTime { year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0, micros: 0 };
+        let t = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        assert_eq!(compare_datetimes(&midnight, &t("2024-01-01")), Some(Ordering::Equal));
+        assert_eq!(compare_datetimes(&midnight, &Value::Int(20240101)), Some(Ordering::Equal));
+        assert_eq!(compare_datetimes(&t("2023-12-31 23:59:59.5"), &midnight), Some(Ordering::Less));
+        assert_eq!(compare_datetimes(&Value::Date { year: 2024, month: 1, day: 2 }, &midnight), Some(Ordering::Greater));
+        assert_eq!(compare_datetimes(&midnight, &t("not a date")), None);
+        assert_eq!(compare_datetimes(&t("a"), &t("b")), None);
     }
 
     #[test]

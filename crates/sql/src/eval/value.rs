@@ -115,6 +115,9 @@ pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
     if let Some(ordering) = crate::eval::temporal::compare_times(left, right) {
         return ordering;
     }
+    if let Some(ordering) = crate::eval::temporal::compare_datetimes(left, right) {
+        return Some(ordering);
+    }
     if is_numeric(left) || is_numeric(right) {
         let (a, b) = (to_number(left)?, to_number(right)?);
         return match (a, b) {

@@ -44,7 +44,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
-    let rules = WriteRules::of(&context.env);
+    let rules = WriteRules::for_columns(&context.env, &def.columns);
     let mut warnings = Vec::new();
 
     let (inserted, first_id) = transaction.write(context, |trx| {
@@ -138,7 +138,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
-    let rules = WriteRules::of(&context.env);
+    let rules = WriteRules::for_columns(&context.env, &def.columns);
     let warnings: RefCell<Vec<Warning>> = RefCell::new(Vec::new());
     let row_number = std::cell::Cell::new(0u64);
     let counts = transaction.write(context, |trx| {
