@@ -18,6 +18,7 @@
 //! | 7 | Date | year u16, month u8, day u8 |
 //! | 8 | DateTime | year u16, month, day, hour, minute, second (u8 each), micros u32 |
 //! | 9 | Timestamp | seconds u32, micros u32 |
+//! | 11 | Json | bytes (MySQL's binary JSON) |
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
@@ -113,6 +114,10 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
             out.put_u32(*seconds);
             out.put_u32(*micros);
         }
+        Value::Json(document) => {
+            out.put_u8(11);
+            put_bytes(out, document);
+        }
     }
 }
 
@@ -136,6 +141,7 @@ pub(crate) fn read_value(reader: &mut ByteReader<'_>) -> Result<Value> {
             micros: reader.u32("DateTime")?,
         },
         9 => Value::Timestamp { seconds: reader.u32("Timestamp")?, micros: reader.u32("Timestamp")? },
+        11 => Value::Json(reader.bytes("Json")?.to_vec()),
         tag => return Err(EngineError::corrupt(format!("value tag {tag}"))),
     })
 }

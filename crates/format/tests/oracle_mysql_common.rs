@@ -84,6 +84,9 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
         }
         Value::Timestamp { seconds, micros: 0 } => TheirValue::Bytes(seconds.to_string().into_bytes()),
         Value::Timestamp { seconds, micros } => TheirValue::Bytes(format!("{seconds}.{micros:06}").into_bytes()),
+        // mysql_common reads a JSON column as BinlogValue::Jsonb, not a
+        // Value; binlogd's types_json test compares those documents.
+        Value::Json(_) => unreachable!("the oracle tables hold no JSON column"),
     }
 }
 

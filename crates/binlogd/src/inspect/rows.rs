@@ -94,6 +94,7 @@ fn type_name(column_type: &ColumnType, metadata: &[u8]) -> String {
         ColumnType::Date => "DATE".into(),
         ColumnType::DateTime2 { fsp } => format!("DATETIME({fsp})"),
         ColumnType::Timestamp2 { fsp } => format!("TIMESTAMP({fsp})"),
+        ColumnType::Json => "JSON".into(),
         ColumnType::Raw { .. } => match column_type.real_type_code() {
             type_code::DECIMAL => "OLD_DECIMAL".into(),
             type_code::NULL => "NULL".into(),
@@ -144,6 +145,15 @@ pub fn value_text(column: &ColumnInfo, value: &Value) -> String {
             format!("'{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}'")
         }
         Value::Timestamp { seconds, micros } => format!("{seconds}{}", fraction(*micros, fsp_of(column))),
+        Value::Json(document) => quote(json_text(document).as_bytes()),
+    }
+}
+
+/// A binary JSON document as MySQL prints it, or the decoder's complaint.
+fn json_text(document: &[u8]) -> String {
+    match binlog_format::value::json::binary::decode(document) {
+        Ok(json) => json.to_string(),
+        Err(error) => format!("(invalid JSON: {error})"),
     }
 }
 
@@ -177,6 +187,7 @@ pub fn value_json(column: &ColumnInfo, value: &Value) -> serde_json::Value {
             json!(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}"))
         }
         Value::Timestamp { seconds, micros } => json!(format!("{seconds}{}", fraction(*micros, fsp_of(column)))),
+        Value::Json(document) => json!(json_text(document)),
     }
 }
 

@@ -51,13 +51,13 @@ pub fn typed_column_type() -> impl Strategy<Value = ColumnType> {
     ]
 }
 
-/// Typed columns plus a few that stay `Raw` (YEAR, TIME2, JSON).
+/// Typed columns plus a few that stay `Raw` (YEAR, TIME2), and JSON.
 pub fn any_column_type() -> impl Strategy<Value = ColumnType> {
     prop_oneof![
         8 => typed_column_type(),
         1 => Just(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }),
         1 => (0u8..=6).prop_map(|fsp| ColumnType::Raw { type_code: type_code::TIME2, metadata: vec![fsp] }),
-        1 => Just(ColumnType::Raw { type_code: type_code::JSON, metadata: vec![4] }),
+        1 => Just(ColumnType::Json),
     ]
 }
 
@@ -160,13 +160,8 @@ pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
             let length = 3 + (metadata[0] as usize).div_ceil(2);
             prop::collection::vec(any::<u8>(), length).prop_map(Value::Bytes).boxed()
         }
-        ColumnType::Raw { type_code: type_code::JSON, .. } => prop::collection::vec(any::<u8>(), 0..40)
-            .prop_map(|document| {
-                let mut stored = (document.len() as u32).to_le_bytes().to_vec();
-                stored.extend(document);
-                Value::Bytes(stored)
-            })
-            .boxed(),
+        // Row events carry a document's bytes without reading them.
+        ColumnType::Json => prop::collection::vec(any::<u8>(), 0..40).prop_map(Value::Json).boxed(),
         other => panic!("no value strategy for {other:?}"),
     }
 }

@@ -111,6 +111,7 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
         D::LongBlob => ColumnType::Blob { length_bytes: 4 },
         D::Date => ColumnType::Date,
         D::Datetime(fsp) => ColumnType::DateTime2 { fsp: fsp.unwrap_or(0).min(6) as u8 },
+        D::JSON => ColumnType::Json,
         other => return Err(not_supported(format!("column type {other}"))),
     };
     let mut column = ColumnDef::new(name, column_type);
@@ -151,6 +152,7 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::Timestamp2 { fsp: 0 } => "timestamp".into(),
         ColumnType::Timestamp2 { fsp } => format!("timestamp({fsp})"),
         ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
+        ColumnType::Json => "json".into(),
     }
 }
 
@@ -171,6 +173,7 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::DateTime2 { .. } => WireType::MYSQL_TYPE_DATETIME,
         ColumnType::Timestamp2 { .. } => WireType::MYSQL_TYPE_TIMESTAMP,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
+        ColumnType::Json => WireType::MYSQL_TYPE_JSON,
     }
 }
 
@@ -323,7 +326,18 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 _ => Value::DateTime { year, month, day, hour, minute, second, micros },
             })
         }
+        ColumnType::Json => crate::eval::json::for_column("", &column.name, &value),
         _ => Ok(value),
+    }
+}
+
+/// [`coerce`] for column `position` of table `def`: a JSON column's 3140
+/// names the column as `table.column`, as MySQL's does.
+pub fn coerce_in_table(def: &TableDef, position: usize, value: Value) -> SqlResult<Value> {
+    let column = &def.columns[position];
+    match column.column_type {
+        ColumnType::Json => crate::eval::json::for_column(&def.name, &column.name, &value),
+        _ => coerce(column, value),
     }
 }
 

@@ -211,6 +211,9 @@ impl<'a> Scope<'a> {
                 Ok(Value::Int(i64::from(matched != *negated)))
             }
             Expr::Function(function) => self.function(function),
+            Expr::Cast { expr: inner, data_type: sqlparser::ast::DataType::JSON, format: None, .. } => {
+                crate::eval::json_functions::cast(&self.eval(inner)?)
+            }
             other => Err(not_supported(first_words(&other.to_string()))),
         }
     }
@@ -286,6 +289,16 @@ impl<'a> Scope<'a> {
                 let (a, b) = (self.eval(left)?, self.eval(right)?);
                 arithmetic(whole, op, &a, &b)
             }
+            // sqlparser binds `->` looser than arithmetic, so `j->'$.n' + 1`
+            // arrives as `j -> ('$.n' + 1)`; MySQL's `column->path` is one
+            // operand.
+            Arrow | LongArrow if matches!(right, Expr::BinaryOp { .. }) => {
+                let Expr::BinaryOp { left: path, op: outer, right: rest } = right else { unreachable!() };
+                let operand = Expr::BinaryOp { left: Box::new(left.clone()), op: op.clone(), right: path.clone() };
+                self.binary(whole, &operand, outer, rest)
+            }
+            Arrow => crate::eval::json_functions::arrow(&self.eval(left)?, &self.eval(right)?),
+            LongArrow => crate::eval::json_functions::long_arrow(&self.eval(left)?, &self.eval(right)?),
             other => Err(not_supported(other.to_string())),
         }
     }
@@ -356,7 +369,9 @@ impl<'a> Scope<'a> {
                 Some(Number::Int(v)) => int_value(v.abs()),
                 Some(Number::Float(v)) => Value::Double(v.abs()),
             },
-            _ => return Err(MysqlInvalidGroup::unknown_function(&name)),
+            _ => {
+                return crate::eval::json_functions::call(&name, &args, &values)?.ok_or_else(|| MysqlInvalidGroup::unknown_function(&name))
+            }
         })
     }
 }

@@ -1,8 +1,11 @@
 //! Computing with values: the SQL layer's values and MySQL's comparison,
 //! truth and conversion rules (`value.rs`), expressions over one row
 //! (`expr.rs`), and column types with the coercion of a value into a column
-//! before a write (`columns.rs`).
+//! before a write (`columns.rs`); JSON values (`json.rs`) and the JSON
+//! functions (`json_functions.rs`).
 
 pub(crate) mod columns;
 pub(crate) mod expr;
+pub(crate) mod json;
+pub(crate) mod json_functions;
 pub mod value;

@@ -127,10 +127,13 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                     }
                 }
                 Divide => MYSQL_TYPE_DOUBLE,
+                Arrow => MYSQL_TYPE_JSON,
+                LongArrow => MYSQL_TYPE_VAR_STRING,
                 _ => MYSQL_TYPE_LONGLONG,
             }
         }
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
+        Expr::Cast { data_type: sqlparser::ast::DataType::JSON, .. } => MYSQL_TYPE_JSON,
         Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::Between { .. } | Expr::In { .. } | Expr::Like { .. } => MYSQL_TYPE_LONGLONG,
         Expr::Function(function) => match function_name(function).as_str() {
             "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => {
@@ -141,6 +144,8 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                 _ => MYSQL_TYPE_NEWDECIMAL,
             },
             "MIN" | "MAX" | "ABS" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
+            name if crate::eval::json_functions::RETURNING_JSON.contains(&name) => MYSQL_TYPE_JSON,
+            name if crate::eval::json_functions::RETURNING_INTEGER.contains(&name) => MYSQL_TYPE_LONGLONG,
             _ => MYSQL_TYPE_VAR_STRING,
         },
         _ => MYSQL_TYPE_VAR_STRING,
