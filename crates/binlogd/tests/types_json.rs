@@ -388,3 +388,13 @@ fn json_functions_answer_as_mysql_does_through_sql() {
     let create = server.query("SHOW CREATE TABLE jt.t");
     assert!(create.contains("`j` json"), "{create}");
 }
+
+#[test]
+fn json_columns_and_documents_survive_a_restart() {
+    let mut server = Binlogd::start(&[]);
+    server.query(r#"CREATE DATABASE jt; CREATE TABLE jt.t (id INT NOT NULL, j JSON NOT NULL, PRIMARY KEY (id)); INSERT INTO jt.t VALUES (1, '{"k": [1, 2.5, "😀"]}')"#);
+    server.restart();
+    assert_eq!(server.query("SELECT j, JSON_TYPE(j->'$.k[1]') FROM jt.t").trim(), "{\"k\": [1, 2.5, \"😀\"]}\tDOUBLE");
+    let columns = server.query("SHOW COLUMNS FROM jt.t");
+    assert!(columns.lines().any(|line| line.starts_with("j\tjson\tNO")), "{columns}");
+}

@@ -569,6 +569,28 @@ mod tests {
     }
 
     #[test]
+    fn json_columns_and_documents_round_trip() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::Long), ColumnDef::new("j", ColumnType::Json)],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(3, &spec).unwrap() };
+        assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
+        // `[1, "a"]` in MySQL's binary JSON.
+        let document = vec![0x02, 0x02, 0x00, 0x0a, 0x00, 0x05, 0x01, 0x00, 0x0c, 0x08, 0x00, 0x01, b'a'];
+        let row = vec![Value::Int(1), Value::Json(document)];
+        let changes = vec![RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id: None }];
+        let bytes = encode_changes(&changes);
+        assert_eq!(decode_changes(&bytes).unwrap(), changes);
+        for cut in 0..bytes.len() {
+            assert!(decode_changes(&bytes[..cut]).is_err());
+        }
+    }
+
+    #[test]
     fn gtids_round_trip() {
         let gtid = Gtid { uuid: Uuid([7; 16]), gno: 42 };
         for value in [None, Some(gtid)] {
