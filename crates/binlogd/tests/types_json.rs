@@ -382,6 +382,16 @@ fn json_functions_answer_as_mysql_does_through_sql() {
     }
     let Response::Rows { columns, .. } = client.query("SELECT JSON_OBJECT('a', 1), JSON_VALID('1')").unwrap() else { panic!("rows") };
     assert_eq!((columns[0].column_type(), columns[1].column_type()), (ColumnType::MYSQL_TYPE_JSON, ColumnType::MYSQL_TYPE_LONGLONG));
+    let Response::Rows { columns, rows, .. } = client.query("SELECT j->'$.n' + 1, j->'$.n', j->>'$.name' FROM t WHERE id = 1").unwrap()
+    else {
+        panic!("rows")
+    };
+    assert_eq!(rows[0][0].as_deref(), Some(&b"8"[..]));
+    assert_eq!(
+        columns.iter().map(|c| c.column_type()).collect::<Vec<_>>(),
+        // JSON in arithmetic is a string operand to MySQL: a DOUBLE result.
+        [ColumnType::MYSQL_TYPE_DOUBLE, ColumnType::MYSQL_TYPE_JSON, ColumnType::MYSQL_TYPE_VAR_STRING]
+    );
     // A JSON_SET through UPDATE keeps the column a document.
     client.query("UPDATE t SET j = JSON_SET(j, '$.n', j->'$.n' + 1, '$.tags[2]', 'z') WHERE id = 1").unwrap();
     assert_eq!(client.value("SELECT j FROM t WHERE id = 1"), r#"{"n": 8, "name": "ann", "tags": ["x", "y", "z"]}"#);

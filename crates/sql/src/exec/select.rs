@@ -115,6 +115,12 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         Expr::Nested(inner) => static_type(inner, source),
         Expr::BinaryOp { left, op, right } => {
             use sqlparser::ast::BinaryOperator::*;
+            // `j->'$.n' + 1` parses as `j -> ('$.n' + 1)`; typed as the
+            // evaluator reads it, `(j->'$.n') + 1`.
+            if let (Arrow | LongArrow, Expr::BinaryOp { left: path, op: outer, right: rest }) = (op, right.as_ref()) {
+                let operand = Expr::BinaryOp { left: left.clone(), op: op.clone(), right: path.clone() };
+                return static_type(&Expr::BinaryOp { left: Box::new(operand), op: outer.clone(), right: rest.clone() }, source);
+            }
             match op {
                 Plus | Minus | Multiply | Modulo | MyIntegerDivide => {
                     let integer = |t: WireType| {
