@@ -344,7 +344,8 @@ fn change_document(document: &mut Json, path: &Path, value: Json, change: Change
     }
 }
 
-/// JSON_TYPE's names.
+/// JSON_TYPE's names (`json_type_string_map`, opaque BLOB, BIT and
+/// GEOMETRY by their field type).
 pub fn type_name(json: &Json) -> &'static str {
     use binlog_format::column_type::type_code;
     match json {
@@ -360,7 +361,8 @@ pub fn type_name(json: &Json) -> &'static str {
         Json::Temporal(t) => match t.kind {
             TemporalKind::Date => "DATE",
             TemporalKind::Time => "TIME",
-            TemporalKind::DateTime | TemporalKind::Timestamp => "DATETIME",
+            TemporalKind::DateTime => "DATETIME",
+            TemporalKind::Timestamp => "TIMESTAMP",
         },
         Json::Opaque { field_type, .. } => match *field_type {
             type_code::BIT => "BIT",
@@ -497,5 +499,10 @@ mod tests {
             "DATETIME"
         );
         assert_eq!(run("JSON_TYPE", &[cast(&Value::Date { year: 2024, month: 1, day: 2 }).unwrap()]), "DATE");
+        assert_eq!(run("JSON_TYPE", &[cast(&Value::Timestamp { seconds: 86_400, micros: 5 }).unwrap()]), "TIMESTAMP");
+        assert_eq!(
+            run("JSON_EXTRACT", &[cast(&Value::Timestamp { seconds: 86_400, micros: 5 }).unwrap(), s("$")]),
+            r#""1970-01-02 00:00:00.000005""#
+        );
     }
 }
