@@ -376,6 +376,8 @@ fn json_functions_answer_as_mysql_does_through_sql() {
         ("SELECT id FROM t WHERE j->'$.n' = 7", "1"),
         ("SELECT id FROM t WHERE j = CAST('[1, 2.0]' AS JSON)", "2"),
         ("SELECT JSON_TYPE(CAST(1.5 AS JSON))", "DECIMAL"),
+        ("SELECT id FROM t WHERE JSON_CONTAINS(j, '\"y\"', '$.tags')", "1"),
+        ("SELECT JSON_ARRAY_APPEND(j, '$', 3) FROM t WHERE id = 2", "[1, 2, 3]"),
     ];
     for (sql, expected) in cases {
         assert_eq!(client.value(sql), expected, "{sql}");

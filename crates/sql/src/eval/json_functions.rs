@@ -1,8 +1,8 @@
 //! The JSON functions applications use most, with MySQL's results and
 //! errors: JSON_OBJECT, JSON_ARRAY, JSON_EXTRACT (and `->`, `->>`),
 //! JSON_UNQUOTE, JSON_QUOTE, JSON_SET, JSON_INSERT, JSON_REPLACE,
-//! JSON_REMOVE, JSON_VALID, JSON_TYPE, JSON_CONTAINS_PATH, JSON_LENGTH,
-//! JSON_KEYS, and CAST(... AS JSON).
+//! JSON_REMOVE, JSON_ARRAY_APPEND, JSON_VALID, JSON_TYPE, JSON_CONTAINS,
+//! JSON_CONTAINS_PATH, JSON_LENGTH, JSON_KEYS, and CAST(... AS JSON).
 //!
 //! | result | SQL value |
 //! |--------|-----------|
@@ -16,15 +16,24 @@ use protocol::MysqlError;
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
 
 use crate::error::SqlResult;
-use crate::eval::json::{document_argument, scalar, to_value};
+use crate::eval::json::{compare_json, document_argument, scalar, to_value};
 use crate::eval::value::{text as value_text, truth, Value};
 
 /// Functions whose result is a JSON document (MYSQL_TYPE_JSON columns).
-pub const RETURNING_JSON: [&str; 8] =
-    ["JSON_OBJECT", "JSON_ARRAY", "JSON_EXTRACT", "JSON_SET", "JSON_INSERT", "JSON_REPLACE", "JSON_REMOVE", "JSON_KEYS"];
+pub const RETURNING_JSON: [&str; 9] = [
+    "JSON_OBJECT",
+    "JSON_ARRAY",
+    "JSON_EXTRACT",
+    "JSON_SET",
+    "JSON_INSERT",
+    "JSON_REPLACE",
+    "JSON_REMOVE",
+    "JSON_KEYS",
+    "JSON_ARRAY_APPEND",
+];
 
 /// Functions whose result is an integer.
-pub const RETURNING_INTEGER: [&str; 3] = ["JSON_VALID", "JSON_LENGTH", "JSON_CONTAINS_PATH"];
+pub const RETURNING_INTEGER: [&str; 4] = ["JSON_VALID", "JSON_LENGTH", "JSON_CONTAINS_PATH", "JSON_CONTAINS"];
 
 /// Calls JSON function `name` (upper case) on evaluated `values`; `args`
 /// are the argument expressions (a comparison or TRUE is a JSON boolean).
@@ -91,6 +100,45 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
                 change_document(&mut document, &path, value, change);
             }
             to_value(&document)?
+        }
+        "JSON_ARRAY_APPEND" => {
+            if values.len() < 3 || values.len().is_multiple_of(2) {
+                return Err(parameter_count(function));
+            }
+            let Some(mut document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
+            for (index, pair) in values[1..].chunks(2).enumerate() {
+                let Some(path) = path_argument(&pair[0])? else { return Ok(Some(Value::Null)) };
+                refuse_wildcards(&path)?;
+                let value = argument_scalar(args.get(2 + 2 * index).copied().flatten(), &pair[1])?;
+                match path.target_mut(&mut document) {
+                    Some(Json::Array(elements)) => elements.push(value),
+                    Some(other) => {
+                        let old = std::mem::replace(other, Json::Null);
+                        *other = Json::Array(vec![old, value]);
+                    }
+                    None => {}
+                }
+            }
+            to_value(&document)?
+        }
+        "JSON_CONTAINS" => {
+            if values.len() < 2 || values.len() > 3 {
+                return Err(parameter_count(function));
+            }
+            let Some(document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
+            let Some(candidate) = document_argument(&values[1], 2, function)? else { return Ok(Some(Value::Null)) };
+            let target = match values.get(2) {
+                None => Some(&document),
+                Some(path) => {
+                    let Some(path) = path_argument(path)? else { return Ok(Some(Value::Null)) };
+                    refuse_wildcards(&path)?;
+                    path.seek(&document).into_iter().next()
+                }
+            };
+            match target {
+                None => Value::Null,
+                Some(target) => Value::Int(i64::from(contains(target, &candidate))),
+            }
         }
         "JSON_REMOVE" => {
             if values.len() < 2 {
@@ -312,8 +360,8 @@ enum Change {
 
 /// One path and value of JSON_SET, JSON_INSERT or JSON_REPLACE. A missing
 /// member is added to its object; a missing array cell is appended (or
-/// put first for `[last - n]`); a value that is not an array becomes an
-/// array of itself and the new value.
+/// put first for `[last - n]`, as MySQL clamps the position); a value that
+/// is not an array becomes an array of itself and the new value.
 fn change_document(document: &mut Json, path: &Path, value: Json, change: Change) {
     if let Some(target) = path.target_mut(document) {
         if change != Change::Insert {
@@ -336,11 +384,38 @@ fn change_document(document: &mut Json, path: &Path, value: Json, change: Change
                 elements.push(value);
             }
         }
-        (Leg::Cell(index), Some(other)) => {
+        // `[n]` past a non-array wraps it (`[last - n]` cannot reach past it).
+        (Leg::Cell(index), Some(other)) if !index.from_end => {
             let old = std::mem::replace(other, Json::Null);
-            *other = Json::Array(if index.from_end { vec![value, old] } else { vec![old, value] });
+            *other = Json::Array(vec![old, value]);
         }
         _ => {}
+    }
+}
+
+/// MySQL's JSON_CONTAINS: an object contains an object whose every member
+/// it contains; an array contains each element of a candidate array (or a
+/// lone candidate) when one of its own elements of the same kind does,
+/// scalars by equality; a scalar contains only an equal scalar.
+fn contains(document: &Json, candidate: &Json) -> bool {
+    let is_container = |json: &Json| matches!(json, Json::Array(_) | Json::Object(_));
+    match document {
+        Json::Object(members) => match candidate {
+            Json::Object(wanted) => wanted.iter().all(|(key, value)| members.get(key).is_some_and(|member| contains(member, value))),
+            _ => false,
+        },
+        Json::Array(elements) => {
+            let candidates = match candidate {
+                Json::Array(wanted) => wanted.as_slice(),
+                lone => std::slice::from_ref(lone),
+            };
+            candidates.iter().all(|wanted| match wanted {
+                Json::Array(_) => elements.iter().any(|element| matches!(element, Json::Array(_)) && contains(element, wanted)),
+                Json::Object(_) => elements.iter().any(|element| matches!(element, Json::Object(_)) && contains(element, wanted)),
+                scalar => elements.iter().any(|element| !is_container(element) && compare_json(element, scalar).is_eq()),
+            })
+        }
+        scalar => !is_container(candidate) && compare_json(scalar, candidate).is_eq(),
     }
 }
 
@@ -460,12 +535,44 @@ mod tests {
             r#"{"a": 10, "b": [1, 2]}"#
         );
         assert_eq!(run("JSON_SET", &[document.clone(), s("$.a[1]"), Value::Int(2)]), r#"{"a": [1, 2], "b": [1, 2]}"#);
+        assert_eq!(run("JSON_SET", &[document.clone(), s("$.a[last-1]"), Value::Int(2)]), r#"{"a": 1, "b": [1, 2]}"#);
+        assert_eq!(run("JSON_INSERT", &[document.clone(), s("$.b[last-5]"), Value::Int(0)]), r#"{"a": 1, "b": [0, 1, 2]}"#);
         assert_eq!(run("JSON_SET", &[document.clone(), s("$"), s("whole")]), r#""whole""#);
         assert_eq!(run("JSON_SET", &[document.clone(), s("$.x.y"), Value::Int(1)]), r#"{"a": 1, "b": [1, 2]}"#);
         assert_eq!(run("JSON_REMOVE", &[document.clone(), s("$.b[0]"), s("$.a"), s("$.zz")]), r#"{"b": [2]}"#);
         assert_eq!(error("JSON_REMOVE", &[document.clone(), s("$")]).0, 3153);
         assert_eq!(error("JSON_SET", &[document.clone(), s("$.*"), Value::Int(1)]).0, 3149);
         assert_eq!(error("JSON_SET", &[document.clone(), s("$.a")]).0, 1582);
+    }
+
+    #[test]
+    fn contains_and_array_append_follow_mysql() {
+        let document = s(r#"{"a": [1, 2, [3, 4], {"x": 1, "y": 2}], "b": "s"}"#);
+        for (candidate, path, expected) in [
+            (r#"{"b": "s"}"#, None, "1"),
+            (r#"{"b": "t"}"#, None, "0"),
+            ("1", Some("$.a"), "1"),
+            ("[2, 1]", Some("$.a"), "1"),
+            ("[[3]]", Some("$.a"), "1"),
+            ("[[5]]", Some("$.a"), "0"),
+            ("3", Some("$.a"), "0"),
+            (r#"{"x": 1}"#, Some("$.a"), "1"),
+            (r#"{"x": 2}"#, Some("$.a"), "0"),
+            ("1.0", Some("$.a[0]"), "1"),
+            ("1", Some("$.zz"), "NULL"),
+        ] {
+            let mut values = vec![document.clone(), s(candidate)];
+            values.extend(path.map(s));
+            assert_eq!(run("JSON_CONTAINS", &values), expected, "{candidate} at {path:?}");
+        }
+        assert_eq!(
+            error("JSON_CONTAINS", &[document.clone(), s("{")]).1,
+            "Invalid JSON text in argument 2 to function json_contains: \"Missing a name for object member.\" at position 1."
+        );
+        assert_eq!(
+            run("JSON_ARRAY_APPEND", &[document.clone(), s("$.a"), Value::Int(5), s("$.b"), Value::Int(6), s("$.c"), Value::Int(7)]),
+            r#"{"a": [1, 2, [3, 4], {"x": 1, "y": 2}, 5], "b": ["s", 6]}"#
+        );
     }
 
     #[test]
