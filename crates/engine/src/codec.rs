@@ -19,6 +19,7 @@
 //! | 8 | DateTime | year u16, month, day, hour, minute, second (u8 each), micros u32 |
 //! | 9 | Timestamp | seconds u32, micros u32 |
 //! | 10 | Time | negative u8, hours u16, minute u8, second u8, micros u32 |
+//! | 11 | Json | bytes (MySQL's binary JSON) |
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
@@ -121,6 +122,10 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&[*minute, *second]);
             out.put_u32(*micros);
         }
+        Value::Json(document) => {
+            out.put_u8(11);
+            put_bytes(out, document);
+        }
     }
 }
 
@@ -151,6 +156,7 @@ pub(crate) fn read_value(reader: &mut ByteReader<'_>) -> Result<Value> {
             second: reader.u8("Time")?,
             micros: reader.u32("Time")?,
         },
+        11 => Value::Json(reader.bytes("Json")?.to_vec()),
         tag => return Err(EngineError::corrupt(format!("value tag {tag}"))),
     })
 }
@@ -626,6 +632,28 @@ mod tests {
         };
         let DdlRecord::CreateTable { def } = decode_ddl(&encode_ddl(&plain)).unwrap() else { panic!("not a CREATE TABLE") };
         assert_eq!(def.columns[0].current_timestamp, CurrentTimestamp::default());
+    }
+
+    #[test]
+    fn json_columns_and_documents_round_trip() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::Long), ColumnDef::new("j", ColumnType::Json)],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(3, &spec).unwrap() };
+        assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
+        // `[1, "a"]` in MySQL's binary JSON.
+        let document = vec![0x02, 0x02, 0x00, 0x0a, 0x00, 0x05, 0x01, 0x00, 0x0c, 0x08, 0x00, 0x01, b'a'];
+        let row = vec![Value::Int(1), Value::Json(document)];
+        let changes = vec![RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id: None }];
+        let bytes = encode_changes(&changes);
+        assert_eq!(decode_changes(&bytes).unwrap(), changes);
+        for cut in 0..bytes.len() {
+            assert!(decode_changes(&bytes[..cut]).is_err());
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! | `0x51` | DATETIME | year u16 BE, month, day, hour, minute, second, micros u32 BE |
 //! | `0x52` | TIMESTAMP | seconds u32 BE, micros u32 BE |
 //! | `0x53` | TIME | signed microseconds i64 BE with the sign bit flipped |
+//! | `0x60` | JSON (binary document) | as bytes |
 //!
 //! Signed and unsigned integers share one encoding, so a bound given as
 //! `Int(5)` finds an unsigned column's `UInt(5)`. A DECIMAL `0.D × 10^E`
@@ -46,6 +47,9 @@ const TAG_DATE: u8 = 0x50;
 const TAG_DATETIME: u8 = 0x51;
 const TAG_TIMESTAMP: u8 = 0x52;
 const TAG_TIME: u8 = 0x53;
+/// JSON documents by their binary bytes: equal documents encode equally,
+/// which is all a key needs (the SQL layer indexes no JSON column).
+const TAG_JSON: u8 = 0x60;
 /// Sorts after any continuation of a prefix (no tag uses it).
 const AFTER_PREFIX: u8 = 0xFF;
 
@@ -121,6 +125,11 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
             let signed = if *negative { -magnitude } else { magnitude };
             out.push(TAG_TIME);
             out.extend_from_slice(&((signed as u64) ^ 1 << 63).to_be_bytes());
+        }
+        Value::Json(document) => {
+            let start = out.len();
+            encode_bytes(document, out);
+            out[start] = TAG_JSON;
         }
     }
 }
@@ -198,7 +207,7 @@ pub(crate) fn encoded_value_length(bytes: &[u8]) -> Option<usize> {
             let digits = bytes.get(3..)?;
             digits.iter().position(|&b| b == terminator).map(|at| 3 + at + 1)
         }
-        TAG_BYTES => {
+        TAG_BYTES | TAG_JSON => {
             let mut at = 1;
             loop {
                 match (bytes.get(at)?, bytes.get(at + 1)) {

@@ -59,7 +59,7 @@ pub(crate) fn row_bytes(row: &Row) -> u64 {
     let heap: usize = row
         .iter()
         .map(|value| match value {
-            Value::Bytes(bytes) => bytes.len(),
+            Value::Bytes(bytes) | Value::Json(bytes) => bytes.len(),
             Value::Decimal(text) => text.len(),
             _ => 0,
         })
@@ -77,6 +77,8 @@ pub fn display_value(value: &Value) -> String {
         Value::Double(v) => v.to_string(),
         Value::Decimal(text) => text.clone(),
         Value::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Value::Json(document) => binlog_format::value::json::binary::decode(document)
+            .map_or_else(|_| "(invalid JSON)".to_owned(), |json| binlog_format::value::json::print::to_text(&json)),
         Value::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}"),
         Value::DateTime { year, month, day, hour, minute, second, micros } => {
             let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };

@@ -2,7 +2,7 @@
 //! plus that type's metadata bytes, exactly as MySQL 8.4 writes them.
 //!
 //! The types binlogd writes are typed variants; every other type code
-//! (BIT, ENUM, SET, JSON, GEOMETRY, MariaDB's compressed
+//! (BIT, ENUM, SET, GEOMETRY, MariaDB's compressed
 //! columns, ...) survives as [`ColumnType::Raw`] with its metadata, so files
 //! from MySQL and MariaDB still decode and re-encode byte for byte.
 //! Signedness and character sets are not part of a column's type in the
@@ -76,6 +76,7 @@ pub const CHAR_LENGTH_BYTES_MAX: u16 = 0x3ff;
 /// | `Time2` | 19 | 1: fsp |
 /// | `Year` | 13 | none |
 /// | `Raw` | any other | as the type defines it |
+/// | `Json` | 245 | 1: bytes of the length prefix (= 4) |
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ColumnType {
     Tiny,
@@ -120,7 +121,13 @@ pub enum ColumnType {
         type_code: u8,
         metadata: Vec<u8>,
     },
+    /// JSON: each value is a u32 LE length and a document in MySQL's
+    /// binary JSON format ([`crate::value::json::binary`]).
+    Json,
 }
+
+/// Bytes of a JSON value's length prefix (`Field_json::pack_length_no_ptr`).
+pub const JSON_LENGTH_BYTES: u8 = 4;
 
 /// Bytes of metadata the Table_map stores for `type_code`, or `None` for a
 /// code whose metadata length is unknown (the event cannot be split then).
@@ -156,6 +163,7 @@ impl ColumnType {
             ColumnType::Time2 { .. } => TIME2,
             ColumnType::Year => YEAR,
             ColumnType::Raw { type_code, .. } => *type_code,
+            ColumnType::Json => JSON,
         }
     }
 
@@ -178,6 +186,7 @@ impl ColumnType {
             ColumnType::Time2 { fsp } => out.push(*fsp),
             ColumnType::Year => {}
             ColumnType::Raw { metadata, .. } => out.extend_from_slice(metadata),
+            ColumnType::Json => out.push(JSON_LENGTH_BYTES),
         }
     }
 
@@ -209,6 +218,7 @@ impl ColumnType {
             (type_code::TIMESTAMP2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Timestamp2 { fsp }),
             (type_code::TIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Time2 { fsp }),
             (type_code::YEAR, []) => Some(ColumnType::Year),
+            (type_code::JSON, [JSON_LENGTH_BYTES]) => Some(ColumnType::Json),
             _ => None,
         };
         typed.unwrap_or_else(|| ColumnType::Raw { type_code, metadata: metadata.to_vec() })
@@ -312,5 +322,15 @@ mod tests {
         assert!(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }.validate().is_err());
         assert!(matches!(ColumnType::from_metadata(type_code::TIME2, &[7]), ColumnType::Raw { .. }));
         assert_eq!(ColumnType::from_metadata(type_code::TIME2, &[3]), ColumnType::Time2 { fsp: 3 });
+    }
+
+    #[test]
+    fn json_is_type_245_with_a_four_byte_length_prefix() {
+        let mut metadata = Vec::new();
+        ColumnType::Json.encode_metadata(&mut metadata);
+        assert_eq!((ColumnType::Json.type_code(), metadata.as_slice()), (245, &[4][..]));
+        assert_eq!(ColumnType::from_metadata(type_code::JSON, &[4]), ColumnType::Json);
+        assert!(matches!(ColumnType::from_metadata(type_code::JSON, &[2]), ColumnType::Raw { .. }));
+        assert!(!ColumnType::Json.is_numeric() && !ColumnType::Json.is_character());
     }
 }

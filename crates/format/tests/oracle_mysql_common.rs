@@ -95,6 +95,9 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
         Value::Time { negative, hours, minute, second, micros } => {
             TheirValue::Time(*negative, u32::from(*hours / 24), (*hours % 24) as u8, *minute, *second, *micros)
         }
+        // mysql_common reads a JSON column as BinlogValue::Jsonb, not a
+        // Value; binlogd's types_json test compares those documents.
+        Value::Json(_) => unreachable!("the oracle tables hold no JSON column"),
     }
 }
 

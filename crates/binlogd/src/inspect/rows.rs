@@ -96,6 +96,7 @@ fn type_name(column_type: &ColumnType, metadata: &[u8]) -> String {
         ColumnType::Timestamp2 { fsp } => format!("TIMESTAMP({fsp})"),
         ColumnType::Time2 { fsp } => format!("TIME({fsp})"),
         ColumnType::Year => "YEAR".into(),
+        ColumnType::Json => "JSON".into(),
         ColumnType::Raw { .. } => match column_type.real_type_code() {
             type_code::DECIMAL => "OLD_DECIMAL".into(),
             type_code::NULL => "NULL".into(),
@@ -147,6 +148,15 @@ pub fn value_text(column: &ColumnInfo, value: &Value) -> String {
         }
         Value::Timestamp { seconds, micros } => format!("{seconds}{}", fraction(*micros, fsp_of(column))),
         Value::Time { .. } => format!("'{}'", time_text(column, value)),
+        Value::Json(document) => quote(json_text(document).as_bytes()),
+    }
+}
+
+/// A binary JSON document as MySQL prints it, or the decoder's complaint.
+fn json_text(document: &[u8]) -> String {
+    match binlog_format::value::json::binary::decode(document) {
+        Ok(json) => json.to_string(),
+        Err(error) => format!("(invalid JSON: {error})"),
     }
 }
 
@@ -181,6 +191,7 @@ pub fn value_json(column: &ColumnInfo, value: &Value) -> serde_json::Value {
         }
         Value::Timestamp { seconds, micros } => json!(format!("{seconds}{}", fraction(*micros, fsp_of(column)))),
         Value::Time { .. } => json!(time_text(column, value)),
+        Value::Json(document) => json!(json_text(document)),
     }
 }
 

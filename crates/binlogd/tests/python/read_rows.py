@@ -33,7 +33,10 @@ def plain(value):
     if isinstance(value, (decimal.Decimal, datetime.date, datetime.datetime, datetime.time, datetime.timedelta)):
         return str(value)
     if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
+        # A JSON document's keys come as bytes.
+        return {plain(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
     return value
 
 

@@ -11,6 +11,7 @@
 //! | DATE, DATETIME2, TIMESTAMP2 | `Date`, `DateTime`, `Timestamp` | see [`temporal`] |
 //! | TIME2, YEAR | `Time`, `Int` (0 or 1901..=2155) | see [`time`] |
 //! | anything else (`ColumnType::Raw`) | `Bytes` | the stored bytes verbatim, length prefix included |
+//! | JSON | `Json` (the binary document) | length u32 LE + MySQL's binary JSON ([`json::binary`]) |
 //!
 //! Encoding accepts exactly the values decoding produces for a column (an
 //! unsigned column takes `UInt`, a signed one `Int`), so decoding an
@@ -68,6 +69,9 @@ pub enum Value {
         second: u8,
         micros: u32,
     },
+    /// A JSON document in MySQL's binary JSON format ([`json::binary`]),
+    /// as a JSON column stores it and a row event carries it.
+    Json(Vec<u8>),
 }
 
 /// Bytes of an integer column's values; `None` for other types.
@@ -95,6 +99,7 @@ fn kind_of(value: &Value) -> &'static str {
         Value::DateTime { .. } => "DateTime",
         Value::Timestamp { .. } => "Timestamp",
         Value::Time { .. } => "Time",
+        Value::Json(_) => "Json",
     }
 }
 
@@ -171,6 +176,10 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
             time::encode_time2(parts, *fsp, out)?
         }
         (ColumnType::Year, Value::Int(year)) => time::encode_year(*year, out)?,
+        (ColumnType::Json, Value::Json(document)) => {
+            let max_length = (1u64 << (8 * u32::from(crate::column_type::JSON_LENGTH_BYTES))) - 1;
+            put_length_prefixed(document, usize::from(crate::column_type::JSON_LENGTH_BYTES), max_length, out)?
+        }
         (ColumnType::Raw { type_code, metadata }, Value::Bytes(bytes)) => {
             let length = raw::value_length(*type_code, metadata, bytes).map_err(|e| e.to_string())?;
             if length != bytes.len() {
@@ -242,5 +251,29 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
             let width = integer_width(column_type).unwrap_or(8);
             decode_integer(width, unsigned, reader)?
         }
+        // The document's bytes as written: a reader decodes them with
+        // `json::binary::decode` when it needs the tree.
+        ColumnType::Json => {
+            let length = reader.uint_n(usize::from(crate::column_type::JSON_LENGTH_BYTES), "JSON length")?;
+            let length = usize::try_from(length).unwrap_or(usize::MAX);
+            Value::Json(reader.take(length, "JSON value")?.to_vec())
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_value_is_its_length_in_four_bytes_then_the_binary_document() {
+        let document = json::binary::to_binary(&json::text::parse(br#"{"a": [1, "x"]}"#).unwrap()).unwrap();
+        let mut stored = Vec::new();
+        encode_value(&ColumnType::Json, false, &Value::Json(document.clone()), &mut stored).unwrap();
+        assert_eq!(stored[..4], (document.len() as u32).to_le_bytes());
+        assert_eq!(stored[4..], document[..]);
+        let mut reader = ByteReader::new(&stored);
+        assert_eq!(decode_value(&ColumnType::Json, false, &mut reader).unwrap(), Value::Json(document));
+        assert!(encode_value(&ColumnType::Json, false, &Value::Bytes(b"{}".to_vec()), &mut Vec::new()).is_err());
+    }
 }

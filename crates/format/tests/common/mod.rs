@@ -2,7 +2,7 @@
 //! and the events a transaction of a built file holds around its rows.
 #![allow(dead_code)]
 
-use binlog_format::column_type::{type_code, ColumnType};
+use binlog_format::column_type::ColumnType;
 use binlog_format::events::{ColumnSpec, QueryEvent, XidEvent};
 use binlog_format::{Event, Value};
 use proptest::prelude::*;
@@ -53,11 +53,11 @@ pub fn typed_column_type() -> impl Strategy<Value = ColumnType> {
     ]
 }
 
-/// Typed columns plus one that stays `Raw` (JSON).
+/// Typed columns, JSON among them.
 pub fn any_column_type() -> impl Strategy<Value = ColumnType> {
     prop_oneof![
         8 => typed_column_type(),
-        1 => Just(ColumnType::Raw { type_code: type_code::JSON, metadata: vec![4] }),
+        1 => Just(ColumnType::Json),
     ]
 }
 
@@ -162,13 +162,8 @@ pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
             })
             .boxed(),
         ColumnType::Year => prop_oneof![Just(0i64), Just(1901), Just(2155), 1901i64..=2155].prop_map(Value::Int).boxed(),
-        ColumnType::Raw { type_code: type_code::JSON, .. } => prop::collection::vec(any::<u8>(), 0..40)
-            .prop_map(|document| {
-                let mut stored = (document.len() as u32).to_le_bytes().to_vec();
-                stored.extend(document);
-                Value::Bytes(stored)
-            })
-            .boxed(),
+        // Row events carry a document's bytes without reading them.
+        ColumnType::Json => prop::collection::vec(any::<u8>(), 0..40).prop_map(Value::Json).boxed(),
         other => panic!("no value strategy for {other:?}"),
     }
 }

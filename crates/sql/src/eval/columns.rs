@@ -116,6 +116,7 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
         D::Custom(type_name, modifiers) if crate::eval::temporal_columns::is_year(type_name) => {
             crate::eval::temporal_columns::year(modifiers)?
         }
+        D::JSON => ColumnType::Json,
         other => return Err(not_supported(format!("column type {other}"))),
     };
     let mut column = ColumnDef::new(name, column_type);
@@ -159,6 +160,7 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::Time2 { fsp } => format!("time({fsp})"),
         ColumnType::Year => "year".into(),
         ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
+        ColumnType::Json => "json".into(),
     }
 }
 
@@ -181,6 +183,7 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::Time2 { .. } => WireType::MYSQL_TYPE_TIME,
         ColumnType::Year => WireType::MYSQL_TYPE_YEAR,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
+        ColumnType::Json => WireType::MYSQL_TYPE_JSON,
     }
 }
 
@@ -321,6 +324,7 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
             crate::eval::temporal::coerce_temporal(column, &value, crate::eval::temporal::WriteRules::strict_utc(), &mut Vec::new())
                 .unwrap_or(Ok(value))
         }
+        ColumnType::Json => crate::eval::json::for_column("", &column.name, &value),
         _ => Ok(value),
     }
 }
@@ -337,6 +341,22 @@ pub fn coerce_write(
     match crate::eval::temporal::coerce_temporal(column, &value, rules, warnings) {
         Some(result) => result,
         None => coerce(column, value),
+    }
+}
+
+/// [`coerce_write`] for column `position` of table `def`: a JSON column's 3140
+/// names the column as `table.column`, as MySQL's does.
+pub fn coerce_in_table(
+    def: &TableDef,
+    position: usize,
+    value: Value,
+    rules: crate::eval::temporal::WriteRules,
+    warnings: &mut Vec<crate::session::Warning>,
+) -> SqlResult<Value> {
+    let column = &def.columns[position];
+    match column.column_type {
+        ColumnType::Json => crate::eval::json::for_column(&def.name, &column.name, &value),
+        _ => coerce_write(column, value, rules, warnings),
     }
 }
 

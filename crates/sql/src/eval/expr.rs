@@ -220,6 +220,9 @@ impl<'a> Scope<'a> {
                 crate::eval::temporal::typed_literal(&typed.data_type, &value)
                     .unwrap_or_else(|| Err(not_supported(first_words(&expr.to_string()))))
             }
+            Expr::Cast { expr: inner, data_type: sqlparser::ast::DataType::JSON, format: None, .. } => {
+                crate::eval::json_functions::cast(&self.eval(inner)?)
+            }
             other => Err(not_supported(first_words(&other.to_string()))),
         }
     }
@@ -299,6 +302,16 @@ impl<'a> Scope<'a> {
                 let (a, b) = (self.eval(left)?, self.eval(right)?);
                 arithmetic(whole, op, &a, &b)
             }
+            // sqlparser binds `->` looser than arithmetic, so `j->'$.n' + 1`
+            // arrives as `j -> ('$.n' + 1)`; MySQL's `column->path` is one
+            // operand.
+            Arrow | LongArrow if matches!(right, Expr::BinaryOp { .. }) => {
+                let Expr::BinaryOp { left: path, op: outer, right: rest } = right else { unreachable!() };
+                let operand = Expr::BinaryOp { left: Box::new(left.clone()), op: op.clone(), right: path.clone() };
+                self.binary(whole, &operand, outer, rest)
+            }
+            Arrow => crate::eval::json_functions::arrow(&self.eval(left)?, &self.eval(right)?),
+            LongArrow => crate::eval::json_functions::long_arrow(&self.eval(left)?, &self.eval(right)?),
             other => Err(not_supported(other.to_string())),
         }
     }
@@ -370,7 +383,9 @@ impl<'a> Scope<'a> {
                 Some(Number::Int(v)) => int_value(v.abs()),
                 Some(Number::Float(v)) => Value::Double(v.abs()),
             },
-            _ => return Err(MysqlInvalidGroup::unknown_function(&name)),
+            _ => {
+                return crate::eval::json_functions::call(&name, &args, &values)?.ok_or_else(|| MysqlInvalidGroup::unknown_function(&name))
+            }
         })
     }
 }

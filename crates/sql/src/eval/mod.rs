@@ -2,10 +2,13 @@
 //! truth and conversion rules (`value.rs`), expressions over one row
 //! (`expr.rs`), and column types with the coercion of a value into a column
 //! before a write (`columns.rs`), temporal values and the statement's
-//! clock (`temporal.rs`).
+//! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
+//! (`json_functions.rs`).
 
 pub(crate) mod columns;
 pub(crate) mod expr;
+pub(crate) mod json;
+pub(crate) mod json_functions;
 pub mod temporal;
 pub(crate) mod temporal_columns;
 pub mod value;

@@ -384,7 +384,7 @@ fn datetime_parts(value: &Value, zone: TimeZone) -> Option<(DateTimeParts, u64)>
         Value::Int(0) | Value::UInt(0) => Some((DateTimeParts::default(), 0)),
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) | Value::Float(_) => parse_datetime_text(&text(value)),
         Value::Bytes(bytes) => parse_datetime_text(std::str::from_utf8(bytes).ok()?),
-        Value::Time { .. } | Value::Null => None,
+        Value::Time { .. } | Value::Json(_) | Value::Null => None,
     }
 }
 

@@ -112,6 +112,9 @@ pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
     if left.is_null() || right.is_null() {
         return None;
     }
+    if matches!(left, Value::Json(_)) || matches!(right, Value::Json(_)) {
+        return crate::eval::json::compare(left, right);
+    }
     if let Some(ordering) = crate::eval::temporal::compare_times(left, right) {
         return ordering;
     }
@@ -159,6 +162,7 @@ pub fn to_text(value: &Value) -> Vec<u8> {
         Value::UInt(v) => v.to_string().into_bytes(),
         Value::Decimal(text) => text.clone().into_bytes(),
         Value::Bytes(bytes) => bytes.clone(),
+        Value::Json(document) => crate::eval::json::document_text(document).into_bytes(),
         other => to_wire(other).to_text(31).unwrap_or_default(),
     }
 }
@@ -197,6 +201,7 @@ pub fn to_wire(value: &Value) -> protocol::Value {
             seconds: *second,
             microseconds: *micros,
         }),
+        Value::Json(_) => Wire::Bytes(to_text(value)),
     }
 }
 

@@ -185,6 +185,9 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 match &option.option {
                     ColumnOption::Null => def.nullable = true,
                     ColumnOption::NotNull => def.nullable = false,
+                    ColumnOption::Default(expr) if def.column_type == binlog_format::ColumnType::Json => {
+                        return Err(json_default(&def.name, expr))
+                    }
                     ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
                         check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
                         def.current_timestamp.on_insert = true;
@@ -241,6 +244,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         spec
     };
     check_table_spec(&spec)?;
+    check_no_json_keys(&spec.columns, std::iter::once(&spec.primary_key).chain(spec.indexes.iter().map(|index| &index.columns)))?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
 }
@@ -269,6 +273,38 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
     let name = create.name.as_ref().map(ToString::to_string).ok_or_else(|| syntax_error("ON"))?;
     check_identifier(&name)?;
     let spec = IndexSpec { name, columns: index_columns(&create.columns)?, unique: create.unique };
+    if let Ok(def) = context.db().catalog().table(&database, &table) {
+        check_no_json_keys(&def.columns, std::iter::once(&spec.columns))?;
+    }
     context.execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec)).map_err(database_error)?;
     Ok(Outcome::ok())
+}
+
+/// 3152 ER_JSON_USED_AS_KEY: MySQL indexes a JSON column only through a
+/// generated column on a path.
+fn check_no_json_keys<'a>(columns: &[engine::ColumnDef], keys: impl Iterator<Item = &'a Vec<String>>) -> SqlResult<()> {
+    for key in keys {
+        for name in key {
+            if let Some(column) =
+                columns.iter().find(|c| c.name.eq_ignore_ascii_case(name) && c.column_type == binlog_format::ColumnType::Json)
+            {
+                return Err(protocol::MysqlError::new(
+                    3152,
+                    "42000",
+                    format!("JSON column '{}' supports indexing only via generated columns on a specified JSON path.", column.name),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A JSON column takes no literal DEFAULT (1101, as MySQL); an expression
+/// DEFAULT (`DEFAULT (JSON_OBJECT())`) would have to be kept as an
+/// expression and evaluated per row, which the catalog does not hold.
+fn json_default(column: &str, expr: &Expr) -> protocol::MysqlError {
+    match expr {
+        Expr::Nested(_) => not_supported("an expression DEFAULT on a JSON column"),
+        _ => protocol::MysqlError::new(1101, "42000", format!("BLOB, TEXT, GEOMETRY or JSON column '{column}' can't have a default value")),
+    }
 }

@@ -9,7 +9,7 @@ use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
-use crate::eval::columns::{coerce_write, implicit_default};
+use crate::eval::columns::{coerce_in_table, implicit_default};
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{Columns, Scope};
 use crate::eval::temporal::{current_timestamp_for, WriteRules};
@@ -72,7 +72,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
             let mut row: Vec<Option<Value>> = vec![None; def.columns.len()];
             let rules = rules.at_row(number as u64 + 1);
             for (position, value) in targets.iter().zip(values) {
-                row[*position] = Some(coerce_write(&def.columns[*position], value, rules, &mut warnings)?);
+                row[*position] = Some(coerce_in_table(&def, *position, value, rules, &mut warnings)?);
             }
             let mut full = Vec::with_capacity(row.len());
             for (position, value) in row.into_iter().enumerate() {
@@ -164,7 +164,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                 for (position, expr) in &assignments {
                     match Scope::for_row(&columns, &new_row, context.params, &context.env)
                         .eval(expr)
-                        .and_then(|value| coerce_write(&def.columns[*position], value, rules, &mut warnings.borrow_mut()))
+                        .and_then(|value| coerce_in_table(&def, *position, value, rules, &mut warnings.borrow_mut()))
                     {
                         Ok(value) => new_row[*position] = value,
                         Err(error) => {

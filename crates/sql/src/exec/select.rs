@@ -115,6 +115,12 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         Expr::Nested(inner) => static_type(inner, source),
         Expr::BinaryOp { left, op, right } => {
             use sqlparser::ast::BinaryOperator::*;
+            // `j->'$.n' + 1` parses as `j -> ('$.n' + 1)`; typed as the
+            // evaluator reads it, `(j->'$.n') + 1`.
+            if let (Arrow | LongArrow, Expr::BinaryOp { left: path, op: outer, right: rest }) = (op, right.as_ref()) {
+                let operand = Expr::BinaryOp { left: left.clone(), op: op.clone(), right: path.clone() };
+                return static_type(&Expr::BinaryOp { left: Box::new(operand), op: outer.clone(), right: rest.clone() }, source);
+            }
             match op {
                 Plus | Minus | Multiply | Modulo | MyIntegerDivide => {
                     let integer = |t: WireType| {
@@ -127,10 +133,13 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                     }
                 }
                 Divide => MYSQL_TYPE_DOUBLE,
+                Arrow => MYSQL_TYPE_JSON,
+                LongArrow => MYSQL_TYPE_VAR_STRING,
                 _ => MYSQL_TYPE_LONGLONG,
             }
         }
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
+        Expr::Cast { data_type: sqlparser::ast::DataType::JSON, .. } => MYSQL_TYPE_JSON,
         Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::Between { .. } | Expr::In { .. } | Expr::Like { .. } => MYSQL_TYPE_LONGLONG,
         Expr::Function(function) => match function_name(function).as_str() {
             "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => {
@@ -145,6 +154,8 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             "CURDATE" | "CURRENT_DATE" => MYSQL_TYPE_DATE,
             "CURTIME" | "CURRENT_TIME" => MYSQL_TYPE_TIME,
             "UNIX_TIMESTAMP" if first_arg(function).is_none() => MYSQL_TYPE_LONGLONG,
+            name if crate::eval::json_functions::RETURNING_JSON.contains(&name) => MYSQL_TYPE_JSON,
+            name if crate::eval::json_functions::RETURNING_INTEGER.contains(&name) => MYSQL_TYPE_LONGLONG,
             _ => MYSQL_TYPE_VAR_STRING,
         },
         _ => MYSQL_TYPE_VAR_STRING,

@@ -1,6 +1,6 @@
 //! MySQL's JSON: the document tree ([`Json`]), its binary form as MySQL 8.4
 //! stores and logs it ([`binary`]), and its text form ([`text`] parses,
-//! [`print`] prints as MySQL prints).
+//! [`print`] prints as MySQL prints), and paths into it ([`path`]).
 //!
 //! A binary document is one type byte followed by the value of that type.
 //! Inside arrays and objects every element has a value entry; literals and
@@ -46,6 +46,7 @@
 //! a NOT NULL column outside strict mode).
 
 pub mod binary;
+pub mod path;
 pub mod print;
 pub mod text;
 
