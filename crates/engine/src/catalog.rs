@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use binlog_format::{ColumnSpec, ColumnType, Value};
 
+use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
 use crate::table::Table;
 
@@ -42,13 +43,24 @@ pub struct ColumnDef {
     /// DEFAULT clause. Kept with the definition so that redo replay and
     /// checkpoints bring it back with the table.
     pub default: Option<Value>,
+    /// Display width, ZEROFILL, FLOAT(M,D) digits, ENUM/SET members.
+    pub attributes: ColumnAttributes,
 }
 
 impl ColumnDef {
     /// A nullable, signed, non-auto-increment column with the binary
     /// collation; adjust the fields as needed.
     pub fn new(name: impl Into<String>, column_type: ColumnType) -> ColumnDef {
-        ColumnDef { name: name.into(), column_type, nullable: true, unsigned: false, auto_increment: false, collation: 63, default: None }
+        ColumnDef {
+            name: name.into(),
+            column_type,
+            nullable: true,
+            unsigned: false,
+            auto_increment: false,
+            collation: 63,
+            default: None,
+            attributes: ColumnAttributes::default(),
+        }
     }
 
     pub fn not_null(mut self) -> ColumnDef {
@@ -167,6 +179,12 @@ impl TableDef {
     /// The columns as the binlog's Table_map wants them.
     pub fn column_specs(&self) -> Vec<ColumnSpec> {
         self.columns.iter().map(ColumnDef::spec).collect()
+    }
+
+    /// Each column's ENUM or SET members (empty for other columns), for
+    /// the Table_map's ENUM_STR_VALUE and SET_STR_VALUE metadata.
+    pub fn column_members(&self) -> Vec<Vec<Vec<u8>>> {
+        self.columns.iter().map(|c| c.attributes.members.clone()).collect()
     }
 
     /// `db`.`table` as error messages print it.

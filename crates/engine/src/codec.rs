@@ -24,6 +24,7 @@ use binlog_format::{ColumnType, Gtid, Uuid, Value};
 
 use crate::catalog::{ColumnDef, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
+use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
 use crate::redo::DdlRecord;
 use crate::row::Row;
@@ -308,8 +309,11 @@ fn read_column_type(reader: &mut ByteReader<'_>) -> Result<ColumnType> {
 
 /// A column's flags byte: 1 nullable, 2 unsigned, 4 auto_increment, 8 a
 /// DEFAULT follows the collation (as a tagged value; without 8 the column
-/// has no DEFAULT clause).
-const COLUMN_FLAGS_KNOWN: u8 = 0b1111;
+/// has no DEFAULT clause), 0x80 [`ColumnAttributes`] follow (after the
+/// DEFAULT; without it they are all default, as in definitions written
+/// before they existed).
+const COLUMN_FLAGS_KNOWN: u8 = 0b1111 | COLUMN_HAS_ATTRIBUTES;
+const COLUMN_HAS_ATTRIBUTES: u8 = 0x80;
 
 pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     out.put_u64(def.id);
@@ -322,11 +326,15 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
         let flags = u8::from(column.nullable)
             | u8::from(column.unsigned) << 1
             | u8::from(column.auto_increment) << 2
-            | u8::from(column.default.is_some()) << 3;
+            | u8::from(column.default.is_some()) << 3
+            | if column.attributes.is_default() { 0 } else { COLUMN_HAS_ATTRIBUTES };
         out.put_u8(flags);
         out.put_u16(column.collation);
         if let Some(default) = &column.default {
             encode_value(default, out);
+        }
+        if !column.attributes.is_default() {
+            column.attributes.encode(out);
         }
     }
     put_positions(out, &def.primary_key);
@@ -353,6 +361,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
         }
         let collation = reader.u16("collation")?;
         let default = if flags & 8 != 0 { Some(read_value(reader)?) } else { None };
+        let attributes = if flags & COLUMN_HAS_ATTRIBUTES != 0 { ColumnAttributes::decode(reader)? } else { ColumnAttributes::default() };
         columns.push(ColumnDef {
             name,
             column_type,
@@ -361,6 +370,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
             auto_increment: flags & 4 != 0,
             collation,
             default,
+            attributes,
         });
     }
     let primary_key = read_positions(reader, columns.len())?;
