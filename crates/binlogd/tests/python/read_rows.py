@@ -34,6 +34,9 @@ def plain(value):
         return str(value)
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (set, frozenset)):
+        # A SET column's members.
+        return sorted(plain(item) for item in value)
     return value
 
 

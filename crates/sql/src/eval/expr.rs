@@ -62,9 +62,20 @@ pub struct Columns {
     /// The table's name and alias, for `t.c` references.
     pub table_names: Vec<String>,
     pub names: Vec<String>,
+    /// Per column, the members of an ENUM or SET column, whose stored
+    /// number an expression reads as text; empty when the table has none.
+    pub members: Vec<Option<crate::eval::enumeration::Members>>,
 }
 
 impl Columns {
+    /// Column `position`'s stored value as an expression reads it.
+    pub fn read(&self, position: usize, stored: &Value) -> Value {
+        match self.members.get(position) {
+            Some(Some(members)) => members.text(stored),
+            _ => stored.clone(),
+        }
+    }
+
     pub fn position(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|column| column.eq_ignore_ascii_case(name))
     }
@@ -116,6 +127,7 @@ pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
         Literal::Boolean(b) => Value::Int(i64::from(*b)),
         Literal::Null => Value::Null,
         Literal::HexStringLiteral(hex) => Value::Bytes(decode_hex(hex).ok_or_else(|| syntax_error(hex))?),
+        Literal::SingleQuotedByteStringLiteral(digits) => crate::eval::bit::bit_literal(digits).ok_or_else(|| syntax_error(digits))?,
         Literal::Placeholder(name) => {
             let index: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).ok_or_else(|| syntax_error(name))?;
             params.get(index - 1).cloned().ok_or_else(|| syntax_error(name))?
@@ -232,8 +244,11 @@ impl<'a> Scope<'a> {
         let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
         let position = self.columns.position(column).filter(|_| qualifier_matches);
         match (position, self.row) {
-            (Some(position), Some(row)) => Ok(row[position].clone()),
-            _ => Err(unknown_column(&full_name, "field list")),
+            (Some(position), Some(row)) => Ok(self.columns.read(position, &row[position])),
+            _ => match crate::eval::bit::bit_identifier(column).filter(|_| parts.len() == 1 && parts[0].quote_style.is_none()) {
+                Some(literal) => Ok(literal),
+                None => Err(unknown_column(&full_name, "field list")),
+            },
         }
     }
 

@@ -3,6 +3,9 @@
 //! (`expr.rs`), and column types with the coercion of a value into a column
 //! before a write (`columns.rs`).
 
+pub(crate) mod bit;
 pub(crate) mod columns;
+pub(crate) mod enumeration;
 pub(crate) mod expr;
+pub(crate) mod numeric_display;
 pub mod value;

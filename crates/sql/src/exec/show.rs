@@ -5,10 +5,9 @@ use std::sync::atomic::Ordering;
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::eval::columns::{type_name, BINARY_COLLATION};
+use crate::eval::columns::{default_clause, default_text, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
-use crate::eval::value::text;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
 use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
@@ -115,7 +114,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
                 } else if let Some(default) = &column.default {
-                    line.push_str(&format!(" DEFAULT '{}'", text(default).replace('\'', "''")));
+                    line.push_str(&format!(" DEFAULT {}", default_clause(column, default)));
                 } else if column.nullable {
                     line.push_str(" DEFAULT NULL");
                 }
@@ -153,7 +152,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 } else {
                     ""
                 };
-                let default = column.default.as_ref().map(text);
+                let default = column.default.as_ref().map(|value| default_text(column, value));
                 let extra = if column.auto_increment { "auto_increment" } else { "" };
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
