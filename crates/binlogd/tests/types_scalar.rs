@@ -766,3 +766,47 @@ fn bad_values_get_mysqls_strict_errors_and_change_nothing() {
     // The connection is still usable.
     assert_eq!(client.value("SELECT COUNT(*) FROM ts.scalar"), "1");
 }
+
+#[test]
+fn outside_strict_mode_bad_values_are_clipped_with_warnings() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query("CREATE DATABASE ts").unwrap();
+    client.query(CREATE).unwrap();
+    client.query("SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION'").unwrap();
+    let inserted = client
+        .query(
+            "INSERT INTO ts.scalar (id, b, z, zs, f, d, bt5, e, s, vb, bn, cb) VALUES \
+             (1, 200, -1, 70000, 100000, -1e9, 32, 'huge', 'a,x', x'000102030405060708', 'abcde', 'abcdefg')",
+        )
+        .unwrap();
+    let Response::Ok { warnings, .. } = inserted else { panic!("not OK: {inserted:?}") };
+    assert_eq!(warnings, 11);
+    let shown = client.query_rows("SHOW WARNINGS").unwrap();
+    let codes: Vec<(String, String)> = shown.iter().map(|row| (row[1].clone().unwrap(), row[2].clone().unwrap())).collect();
+    assert_eq!(
+        codes,
+        [
+            ("1264", "Out of range value for column 'b' at row 1"),
+            ("1264", "Out of range value for column 'z' at row 1"),
+            ("1264", "Out of range value for column 'zs' at row 1"),
+            ("1264", "Out of range value for column 'f' at row 1"),
+            ("1264", "Out of range value for column 'd' at row 1"),
+            ("1406", "Data too long for column 'bt5' at row 1"),
+            ("1265", "Data truncated for column 'e' at row 1"),
+            ("1265", "Data truncated for column 's' at row 1"),
+            ("1406", "Data too long for column 'vb' at row 1"),
+            ("1406", "Data too long for column 'bn' at row 1"),
+            ("1406", "Data too long for column 'cb' at row 1"),
+        ]
+        .map(|(code, message)| (code.to_string(), message.to_string()))
+    );
+    let row = client.query_rows("SELECT b, z, zs, f, d, bt5 + 0, e, s, vb, bn, cb FROM ts.scalar WHERE id = 1").unwrap();
+    let expected =
+        ["127", "0000000000", "65535", "99999.99", "-99999.999", "31", "", "a", "\0\u{1}\u{2}\u{3}\u{4}\u{5}\u{6}\u{7}", "abcd", "abcdef"];
+    assert_eq!(row, [expected.map(|v| Some(v.to_string())).to_vec()]);
+    // Strict mode again: the same statement is refused.
+    client.query("SET SESSION sql_mode = 'STRICT_TRANS_TABLES'").unwrap();
+    assert_eq!(client.query("INSERT INTO ts.scalar (id, e) VALUES (2, 'huge')").unwrap_err().code, 1265);
+    assert_eq!(client.value("SELECT COUNT(*) FROM ts.scalar"), "1");
+}

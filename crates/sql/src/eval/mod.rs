@@ -8,4 +8,5 @@ pub(crate) mod columns;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
 pub(crate) mod numeric_display;
+pub(crate) mod sql_mode;
 pub mod value;

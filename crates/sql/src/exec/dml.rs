@@ -9,9 +9,10 @@ use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
-use crate::eval::columns::{coerce, implicit_default};
+use crate::eval::columns::implicit_default;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{Columns, Scope};
+use crate::eval::sql_mode::WriteMode;
 use crate::eval::value::Value;
 use crate::exec::dispatch::{table_def, table_name};
 use crate::session::{Context, Outcome, Transactions};
@@ -47,6 +48,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
+    let mode = WriteMode::of(&context.env);
 
     let (inserted, first_id) = transaction.write(context, |trx| {
         // Rows of values in target order.
@@ -72,7 +74,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
             }
             let mut row: Vec<Option<Value>> = vec![None; def.columns.len()];
             for (position, value) in targets.iter().zip(values) {
-                row[*position] = Some(coerce(&def.columns[*position], value)?);
+                row[*position] = Some(mode.coerce(&def.columns[*position], value)?);
             }
             let mut full = Vec::with_capacity(row.len());
             for (position, value) in row.into_iter().enumerate() {
@@ -93,13 +95,15 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         }
         Ok((count, first_id))
     })?;
+    let warnings = mode.into_warnings();
     let mut ok = OkResponse::affected(inserted);
     if inserted > 1 {
-        ok.info = format!("Records: {inserted}  Duplicates: 0  Warnings: 0");
+        ok.info = format!("Records: {inserted}  Duplicates: 0  Warnings: {}", warnings.len());
     }
     ok.last_insert_id = first_id.unwrap_or(0);
     let mut outcome = Outcome::new(ok);
     outcome.last_insert_id = first_id;
+    outcome.warnings = warnings;
     Ok(outcome)
 }
 
@@ -135,6 +139,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
+    let mode = WriteMode::of(&context.env);
     let counts = transaction.write(context, |trx| {
         let result = trx.update_where(
             def.id,
@@ -156,7 +161,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                 for (position, expr) in &assignments {
                     match Scope::for_row(&columns, &new_row, context.params, &context.env)
                         .eval(expr)
-                        .and_then(|value| coerce(&def.columns[*position], value))
+                        .and_then(|value| mode.coerce(&def.columns[*position], value))
                     {
                         Ok(value) => new_row[*position] = value,
                         Err(error) => {
@@ -174,9 +179,12 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
         result.map_err(engine_error)
     })?;
     let affected = if context.env.info.found_rows() { counts.matched } else { counts.changed };
+    let warnings = mode.into_warnings();
     let mut ok = OkResponse::affected(affected as u64);
-    ok.info = format!("Rows matched: {}  Changed: {}  Warnings: 0", counts.matched, counts.changed);
-    Ok(Outcome::new(ok))
+    ok.info = format!("Rows matched: {}  Changed: {}  Warnings: {}", counts.matched, counts.changed, warnings.len());
+    let mut outcome = Outcome::new(ok);
+    outcome.warnings = warnings;
+    Ok(outcome)
 }
 
 pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
