@@ -677,6 +677,13 @@ fn every_scalar_type_reads_back_and_decodes_as_mysql_writes_it() {
     assert_eq!(order, expected.iter().map(|(i, _)| ENUM_MEMBERS[*i as usize - 1].to_string()).collect::<Vec<_>>());
     let large = client.query_rows("SELECT id FROM ts.scalar WHERE e = 'large' ORDER BY id").unwrap().len();
     assert_eq!(large, table.iter().filter(|row| row[10] == Cell::Enum(3)).count());
+    // In a numeric context an ENUM is its index and a SET its mask.
+    let by_index = client.query_rows("SELECT id FROM ts.scalar WHERE e = 3 ORDER BY id").unwrap().len();
+    assert_eq!(by_index, large);
+    let numbers = client.query_rows("SELECT e + 0, s + 0 FROM ts.scalar WHERE id = 5").unwrap();
+    let row = &table[table.iter().position(|row| row[0] == Cell::Int(5)).unwrap()];
+    let (Cell::Enum(index), Cell::Set(mask)) = (&row[10], &row[11]) else { panic!("row 5: {row:?}") };
+    assert_eq!(numbers, [vec![Some(index.to_string()), Some(mask.to_string())]]);
 
     check_binlog(&server, &images);
 

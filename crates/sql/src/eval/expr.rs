@@ -118,6 +118,10 @@ pub fn function_args(function: &Function) -> SqlResult<Vec<Option<&Expr>>> {
     }
 }
 
+fn is_number(value: &Value) -> bool {
+    matches!(value, Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) | Value::Decimal(_))
+}
+
 /// A literal as a value. `?` placeholders are numbered `$1`, `$2`, ... by
 /// `parse.rs` and read from the parameters.
 pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
@@ -281,6 +285,9 @@ impl<'a> Scope<'a> {
             }
             Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
                 let (a, b) = (self.eval(left)?, self.eval(right)?);
+                // An ENUM or SET compared with a number compares its index or mask.
+                let a = if is_number(&b) { self.stored_number(left).unwrap_or(a) } else { a };
+                let b = if is_number(&a) { self.stored_number(right).unwrap_or(b) } else { b };
                 if matches!(op, Spaceship) {
                     return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
                         (true, true) => true,
@@ -298,11 +305,24 @@ impl<'a> Scope<'a> {
                 })))
             }
             Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
-                let (a, b) = (self.eval(left)?, self.eval(right)?);
+                let a = self.stored_number(left).map_or_else(|| self.eval(left), Ok)?;
+                let b = self.stored_number(right).map_or_else(|| self.eval(right), Ok)?;
                 arithmetic(whole, op, &a, &b)
             }
             other => Err(not_supported(other.to_string())),
         }
+    }
+
+    /// The stored number of an ENUM or SET column `expr` names (its index
+    /// or mask), which is what it means in a numeric context.
+    fn stored_number(&self, expr: &Expr) -> Option<Value> {
+        if self.columns.members.is_empty() {
+            return None;
+        }
+        let Expr::Identifier(ident) = expr else { return None };
+        let position = self.columns.position(&ident.value)?;
+        self.columns.members.get(position)?.as_ref()?;
+        self.row.map(|row| row[position].clone())
     }
 
     fn function(&self, function: &Function) -> SqlResult<Value> {
