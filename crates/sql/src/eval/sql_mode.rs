@@ -4,7 +4,7 @@
 //! ENUM, the known members of a SET, a string cut to the column) and the
 //! strict-mode error becomes a warning with the same code and message.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 use binlog_format::ColumnType;
 use engine::ColumnDef;
@@ -24,25 +24,28 @@ pub fn is_strict(environment: &dyn Environment) -> bool {
 }
 
 /// How one statement stores values: strict, or clipping with warnings.
-pub struct WriteMode {
-    strict: bool,
+/// The session's `sql_mode` is read once, at the statement's first value;
+/// in strict mode values go to [`coerce`] without a copy.
+pub struct WriteMode<'a> {
+    environment: &'a dyn Environment,
+    strict: OnceCell<bool>,
     warnings: RefCell<Vec<Warning>>,
 }
 
-impl WriteMode {
-    pub fn of(environment: &dyn Environment) -> WriteMode {
-        WriteMode { strict: is_strict(environment), warnings: RefCell::new(Vec::new()) }
+impl<'a> WriteMode<'a> {
+    pub fn of(environment: &'a dyn Environment) -> WriteMode<'a> {
+        WriteMode { environment, strict: OnceCell::new(), warnings: RefCell::new(Vec::new()) }
     }
 
     /// [`coerce`], or outside strict mode the clipped value and a warning.
     pub fn coerce(&self, column: &ColumnDef, value: Value) -> SqlResult<Value> {
+        if *self.strict.get_or_init(|| is_strict(self.environment)) {
+            return coerce(column, value);
+        }
         let error = match coerce(column, value.clone()) {
             Ok(fitted) => return Ok(fitted),
             Err(error) => error,
         };
-        if self.strict {
-            return Err(error);
-        }
         let Some(clipped) = clipped(column, &value, error.code) else { return Err(error) };
         let mut warnings = self.warnings.borrow_mut();
         if warnings.len() < WARNINGS_MAX {
