@@ -29,7 +29,7 @@ use hdrhistogram::Histogram;
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
-use super::common::{create_dir_with_ancestors, new_latency_histogram, random_bytes, remove_created_dirs, LATENCY_US_MAX};
+use super::common::{create_dir_with_ancestors, new_latency_histogram, random_bytes, remove_created_dirs, ReportArgs, LATENCY_US_MAX};
 use super::report::{self, Bar, Table};
 
 /// Most sessions (threads) one run may start.
@@ -88,17 +88,9 @@ pub struct CommitBenchArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub binlog_group_commit_sync_no_delay_count: usize,
 
-    /// Print one JSON object instead of the table.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Also write the results as CSV, one row per run.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Also write a PNG bar chart of commits/s per run.
-    #[arg(long, value_name = "FILE.png")]
-    pub plot: Option<PathBuf>,
+    // --json, --csv FILE, --plot FILE.png.
+    #[command(flatten)]
+    pub report: ReportArgs,
 
     /// First run the same per-session transaction count with one session
     /// (in DIR/single-session) and report the speedup.
@@ -177,10 +169,10 @@ pub fn run(args: &CommitBenchArgs) -> Result<(), String> {
         return Err(error);
     }
     print_results(args, &results)?;
-    if let Some(path) = &args.csv {
+    if let Some(path) = &args.report.csv {
         write_csv(path, &results)?;
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.report.plot {
         let title = format!("binlog commits/s, sync_binlog={}, {} rows/trx", args.sync_binlog, args.rows_per_transaction);
         let bars: Vec<Bar> = results.iter().map(|r| Bar { label: sessions_label(r.sessions), value: r.commits_per_sec }).collect();
         report::plot_bars(path, &title, &bars)?;
@@ -205,7 +197,7 @@ fn speedup(results: &[RunResult]) -> Option<f64> {
 
 fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), String> {
     let to_json = |value: Result<String, serde_json::Error>| value.map_err(|e| format!("encoding JSON: {e}"));
-    if args.json {
+    if args.report.json {
         let text = if args.compare_single_session {
             let speedup = speedup(results).unwrap_or(0.0);
             to_json(serde_json::to_string(&Comparison { runs: results, speedup }))?

@@ -1,12 +1,43 @@
 //! What the `binlogd bench` subcommands share: their directories (created
 //! if missing, removed at the end only if the benchmark created them),
-//! sizes with binary units, a run's server UUID, latency histograms,
+//! how they report (`--json`, `--csv`, `--plot`), sizes with binary units, a run's server UUID, latency histograms,
 //! small statistics and the end of a server's log for error messages.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use hdrhistogram::Histogram;
+
+/// How a benchmark reports besides its table; what the rows and the chart
+/// hold is the benchmark's own.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ReportArgs {
+    /// Print the results as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write the results as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Also write a PNG chart of the results.
+    #[arg(long, value_name = "FILE.png")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The run subdirectories of a benchmark that opens one data directory per
+/// run ([`RunDirs`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunDirArgs {
+    /// Delete run subdirectories left in DIR by an earlier --keep instead
+    /// of refusing to run.
+    #[arg(long)]
+    pub clean: bool,
+
+    /// Keep each run's binlog files (needs the disk space of every run).
+    #[arg(long)]
+    pub keep: bool,
+}
 
 /// Largest size `--sizes`/`--large-trx-size` accept (a run that copies the
 /// transaction needs twice this on disk).

@@ -52,7 +52,7 @@ use binlog_format::events::{ColumnSpec, Event, QueryEvent, RowsEvent, RowsKind, 
 use binlog_format::{Uuid, Value};
 use serde::Serialize;
 
-use super::common::{distinct, format_size, format_size_approx, median, parse_size, random_bytes, ratio, RunDirs};
+use super::common::{distinct, format_size, format_size_approx, median, parse_size, random_bytes, ratio, ReportArgs, RunDirArgs, RunDirs};
 use super::report::{self, LineChart, Scale, Series, Table};
 
 /// Most background sessions (threads).
@@ -213,26 +213,13 @@ pub struct LargeCommitBenchArgs {
           value_parser = clap::value_parser!(u64).range(200..=600_000))]
     pub baseline_ms: u64,
 
-    /// Print a JSON list (one object per size and mode) instead of tables.
-    #[arg(long)]
-    pub json: bool,
+    // --json, --csv FILE, --plot FILE.png.
+    #[command(flatten)]
+    pub report: ReportArgs,
 
-    /// Also write the results as CSV, one row per size and mode.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Also write a PNG chart of commit latency against size, ON and OFF.
-    #[arg(long, value_name = "FILE.png")]
-    pub plot: Option<PathBuf>,
-
-    /// Delete run subdirectories left in DIR by an earlier --keep instead
-    /// of refusing to run.
-    #[arg(long)]
-    pub clean: bool,
-
-    /// Keep each run's binlog files (needs the disk space of every run).
-    #[arg(long)]
-    pub keep: bool,
+    // --clean, --keep.
+    #[command(flatten)]
+    pub run_dirs: RunDirArgs,
 }
 
 /// What one run (one size, mode and repetition) measured.
@@ -317,9 +304,9 @@ pub fn run(args: &LargeCommitBenchArgs) -> Result<(), String> {
                 for repetition in 1..=args.repeat {
                     let name = format!("large-commit-{}-{}-{repetition}", format_size(size), mode.name());
                     eprintln!("bench large-commit: {} {} run {repetition}/{}", format_size(size), mode.name(), args.repeat);
-                    let dir = dirs.fresh(&name, args.clean)?;
+                    let dir = dirs.fresh(&name, args.run_dirs.clean)?;
                     let run = run_once(&dir, Case { size, mode, threshold }, args);
-                    let removed = if args.keep { Ok(()) } else { RunDirs::remove(&dir) };
+                    let removed = if args.run_dirs.keep { Ok(()) } else { RunDirs::remove(&dir) };
                     let run = run?;
                     removed?;
                     eprintln!(
@@ -339,14 +326,14 @@ pub fn run(args: &LargeCommitBenchArgs) -> Result<(), String> {
         }
         Ok(results)
     })();
-    let finished = dirs.finish(args.keep);
+    let finished = dirs.finish(args.run_dirs.keep);
     let results = outcome?;
     finished?;
     print_results(args, &results)?;
-    if let Some(path) = &args.csv {
+    if let Some(path) = &args.report.csv {
         write_csv(path, &results)?;
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.report.plot {
         let title = format!("large transaction commit, {} background sessions", args.background_sessions);
         plot_against_size(path, &title, "commit ms", &results, |r| r.size_bytes, |r| r.optimization, |r| r.commit_ms)?;
     }
@@ -865,7 +852,7 @@ pub fn plot_against_size<R>(
 }
 
 fn print_results(args: &LargeCommitBenchArgs, results: &[LargeCommitResult]) -> Result<(), String> {
-    if args.json {
+    if args.report.json {
         let text = serde_json::to_string(results).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
         return Ok(());

@@ -35,7 +35,7 @@ use std::time::Instant;
 use binlog::{BinaryLog, CrashPoints, OsStorage};
 use serde::Serialize;
 
-use super::common::{distinct, format_size, format_size_approx, median, parse_size, ratio, RunDirs};
+use super::common::{distinct, format_size, format_size_approx, median, parse_size, ratio, ReportArgs, RunDirArgs, RunDirs};
 use super::large_commit::{
     bench_options, build_large_transaction, commit_small_transactions, parse_optimization, plot_against_size, promotion_threshold, Case,
     Optimization, PromotionCounters, REPEAT_MAX,
@@ -83,26 +83,13 @@ pub struct RecoveryBenchArgs {
     #[arg(long)]
     pub warm_cache: bool,
 
-    /// Print a JSON list (one object per size and mode) instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    // --json, --csv FILE, --plot FILE.png.
+    #[command(flatten)]
+    pub report: ReportArgs,
 
-    /// Also write the results as CSV, one row per size and mode.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Also write a PNG chart of recovery time against size, ON and OFF.
-    #[arg(long, value_name = "FILE.png")]
-    pub plot: Option<PathBuf>,
-
-    /// Delete run subdirectories left in DIR by an earlier --keep instead
-    /// of refusing to run.
-    #[arg(long)]
-    pub clean: bool,
-
-    /// Keep each run's binlog files (needs the disk space of every run).
-    #[arg(long)]
-    pub keep: bool,
+    // --clean, --keep.
+    #[command(flatten)]
+    pub run_dirs: RunDirArgs,
 }
 
 /// What one run measured.
@@ -154,9 +141,9 @@ pub fn run(args: &RecoveryBenchArgs) -> Result<(), String> {
                 for repetition in 1..=args.repeat {
                     let name = format!("recovery-{}-{}-{repetition}", format_size(size), mode.name());
                     eprintln!("bench recovery: {} {} run {repetition}/{}", format_size(size), mode.name(), args.repeat);
-                    let dir = dirs.fresh(&name, args.clean)?;
+                    let dir = dirs.fresh(&name, args.run_dirs.clean)?;
                     let run = run_once(&dir, Case { size, mode, threshold }, args);
-                    let removed = if args.keep { Ok(()) } else { RunDirs::remove(&dir) };
+                    let removed = if args.run_dirs.keep { Ok(()) } else { RunDirs::remove(&dir) };
                     runs.push(run?);
                     removed?;
                 }
@@ -165,14 +152,14 @@ pub fn run(args: &RecoveryBenchArgs) -> Result<(), String> {
         }
         Ok(results)
     })();
-    let finished = dirs.finish(args.keep);
+    let finished = dirs.finish(args.run_dirs.keep);
     let results = outcome?;
     finished?;
     print_results(args, &results)?;
-    if let Some(path) = &args.csv {
+    if let Some(path) = &args.report.csv {
         write_csv(path, &results)?;
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &args.report.plot {
         let caches = if results.iter().all(|r| r.caches_dropped) { "cold cache" } else { "warm cache" };
         let title = format!("binlog recovery after a crash, {caches}");
         plot_against_size(path, &title, "recovery ms", &results, |r| r.size_bytes, |r| r.optimization, |r| r.recovery_ms)?;
@@ -269,7 +256,7 @@ fn drop_page_cache() -> bool {
 }
 
 fn print_results(args: &RecoveryBenchArgs, results: &[RecoveryResult]) -> Result<(), String> {
-    if args.json {
+    if args.report.json {
         let text = serde_json::to_string(results).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
         return Ok(());

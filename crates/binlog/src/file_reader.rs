@@ -1,12 +1,13 @@
 //! Sequential event reading from a binlog file through [`Storage`], with a
-//! bounded buffer: recovery and log readers never hold a whole file.
+//! bounded buffer: recovery and log readers never hold a whole file. The
+//! checks are the walk's [`Framing`]; this reader brings the bytes.
 
-use binlog_format::checksum::CHECKSUM_LENGTH;
-use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, TYPE_OFFSET};
+use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH};
 use binlog_format::error::DecodeError;
 use binlog_format::events::FormatDescription;
-use binlog_format::frame::{self, peek_event_size, RawEvent};
+use binlog_format::frame::{self, RawEvent};
 use binlog_format::header::EventHeader;
+use binlog_format::walk::{FrameError, Framing};
 use binlog_format::EventType;
 
 use storage::FileHandle;
@@ -77,14 +78,13 @@ pub struct FileEventReader {
     buffer: Vec<u8>,
     /// File offset of `buffer[0]`.
     buffer_offset: u64,
-    has_checksum: bool,
+    framing: Framing,
     /// Whether each event's CRC32 is checked as it is read. A binlog dump
     /// turns it off, as MySQL's dump does unless `source_verify_checksum`
     /// is ON: the replica checks every event it receives, and computing
     /// the CRC of every event once per reader was a tenth of a dump
     /// thread's CPU with 16 readers following the tail.
     verify_checksums: bool,
-    pub format: Option<FormatDescription>,
 }
 
 impl FileEventReader {
@@ -105,9 +105,8 @@ impl FileEventReader {
             limit,
             buffer: Vec::new(),
             buffer_offset: BINLOG_MAGIC_LENGTH as u64,
-            has_checksum: true,
+            framing: Framing::new(),
             verify_checksums: true,
-            format: None,
         })
     }
 
@@ -130,7 +129,12 @@ impl FileEventReader {
     }
 
     pub fn has_checksum(&self) -> bool {
-        self.has_checksum
+        self.framing.has_checksum()
+    }
+
+    /// The file's Format_description, once read.
+    pub fn format(&self) -> Option<&FormatDescription> {
+        self.framing.format()
     }
 
     /// Moves to `offset` (an event boundary the caller knows, e.g. from a
@@ -187,33 +191,20 @@ impl FileEventReader {
         }
         let offset = self.offset;
         let available = self.limit - offset;
-        if available < COMMON_HEADER_LENGTH as u64 {
-            return Err(ReadError::Truncated { offset, needed: COMMON_HEADER_LENGTH as u64, file_length: self.limit });
-        }
-        let header = self.fill(offset, COMMON_HEADER_LENGTH)?;
-        let size = peek_event_size(header).expect("a whole header") as u64;
-        frame::check_event_size(header[TYPE_OFFSET], size, self.has_checksum).map_err(|error| ReadError::Corrupt { offset, error })?;
-        if size > available {
-            return Err(ReadError::Truncated { offset, needed: size, file_length: self.limit });
-        }
+        let header_bytes = if available >= COMMON_HEADER_LENGTH as u64 {
+            self.fill(offset, COMMON_HEADER_LENGTH)?;
+            let start = (offset - self.buffer_offset) as usize;
+            &self.buffer[start..start + COMMON_HEADER_LENGTH]
+        } else {
+            &[]
+        };
+        let header = self.framing.header(header_bytes, available).map_err(|error| framing_error(offset, self.limit, error))?;
+        let size = u64::from(header.event_size);
         self.fill(offset, size as usize)?;
         let start = (offset - self.buffer_offset) as usize;
-        let has_checksum = self.has_checksum;
+        let has_checksum = self.framing.has_checksum();
         let bytes = &self.buffer[start..start + size as usize];
-        let is_format_description = bytes[TYPE_OFFSET] == EventType::FormatDescription as u8;
-        let header = if self.verify_checksums || is_format_description {
-            let raw = RawEvent::parse(bytes, has_checksum).map_err(|error| ReadError::Corrupt { offset, error })?;
-            if is_format_description {
-                let format = FormatDescription::decode_body(raw.body).map_err(|error| ReadError::Corrupt { offset, error })?;
-                self.has_checksum = format.has_checksum();
-                self.format = Some(format);
-            }
-            raw.header
-        } else {
-            // The framing checks of RawEvent::parse without the CRC: the
-            // size was checked above.
-            EventHeader::decode(bytes).map_err(|error| ReadError::Corrupt { offset, error })?
-        };
+        let header = self.framing.event(bytes, self.verify_checksums).map_err(|error| ReadError::Corrupt { offset, error })?.header;
         self.offset = offset + size;
         Ok(Some(EventSpan { offset, header, size: size as usize, has_checksum }))
     }
@@ -236,25 +227,16 @@ impl FileEventReader {
         if goes_alone(first.header.event_type) || first.header.event_type == EventType::FormatDescription as u8 {
             return Ok(Some(run));
         }
-        let footer = if self.has_checksum { CHECKSUM_LENGTH } else { 0 };
         let end = self.limit.min(self.buffer_offset + self.buffer.len() as u64);
         loop {
             let offset = self.offset;
-            if offset + COMMON_HEADER_LENGTH as u64 > end {
-                return Ok(Some(run));
-            }
             let start = (offset - self.buffer_offset) as usize;
-            let header = &self.buffer[start..start + COMMON_HEADER_LENGTH];
-            let size = peek_event_size(header).expect("a whole header") as usize;
-            let event_type = header[TYPE_OFFSET];
-            if goes_alone(event_type)
-                || event_type == EventType::FormatDescription as u8
-                || size < COMMON_HEADER_LENGTH + footer
-                || offset + size as u64 > end
-            {
+            let Ok(header) = self.framing.header(&self.buffer[start..], end.saturating_sub(offset)) else { return Ok(Some(run)) };
+            let size = header.event_size as usize;
+            if goes_alone(header.event_type) || header.event_type == EventType::FormatDescription as u8 {
                 return Ok(Some(run));
             }
-            if self.verify_checksums && RawEvent::parse(&self.buffer[start..start + size], self.has_checksum).is_err() {
+            if self.verify_checksums && self.framing.check(&self.buffer[start..start + size], true).is_err() {
                 return Ok(Some(run));
             }
             self.offset = offset + size as u64;
@@ -276,11 +258,20 @@ impl FileEventReader {
     }
 }
 
+/// The reader's error for what the walk's framing refused at `offset`.
+fn framing_error(offset: u64, limit: u64, error: FrameError) -> ReadError {
+    match error {
+        FrameError::ShortHeader { .. } => ReadError::Truncated { offset, needed: COMMON_HEADER_LENGTH as u64, file_length: limit },
+        FrameError::ShortEvent { needed, .. } => ReadError::Truncated { offset, needed, file_length: limit },
+        FrameError::Invalid(error) => ReadError::Corrupt { offset, error },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use binlog_format::checksum::event_crc32;
-    use binlog_format::constants::EVENT_SIZE_OFFSET;
+    use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
+    use binlog_format::constants::{EVENT_SIZE_OFFSET, TYPE_OFFSET};
     use storage::{OsStorage, Storage};
 
     /// A file of magic + one event of type 2 (a Query) with a CRC32 footer.

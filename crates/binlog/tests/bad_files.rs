@@ -151,10 +151,9 @@ fn wrong_magic_and_absurd_lengths_are_reported_not_panicked() {
     let path = sim_dir().join(&names[2]);
     let mut bytes = image.file_bytes(&path).unwrap();
     let good_length = bytes.len();
-    let mut header = vec![0u8; 19];
-    header[4] = 16; // Xid
-    header[9..13].copy_from_slice(&u32::MAX.to_le_bytes());
-    bytes.extend_from_slice(&header);
+    let xid = binlog_format::EventType::Xid as u8;
+    binlog_format::EventHeader { timestamp: 0, event_type: xid, server_id: 0, event_size: u32::MAX, log_pos: 0, flags: 0 }
+        .encode(&mut bytes);
     image.set_file_bytes(&path, bytes);
     let log = reopen(&image).unwrap();
     assert_eq!(log.executed_gtids().last_gno(&uuid()), 9);

@@ -9,12 +9,9 @@
 mod support;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
-use support::{mariadb_client, ServerProcess, BINLOGD};
+use support::{failed_start, mariadb_client, ServerProcess};
 use testkit::raw_client::RawClient;
-use testkit::ChildGuard;
 
 /// The mariadb client's stderr for a failed statement contains this.
 fn assert_error(stderr: &str, code_and_state: &str, message: &str) {
@@ -227,20 +224,7 @@ fn a_bad_accounts_file_is_a_clear_startup_error() {
     let datadir = dir.path().join("data");
     std::fs::create_dir_all(&datadir).unwrap();
     std::fs::write(datadir.join("users.json"), b"{\"version\": 1, \"accounts\": [{\"user\": \"root\"").unwrap();
-    let port = testkit::free_port();
-    let mut child = ChildGuard::new(
-        Command::new(BINLOGD)
-            .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    // Dropping the guard on the panic stops a server that did start.
-    let status = child.wait_timeout(Duration::from_secs(30)).expect("binlogd serve started with a corrupt users.json");
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(child.child_mut().stderr.as_mut().unwrap(), &mut stderr).unwrap();
-    assert!(!status.success());
+    let stderr = failed_start(&datadir, &[]);
     assert!(
         stderr.contains("cannot load the accounts") && stderr.contains("users.json") && stderr.contains("not a valid accounts file"),
         "{stderr}"

@@ -113,7 +113,7 @@ fn rows_events_are_split_at_binlog_row_event_max_size() {
         if offset < info.start_position {
             continue;
         }
-        match Event::decode(&raw, &stream.context).unwrap() {
+        match Event::decode(&raw, stream.context()).unwrap() {
             Event::WriteRows(e) | Event::DeleteRows(e) => {
                 assert!(e.rows.len() < database::BINLOG_ROW_EVENT_MAX_SIZE + 200, "a rows event of {} bytes", e.rows.len());
                 shape.push(format!("{:?}{}", e.kind, if e.flags & 1 != 0 { "+END" } else { "" }));

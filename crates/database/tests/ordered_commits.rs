@@ -93,7 +93,7 @@ fn inserted_ids_in_binlog_order(storage: &SimStorage, binlog_dir: &std::path::Pa
         let mut maps = std::collections::BTreeMap::new();
         while let Some(next) = stream.next_raw() {
             let (_, raw) = next.unwrap();
-            match Event::decode(&raw, &stream.context).unwrap() {
+            match Event::decode(&raw, stream.context()).unwrap() {
                 Event::TableMap(map) => {
                     maps.insert(map.table_id, map);
                 }

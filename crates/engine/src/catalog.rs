@@ -45,6 +45,18 @@ pub struct ColumnDef {
     pub default: Option<Value>,
     /// Display width, ZEROFILL, FLOAT(M,D) digits, ENUM/SET members.
     pub attributes: ColumnAttributes,
+    /// DEFAULT / ON UPDATE CURRENT_TIMESTAMP of a TIMESTAMP or DATETIME
+    /// column, at the column's own precision.
+    pub current_timestamp: CurrentTimestamp,
+}
+
+/// When a TIMESTAMP or DATETIME column takes the statement's start time:
+/// on INSERT without a value (DEFAULT CURRENT_TIMESTAMP) and when an
+/// UPDATE changes another column of the row (ON UPDATE CURRENT_TIMESTAMP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CurrentTimestamp {
+    pub on_insert: bool,
+    pub on_update: bool,
 }
 
 impl ColumnDef {
@@ -60,6 +72,7 @@ impl ColumnDef {
             collation: 63,
             default: None,
             attributes: ColumnAttributes::default(),
+            current_timestamp: CurrentTimestamp::default(),
         }
     }
 

@@ -18,11 +18,12 @@
 //! | 7 | Date | year u16, month u8, day u8 |
 //! | 8 | DateTime | year u16, month, day, hour, minute, second (u8 each), micros u32 |
 //! | 9 | Timestamp | seconds u32, micros u32 |
+//! | 10 | Time | negative u8, hours u16, minute u8, second u8, micros u32 |
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
 
-use crate::catalog::{ColumnDef, IndexDef, TableDef};
+use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
@@ -114,6 +115,13 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
             out.put_u32(*seconds);
             out.put_u32(*micros);
         }
+        Value::Time { negative, hours, minute, second, micros } => {
+            out.put_u8(10);
+            out.put_u8(u8::from(*negative));
+            out.put_u16(*hours);
+            out.extend_from_slice(&[*minute, *second]);
+            out.put_u32(*micros);
+        }
     }
 }
 
@@ -137,6 +145,13 @@ pub(crate) fn read_value(reader: &mut ByteReader<'_>) -> Result<Value> {
             micros: reader.u32("DateTime")?,
         },
         9 => Value::Timestamp { seconds: reader.u32("Timestamp")?, micros: reader.u32("Timestamp")? },
+        10 => Value::Time {
+            negative: reader.u8("Time")? != 0,
+            hours: reader.u16("Time")?,
+            minute: reader.u8("Time")?,
+            second: reader.u8("Time")?,
+            micros: reader.u32("Time")?,
+        },
         tag => return Err(EngineError::corrupt(format!("value tag {tag}"))),
     })
 }
@@ -309,11 +324,14 @@ fn read_column_type(reader: &mut ByteReader<'_>) -> Result<ColumnType> {
 
 /// A column's flags byte: 1 nullable, 2 unsigned, 4 auto_increment, 8 a
 /// DEFAULT follows the collation (as a tagged value; without 8 the column
-/// has no DEFAULT clause), 0x80 [`ColumnAttributes`] follow (after the
-/// DEFAULT; without it they are all default, as in definitions written
-/// before they existed).
-const COLUMN_FLAGS_KNOWN: u8 = 0b1111 | COLUMN_HAS_ATTRIBUTES;
-const COLUMN_HAS_ATTRIBUTES: u8 = 0x80;
+/// has no DEFAULT clause), 0x80 a CURRENT_TIMESTAMP byte follows that (1
+/// DEFAULT CURRENT_TIMESTAMP, 2 ON UPDATE CURRENT_TIMESTAMP), 0x40
+/// [`ColumnAttributes`] follow (after the DEFAULT and the CURRENT_TIMESTAMP
+/// byte; without it they are all default). Definitions written without
+/// 0x80 or 0x40 read as they always did.
+const COLUMN_FLAGS_KNOWN: u8 = 0b1000_1111 | COLUMN_HAS_ATTRIBUTES;
+const COLUMN_HAS_CURRENT_TIMESTAMP: u8 = 0x80;
+const COLUMN_HAS_ATTRIBUTES: u8 = 0x40;
 
 pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     out.put_u64(def.id);
@@ -328,10 +346,15 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
             | u8::from(column.auto_increment) << 2
             | u8::from(column.default.is_some()) << 3
             | if column.attributes.is_default() { 0 } else { COLUMN_HAS_ATTRIBUTES };
+        let current_timestamp = u8::from(column.current_timestamp.on_insert) | u8::from(column.current_timestamp.on_update) << 1;
+        let flags = if current_timestamp != 0 { flags | COLUMN_HAS_CURRENT_TIMESTAMP } else { flags };
         out.put_u8(flags);
         out.put_u16(column.collation);
         if let Some(default) = &column.default {
             encode_value(default, out);
+        }
+        if current_timestamp != 0 {
+            out.put_u8(current_timestamp);
         }
         if !column.attributes.is_default() {
             column.attributes.encode(out);
@@ -361,6 +384,10 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
         }
         let collation = reader.u16("collation")?;
         let default = if flags & 8 != 0 { Some(read_value(reader)?) } else { None };
+        let current_timestamp = if flags & COLUMN_HAS_CURRENT_TIMESTAMP != 0 { reader.u8("current timestamp")? } else { 0 };
+        if current_timestamp & !0b11 != 0 {
+            return Err(EngineError::corrupt(format!("column {name}: current timestamp {current_timestamp:#04x}")));
+        }
         let attributes = if flags & COLUMN_HAS_ATTRIBUTES != 0 { ColumnAttributes::decode(reader)? } else { ColumnAttributes::default() };
         columns.push(ColumnDef {
             name,
@@ -371,6 +398,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
             collation,
             default,
             attributes,
+            current_timestamp: CurrentTimestamp { on_insert: current_timestamp & 1 != 0, on_update: current_timestamp & 2 != 0 },
         });
     }
     let primary_key = read_positions(reader, columns.len())?;
@@ -497,6 +525,7 @@ mod tests {
             Value::Date { year: 2024, month: 2, day: 29 },
             Value::DateTime { year: 1, month: 2, day: 3, hour: 4, minute: 5, second: 6, micros: 7 },
             Value::Timestamp { seconds: 8, micros: 9 },
+            Value::Time { negative: true, hours: 838, minute: 59, second: 58, micros: 7 },
         ];
         let changes = vec![
             RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(row.clone()), hidden_row_id: Some(7) },
@@ -570,6 +599,43 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(decode_ddl(&bytes[..cut]).is_err());
         }
+    }
+
+    #[test]
+    fn current_timestamp_columns_round_trip_and_older_definitions_still_read() {
+        let mut created = ColumnDef::new("created", ColumnType::Timestamp2 { fsp: 3 });
+        created.current_timestamp = CurrentTimestamp { on_insert: true, on_update: false };
+        let mut changed = ColumnDef::new("changed", ColumnType::DateTime2 { fsp: 0 }).with_default(Value::Null);
+        changed.current_timestamp = CurrentTimestamp { on_insert: true, on_update: true };
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::Long), created, changed, ColumnDef::new("t", ColumnType::Time2 { fsp: 6 })],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(3, &spec).unwrap() };
+        let bytes = encode_ddl(&record);
+        assert_eq!(decode_ddl(&bytes).unwrap(), record);
+        for cut in 0..bytes.len() {
+            assert!(decode_ddl(&bytes[..cut]).is_err());
+        }
+        // A definition without the flag (as written before it existed)
+        // reads with no CURRENT_TIMESTAMP.
+        let plain = DdlRecord::CreateTable {
+            def: TableDef::from_spec(
+                4,
+                &crate::catalog::TableSpec {
+                    database: "d".into(),
+                    name: "p".into(),
+                    columns: vec![ColumnDef::new("ts", ColumnType::Timestamp2 { fsp: 0 })],
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        };
+        let DdlRecord::CreateTable { def } = decode_ddl(&encode_ddl(&plain)).unwrap() else { panic!("not a CREATE TABLE") };
+        assert_eq!(def.columns[0].current_timestamp, CurrentTimestamp::default());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | `0x50` | DATE | year u16 BE, month, day |
 //! | `0x51` | DATETIME | year u16 BE, month, day, hour, minute, second, micros u32 BE |
 //! | `0x52` | TIMESTAMP | seconds u32 BE, micros u32 BE |
+//! | `0x53` | TIME | signed microseconds i64 BE with the sign bit flipped |
 //!
 //! Signed and unsigned integers share one encoding, so a bound given as
 //! `Int(5)` finds an unsigned column's `UInt(5)`. A DECIMAL `0.D × 10^E`
@@ -44,6 +45,7 @@ const TAG_BYTES: u8 = 0x40;
 const TAG_DATE: u8 = 0x50;
 const TAG_DATETIME: u8 = 0x51;
 const TAG_TIMESTAMP: u8 = 0x52;
+const TAG_TIME: u8 = 0x53;
 /// Sorts after any continuation of a prefix (no tag uses it).
 const AFTER_PREFIX: u8 = 0xFF;
 
@@ -113,6 +115,13 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&seconds.to_be_bytes());
             out.extend_from_slice(&micros.to_be_bytes());
         }
+        Value::Time { negative, hours, minute, second, micros } => {
+            let seconds = i64::from(*hours) * 3600 + i64::from(*minute) * 60 + i64::from(*second);
+            let magnitude = seconds * 1_000_000 + i64::from(*micros);
+            let signed = if *negative { -magnitude } else { magnitude };
+            out.push(TAG_TIME);
+            out.extend_from_slice(&((signed as u64) ^ 1 << 63).to_be_bytes());
+        }
     }
 }
 
@@ -181,7 +190,7 @@ pub(crate) fn encoded_value_length(bytes: &[u8]) -> Option<usize> {
     let fixed = |length: usize| (bytes.len() > length).then_some(1 + length);
     match *bytes.first()? {
         TAG_NULL | TAG_DECIMAL_ZERO => Some(1),
-        TAG_NEGATIVE_INTEGER | TAG_INTEGER | TAG_FLOAT | TAG_TIMESTAMP => fixed(8),
+        TAG_NEGATIVE_INTEGER | TAG_INTEGER | TAG_FLOAT | TAG_TIMESTAMP | TAG_TIME => fixed(8),
         TAG_DATE => fixed(4),
         TAG_DATETIME => fixed(11),
         tag @ (TAG_DECIMAL_NEGATIVE | TAG_DECIMAL_POSITIVE) => {
@@ -303,12 +312,32 @@ mod tests {
     }
 
     #[test]
+    fn times_order_as_signed_durations() {
+        let time = |negative, hours, minute, second, micros| Value::Time { negative, hours, minute, second, micros };
+        let ordered = [
+            time(true, 838, 59, 59, 0),
+            time(true, 25, 0, 0, 0),
+            time(true, 0, 0, 1, 0),
+            time(true, 0, 0, 0, 1),
+            time(false, 0, 0, 0, 0),
+            time(false, 0, 0, 0, 1),
+            time(false, 23, 59, 59, 999_999),
+            time(false, 24, 0, 0, 0),
+            time(false, 838, 59, 59, 0),
+        ];
+        for pair in ordered.windows(2) {
+            assert!(encode_key(&pair[..1]) < encode_key(&pair[1..]), "{pair:?}");
+        }
+    }
+
+    #[test]
     fn encoded_lengths_split_entries() {
         let values = [
             Value::Decimal("-3.25".into()),
             Value::Bytes(vec![0, 1, 0]),
             Value::Null,
             Value::DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, micros: 6 },
+            Value::Time { negative: true, hours: 838, minute: 59, second: 59, micros: 0 },
         ];
         let mut entry = encode_key(&values);
         let clustered = hidden_row_key(42);

@@ -72,7 +72,7 @@ pub mod transaction;
 mod views;
 pub mod write;
 
-pub use catalog::{ColumnDef, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
+pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
 pub use column_attributes::ColumnAttributes;
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};

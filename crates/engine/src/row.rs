@@ -96,6 +96,11 @@ pub fn display_value(value: &Value) -> String {
                 at.second()
             )
         }
+        Value::Time { negative, hours, minute, second, micros } => {
+            let sign = if *negative { "-" } else { "" };
+            let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };
+            format!("{sign}{hours:02}:{minute:02}:{second:02}{fraction}")
+        }
     }
 }
 

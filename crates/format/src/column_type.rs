@@ -2,7 +2,7 @@
 //! plus that type's metadata bytes, exactly as MySQL 8.4 writes them.
 //!
 //! The types binlogd writes are typed variants; every other type code
-//! (TIME2, YEAR, BIT, ENUM, SET, JSON, GEOMETRY, MariaDB's compressed
+//! (BIT, ENUM, SET, JSON, GEOMETRY, MariaDB's compressed
 //! columns, ...) survives as [`ColumnType::Raw`] with its metadata, so files
 //! from MySQL and MariaDB still decode and re-encode byte for byte.
 //! Signedness and character sets are not part of a column's type in the
@@ -78,6 +78,8 @@ pub const BIT_LENGTH_MAX: u8 = 64;
 /// | `Bit` | 16 | 2: bits % 8, bits / 8 |
 /// | `Enum` | 254 | 2: real type 247, pack length (1 or 2) |
 /// | `Set` | 254 | 2: real type 248, pack length (1, 2, 3, 4 or 8) |
+/// | `Time2` | 19 | 1: fsp |
+/// | `Year` | 13 | none |
 /// | `Raw` | any other | as the type defines it |
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ColumnType {
@@ -126,6 +128,10 @@ pub enum ColumnType {
     Set {
         length_bytes: u8,
     },
+    Time2 {
+        fsp: u8,
+    },
+    Year,
     /// Any other type code, or a typed code with metadata binlogd does not
     /// write (a FLOAT whose pack length is not 4, a CHAR that is really an
     /// ENUM, ...). Values of such columns decode as their stored bytes.
@@ -168,6 +174,8 @@ impl ColumnType {
             ColumnType::Timestamp2 { .. } => TIMESTAMP2,
             ColumnType::Bit { .. } => BIT,
             ColumnType::Enum { .. } | ColumnType::Set { .. } => STRING,
+            ColumnType::Time2 { .. } => TIME2,
+            ColumnType::Year => YEAR,
             ColumnType::Raw { type_code, .. } => *type_code,
         }
     }
@@ -191,6 +199,8 @@ impl ColumnType {
             ColumnType::Bit { bits } => out.extend_from_slice(&[bits % 8, bits / 8]),
             ColumnType::Enum { length_bytes } => out.extend_from_slice(&[type_code::ENUM, *length_bytes]),
             ColumnType::Set { length_bytes } => out.extend_from_slice(&[type_code::SET, *length_bytes]),
+            ColumnType::Time2 { fsp } => out.push(*fsp),
+            ColumnType::Year => {}
             ColumnType::Raw { metadata, .. } => out.extend_from_slice(metadata),
         }
     }
@@ -231,6 +241,8 @@ impl ColumnType {
             (type_code::DATE, []) => Some(ColumnType::Date),
             (type_code::DATETIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::DateTime2 { fsp }),
             (type_code::TIMESTAMP2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Timestamp2 { fsp }),
+            (type_code::TIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Time2 { fsp }),
+            (type_code::YEAR, []) => Some(ColumnType::Year),
             _ => None,
         };
         typed.unwrap_or_else(|| ColumnType::Raw { type_code, metadata: metadata.to_vec() })
@@ -248,7 +260,7 @@ impl ColumnType {
             ColumnType::Blob { length_bytes } if !(1..=4).contains(length_bytes) => {
                 format!("BLOB length prefix of {length_bytes} bytes (1..=4)")
             }
-            ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } if *fsp > FSP_MAX => {
+            ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } if *fsp > FSP_MAX => {
                 format!("fractional-second precision {fsp} exceeds {FSP_MAX}")
             }
             ColumnType::Bit { bits } if !(1..=BIT_LENGTH_MAX).contains(bits) => format!("BIT({bits}) is outside 1..=64"),
@@ -372,6 +384,8 @@ mod tests {
         assert!(matches!(ColumnType::from_metadata(type_code::DATETIME2, &[7]), ColumnType::Raw { .. }));
         assert!(matches!(ColumnType::from_metadata(type_code::NEWDECIMAL, &[10, 11]), ColumnType::Raw { .. }));
         assert!(ColumnType::Raw { type_code: type_code::TINY, metadata: vec![] }.validate().is_err());
-        assert!(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }.validate().is_ok());
+        assert!(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }.validate().is_err());
+        assert!(matches!(ColumnType::from_metadata(type_code::TIME2, &[7]), ColumnType::Raw { .. }));
+        assert_eq!(ColumnType::from_metadata(type_code::TIME2, &[3]), ColumnType::Time2 { fsp: 3 });
     }
 }

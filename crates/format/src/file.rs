@@ -1,6 +1,6 @@
 //! File-level layout: magic, Format_description, then events back to back.
-//! [`EventStream`] walks a file's bytes event by event, learning from the
-//! FDE whether events carry checksums; every error names its offset.
+//! [`EventStream`] walks a file's bytes event by event with the
+//! [`Framing`] every walker uses; every error names its offset.
 
 use crate::constants::{EventType, BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F};
 use crate::error::DecodeError;
@@ -8,6 +8,7 @@ use crate::events::{DecodeContext, Event, FormatDescription};
 use crate::frame::{encode_event, RawEvent};
 use crate::gtid_set::GtidSet;
 use crate::header::EventHeader;
+use crate::walk::{FrameError, Framing};
 
 /// An error at a known file offset.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,12 +25,12 @@ pub fn check_magic(bytes: &[u8]) -> Result<(), OffsetError> {
     Ok(())
 }
 
-/// Iterates the events of a whole file held in memory.
+/// Iterates the events of a whole file held in memory: the walk's
+/// [`Framing`] over a slice.
 pub struct EventStream<'a> {
     bytes: &'a [u8],
     offset: usize,
-    pub context: DecodeContext,
-    has_checksum: bool,
+    framing: Framing,
     failed: bool,
 }
 
@@ -37,7 +38,7 @@ impl<'a> EventStream<'a> {
     /// Starts after the magic, which it checks.
     pub fn new(bytes: &'a [u8]) -> Result<EventStream<'a>, OffsetError> {
         check_magic(bytes)?;
-        Ok(EventStream { bytes, offset: BINLOG_MAGIC_LENGTH, context: DecodeContext::default(), has_checksum: true, failed: false })
+        Ok(EventStream { bytes, offset: BINLOG_MAGIC_LENGTH, framing: Framing::new(), failed: false })
     }
 
     pub fn offset(&self) -> u64 {
@@ -45,7 +46,12 @@ impl<'a> EventStream<'a> {
     }
 
     pub fn has_checksum(&self) -> bool {
-        self.has_checksum
+        self.framing.has_checksum()
+    }
+
+    /// The decode context of the last Format_description read.
+    pub fn context(&self) -> &DecodeContext {
+        &self.framing.context
     }
 
     /// Next framed event and its offset; `None` at a clean end of file.
@@ -54,20 +60,18 @@ impl<'a> EventStream<'a> {
             return None;
         }
         let at = self.offset;
-        match RawEvent::parse(&self.bytes[at..], self.has_checksum) {
+        let rest = &self.bytes[at..];
+        let framed = match self.framing.header(rest, rest.len() as u64) {
+            Ok(header) => self.framing.event(&rest[..header.event_size as usize], true),
+            Err(FrameError::Invalid(error)) => Err(error),
+            // The header's own error: which of its fields the bytes end in.
+            Err(FrameError::ShortHeader { .. }) => Err(EventHeader::decode(rest).expect_err("fewer bytes than a common header")),
+            Err(FrameError::ShortEvent { needed, available }) => {
+                Err(DecodeError::Truncated { what: "event", needed: needed as usize, available: available as usize })
+            }
+        };
+        match framed {
             Ok(raw) => {
-                if raw.header.event_type == EventType::FormatDescription as u8 {
-                    match FormatDescription::decode_body(raw.body) {
-                        Ok(format) => {
-                            self.has_checksum = format.has_checksum();
-                            self.context.format = format;
-                        }
-                        Err(error) => {
-                            self.failed = true;
-                            return Some(Err(OffsetError { offset: at as u64, error }));
-                        }
-                    }
-                }
                 self.offset += raw.bytes.len();
                 Some(Ok((at as u64, raw)))
             }
@@ -86,7 +90,7 @@ impl<'a> Iterator for EventStream<'a> {
             Ok(pair) => pair,
             Err(error) => return Some(Err(error)),
         };
-        match Event::decode(&raw, &self.context) {
+        match Event::decode(&raw, &self.framing.context) {
             Ok(event) => Some(Ok((offset, raw, event))),
             Err(error) => {
                 self.failed = true;

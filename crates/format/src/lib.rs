@@ -4,8 +4,8 @@
 //! Every event type is a struct with a symmetric codec: `decode_body` reads
 //! the bytes between the common header and the checksum, `encode_body`
 //! writes exactly those bytes back. Framing (common header, CRC32 footer)
-//! lives in [`frame`]; the file-level layout (magic, event stream) in
-//! [`file`]. Byte tables for every event are in `docs/format.md`.
+//! lives in [`frame`], the checks of a walk over a file's events in
+//! [`walk`]; the file-level layout (magic, event stream) in [`file`]. Byte tables for every event are in `docs/format.md`.
 
 #![forbid(unsafe_code)]
 
@@ -20,6 +20,7 @@ pub mod frame;
 pub mod gtid_set;
 pub mod header;
 pub mod value;
+pub mod walk;
 
 pub use column_type::ColumnType;
 pub use constants::EventType;

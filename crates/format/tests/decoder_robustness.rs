@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use binlog_format::constants::BINLOG_MAGIC;
 use binlog_format::events::{DecodeContext, RowsEvent, RowsKind, TableMap};
 use binlog_format::file::{EventStream, WriterIdentity};
-use binlog_format::{encode_event, Event, EventHeader, RawEvent};
+use binlog_format::{Event, RawEvent};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use testkit::BinlogBuilder;
@@ -50,9 +50,7 @@ fn exercise_file(bytes: &[u8]) -> Result<(), TestCaseError> {
 /// `body` framed as an event of `event_type` and decoded the way a file
 /// reader decodes it.
 fn exercise_body(event_type: u8, body: &[u8], tables: &mut HashMap<u64, TableMap>) -> Result<(), TestCaseError> {
-    let mut framed = Vec::new();
-    let header = EventHeader { timestamp: 1, event_type, server_id: 1, event_size: 0, log_pos: 0, flags: 0 };
-    encode_event(header, body, true, &mut framed);
+    let framed = testkit::framed_event(event_type, 0, body);
     let raw = RawEvent::parse(&framed, true).expect("a freshly framed event parses");
     if let Ok(event) = Event::decode(&raw, &DecodeContext::default()) {
         exercise(&event, body, tables)?;

@@ -114,6 +114,9 @@ fn printed(spec: &ColumnSpec, value: &Value) -> Option<Vec<u8>> {
     };
     let text = match (value, &spec.column_type) {
         (Value::Null, _) => "NULL".to_string(),
+        // MariaDB prints the stored byte plus 1900, so `0000` shows as 1900.
+        (Value::Int(0), ColumnType::Year) => "1900".to_string(),
+        (Value::Int(v), ColumnType::Year) => v.to_string(),
         (Value::Int(v), _) => integer(bits, *v as u64),
         (Value::UInt(v), _) => integer(bits, *v),
         (Value::Float(_) | Value::Double(_), _) => return None,
@@ -136,6 +139,10 @@ fn printed(spec: &ColumnSpec, value: &Value) -> Option<Vec<u8>> {
         }
         (Value::Timestamp { seconds, micros }, ColumnType::Timestamp2 { fsp }) => {
             format!("{seconds}{}", fraction(*micros, *fsp))
+        }
+        (Value::Time { negative, hours, minute, second, micros }, ColumnType::Time2 { fsp }) => {
+            let sign = if *negative { "-" } else { "" };
+            format!("'{sign}{hours:02}:{minute:02}:{second:02}{}'", fraction(*micros, *fsp))
         }
         (other, column_type) => panic!("{other:?} in a {column_type:?} column"),
     };
@@ -247,7 +254,9 @@ fn mariadb_binlog_reads_our_optional_metadata() {
         "`vb` VARBINARY(20),",
         "`lb` LONGBLOB,",
         "`dtm6` DATETIME(6),",
-        "`ts6` TIMESTAMP(6))",
+        "`ts6` TIMESTAMP(6),",
+        "`tm3` TIME(3),",
+        "`yr` YEAR)",
         "# Primary Key(id)",
     ] {
         assert!(output.contains(expected), "missing {expected:?} in:\n{output}");

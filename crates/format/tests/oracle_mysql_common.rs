@@ -11,9 +11,15 @@
 //! - TIMESTAMP seconds are read into an `i32`; values above 2^31 - 1 (past
 //!   MySQL's own TIMESTAMP range) would print negative, so the random
 //!   tables stay within MySQL's range.
-//! - YEAR (a raw column here) counts as numeric in its SIGNEDNESS reading
-//!   while MySQL's writer does not count it, so the random tables use only
-//!   the typed columns.
+//! - YEAR counts as numeric in its SIGNEDNESS reading while MySQL's writer
+//!   does not count it, so the random tables have no YEAR column (the edge
+//!   table has it last, where it shifts no other column's bit).
+//! - a negative TIME(1) or TIME(2) with a fraction overflows a `u32`
+//!   subtraction (`frac -= 0x100`), which panics in a debug build, so the
+//!   random tables make such values positive (MariaDB's oracle and the unit
+//!   tests beside the encoder cover them).
+//! - YEAR is read as the text of `1900 + byte`, so the zero year `0000`
+//!   (byte 0) comes back as "1900".
 
 mod common;
 
@@ -68,6 +74,8 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
         Value::Null => TheirValue::NULL,
         // Quirk: no sign extension of MEDIUMINT.
         Value::Int(v) if spec.column_type == ColumnType::Int24 && *v < 0 => TheirValue::Int(v + (1 << 24)),
+        Value::Int(0) if spec.column_type == ColumnType::Year => TheirValue::Bytes(b"1900".to_vec()),
+        Value::Int(v) if spec.column_type == ColumnType::Year => TheirValue::Bytes(v.to_string().into_bytes()),
         Value::Int(v) => TheirValue::Int(*v),
         Value::UInt(v) => i64::try_from(*v).map_or(TheirValue::UInt(*v), TheirValue::Int),
         Value::Float(v) => TheirValue::Float(*v),
@@ -84,6 +92,9 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
         }
         Value::Timestamp { seconds, micros: 0 } => TheirValue::Bytes(seconds.to_string().into_bytes()),
         Value::Timestamp { seconds, micros } => TheirValue::Bytes(format!("{seconds}.{micros:06}").into_bytes()),
+        Value::Time { negative, hours, minute, second, micros } => {
+            TheirValue::Time(*negative, u32::from(*hours / 24), (*hours % 24) as u8, *minute, *second, *micros)
+        }
     }
 }
 
@@ -143,6 +154,7 @@ fn mysql_common_sees_the_medium_int_quirk_we_document() {
 
 fn oracle_case() -> impl Strategy<Value = (Vec<ColumnSpec>, Vec<Vec<Value>>)> {
     common::specs(common::typed_column_type(), 12)
+        .prop_filter("no YEAR (mysql_common's SIGNEDNESS quirk)", |specs| !specs.iter().any(|s| s.column_type == ColumnType::Year))
         .prop_flat_map(|mut specs| {
             // Column 0 is the primary key: NOT NULL.
             specs[0].nullable = false;
@@ -153,8 +165,10 @@ fn oracle_case() -> impl Strategy<Value = (Vec<ColumnSpec>, Vec<Vec<Value>>)> {
             // Quirk: mysql_common reads TIMESTAMP seconds as i32.
             for row in &mut rows {
                 for value in row.iter_mut() {
-                    if let Value::Timestamp { seconds, .. } = value {
-                        *seconds &= i32::MAX as u32;
+                    match value {
+                        Value::Timestamp { seconds, .. } => *seconds &= i32::MAX as u32,
+                        Value::Time { negative, micros, .. } if *micros % 10_000 == 0 && *micros != 0 => *negative = false,
+                        _ => {}
                     }
                 }
             }

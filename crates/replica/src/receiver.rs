@@ -74,6 +74,9 @@ pub struct ReceiverConfig {
     pub retry_count: u64,
 }
 
+/// `replica_net_timeout`'s default (MySQL's).
+pub const NET_TIMEOUT_DEFAULT: Duration = Duration::from_secs(60);
+
 impl ReceiverConfig {
     pub fn new(source: SourceAddress, server_id: u32, start: StartPosition) -> ReceiverConfig {
         ReceiverConfig {
@@ -82,7 +85,7 @@ impl ReceiverConfig {
             replica_uuid: String::new(),
             start,
             heartbeat_period: Duration::from_secs(30),
-            net_timeout: Duration::from_secs(60),
+            net_timeout: NET_TIMEOUT_DEFAULT,
             connect_retry: Duration::from_secs(60),
             retry_count: 10,
         }

@@ -8,9 +8,8 @@ mod support;
 use binlog_format::constants::LOG_EVENT_ARTIFICIAL_F;
 use binlog_format::events::format_description::FormatDescription;
 use binlog_format::events::simple::{HeartbeatEvent, RotateEvent};
-use binlog_format::frame::{encode_event, set_log_pos};
+use binlog_format::frame::set_log_pos;
 use binlog_format::gtid_set::{Gtid, GtidSet};
-use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 use parking_lot::Mutex;
 use replica::intake::{Intake, SourcePosition};
@@ -19,14 +18,7 @@ use replica::{BoundaryQueue, ReceiverStatus, RelayLog, StopFlag, TransactionLoca
 use support::*;
 
 fn control(event_type: EventType, body: &[u8], flags: u16) -> Vec<u8> {
-    let mut out = Vec::new();
-    encode_event(
-        EventHeader { timestamp: 0, event_type: event_type as u8, server_id: 1, event_size: 0, log_pos: 0, flags },
-        body,
-        true,
-        &mut out,
-    );
-    out
+    testkit::framed_event(event_type as u8, flags, body)
 }
 
 fn rotate(file: &str) -> Vec<u8> {

@@ -14,9 +14,8 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use binlog_format::frame::encode_event;
+use binlog_format::frame::set_log_pos;
 use binlog_format::gtid_set::GtidSet;
-use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 use protocol::packet::{read_packet, write_packet};
 use replica::relay::RelayLogConfig;
@@ -41,11 +40,7 @@ fn sysbench_like(gno: u64, position: &mut u64) -> Vec<Vec<u8>> {
     events.push(event(EventType::Xid as u8, &xid));
     for bytes in &mut events {
         *position += bytes.len() as u64;
-        let mut header = EventHeader::decode(bytes).unwrap();
-        header.log_pos = *position as u32;
-        let body = bytes[19..bytes.len() - 4].to_vec();
-        bytes.clear();
-        encode_event(header, &body, true, bytes);
+        set_log_pos(bytes, *position as u32, true);
     }
     events
 }
@@ -60,9 +55,7 @@ fn encoded_dump() -> (Vec<u8>, u64) {
     };
     let mut rotate_body = 4u64.to_le_bytes().to_vec();
     rotate_body.extend_from_slice(b"binlog.000001");
-    let mut rotate = Vec::new();
-    let header = EventHeader { timestamp: 0, event_type: EventType::Rotate as u8, server_id: 1, event_size: 0, log_pos: 0, flags: 0x20 };
-    encode_event(header, &rotate_body, true, &mut rotate);
+    let rotate = testkit::framed_event(EventType::Rotate as u8, 0x20, &rotate_body);
     packet(&rotate, &mut stream);
     let mut position = 4u64;
     for gno in 1..=TRANSACTIONS {

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use protocol::{Authenticator, ConnectionConfig, Server, ServerConfig};
+use protocol::{Authenticator, Server};
+use sql::variables::StartupConfig;
 use sql::{Accounts, GlobalVariables, SqlService};
 use storage::{OsStorage, Storage};
 use tracing::{error, info};
@@ -127,27 +128,19 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
     let replica_source =
         sql::ReplicaSource::open(&options.datadir).map_err(|error| format!("cannot load the replica's source settings: {error}"))?;
     let settings = config::Settings::from_options(options)?;
-    let globals = GlobalVariables::new(&settings.globals).map_err(|error| error.message)?;
-    if settings.database.binlog_storage_engine == database::BinlogStorageEngine::Engine {
+    let globals = GlobalVariables::new(&settings.startup, &settings.given).map_err(|error| error.message)?;
+    let StartupConfig { database: database_config, server: mut server_config } = settings.startup;
+    if database_config.binlog_storage_engine == database::BinlogStorageEngine::Engine {
         // The redo record carries the binlog bytes, so the redo log's flush
         // is the binlog's durability; the files are written behind unsynced.
         info!("binlog_storage_engine=engine: sync_binlog is ignored, innodb_flush_log_at_trx_commit alone decides durability");
     }
     info!(datadir = %options.datadir.display(), "opening the database");
-    let (database, report) = database::Database::open(settings.database).map_err(|error| format!("cannot open the database: {error}"))?;
+    let (database, report) = database::Database::open(database_config).map_err(|error| format!("cannot open the database: {error}"))?;
     info!(?report, "database open");
     let database = Arc::new(database);
     let service = Arc::new(SqlService::new(Arc::clone(&database), globals, Arc::clone(&accounts), replica_source));
-    let server_config = ServerConfig {
-        bind_address: SocketAddr::new(options.bind, options.port),
-        max_connections: settings.max_connections,
-        connection: ConnectionConfig {
-            server_version: sql::SERVER_VERSION.to_string(),
-            max_allowed_packet: settings.max_allowed_packet,
-            ..ConnectionConfig::default()
-        },
-        ..ServerConfig::default()
-    };
+    server_config.connection.server_version = sql::SERVER_VERSION.to_string();
     let authenticator: Arc<dyn Authenticator> = accounts;
     let server = match Server::start_on(listener, server_config, authenticator, Arc::clone(&service)) {
         Ok(server) => server,

@@ -153,22 +153,32 @@ pub struct Env<'a> {
     pub last_insert_id: u64,
     pub autocommit: bool,
     pub gtid_next: &'a parking_lot::Mutex<GtidNext>,
+    /// When the statement started (NOW(), CURRENT_TIMESTAMP), microseconds
+    /// since the epoch: one value for every row of a statement.
+    pub statement_time_micros: i64,
 }
 
 impl Environment for Env<'_> {
+    fn statement_time_micros(&self) -> i64 {
+        self.statement_time_micros
+    }
+
     fn database(&self) -> Option<String> {
         self.database.map(str::to_string)
     }
 
     fn system_variable(&self, name: &str, scope: VariableScope) -> SqlResult<Value> {
         let definition = definition(name).ok_or_else(|| unknown_variable(name))?;
-        if scope == VariableScope::Session && definition.kind != Kind::Both {
-            return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", definition.name)));
+        match (definition.kind, scope) {
+            (Kind::Global, VariableScope::Session) => {
+                return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", definition.name)))
+            }
+            (Kind::Session, VariableScope::Global) => {
+                return Err(MysqlError::new(1238, "HY000", format!("Variable '{}' is a SESSION variable", definition.name)))
+            }
+            _ => {}
         }
         if definition.name == "gtid_next" {
-            if scope == VariableScope::Global {
-                return Err(MysqlError::new(1238, "HY000", "Variable 'gtid_next' is a SESSION variable"));
-            }
             return Ok(Value::Bytes(self.gtid_next.lock().text().into_bytes()));
         }
         if scope != VariableScope::Global {
@@ -382,6 +392,7 @@ impl SqlSession {
                 last_insert_id: state.last_insert_id,
                 autocommit,
                 gtid_next: &state.gtid_next,
+                statement_time_micros: crate::eval::temporal::clock_micros(),
             },
             sql,
             params,
@@ -688,6 +699,7 @@ impl Session for SqlSession {
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
                 gtid_next: &self.state.gtid_next,
+                statement_time_micros: crate::eval::temporal::clock_micros(),
             },
             sql,
             params: &[],

@@ -7,7 +7,8 @@ use binlog_format::constants::{BINLOG_MAGIC, LOG_EVENT_IGNORABLE_F, SERVER_VERSI
 use binlog_format::events::large_transaction_header::LARGE_TRANSACTION_HEADER_VERSION;
 use binlog_format::events::{GtidEvent, LargeTransactionHeaderEvent, QueryEvent, RotateEvent, XidEvent};
 use binlog_format::file::{append_event, file_preamble, WriterIdentity};
-use binlog_format::{Event, Gtid, GtidSet};
+use binlog_format::frame::{encode_event, peek_event_size};
+use binlog_format::{Event, EventHeader, Gtid, GtidSet};
 
 use crate::SOURCE_UUID;
 
@@ -16,6 +17,16 @@ pub const SERVER_ID: u32 = 7;
 /// Every event's header timestamp, and the Gtid events' commit time (in
 /// microseconds, plus 123456): 2024-05-23 10:16:02 UTC.
 pub const TIMESTAMP: u32 = 1_716_459_362;
+
+/// One event of type `event_type` framed around a raw `body`, as a source
+/// sends it and a relay log holds it: timestamp 1, server_id 1, log_pos 0
+/// (`binlog_format::frame::set_log_pos` places it), a CRC32 footer.
+pub fn framed_event(event_type: u8, flags: u16, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let header = EventHeader { timestamp: 1, event_type, server_id: 1, event_size: 0, log_pos: 0, flags };
+    encode_event(header, body, true, &mut out);
+    out
+}
 
 /// A binlog file under construction, with the offset of every event. Its
 /// transactions carry `SOURCE_UUID` GTIDs and one logical clock, one
@@ -42,8 +53,8 @@ impl BinlogBuilder {
         let mut offset = 4u64;
         while (offset as usize) < builder.bytes.len() {
             let at = offset as usize;
-            let size = u32::from_le_bytes(builder.bytes[at + 9..at + 13].try_into().unwrap());
-            builder.events.push((offset, builder.bytes[at + 4]));
+            let size = peek_event_size(&builder.bytes[at..]).expect("a whole header");
+            builder.events.push((offset, EventHeader::decode(&builder.bytes[at..]).expect("a whole header").event_type));
             offset += size as u64;
         }
         builder

@@ -8,7 +8,7 @@ mod process;
 pub mod raw_client;
 mod uuid;
 
-pub use binlog_file::{BinlogBuilder, SERVER_ID, TIMESTAMP};
+pub use binlog_file::{framed_event, BinlogBuilder, SERVER_ID, TIMESTAMP};
 pub use net::free_port;
 pub use process::ChildGuard;
 pub use uuid::SOURCE_UUID;

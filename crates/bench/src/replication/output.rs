@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::super::common::{format_size, median, ratio};
 use super::super::report::{self, LineChart, Scale, Series, Table};
-use super::{ApplyRow, ReceiveRow, Relay, ReplicationBenchArgs, Results, Workload};
+use super::{ApplyRow, ReceiveRow, Relay, ReplicaSetup, ReplicationBenchArgs, Results, Workload};
 
 /// The receiver's throughput over the runs of one relay log.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -283,44 +283,42 @@ const SAMPLE_COLUMNS: [&str; 8] = [
     "seconds_behind_source",
 ];
 
+/// The first cells of every row of [`RUN_COLUMNS`]: the part and its setup.
+fn setup_cells(part: &str, setup: &ReplicaSetup) -> Vec<String> {
+    vec![part.to_string(), setup.relay.name().into(), setup.coordinator.name().into(), setup.workers.to_string()]
+}
+
+/// The throughput cells a receive and an apply row share, `seconds` to
+/// `mb_per_second`.
+fn throughput_cells(seconds: f64, bytes: u64, transactions: u64, transactions_per_second: f64, mb_per_second: f64) -> [String; 5] {
+    [
+        format!("{seconds:.4}"),
+        bytes.to_string(),
+        transactions.to_string(),
+        format!("{transactions_per_second:.1}"),
+        format!("{mb_per_second:.2}"),
+    ]
+}
+
 fn run_cells(results: &Results) -> Vec<Vec<String>> {
     let blank = || String::new();
     let mut cells = Vec::new();
     for row in &results.receive {
-        let mut line =
-            vec!["receive".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
-        line.extend([
-            format!("{:.4}", row.seconds),
-            row.bytes.to_string(),
-            row.transactions.to_string(),
-            format!("{:.1}", row.transactions_per_second),
-            format!("{:.2}", row.mb_per_second),
-            row.receiver_blocked_ms.to_string(),
-        ]);
+        let mut line = setup_cells("receive", &row.setup);
+        line.extend(throughput_cells(row.seconds, row.bytes, row.transactions, row.transactions_per_second, row.mb_per_second));
+        line.push(row.receiver_blocked_ms.to_string());
         line.extend((0..10).map(|_| blank()));
         cells.push(line);
     }
     for row in &results.apply {
-        let mut line =
-            vec!["apply".to_string(), row.setup.relay.name().into(), row.setup.coordinator.name().into(), row.setup.workers.to_string()];
-        line.extend([
-            format!("{:.4}", row.seconds),
-            row.bytes.to_string(),
-            row.transactions.to_string(),
-            format!("{:.1}", row.transactions_per_second),
-            format!("{:.2}", row.mb_per_second),
-        ]);
+        let mut line = setup_cells("apply", &row.setup);
+        line.extend(throughput_cells(row.seconds, row.bytes, row.transactions, row.transactions_per_second, row.mb_per_second));
         line.extend((0..9).map(|_| blank()));
         line.extend([format!("{:.2}", row.coordinator_cpu_us_per_transaction), format!("{:.2}", row.workers_cpu_us_per_transaction)]);
         cells.push(line);
     }
     for row in &results.end_to_end {
-        let mut line = vec![
-            "end-to-end".to_string(),
-            row.setup.relay.name().into(),
-            row.setup.coordinator.name().into(),
-            row.setup.workers.to_string(),
-        ];
+        let mut line = setup_cells("end-to-end", &row.setup);
         line.push(format!("{:.2}", row.seconds));
         line.extend((0..5).map(|_| blank()));
         line.extend([

@@ -201,6 +201,25 @@ const SUMMARY_COLUMNS: [&str; 23] = [
     "engine_over_file_tps",
 ];
 
+/// The cells that name a run, first in the summary's and the series' rows.
+fn run_cells(
+    server: Kind,
+    binlog_storage_engine: &str,
+    flush_log_at_trx_commit: u64,
+    workload: &str,
+    threads: u32,
+    large_trx: bool,
+) -> Vec<String> {
+    vec![
+        server.name().to_string(),
+        binlog_storage_engine.to_string(),
+        flush_log_at_trx_commit.to_string(),
+        workload.to_string(),
+        threads.to_string(),
+        large_trx.to_string(),
+    ]
+}
+
 pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
     let ratios = ratios(rows);
     let mode_ratios = mode_ratios(rows);
@@ -233,13 +252,9 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 })
                 .map(|r| format!("{:.3}", r.engine_over_file_tps))
                 .unwrap_or_default();
-            vec![
-                row.server.name().to_string(),
-                row.binlog_storage_engine.to_string(),
-                row.flush_log_at_trx_commit.to_string(),
-                row.workload.clone(),
-                row.threads.to_string(),
-                row.large_trx.to_string(),
+            let mut line =
+                run_cells(row.server, row.binlog_storage_engine, row.flush_log_at_trx_commit, &row.workload, row.threads, row.large_trx);
+            line.extend([
                 format!("{:.2}", row.tps),
                 format!("{:.2}", row.latency_ms_p99),
                 format!("{:.2}", row.latency_ms_max),
@@ -257,7 +272,8 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 row.promoted.map_or_else(String::new, |p| p.to_string()),
                 row_ratio,
                 mode_ratio,
-            ]
+            ]);
+            line
         })
         .collect();
     report::write_csv(path, &SUMMARY_COLUMNS, &cells)
@@ -281,19 +297,22 @@ pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), Strin
     let cells: Vec<Vec<String>> = series
         .iter()
         .map(|point| {
-            vec![
-                point.server.name().to_string(),
-                point.binlog_storage_engine.to_string(),
-                point.flush_log_at_trx_commit.to_string(),
-                point.workload.clone(),
-                point.threads.to_string(),
-                point.large_trx.to_string(),
+            let mut line = run_cells(
+                point.server,
+                point.binlog_storage_engine,
+                point.flush_log_at_trx_commit,
+                &point.workload,
+                point.threads,
+                point.large_trx,
+            );
+            line.extend([
                 format!("{}", point.report.second),
                 format!("{:.2}", point.report.tps),
                 format!("{:.2}", point.report.qps),
                 format!("{:.2}", point.report.latency_ms_percentile),
                 format!("{:.2}", point.report.errors_per_sec),
-            ]
+            ]);
+            line
         })
         .collect();
     report::write_csv(path, &SERIES_COLUMNS, &cells)

@@ -1,13 +1,13 @@
 //! Streaming event reader: one event in memory at a time, whatever the
 //! file's size.
 //!
-//! It reads the 19-byte common header, checks `event_size` against the
-//! format's bounds and against the bytes the file still has, then reads the
-//! rest into a reused buffer and hands it to [`RawEvent::parse`] (which
-//! checks lengths and the CRC32). Memory is bounded by the largest event,
-//! itself bounded by `EVENT_SIZE_MAX` (1 GiB); a length field claiming more
-//! than the file holds is reported as truncation before anything is
-//! allocated.
+//! It reads the 19-byte common header and has the walk's [`Framing`] check
+//! `event_size` against the format's bounds and against the bytes the file
+//! still has, then reads the rest into a reused buffer for the framing to
+//! check (lengths, the CRC32) and learn from (a Format_description). Memory
+//! is bounded by the largest event, itself bounded by `EVENT_SIZE_MAX`
+//! (1 GiB); a length field claiming more than the file holds is reported as
+//! truncation before anything is allocated.
 
 use std::fmt;
 use std::fs::File;
@@ -15,9 +15,9 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use binlog_format::constants::{BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH};
-use binlog_format::events::{DecodeContext, FormatDescription};
-use binlog_format::frame;
-use binlog_format::{DecodeError, EventHeader, EventType, RawEvent};
+use binlog_format::events::DecodeContext;
+use binlog_format::walk::{FrameError, Framing};
+use binlog_format::{DecodeError, EventHeader, RawEvent};
 
 /// Read-ahead of the buffered reader. Events larger than this are read
 /// straight into the event buffer.
@@ -65,8 +65,7 @@ pub struct EventReader {
     file_length: u64,
     /// Offset of the next event.
     offset: u64,
-    has_checksum: bool,
-    pub context: DecodeContext,
+    framing: Framing,
     /// The whole current event; reused, grows to the largest event seen.
     buffer: Vec<u8>,
     /// Second handle for looking at other offsets (Large_transaction_header
@@ -101,8 +100,7 @@ impl EventReader {
             input,
             file_length,
             offset: BINLOG_MAGIC_LENGTH as u64,
-            has_checksum: true,
-            context: DecodeContext::default(),
+            framing: Framing::new(),
             buffer: Vec::new(),
             probe: None,
         })
@@ -126,14 +124,9 @@ impl EventReader {
         let event_size = self.read_header_and_size()?;
         self.buffer.resize(event_size as usize, 0);
         self.input.read_exact(&mut self.buffer[COMMON_HEADER_LENGTH..]).map_err(|e| ReadError::io(at, e))?;
-        let raw = RawEvent::parse(&self.buffer, self.has_checksum).map_err(|e| ReadError::at(at, e))?;
-        if raw.header.event_type == EventType::FormatDescription as u8 {
-            let format = FormatDescription::decode_body(raw.body).map_err(|e| ReadError::at(at, e))?;
-            self.has_checksum = format.has_checksum();
-            self.context.format = format;
-        }
+        let raw = self.framing.event(&self.buffer, true).map_err(|e| ReadError::at(at, e))?;
         self.offset = at + event_size as u64;
-        Ok(Some(Frame { offset: at, raw, context: &self.context }))
+        Ok(Some(Frame { offset: at, raw, context: &self.framing.context }))
     }
 
     /// Skips events, reading only their headers, until the next event
@@ -174,19 +167,12 @@ impl EventReader {
     fn read_header_and_size(&mut self) -> Result<u32, ReadError> {
         let at = self.offset;
         let remaining = self.file_length - at;
-        if remaining < COMMON_HEADER_LENGTH as u64 {
-            return Err(ReadError {
-                offset: at,
-                message: format!(
-                    "truncated event at offset {at} (file ends at {}): only {remaining} of the {COMMON_HEADER_LENGTH} header bytes",
-                    self.file_length
-                ),
-            });
+        self.buffer.clear();
+        if remaining >= COMMON_HEADER_LENGTH as u64 {
+            self.buffer.resize(COMMON_HEADER_LENGTH, 0);
+            self.input.read_exact(&mut self.buffer).map_err(|e| ReadError::io(at, e))?;
         }
-        self.buffer.resize(COMMON_HEADER_LENGTH, 0);
-        self.input.read_exact(&mut self.buffer[..COMMON_HEADER_LENGTH]).map_err(|e| ReadError::io(at, e))?;
-        let header = EventHeader::decode(&self.buffer).map_err(|e| ReadError::at(at, e))?;
-        check_event_size(&header, self.has_checksum, at, self.file_length)?;
+        let header = self.framing.header(&self.buffer, remaining).map_err(|error| framing_error(error, at, self.file_length))?;
         Ok(header.event_size)
     }
 
@@ -205,31 +191,37 @@ impl EventReader {
         let mut header_bytes = [0u8; COMMON_HEADER_LENGTH];
         let available = (self.file_length - offset).min(COMMON_HEADER_LENGTH as u64) as usize;
         file.read_exact(&mut header_bytes[..available]).map_err(|e| ReadError::io(offset, e))?;
-        let header = EventHeader::decode(&header_bytes[..available]).map_err(|e| ReadError::at(offset, e))?;
-        check_event_size(&header, self.has_checksum, offset, self.file_length)?;
+        let header = match self.framing.header(&header_bytes[..available], self.file_length - offset) {
+            Ok(header) => header,
+            // The header's own error: which of its fields the file ends in.
+            Err(FrameError::ShortHeader { .. }) => {
+                let error = EventHeader::decode(&header_bytes[..available]).expect_err("fewer bytes than a common header");
+                return Err(ReadError::at(offset, error));
+            }
+            Err(error) => return Err(framing_error(error, offset, self.file_length)),
+        };
         let mut event = header_bytes.to_vec();
         event.resize(header.event_size as usize, 0);
         file.read_exact(&mut event[COMMON_HEADER_LENGTH..]).map_err(|e| ReadError::io(offset, e))?;
-        RawEvent::parse(&event, self.has_checksum).map_err(|e| ReadError::at(offset, e))?;
+        self.framing.check(&event, true).map_err(|e| ReadError::at(offset, e))?;
         Ok(header)
     }
 }
 
-/// Bounds on `event_size` that hold before the body is read: at least a
-/// header (and checksum), at most `EVENT_SIZE_MAX`, and within the file.
-fn check_event_size(header: &EventHeader, has_checksum: bool, at: u64, file_length: u64) -> Result<(), ReadError> {
-    let size = header.event_size as u64;
-    frame::check_event_size(header.event_type, size, has_checksum).map_err(|error| ReadError::at(at, error))?;
-    if at + size > file_length {
-        return Err(ReadError {
-            offset: at,
-            message: format!(
-                "truncated event at offset {at} (file ends at {file_length}): event_size {size} needs {} more bytes",
-                at + size - file_length
-            ),
-        });
-    }
-    Ok(())
+/// The message for what the walk's framing refused in the event at `at`:
+/// a length past the end of the file reads as truncation.
+fn framing_error(error: FrameError, at: u64, file_length: u64) -> ReadError {
+    let message = match error {
+        FrameError::ShortHeader { available } => format!(
+            "truncated event at offset {at} (file ends at {file_length}): only {available} of the {COMMON_HEADER_LENGTH} header bytes"
+        ),
+        FrameError::ShortEvent { needed, available } => format!(
+            "truncated event at offset {at} (file ends at {file_length}): event_size {needed} needs {} more bytes",
+            needed - available
+        ),
+        FrameError::Invalid(error) => return ReadError::at(at, error),
+    };
+    ReadError { offset: at, message }
 }
 
 #[derive(Debug)]

@@ -97,6 +97,8 @@ fn type_name(column_type: &ColumnType, metadata: &[u8]) -> String {
         ColumnType::Bit { bits } => format!("BIT({bits})"),
         ColumnType::Enum { length_bytes } => format!("ENUM({length_bytes} bytes)"),
         ColumnType::Set { length_bytes } => format!("SET({length_bytes} bytes)"),
+        ColumnType::Time2 { fsp } => format!("TIME({fsp})"),
+        ColumnType::Year => "YEAR".into(),
         ColumnType::Raw { .. } => match column_type.real_type_code() {
             type_code::DECIMAL => "OLD_DECIMAL".into(),
             type_code::NULL => "NULL".into(),
@@ -148,6 +150,7 @@ pub fn value_text(column: &ColumnInfo, value: &Value) -> String {
             format!("'{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}'")
         }
         Value::Timestamp { seconds, micros } => format!("{seconds}{}", fraction(*micros, fsp_of(column))),
+        Value::Time { .. } => format!("'{}'", time_text(column, value)),
     }
 }
 
@@ -182,7 +185,15 @@ pub fn value_json(column: &ColumnInfo, value: &Value) -> serde_json::Value {
             json!(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}"))
         }
         Value::Timestamp { seconds, micros } => json!(format!("{seconds}{}", fraction(*micros, fsp_of(column)))),
+        Value::Time { .. } => json!(time_text(column, value)),
     }
+}
+
+/// `[-]hh:mm:ss[.fff]`, hours past 24 as they are (`838:59:59`).
+fn time_text(column: &ColumnInfo, value: &Value) -> String {
+    let Value::Time { negative, hours, minute, second, micros } = value else { return String::new() };
+    let sign = if *negative { "-" } else { "" };
+    format!("{sign}{hours:02}:{minute:02}:{second:02}{}", fraction(*micros, fsp_of(column)))
 }
 
 /// The `binary` collation: BINARY, VARBINARY and BLOB columns.
@@ -218,7 +229,7 @@ fn is_textual_raw_or_typed(column: &ColumnInfo) -> bool {
 
 fn fsp_of(column: &ColumnInfo) -> u8 {
     match column.column_type {
-        ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } => fsp,
+        ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } => fsp,
         _ => 6,
     }
 }

@@ -224,6 +224,27 @@ pub fn sysbench(script: &str, port: u16, args: &[&str]) -> SysbenchReport {
     SysbenchReport { stdout }
 }
 
+/// `binlogd serve` on `datadir` with `options`, which must stop it before
+/// it serves: its exit status failed, and what it printed on stderr.
+pub fn failed_start(datadir: &Path, options: &[&str]) -> String {
+    let port = testkit::free_port();
+    let mut child = ChildGuard::new(
+        Command::new(BINLOGD)
+            .args(["serve", "--datadir", datadir.to_str().unwrap(), "--port", &port.to_string(), "--bind=127.0.0.1"])
+            .args(options)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // Dropping the guard on the panic stops a server that did start.
+    let status = child.wait_timeout(Duration::from_secs(30)).unwrap_or_else(|| panic!("binlogd serve started with {options:?}"));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.child_mut().stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    stderr
+}
+
 /// `binlogd inspect [args] file`; panics when it fails.
 pub fn inspect(args: &[&str], file: &Path) -> String {
     let output = Command::new(BINLOGD).arg("inspect").args(args).arg(file).output().unwrap();

@@ -304,7 +304,7 @@ pub fn binlog_tables(storage: &dyn Storage, binlog_dir: &Path) -> (BTreeMap<Stri
         let mut maps: BTreeMap<u64, TableMap> = BTreeMap::new();
         while let Some(next) = stream.next_raw() {
             let (offset, raw) = next.unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            let event = Event::decode(&raw, &stream.context).unwrap_or_else(|e| panic!("{name} at {offset}: {e}"));
+            let event = Event::decode(&raw, stream.context()).unwrap_or_else(|e| panic!("{name} at {offset}: {e}"));
             let (rows_event, table_id) = match &event {
                 Event::TableMap(map) => {
                     maps.insert(map.table_id, map.clone());
@@ -395,7 +395,7 @@ pub fn binlog_gtids_in_order(storage: &dyn Storage, binlog_dir: &Path) -> Vec<Gt
         let mut stream = EventStream::new(&bytes).unwrap();
         while let Some(next) = stream.next_raw() {
             let (offset, raw) = next.unwrap_or_else(|e| panic!("{name}: {e:?}"));
-            if let Event::Gtid(gtid) = Event::decode(&raw, &stream.context).unwrap_or_else(|e| panic!("{name} at {offset}: {e}")) {
+            if let Event::Gtid(gtid) = Event::decode(&raw, stream.context()).unwrap_or_else(|e| panic!("{name} at {offset}: {e}")) {
                 gtids.push(gtid.gtid);
             }
         }

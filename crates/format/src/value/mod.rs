@@ -11,6 +11,7 @@
 //! | DATE, DATETIME2, TIMESTAMP2 | `Date`, `DateTime`, `Timestamp` | see [`temporal`] |
 //! | BIT(M) | `UInt` | big-endian in ceil(M/8) bytes ([`bit`]) |
 //! | ENUM, SET | `UInt` (index, bit mask) | LE in the pack length ([`enumeration`]) |
+//! | TIME2, YEAR | `Time`, `Int` (0 or 1901..=2155) | see [`time`] |
 //! | anything else (`ColumnType::Raw`) | `Bytes` | the stored bytes verbatim, length prefix included |
 //!
 //! Encoding accepts exactly the values decoding produces for a column (an
@@ -21,8 +22,10 @@
 pub mod bit;
 pub mod decimal;
 pub mod enumeration;
+pub mod json;
 pub mod raw;
 pub mod temporal;
+pub mod time;
 
 use crate::bytes::ByteReader;
 use crate::column_type::ColumnType;
@@ -60,6 +63,15 @@ pub enum Value {
         seconds: u32,
         micros: u32,
     },
+    /// A TIME: a signed duration up to 838:59:59 (`negative` is never set
+    /// on zero).
+    Time {
+        negative: bool,
+        hours: u16,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
 }
 
 /// Bytes of an integer column's values; `None` for other types.
@@ -86,6 +98,7 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Date { .. } => "Date",
         Value::DateTime { .. } => "DateTime",
         Value::Timestamp { .. } => "Timestamp",
+        Value::Time { .. } => "Time",
     }
 }
 
@@ -161,6 +174,11 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
         (ColumnType::Enum { length_bytes } | ColumnType::Set { length_bytes }, Value::UInt(v)) => {
             enumeration::encode_index(*length_bytes, *v, out)?
         }
+        (ColumnType::Time2 { fsp }, Value::Time { negative, hours, minute, second, micros }) => {
+            let parts = time::TimeParts { negative: *negative, hours: *hours, minute: *minute, second: *second, micros: *micros };
+            time::encode_time2(parts, *fsp, out)?
+        }
+        (ColumnType::Year, Value::Int(year)) => time::encode_year(*year, out)?,
         (ColumnType::Raw { type_code, metadata }, Value::Bytes(bytes)) => {
             let length = raw::value_length(*type_code, metadata, bytes).map_err(|e| e.to_string())?;
             if length != bytes.len() {
@@ -225,6 +243,11 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
         ColumnType::Enum { length_bytes } | ColumnType::Set { length_bytes } => {
             Value::UInt(enumeration::decode_index(reader.take(usize::from(*length_bytes), "ENUM or SET value")?))
         }
+        ColumnType::Time2 { fsp } => {
+            let bytes = reader.take(3 + temporal::fraction_length(*fsp), "TIME2 value")?;
+            time::decode_time2(bytes, *fsp).map_err(invalid("TIME2 value"))?
+        }
+        ColumnType::Year => time::decode_year(reader.u8("YEAR value")?),
         ColumnType::Raw { type_code, metadata } => {
             let rest = reader.clone().rest();
             let length = raw::value_length(*type_code, metadata, rest)?;

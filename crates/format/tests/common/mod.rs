@@ -48,15 +48,15 @@ pub fn typed_column_type() -> impl Strategy<Value = ColumnType> {
         Just(ColumnType::Date),
         (0u8..=6).prop_map(|fsp| ColumnType::DateTime2 { fsp }),
         (0u8..=6).prop_map(|fsp| ColumnType::Timestamp2 { fsp }),
+        (0u8..=6).prop_map(|fsp| ColumnType::Time2 { fsp }),
+        Just(ColumnType::Year),
     ]
 }
 
-/// Typed columns plus a few that stay `Raw` (YEAR, TIME2, JSON).
+/// Typed columns plus one that stays `Raw` (JSON).
 pub fn any_column_type() -> impl Strategy<Value = ColumnType> {
     prop_oneof![
         8 => typed_column_type(),
-        1 => Just(ColumnType::Raw { type_code: type_code::YEAR, metadata: vec![] }),
-        1 => (0u8..=6).prop_map(|fsp| ColumnType::Raw { type_code: type_code::TIME2, metadata: vec![fsp] }),
         1 => Just(ColumnType::Raw { type_code: type_code::JSON, metadata: vec![4] }),
     ]
 }
@@ -155,11 +155,13 @@ pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
         ColumnType::Timestamp2 { fsp } => (prop_oneof![Just(0u32), Just(1), Just(i32::MAX as u32), any::<u32>()], micros(fsp))
             .prop_map(|(seconds, micros)| Value::Timestamp { seconds, micros })
             .boxed(),
-        ColumnType::Raw { type_code: type_code::YEAR, .. } => any::<u8>().prop_map(|y| Value::Bytes(vec![y])).boxed(),
-        ColumnType::Raw { type_code: type_code::TIME2, metadata } => {
-            let length = 3 + (metadata[0] as usize).div_ceil(2);
-            prop::collection::vec(any::<u8>(), length).prop_map(Value::Bytes).boxed()
-        }
+        ColumnType::Time2 { fsp } => (any::<bool>(), 0u16..=838, 0u8..=59, 0u8..=59, micros(fsp))
+            .prop_map(|(negative, hours, minute, second, micros)| {
+                let zero = hours == 0 && minute == 0 && second == 0 && micros == 0;
+                Value::Time { negative: negative && !zero, hours, minute, second, micros }
+            })
+            .boxed(),
+        ColumnType::Year => prop_oneof![Just(0i64), Just(1901), Just(2155), 1901i64..=2155].prop_map(Value::Int).boxed(),
         ColumnType::Raw { type_code: type_code::JSON, .. } => prop::collection::vec(any::<u8>(), 0..40)
             .prop_map(|document| {
                 let mut stored = (document.len() as u32).to_le_bytes().to_vec();
@@ -222,6 +224,11 @@ pub fn oracle_table() -> Vec<ColumnSpec> {
         spec("ts0", ColumnType::Timestamp2 { fsp: 0 }, false, 0),
         spec("ts2", ColumnType::Timestamp2 { fsp: 2 }, false, 0),
         spec("ts6", ColumnType::Timestamp2 { fsp: 6 }, false, 0),
+        spec("tm0", ColumnType::Time2 { fsp: 0 }, false, 0),
+        spec("tm1", ColumnType::Time2 { fsp: 1 }, false, 0),
+        spec("tm3", ColumnType::Time2 { fsp: 3 }, false, 0),
+        spec("tm6", ColumnType::Time2 { fsp: 6 }, false, 0),
+        spec("yr", ColumnType::Year, false, 0),
     ]
 }
 
@@ -264,6 +271,12 @@ pub fn oracle_rows() -> Vec<Vec<Value>> {
             Timestamp { seconds: if low { 1 } else { i32::MAX as u32 }, micros: 0 },
             Timestamp { seconds: 1_700_000_000, micros: if low { 10_000 } else { 990_000 } },
             Timestamp { seconds: 1_700_000_000, micros: if low { 1 } else { 0 } },
+            Time { negative: low, hours: 838, minute: 59, second: 59, micros: 0 },
+            // Not negative: mysql_common cannot read a negative TIME(1) with a fraction.
+            Time { negative: false, hours: 0, minute: 0, second: if low { 0 } else { 1 }, micros: 500_000 },
+            Time { negative: low, hours: 12, minute: 34, second: 56, micros: if low { 1_000 } else { 789_000 } },
+            Time { negative: low, hours: 100, minute: 0, second: 1, micros: if low { 1 } else { 999_999 } },
+            Int(if low { 0 } else { 2155 }),
         ]
     };
     let mut nulls = row(3, true);

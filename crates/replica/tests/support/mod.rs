@@ -11,9 +11,7 @@ use binlog_format::events::gtid::GtidEvent;
 use binlog_format::events::query::QueryEvent;
 use binlog_format::events::simple::XidEvent;
 use binlog_format::events::DecodeContext;
-use binlog_format::frame::encode_event;
 use binlog_format::gtid_set::Gtid;
-use binlog_format::header::EventHeader;
 use binlog_format::EventType;
 use parking_lot::Mutex;
 use protocol::MysqlError;
@@ -23,10 +21,7 @@ use replica::{Applier, BoundaryEntry, BoundaryQueue, RelayLog, StopFlag, WorkerA
 pub use testkit::SOURCE_UUID;
 
 pub fn event(event_type: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let header = EventHeader { timestamp: 1, event_type, server_id: 1, event_size: 0, log_pos: 0, flags: 0 };
-    encode_event(header, body, true, &mut out);
-    out
+    testkit::framed_event(event_type, 0, body)
 }
 
 pub fn gtid_event(gno: u64, last_committed: i64, sequence_number: i64) -> Vec<u8> {

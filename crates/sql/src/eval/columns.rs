@@ -123,7 +123,12 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
         D::MediumBlob => ColumnType::Blob { length_bytes: 3 },
         D::LongBlob => ColumnType::Blob { length_bytes: 4 },
         D::Date => ColumnType::Date,
-        D::Datetime(fsp) => ColumnType::DateTime2 { fsp: fsp.unwrap_or(0).min(6) as u8 },
+        D::Datetime(fsp) => ColumnType::DateTime2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Timestamp(fsp, _) => ColumnType::Timestamp2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Time(fsp, _) => ColumnType::Time2 { fsp: crate::eval::temporal_columns::precision(*fsp, name)? },
+        D::Custom(type_name, modifiers) if crate::eval::temporal_columns::is_year(type_name) => {
+            crate::eval::temporal_columns::year(modifiers)?
+        }
         D::Float(info) | D::FloatUnsigned(info) | D::Double(info) | D::DoubleUnsigned(info) => {
             unsigned = matches!(data_type, D::FloatUnsigned(_) | D::DoubleUnsigned(_));
             let (column_type, digits) =
@@ -229,6 +234,9 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::DateTime2 { fsp } => format!("datetime({fsp})"),
         ColumnType::Timestamp2 { fsp: 0 } => "timestamp".into(),
         ColumnType::Timestamp2 { fsp } => format!("timestamp({fsp})"),
+        ColumnType::Time2 { fsp: 0 } => "time".into(),
+        ColumnType::Time2 { fsp } => format!("time({fsp})"),
+        ColumnType::Year => "year".into(),
         ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
     }
 }
@@ -251,6 +259,8 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::Timestamp2 { .. } => WireType::MYSQL_TYPE_TIMESTAMP,
         ColumnType::Bit { .. } => WireType::MYSQL_TYPE_BIT,
         ColumnType::Enum { .. } | ColumnType::Set { .. } => WireType::MYSQL_TYPE_STRING,
+        ColumnType::Time2 { .. } => WireType::MYSQL_TYPE_TIME,
+        ColumnType::Year => WireType::MYSQL_TYPE_YEAR,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
     }
 }
@@ -288,6 +298,9 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
         ColumnType::NewDecimal { precision, scale } => {
             definition = definition.with_length(u32::from(*precision) + 2).with_decimals(*scale);
         }
+        ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } => {
+            definition = crate::eval::temporal_columns::with_precision(definition, *fsp);
+        }
         ColumnType::Bit { bits } => definition = definition.with_length(u32::from(*bits)),
         ColumnType::Enum { .. } | ColumnType::Set { .. } => {
             let is_set = matches!(column.column_type, ColumnType::Set { .. });
@@ -306,6 +319,9 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
     }
     if attributes.zerofill {
         flags |= ColumnFlags::ZEROFILL_FLAG | ColumnFlags::UNSIGNED_FLAG;
+    }
+    if column.current_timestamp.on_update {
+        flags |= ColumnFlags::ON_UPDATE_NOW_FLAG;
     }
     definition.with_flags(flags)
 }
@@ -411,27 +427,9 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
             }
             Ok(Value::Bytes(bytes))
         }
-        ColumnType::Date | ColumnType::DateTime2 { .. } => {
-            let parsed = match &value {
-                Value::Date { year, month, day } => Some((*year, *month, *day, 0, 0, 0, 0)),
-                Value::DateTime { year, month, day, hour, minute, second, micros } => {
-                    Some((*year, *month, *day, *hour, *minute, *second, *micros))
-                }
-                _ => {
-                    protocol::DateTime::parse(&shown()).map(|dt| (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.microsecond))
-                }
-            };
-            let kind = if matches!(column.column_type, ColumnType::Date) { "date" } else { "datetime" };
-            let Some((year, month, day, hour, minute, second, micros)) = parsed else {
-                return Err(incorrect_value(kind, &shown(), &column.name));
-            };
-            if month > 12 || day > 31 {
-                return Err(incorrect_value(kind, &shown(), &column.name));
-            }
-            Ok(match column.column_type {
-                ColumnType::Date => Value::Date { year, month, day },
-                _ => Value::DateTime { year, month, day, hour, minute, second, micros },
-            })
+        ColumnType::Date | ColumnType::DateTime2 { .. } | ColumnType::Timestamp2 { .. } | ColumnType::Time2 { .. } | ColumnType::Year => {
+            crate::eval::temporal::coerce_temporal(column, &value, crate::eval::temporal::WriteRules::strict_utc(), &mut Vec::new())
+                .unwrap_or(Ok(value))
         }
         ColumnType::Bit { bits } => bit::coerce_bit(*bits, &value, &column.name),
         ColumnType::Enum { .. } => enumeration::coerce_enum(&column.attributes.members, &value, &column.name),
@@ -459,6 +457,21 @@ pub fn default_clause(column: &ColumnDef, value: &Value) -> String {
     match column.column_type {
         ColumnType::Bit { .. } => default_text(column, value),
         _ => format!("'{}'", default_text(column, value).replace('\'', "''")),
+    }
+}
+
+/// `value` made fit for `column` under the session's rules: temporal
+/// columns by sql_mode (warnings of a non-strict write go to `warnings`),
+/// the others as [`coerce`].
+pub fn coerce_write(
+    column: &ColumnDef,
+    value: Value,
+    rules: crate::eval::temporal::WriteRules,
+    warnings: &mut Vec<crate::session::Warning>,
+) -> SqlResult<Value> {
+    match crate::eval::temporal::coerce_temporal(column, &value, rules, warnings) {
+        Some(result) => result,
+        None => crate::eval::sql_mode::coerce_clipping(column, value, rules.mode.strict, warnings),
     }
 }
 

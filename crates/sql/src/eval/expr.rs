@@ -35,6 +35,10 @@ pub trait Environment {
     fn is_query_killed(&self) -> bool {
         false
     }
+    /// When the statement started, microseconds since the epoch (NOW()).
+    fn statement_time_micros(&self) -> i64 {
+        crate::eval::temporal::clock_micros()
+    }
 }
 
 /// SLEEP() polls for KILL this often.
@@ -248,6 +252,10 @@ impl<'a> Scope<'a> {
         let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
         let position = self.columns.position(column).filter(|_| qualifier_matches);
         match (position, self.row) {
+            // A TIMESTAMP reads in the session's time zone.
+            (Some(position), Some(row)) if matches!(row[position], Value::Timestamp { .. }) => {
+                Ok(crate::eval::temporal::timestamp_local(&row[position], crate::eval::temporal::TimeZone::of(self.environment)))
+            }
             (Some(position), Some(row)) => Ok(self.columns.read(position, &row[position])),
             _ => match crate::eval::bit::bit_identifier(column).filter(|_| parts.len() == 1 && parts[0].quote_style.is_none()) {
                 Some(literal) => Ok(literal),
@@ -340,12 +348,13 @@ impl<'a> Scope<'a> {
             }
         }
         let environment = self.environment;
+        if let Some(result) = crate::eval::temporal::function(&name, &values, environment) {
+            return result;
+        }
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
             ("VERSION", []) => environment.version()?,
             ("SLEEP", [seconds]) => sleep(environment, to_number(seconds).map_or(0.0, Number::as_f64)),
-            // Replicas read the source's clock with it at connect.
-            ("UNIX_TIMESTAMP", []) => Value::UInt(u64::from(binlog::log::now_seconds())),
             ("CONNECTION_ID", []) => Value::UInt(u64::from(environment.connection_id())),
             ("LAST_INSERT_ID", []) => Value::UInt(environment.last_insert_id()),
             ("USER" | "SESSION_USER" | "SYSTEM_USER", []) => Value::Bytes(environment.user().into_bytes()),

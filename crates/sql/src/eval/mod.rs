@@ -1,7 +1,8 @@
 //! Computing with values: the SQL layer's values and MySQL's comparison,
 //! truth and conversion rules (`value.rs`), expressions over one row
 //! (`expr.rs`), and column types with the coercion of a value into a column
-//! before a write (`columns.rs`).
+//! before a write (`columns.rs`), temporal values and the statement's
+//! clock (`temporal.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
@@ -9,4 +10,6 @@ pub(crate) mod enumeration;
 pub(crate) mod expr;
 pub(crate) mod numeric_display;
 pub(crate) mod sql_mode;
+pub mod temporal;
+pub(crate) mod temporal_columns;
 pub mod value;

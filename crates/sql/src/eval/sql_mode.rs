@@ -4,59 +4,30 @@
 //! ENUM, the known members of a SET, a string cut to the column) and the
 //! strict-mode error becomes a warning with the same code and message.
 
-use std::cell::{OnceCell, RefCell};
-
 use binlog_format::ColumnType;
 use engine::ColumnDef;
 
 use crate::error::SqlResult;
 use crate::eval::columns::{coerce, BINARY_COLLATION};
-use crate::eval::expr::Environment;
 use crate::eval::value::{text_number, to_number, to_text, Number, Value};
 use crate::session::{Warning, WARNINGS_MAX};
-use crate::variables::VariableScope;
 
-/// Whether the session's `sql_mode` makes bad values errors.
-pub fn is_strict(environment: &dyn Environment) -> bool {
-    let mode = environment.system_variable("sql_mode", VariableScope::Session).map(|v| to_text(&v)).unwrap_or_default();
-    let mode = String::from_utf8_lossy(&mode).to_ascii_uppercase();
-    mode.split(',').any(|flag| flag == "STRICT_TRANS_TABLES" || flag == "STRICT_ALL_TABLES")
-}
-
-/// How one statement stores values: strict, or clipping with warnings.
-/// The session's `sql_mode` is read once, at the statement's first value;
-/// in strict mode values go to [`coerce`] without a copy.
-pub struct WriteMode<'a> {
-    environment: &'a dyn Environment,
-    strict: OnceCell<bool>,
-    warnings: RefCell<Vec<Warning>>,
-}
-
-impl<'a> WriteMode<'a> {
-    pub fn of(environment: &'a dyn Environment) -> WriteMode<'a> {
-        WriteMode { environment, strict: OnceCell::new(), warnings: RefCell::new(Vec::new()) }
+/// [`coerce`] in strict mode; outside it, the clipped value with the
+/// strict error as a warning. Strict writes hand the value over without a
+/// copy.
+pub fn coerce_clipping(column: &ColumnDef, value: Value, strict: bool, warnings: &mut Vec<Warning>) -> SqlResult<Value> {
+    if strict {
+        return coerce(column, value);
     }
-
-    /// [`coerce`], or outside strict mode the clipped value and a warning.
-    pub fn coerce(&self, column: &ColumnDef, value: Value) -> SqlResult<Value> {
-        if *self.strict.get_or_init(|| is_strict(self.environment)) {
-            return coerce(column, value);
-        }
-        let error = match coerce(column, value.clone()) {
-            Ok(fitted) => return Ok(fitted),
-            Err(error) => error,
-        };
-        let Some(clipped) = clipped(column, &value, error.code) else { return Err(error) };
-        let mut warnings = self.warnings.borrow_mut();
-        if warnings.len() < WARNINGS_MAX {
-            warnings.push(Warning { level: "Warning", code: error.code, message: error.message });
-        }
-        Ok(clipped)
+    let error = match coerce(column, value.clone()) {
+        Ok(fitted) => return Ok(fitted),
+        Err(error) => error,
+    };
+    let Some(clipped) = clipped(column, &value, error.code) else { return Err(error) };
+    if warnings.len() < WARNINGS_MAX {
+        warnings.push(Warning { level: "Warning", code: error.code, message: error.message });
     }
-
-    pub fn into_warnings(self) -> Vec<Warning> {
-        self.warnings.into_inner()
-    }
+    Ok(clipped)
 }
 
 /// The value MySQL stores instead of `value` after `code`, for the types

@@ -112,6 +112,9 @@ pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
     if left.is_null() || right.is_null() {
         return None;
     }
+    if let Some(ordering) = crate::eval::temporal::compare_times(left, right) {
+        return ordering;
+    }
     if is_numeric(left) || is_numeric(right) {
         let (a, b) = (to_number(left)?, to_number(right)?);
         return match (a, b) {
@@ -183,6 +186,14 @@ pub fn to_wire(value: &Value) -> protocol::Value {
             microsecond: *micros,
         }),
         Value::Timestamp { seconds, micros } => Wire::Bytes(format!("{seconds}.{micros:06}").into_bytes()),
+        Value::Time { negative, hours, minute, second, micros } => Wire::Time(protocol::Time {
+            negative: *negative,
+            days: u32::from(*hours / 24),
+            hours: (*hours % 24) as u8,
+            minutes: *minute,
+            seconds: *second,
+            microseconds: *micros,
+        }),
     }
 }
 
@@ -205,7 +216,21 @@ pub fn from_wire(value: &protocol::Value) -> Value {
             second: dt.second,
             micros: dt.microsecond,
         },
-        Wire::Time(time) => Value::Bytes(time.to_text(31).into_bytes()),
+        Wire::Time(time) => {
+            let hours = time.total_hours();
+            if hours > u64::from(binlog_format::value::time::TIME_HOURS_MAX) {
+                Value::Bytes(time.to_text(31).into_bytes())
+            } else {
+                let zero = hours == 0 && time.minutes == 0 && time.seconds == 0 && time.microseconds == 0;
+                Value::Time {
+                    negative: time.negative && !zero,
+                    hours: hours as u16,
+                    minute: time.minutes,
+                    second: time.seconds,
+                    micros: time.microseconds,
+                }
+            }
+        }
     }
 }
 

@@ -10,8 +10,9 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Token;
 
 use crate::error::{database_error, not_supported, syntax_error, SqlResult};
-use crate::eval::columns::{coerce, column_from_sql};
+use crate::eval::columns::{coerce_write, column_from_sql};
 use crate::eval::expr::Columns;
+use crate::eval::temporal::{current_timestamp_precision, WriteRules};
 use crate::eval::value::NullCheck;
 use crate::exec::dispatch::table_name;
 use crate::parse::Statement;
@@ -176,6 +177,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
         let no_columns = Columns::default();
         let constants = context.constants(&no_columns);
+        let rules = WriteRules::of(&context.env);
         for column in &create.columns {
             let mut def = column_from_sql(&column.name.value, &column.data_type)?;
             let mut default = None;
@@ -183,7 +185,15 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 match &option.option {
                     ColumnOption::Null => def.nullable = true,
                     ColumnOption::NotNull => def.nullable = false,
+                    ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
+                        check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
+                        def.current_timestamp.on_insert = true;
+                    }
                     ColumnOption::Default(expr) => default = Some(constants.eval(expr)?),
+                    ColumnOption::OnUpdate(expr) => {
+                        check_current_timestamp(&def, expr, 1294, "Invalid ON UPDATE clause for")?;
+                        def.current_timestamp.on_update = true;
+                    }
                     ColumnOption::PrimaryKey(_) => spec.primary_key.push(def.name.clone()),
                     ColumnOption::Unique(_) => {
                         spec.indexes.push(IndexSpec { name: def.name.clone(), columns: vec![def.name.clone()], unique: true })
@@ -200,7 +210,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
             }
             def.default = match default {
                 Some(value) if !value.is_null() => Some(
-                    coerce(&def, value)
+                    coerce_write(&def, value, rules, &mut Vec::new())
                         .map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?,
                 ),
                 Some(_) if !def.nullable => {
@@ -236,6 +246,22 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
     check_table_spec(&spec)?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
+}
+
+/// DEFAULT / ON UPDATE CURRENT_TIMESTAMP[(fsp)] is for TIMESTAMP and
+/// DATETIME columns of the same precision; anything else is `code` (1067
+/// for DEFAULT, 1294 for ON UPDATE) with MySQL's message.
+fn check_current_timestamp(def: &engine::ColumnDef, expr: &Expr, code: u16, message: &str) -> SqlResult<()> {
+    let fsp = match def.column_type {
+        binlog_format::ColumnType::Timestamp2 { fsp } | binlog_format::ColumnType::DateTime2 { fsp } => Some(fsp),
+        _ => None,
+    };
+    if fsp.is_none() || fsp != current_timestamp_precision(expr) {
+        let sqlstate = if code == 1067 { "42000" } else { "HY000" };
+        let suffix = if code == 1067 { "" } else { " column" };
+        return Err(protocol::MysqlError::new(code, sqlstate, format!("{message} '{}'{suffix}", def.name)));
+    }
+    Ok(())
 }
 
 fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcome> {

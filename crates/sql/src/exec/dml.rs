@@ -9,13 +9,13 @@ use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
 use crate::error::{engine_error, no_default, not_supported, syntax_error, unknown_column, value_count, SqlResult};
-use crate::eval::columns::implicit_default;
+use crate::eval::columns::{coerce_write, implicit_default};
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{Columns, Scope};
-use crate::eval::sql_mode::WriteMode;
+use crate::eval::temporal::{current_timestamp_for, WriteRules};
 use crate::eval::value::Value;
 use crate::exec::dispatch::{table_def, table_name};
-use crate::session::{Context, Outcome, Transactions};
+use crate::session::{Context, Outcome, Transactions, Warning, WARNINGS_MAX};
 
 fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
     let mut table_names = vec![def.name.clone()];
@@ -48,7 +48,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
-    let mode = WriteMode::of(&context.env);
+    let rules = WriteRules::of(&context.env);
+    let mut warnings = Vec::new();
 
     let (inserted, first_id) = transaction.write(context, |trx| {
         // Rows of values in target order.
@@ -73,14 +74,16 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 return Err(value_count(number + 1));
             }
             let mut row: Vec<Option<Value>> = vec![None; def.columns.len()];
+            let rules = rules.at_row(number as u64 + 1);
             for (position, value) in targets.iter().zip(values) {
-                row[*position] = Some(mode.coerce(&def.columns[*position], value)?);
+                row[*position] = Some(coerce_write(&def.columns[*position], value, rules, &mut warnings)?);
             }
             let mut full = Vec::with_capacity(row.len());
             for (position, value) in row.into_iter().enumerate() {
                 let column = &def.columns[position];
                 let value = match value {
                     Some(value) => value,
+                    None if column.current_timestamp.on_insert => current_timestamp_for(column, rules),
                     None => match column.default.clone().or_else(|| implicit_default(column)) {
                         Some(value) => value,
                         None => return Err(no_default(&column.name)),
@@ -95,7 +98,6 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         }
         Ok((count, first_id))
     })?;
-    let warnings = mode.into_warnings();
     let mut ok = OkResponse::affected(inserted);
     if inserted > 1 {
         ok.info = format!("Records: {inserted}  Duplicates: 0  Warnings: {}", warnings.len());
@@ -103,6 +105,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     ok.last_insert_id = first_id.unwrap_or(0);
     let mut outcome = Outcome::new(ok);
     outcome.last_insert_id = first_id;
+    warnings.truncate(WARNINGS_MAX);
     outcome.warnings = warnings;
     Ok(outcome)
 }
@@ -139,7 +142,9 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
-    let mode = WriteMode::of(&context.env);
+    let rules = WriteRules::of(&context.env);
+    let warnings: RefCell<Vec<Warning>> = RefCell::new(Vec::new());
+    let row_number = std::cell::Cell::new(0u64);
     let counts = transaction.write(context, |trx| {
         let result = trx.update_where(
             def.id,
@@ -157,16 +162,27 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
             },
             |row| {
                 // MySQL assigns left to right, later assignments seeing earlier ones.
+                row_number.set(row_number.get() + 1);
+                let rules = rules.at_row(row_number.get());
                 let mut new_row = row.clone();
                 for (position, expr) in &assignments {
                     match Scope::for_row(&columns, &new_row, context.params, &context.env)
                         .eval(expr)
-                        .and_then(|value| mode.coerce(&def.columns[*position], value))
+                        .and_then(|value| coerce_write(&def.columns[*position], value, rules, &mut warnings.borrow_mut()))
                     {
                         Ok(value) => new_row[*position] = value,
                         Err(error) => {
                             failure.borrow_mut().get_or_insert(error);
                             return row.clone();
+                        }
+                    }
+                }
+                // ON UPDATE CURRENT_TIMESTAMP: when the row changes and the
+                // statement did not set the column itself.
+                if new_row != *row {
+                    for (position, column) in def.columns.iter().enumerate() {
+                        if column.current_timestamp.on_update && !assignments.iter().any(|(p, _)| *p == position) {
+                            new_row[position] = current_timestamp_for(column, rules);
                         }
                     }
                 }
@@ -179,10 +195,11 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
         result.map_err(engine_error)
     })?;
     let affected = if context.env.info.found_rows() { counts.matched } else { counts.changed };
-    let warnings = mode.into_warnings();
+    let mut warnings = warnings.into_inner();
     let mut ok = OkResponse::affected(affected as u64);
     ok.info = format!("Rows matched: {}  Changed: {}  Warnings: {}", counts.matched, counts.changed, warnings.len());
     let mut outcome = Outcome::new(ok);
+    warnings.truncate(WARNINGS_MAX);
     outcome.warnings = warnings;
     Ok(outcome)
 }

@@ -145,6 +145,10 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                 _ => MYSQL_TYPE_NEWDECIMAL,
             },
             "MIN" | "MAX" | "ABS" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" | "UTC_TIMESTAMP" => MYSQL_TYPE_DATETIME,
+            "CURDATE" | "CURRENT_DATE" => MYSQL_TYPE_DATE,
+            "CURTIME" | "CURRENT_TIME" => MYSQL_TYPE_TIME,
+            "UNIX_TIMESTAMP" if first_arg(function).is_none() => MYSQL_TYPE_LONGLONG,
             _ => MYSQL_TYPE_VAR_STRING,
         },
         _ => MYSQL_TYPE_VAR_STRING,
@@ -193,6 +197,17 @@ fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
                         if column_type == WireType::MYSQL_TYPE_NEWDECIMAL {
                             definition = definition.with_decimals(4).with_length(66);
                         }
+                        if let (WireType::MYSQL_TYPE_DATETIME | WireType::MYSQL_TYPE_TIME, Expr::Function(function)) = (column_type, expr) {
+                            // NOW(fsp), CURTIME(fsp): that many digits.
+                            let fsp = match first_arg(function) {
+                                Some(Expr::Value(value)) => match &value.value {
+                                    Literal::Number(digits, _) => digits.parse().unwrap_or(0),
+                                    _ => 0,
+                                },
+                                _ => 0,
+                            };
+                            definition = crate::eval::temporal_columns::with_precision(definition, fsp.min(6));
+                        }
                         definition
                     }
                 };
@@ -229,6 +244,9 @@ fn conform(value: Value, definition: &ColumnDefinition) -> Value {
         (MYSQL_TYPE_DOUBLE | MYSQL_TYPE_FLOAT, Value::Double(_) | Value::Float(_)) => value,
         (MYSQL_TYPE_DOUBLE | MYSQL_TYPE_FLOAT, _) => Value::Double(to_number(&value).map_or(0.0, Number::as_f64)),
         (MYSQL_TYPE_DATE | MYSQL_TYPE_DATETIME | MYSQL_TYPE_TIMESTAMP, Value::Date { .. } | Value::DateTime { .. }) => value,
+        (MYSQL_TYPE_TIME, Value::Time { .. }) => value,
+        // YEAR's text is four digits (`0000`); its binary form a SHORT.
+        (MYSQL_TYPE_YEAR, Value::Int(year)) => Value::Bytes(format!("{year:04}").into_bytes()),
         _ => Value::Bytes(to_text(&value)),
     }
 }

@@ -54,21 +54,17 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 context.constants(&no_columns).eval(other)?
             }
         };
-        if definition.name == "gtid_next" {
-            if scope == VariableScope::Global {
+        // Checked before the value, as MySQL does.
+        if !definition.dynamic {
+            return Err(protocol::MysqlError::new(1238, "HY000", format!("Variable '{}' is a read only variable", definition.name)));
+        }
+        match (definition.kind, scope) {
+            (Kind::Session, VariableScope::Global) => {
                 return Err(protocol::MysqlError::new(
                     1228,
                     "HY000",
-                    "Variable 'gtid_next' is a SESSION variable and can't be used with SET GLOBAL",
-                ));
-            }
-            crate::exec::gtid_next::set(&value, context, transaction.in_transaction())?;
-            continue;
-        }
-        let value = normalize(definition, &value)?;
-        match (definition.kind, scope) {
-            (Kind::ReadOnly, _) => {
-                return Err(protocol::MysqlError::new(1238, "HY000", format!("Variable '{}' is a read only variable", definition.name)))
+                    format!("Variable '{}' is a SESSION variable and can't be used with SET GLOBAL", definition.name),
+                ))
             }
             (Kind::Global, VariableScope::Session) => {
                 return Err(protocol::MysqlError::new(
@@ -79,6 +75,11 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             }
             _ => {}
         }
+        if definition.name == "gtid_next" {
+            crate::exec::gtid_next::set(&value, context, transaction.in_transaction())?;
+            continue;
+        }
+        let value = normalize(definition, &value)?;
         let shown = text(&value);
         match (definition.name, scope) {
             ("autocommit", VariableScope::Session) => {
@@ -91,6 +92,9 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             }
             ("transaction_isolation" | "tx_isolation", _) if !shown.eq_ignore_ascii_case("REPEATABLE-READ") => {
                 return Err(not_supported(format!("transaction isolation {shown}")));
+            }
+            ("time_zone", _) => {
+                crate::eval::temporal::TimeZone::parse(&shown)?;
             }
             ("binlog_large_transaction_optimization_enabled", _) => {
                 context.db().set_large_transaction_optimization_enabled(value == Value::Int(1));

@@ -5,12 +5,13 @@ use std::sync::atomic::Ordering;
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::eval::columns::{default_clause, default_text, type_name, BINARY_COLLATION};
+use crate::eval::columns::{default_clause, default_text as column_default_text, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
+use crate::eval::temporal::{current_timestamp_text, default_text, TimeZone};
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
-use crate::variables::{definition, shown, VariableScope, DEFINITIONS};
+use crate::variables::{definition, shown, Kind, VariableScope, DEFINITIONS};
 
 fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     let mut result = ResultSet::new(names.iter().map(|name| ColumnDefinition::varchar(*name)).collect());
@@ -33,7 +34,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::Variables { global, filter } => {
             let scope = if *global { VariableScope::Global } else { VariableScope::Default };
             let mut rows = Vec::new();
-            for definition in DEFINITIONS {
+            // SHOW GLOBAL VARIABLES leaves out what has only a session value.
+            let listed = DEFINITIONS.iter().filter(|definition| !(*global && definition.kind == Kind::Session));
+            for definition in listed {
                 if passes(filter, definition.name) {
                     let value = context.env.system_variable(definition.name, scope)?;
                     rows.push(vec![Some(definition.name.to_string()), Some(shown(definition, &value))]);
@@ -105,18 +108,32 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::CreateTable { database, table } => {
             let database = context.database(database.as_deref())?;
             let def = catalog.table(&database, table).map_err(engine_error)?;
+            let zone = TimeZone::of(&context.env);
             let mut lines = Vec::new();
             for column in &def.columns {
                 let mut line = format!("  `{}` {}", column.name, type_name(column));
+                let is_timestamp = matches!(column.column_type, binlog_format::ColumnType::Timestamp2 { .. });
                 if !column.nullable {
                     line.push_str(" NOT NULL");
+                } else if is_timestamp {
+                    // MySQL names a TIMESTAMP's NULL, which once was not the default.
+                    line.push_str(" NULL");
                 }
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
-                } else if let Some(default) = &column.default {
-                    line.push_str(&format!(" DEFAULT {}", default_clause(column, default)));
+                } else if column.current_timestamp.on_insert {
+                    line.push_str(&format!(" DEFAULT {}", current_timestamp_text(column)));
+                } else if let Some(default) = column.default.as_ref().filter(|d| !matches!(d, binlog_format::Value::Null)) {
+                    let shown = match default_text(column, default, zone) {
+                        Some(shown) => format!("'{}'", shown.replace('\'', "''")),
+                        None => default_clause(column, default),
+                    };
+                    line.push_str(&format!(" DEFAULT {shown}"));
                 } else if column.nullable {
                     line.push_str(" DEFAULT NULL");
+                }
+                if column.current_timestamp.on_update {
+                    line.push_str(&format!(" ON UPDATE {}", current_timestamp_text(column)));
                 }
                 lines.push(line);
             }
@@ -152,19 +169,29 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 } else {
                     ""
                 };
-                let default = column.default.as_ref().map(|value| default_text(column, value));
-                let extra = if column.auto_increment { "auto_increment" } else { "" };
+                let zone = TimeZone::of(&context.env);
+                let default = if column.current_timestamp.on_insert {
+                    Some(current_timestamp_text(column))
+                } else {
+                    column
+                        .default
+                        .as_ref()
+                        .filter(|d| !matches!(d, binlog_format::Value::Null))
+                        .map(|d| default_text(column, d, zone).unwrap_or_else(|| column_default_text(column, d)))
+                };
+                let extra = match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
+                    (true, ..) => "auto_increment".to_string(),
+                    (_, true, true) => format!("DEFAULT_GENERATED on update {}", current_timestamp_text(column)),
+                    (_, true, false) => "DEFAULT_GENERATED".to_string(),
+                    (_, false, true) => format!("on update {}", current_timestamp_text(column)),
+                    _ => String::new(),
+                };
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
                     let collation = if column.collation == BINARY_COLLATION { None } else { Some("utf8mb4_general_ci".to_string()) };
                     row.push(collation);
                 }
-                row.extend([
-                    Some(if column.nullable { "YES" } else { "NO" }.to_string()),
-                    Some(key.to_string()),
-                    default,
-                    Some(extra.to_string()),
-                ]);
+                row.extend([Some(if column.nullable { "YES" } else { "NO" }.to_string()), Some(key.to_string()), default, Some(extra)]);
                 if *full {
                     row.extend([Some("select,insert,update,references".to_string()), Some(String::new())]);
                 }

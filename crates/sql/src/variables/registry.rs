@@ -1,0 +1,367 @@
+//! Every system variable binlogd knows: its scope, whether SET may change
+//! it, its type, and where its value comes from ([`Origin`]). SET, SHOW
+//! VARIABLES, `@@name`, the command line and my.cnf all read this table.
+
+use std::time::Duration;
+
+use database::config::BINLOG_SUBDIR;
+use database::redo::FlushLogAtTrxCommit;
+use database::BinlogStorageEngine;
+use replica::{CoordinatorConfig, CoordinatorMode};
+use source::DumpSettings;
+
+use super::startup::{Field, Origin, StartupConfig};
+use super::{Definition, Kind, Type};
+
+pub use binlog_format::constants::SERVER_VERSION;
+
+/// Both a global and a session value; SET SESSION and SET GLOBAL.
+const fn both(name: &'static str, value_type: Type, origin: Origin) -> Definition {
+    Definition { name, kind: Kind::Both, dynamic: true, value_type, origin }
+}
+
+/// Only a global value; SET GLOBAL.
+const fn global(name: &'static str, value_type: Type, origin: Origin) -> Definition {
+    Definition { name, kind: Kind::Global, dynamic: true, value_type, origin }
+}
+
+/// Only a session value; SET SESSION.
+const fn session(name: &'static str, value_type: Type, origin: Origin) -> Definition {
+    Definition { name, kind: Kind::Session, dynamic: true, value_type, origin }
+}
+
+/// A global value given at startup, never changed at run time.
+const fn read_only(name: &'static str, value_type: Type, origin: Origin) -> Definition {
+    Definition { name, kind: Kind::Global, dynamic: false, value_type, origin }
+}
+
+const fn own(default: &'static str) -> Origin {
+    Origin::Own(default)
+}
+
+const fn startup(
+    read: fn(&StartupConfig) -> String,
+    write: fn(&mut StartupConfig, &super::startup::Setting) -> Result<(), String>,
+) -> Origin {
+    Origin::Startup(Field { read, write })
+}
+
+fn on_off(on: bool) -> String {
+    u8::from(on).to_string()
+}
+
+/// Every variable binlogd knows, sorted by name.
+pub const DEFINITIONS: &[Definition] = &[
+    both("auto_increment_increment", Type::Integer, own("1")),
+    both("auto_increment_offset", Type::Integer, own("1")),
+    both("autocommit", Type::Boolean, own("1")),
+    read_only(
+        "binlog_cache_size",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.binlog_cache_size.to_string(),
+            |config, value| {
+                config.database.binlog.binlog_cache_size = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    read_only(
+        "binlog_checksum",
+        Type::Enumeration(&["CRC32", "NONE"]),
+        startup(
+            |config| if config.database.binlog.binlog_checksum { "CRC32" } else { "NONE" }.to_string(),
+            |config, value| {
+                config.database.binlog.binlog_checksum = value.word()? == "CRC32";
+                Ok(())
+            },
+        ),
+    ),
+    read_only("binlog_format", Type::Text, own("ROW")),
+    global(
+        "binlog_large_transaction_optimization_enabled",
+        Type::Boolean,
+        startup(
+            |config| on_off(config.database.binlog.large_transaction_optimization_enabled),
+            |config, value| {
+                config.database.binlog.large_transaction_optimization_enabled = value.boolean()?;
+                Ok(())
+            },
+        ),
+    ),
+    global(
+        "binlog_large_transaction_optimization_threshold",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.large_transaction_optimization_threshold.to_string(),
+            |config, value| {
+                config.database.binlog.large_transaction_optimization_threshold = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    read_only("binlog_row_image", Type::Text, own("FULL")),
+    read_only("binlog_row_metadata", Type::Text, own("FULL")),
+    // MariaDB 12.3's: '' (classic files) or 'engine' (the binlog rides the
+    // redo log; `file` and `innodb` are accepted for them). Read at open,
+    // so a change takes effect at restart; shown in the mode's own spelling.
+    read_only(
+        "binlog_storage_engine",
+        Type::Text,
+        startup(
+            |config| config.database.binlog_storage_engine.as_str().to_string(),
+            |config, value| {
+                config.database.binlog_storage_engine =
+                    BinlogStorageEngine::parse(value.word()?).ok_or_else(|| "is not '' or 'engine'".to_string())?;
+                Ok(())
+            },
+        ),
+    ),
+    // binlogd's own (read when a dump starts, `SqlSession::dump_settings`): microseconds a
+    // binlog dump rests after sending everything visible before it reads
+    // again, so a commit stream reaches its reader in batches (fewer
+    // wake-ups and writes per commit; up to this much more replica lag).
+    // 0 = send each group as soon as it is visible; at most 1 s.
+    global("binlogd_dump_send_delay", Type::Integer, own("5000")),
+    // binlogd's own: the engine's bound on rows held in memory.
+    read_only(
+        "binlogd_engine_memory_limit",
+        Type::Integer,
+        startup(
+            |config| config.database.engine.memory_limit_bytes.to_string(),
+            |config, value| {
+                config.database.engine.memory_limit_bytes = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    // binlogd's own: a large transaction goes to redo in prepare parts of
+    // about this many bytes.
+    read_only(
+        "binlogd_redo_prepare_part_bytes",
+        Type::Integer,
+        startup(
+            |config| config.database.redo_prepare_part_bytes.to_string(),
+            |config, value| {
+                config.database.redo_prepare_part_bytes = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
+    // binlogd's own (read by START REPLICA [SQL_THREAD]): how the
+    // coordinator finds transactions, from the group boundary queue
+    // (QUEUE) or by reading back and decoding every event as MySQL's
+    // coordinator does (EVENT_SCAN, for `binlogd bench replication`).
+    global(
+        "binlogd_replica_coordinator_mode",
+        Type::Enumeration(&["QUEUE", "EVENT_SCAN"]),
+        Origin::Owner(|| {
+            match CoordinatorConfig::default().mode {
+                CoordinatorMode::BoundaryQueue => "QUEUE",
+                CoordinatorMode::EventScan => "EVENT_SCAN",
+            }
+            .to_string()
+        }),
+    ),
+    // binlogd's own: a spill file is synced every this many bytes.
+    read_only(
+        "binlogd_spill_sync_chunk_bytes",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.spill_sync_chunk_bytes.to_string(),
+            |config, value| {
+                config.database.binlog.spill_sync_chunk_bytes = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    // binlogd's own: an open transaction writes ahead of COMMIT once this
+    // many changes have gathered (0: never).
+    read_only(
+        "binlogd_write_ahead_min_changes",
+        Type::Integer,
+        startup(
+            |config| config.database.write_ahead_min_changes.to_string(),
+            |config, value| {
+                config.database.write_ahead_min_changes = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
+    both("character_set_client", Type::Text, own("utf8mb4")),
+    both("character_set_connection", Type::Text, own("utf8mb4")),
+    both("character_set_database", Type::Text, own("utf8mb4")),
+    both("character_set_results", Type::Text, own("utf8mb4")),
+    both("character_set_server", Type::Text, own("utf8mb4")),
+    both("collation_connection", Type::Text, own("utf8mb4_general_ci")),
+    both("collation_database", Type::Text, own("utf8mb4_general_ci")),
+    both("collation_server", Type::Text, own("utf8mb4_general_ci")),
+    read_only(
+        "datadir",
+        Type::Text,
+        startup(
+            |config| config.database.dir.display().to_string(),
+            |config, value| {
+                config.database.dir = value.word()?.into();
+                config.database.binlog.dir = config.database.dir.join(BINLOG_SUBDIR);
+                Ok(())
+            },
+        ),
+    ),
+    both("default_storage_engine", Type::Text, own("InnoDB")),
+    read_only("enforce_gtid_consistency", Type::Text, own("ON")),
+    both("foreign_key_checks", Type::Boolean, own("1")),
+    // gtid_executed and gtid_purged are read from the binlog (session.rs).
+    read_only("gtid_executed", Type::Text, own("")),
+    read_only("gtid_mode", Type::Text, own("ON")),
+    // Read and set through exec/gtid_next.rs.
+    session("gtid_next", Type::Text, own("AUTOMATIC")),
+    read_only("gtid_purged", Type::Text, own("")),
+    read_only("hostname", Type::Text, own("localhost")),
+    global("init_connect", Type::Text, own("")),
+    read_only(
+        "innodb_flush_log_at_trx_commit",
+        Type::Integer,
+        startup(
+            |config| config.database.redo.innodb_flush_log_at_trx_commit.value().to_string(),
+            |config, value| {
+                config.database.redo.innodb_flush_log_at_trx_commit =
+                    FlushLogAtTrxCommit::from_value(value.number()?).ok_or_else(|| "is not 0, 1 or 2".to_string())?;
+                Ok(())
+            },
+        ),
+    ),
+    both(
+        "innodb_lock_wait_timeout",
+        Type::Integer,
+        startup(
+            |config| config.database.engine.lock_wait_timeout.as_secs().to_string(),
+            |config, value| {
+                config.database.engine.lock_wait_timeout = Duration::from_secs(value.number()?);
+                Ok(())
+            },
+        ),
+    ),
+    both("interactive_timeout", Type::Integer, own("28800")),
+    read_only("license", Type::Text, own("Apache-2.0")),
+    read_only("log_bin", Type::Boolean, own("1")),
+    read_only("lower_case_table_names", Type::Integer, own("0")),
+    global(
+        "max_allowed_packet",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.max_allowed_packet.to_string(),
+            |config, value| {
+                config.server.connection.max_allowed_packet = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
+    read_only(
+        "max_binlog_size",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.max_binlog_size.to_string(),
+            |config, value| {
+                config.database.binlog.max_binlog_size = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    global(
+        "max_connections",
+        Type::Integer,
+        startup(
+            |config| config.server.max_connections.to_string(),
+            |config, value| {
+                config.server.max_connections = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
+    both("net_buffer_length", Type::Integer, own("16384")),
+    both("net_read_timeout", Type::Integer, own("30")),
+    both(
+        "net_write_timeout",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.net_write_timeout.as_secs().to_string(),
+            |config, value| {
+                config.server.connection.net_write_timeout = Duration::from_secs(value.number()?);
+                Ok(())
+            },
+        ),
+    ),
+    read_only("performance_schema", Type::Boolean, own("0")),
+    read_only(
+        "port",
+        Type::Integer,
+        startup(
+            |config| config.server.bind_address.port().to_string(),
+            |config, value| {
+                config.server.bind_address.set_port(value.number_within()?);
+                Ok(())
+            },
+        ),
+    ),
+    // The replica's (read by START REPLICA): seconds without a byte from
+    // the source before reconnecting, applier workers, commit order.
+    global("replica_net_timeout", Type::Integer, Origin::Owner(|| replica::receiver::NET_TIMEOUT_DEFAULT.as_secs().to_string())),
+    global("replica_parallel_workers", Type::Integer, Origin::Owner(|| CoordinatorConfig::default().workers.to_string())),
+    global("replica_preserve_commit_order", Type::Boolean, Origin::Owner(|| on_off(CoordinatorConfig::default().preserve_commit_order))),
+    read_only(
+        "server_id",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.server_id.to_string(),
+            |config, value| {
+                config.database.binlog.server_id = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
+    // Read from the binlog's options (session.rs).
+    read_only("server_uuid", Type::Text, own("")),
+    // Startup only: a configured replica starts its threads with the server
+    // unless this is ON.
+    read_only("skip_replica_start", Type::Boolean, own("0")),
+    // MySQL's: a dump checks each event's CRC32 before sending it (ON)
+    // or leaves that to the replica (OFF, the default; the source crate's dump.rs).
+    global("source_verify_checksum", Type::Boolean, Origin::Owner(|| on_off(DumpSettings::default().verify_checksums))),
+    both(
+        "sql_mode",
+        Type::Text,
+        own("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
+    ),
+    both("sql_select_limit", Type::Integer, own("18446744073709551615")),
+    read_only(
+        "sync_binlog",
+        Type::Integer,
+        startup(
+            |config| config.database.binlog.sync_binlog.to_string(),
+            |config, value| {
+                config.database.binlog.sync_binlog = value.number()?;
+                Ok(())
+            },
+        ),
+    ),
+    read_only("system_time_zone", Type::Text, own("UTC")),
+    both("time_zone", Type::Text, own("SYSTEM")),
+    both("transaction_isolation", Type::Text, own("REPEATABLE-READ")),
+    both("tx_isolation", Type::Text, own("REPEATABLE-READ")),
+    both("unique_checks", Type::Boolean, own("1")),
+    read_only("version", Type::Text, own(SERVER_VERSION)),
+    read_only("version_comment", Type::Text, own("binlogd")),
+    read_only("version_compile_os", Type::Text, own("Linux")),
+    both(
+        "wait_timeout",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.wait_timeout.as_secs().to_string(),
+            |config, value| {
+                config.server.connection.wait_timeout = Duration::from_secs(value.number()?);
+                Ok(())
+            },
+        ),
+    ),
+];
