@@ -45,7 +45,7 @@ impl TableMaps {
                 return Ok(Arc::clone(found));
             }
         }
-        let map = TableMap::new(table, &def.database, &def.name, &def.column_specs(), &def.primary_key)
+        let map = TableMap::with_members(table, &def.database, &def.name, &def.column_specs(), &def.primary_key, &def.column_members())
             .map_err(|error| DatabaseError::RowEvent(error.to_string()))?;
         let mut body = Vec::new();
         map.encode_body(&mut body);

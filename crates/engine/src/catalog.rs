@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use binlog_format::{ColumnSpec, ColumnType, Value};
 
+use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
 use crate::table::Table;
 
@@ -42,6 +43,8 @@ pub struct ColumnDef {
     /// DEFAULT clause. Kept with the definition so that redo replay and
     /// checkpoints bring it back with the table.
     pub default: Option<Value>,
+    /// Display width, ZEROFILL, FLOAT(M,D) digits, ENUM/SET members.
+    pub attributes: ColumnAttributes,
     /// DEFAULT / ON UPDATE CURRENT_TIMESTAMP of a TIMESTAMP or DATETIME
     /// column, at the column's own precision.
     pub current_timestamp: CurrentTimestamp,
@@ -68,6 +71,7 @@ impl ColumnDef {
             auto_increment: false,
             collation: 63,
             default: None,
+            attributes: ColumnAttributes::default(),
             current_timestamp: CurrentTimestamp::default(),
         }
     }
@@ -188,6 +192,12 @@ impl TableDef {
     /// The columns as the binlog's Table_map wants them.
     pub fn column_specs(&self) -> Vec<ColumnSpec> {
         self.columns.iter().map(ColumnDef::spec).collect()
+    }
+
+    /// Each column's ENUM or SET members (empty for other columns), for
+    /// the Table_map's ENUM_STR_VALUE and SET_STR_VALUE metadata.
+    pub fn column_members(&self) -> Vec<Vec<Vec<u8>>> {
+        self.columns.iter().map(|c| c.attributes.members.clone()).collect()
     }
 
     /// `db`.`table` as error messages print it.

@@ -26,6 +26,7 @@ use binlog_format::{ColumnType, Gtid, Uuid, Value};
 
 use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
+use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
 use crate::redo::DdlRecord;
 use crate::row::Row;
@@ -330,10 +331,13 @@ fn read_column_type(reader: &mut ByteReader<'_>) -> Result<ColumnType> {
 /// A column's flags byte: 1 nullable, 2 unsigned, 4 auto_increment, 8 a
 /// DEFAULT follows the collation (as a tagged value; without 8 the column
 /// has no DEFAULT clause), 0x80 a CURRENT_TIMESTAMP byte follows that (1
-/// DEFAULT CURRENT_TIMESTAMP, 2 ON UPDATE CURRENT_TIMESTAMP). Definitions
-/// written without 0x80 read as they always did.
-const COLUMN_FLAGS_KNOWN: u8 = 0b1000_1111;
+/// DEFAULT CURRENT_TIMESTAMP, 2 ON UPDATE CURRENT_TIMESTAMP), 0x40
+/// [`ColumnAttributes`] follow (after the DEFAULT and the CURRENT_TIMESTAMP
+/// byte; without it they are all default). Definitions written without
+/// 0x80 or 0x40 read as they always did.
+const COLUMN_FLAGS_KNOWN: u8 = 0b1000_1111 | COLUMN_HAS_ATTRIBUTES;
 const COLUMN_HAS_CURRENT_TIMESTAMP: u8 = 0x80;
+const COLUMN_HAS_ATTRIBUTES: u8 = 0x40;
 
 pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     out.put_u64(def.id);
@@ -346,7 +350,8 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
         let flags = u8::from(column.nullable)
             | u8::from(column.unsigned) << 1
             | u8::from(column.auto_increment) << 2
-            | u8::from(column.default.is_some()) << 3;
+            | u8::from(column.default.is_some()) << 3
+            | if column.attributes.is_default() { 0 } else { COLUMN_HAS_ATTRIBUTES };
         let current_timestamp = u8::from(column.current_timestamp.on_insert) | u8::from(column.current_timestamp.on_update) << 1;
         let flags = if current_timestamp != 0 { flags | COLUMN_HAS_CURRENT_TIMESTAMP } else { flags };
         out.put_u8(flags);
@@ -356,6 +361,9 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
         }
         if current_timestamp != 0 {
             out.put_u8(current_timestamp);
+        }
+        if !column.attributes.is_default() {
+            column.attributes.encode(out);
         }
     }
     put_positions(out, &def.primary_key);
@@ -386,6 +394,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
         if current_timestamp & !0b11 != 0 {
             return Err(EngineError::corrupt(format!("column {name}: current timestamp {current_timestamp:#04x}")));
         }
+        let attributes = if flags & COLUMN_HAS_ATTRIBUTES != 0 { ColumnAttributes::decode(reader)? } else { ColumnAttributes::default() };
         columns.push(ColumnDef {
             name,
             column_type,
@@ -394,6 +403,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
             auto_increment: flags & 4 != 0,
             collation,
             default,
+            attributes,
             current_timestamp: CurrentTimestamp { on_insert: current_timestamp & 1 != 0, on_update: current_timestamp & 2 != 0 },
         });
     }

@@ -48,6 +48,7 @@
 pub mod catalog;
 pub mod change;
 pub mod codec;
+pub mod column_attributes;
 pub mod commit;
 pub mod config;
 mod ddl;
@@ -73,6 +74,7 @@ pub mod write;
 
 pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
+pub use column_attributes::ColumnAttributes;
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};
 pub use config::EngineConfig;
 pub use engine::Engine;

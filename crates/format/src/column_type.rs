@@ -58,6 +58,8 @@ pub const FSP_MAX: u8 = 6;
 /// CHAR's metadata keeps 10 bits of its byte length (CHAR(255) in
 /// utf8mb4 is 1020 bytes).
 pub const CHAR_LENGTH_BYTES_MAX: u16 = 0x3ff;
+/// BIT(M) takes 1..=64 bits.
+pub const BIT_LENGTH_MAX: u8 = 64;
 
 /// One column's type with its metadata.
 ///
@@ -73,6 +75,9 @@ pub const CHAR_LENGTH_BYTES_MAX: u16 = 0x3ff;
 /// | `Date` | 10 | none |
 /// | `DateTime2` | 18 | 1: fsp |
 /// | `Timestamp2` | 17 | 1: fsp |
+/// | `Bit` | 16 | 2: bits % 8, bits / 8 |
+/// | `Enum` | 254 | 2: real type 247, pack length (1 or 2) |
+/// | `Set` | 254 | 2: real type 248, pack length (1, 2, 3, 4 or 8) |
 /// | `Time2` | 19 | 1: fsp |
 /// | `Year` | 13 | none |
 /// | `Raw` | any other | as the type defines it |
@@ -109,6 +114,20 @@ pub enum ColumnType {
     },
     Timestamp2 {
         fsp: u8,
+    },
+    /// BIT(1..=64); values are stored big-endian in `bits.div_ceil(8)` bytes.
+    Bit {
+        bits: u8,
+    },
+    /// ENUM: the value is the member's 1-based index (0 for the error
+    /// value ''), in `length_bytes` bytes LE: 1 up to 255 members, else 2.
+    Enum {
+        length_bytes: u8,
+    },
+    /// SET: the value is a bit mask of members (bit 0 = the first), in
+    /// `length_bytes` bytes LE.
+    Set {
+        length_bytes: u8,
     },
     Time2 {
         fsp: u8,
@@ -160,6 +179,8 @@ impl ColumnType {
             ColumnType::Date => DATE,
             ColumnType::DateTime2 { .. } => DATETIME2,
             ColumnType::Timestamp2 { .. } => TIMESTAMP2,
+            ColumnType::Bit { .. } => BIT,
+            ColumnType::Enum { .. } | ColumnType::Set { .. } => STRING,
             ColumnType::Time2 { .. } => TIME2,
             ColumnType::Year => YEAR,
             ColumnType::Raw { type_code, .. } => *type_code,
@@ -183,6 +204,9 @@ impl ColumnType {
             ColumnType::VarChar { max_length_bytes } => out.extend_from_slice(&max_length_bytes.to_le_bytes()),
             ColumnType::Blob { length_bytes } => out.push(*length_bytes),
             ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } => out.push(*fsp),
+            ColumnType::Bit { bits } => out.extend_from_slice(&[bits % 8, bits / 8]),
+            ColumnType::Enum { length_bytes } => out.extend_from_slice(&[type_code::ENUM, *length_bytes]),
+            ColumnType::Set { length_bytes } => out.extend_from_slice(&[type_code::SET, *length_bytes]),
             ColumnType::Time2 { fsp } => out.push(*fsp),
             ColumnType::Year => {}
             ColumnType::Raw { metadata, .. } => out.extend_from_slice(metadata),
@@ -205,6 +229,16 @@ impl ColumnType {
             (type_code::DOUBLE, [8]) => Some(ColumnType::Double),
             (type_code::NEWDECIMAL, &[precision, scale]) => {
                 decimal_is_valid(precision, scale).then_some(ColumnType::NewDecimal { precision, scale })
+            }
+            (type_code::STRING, &[type_code::ENUM, length_bytes]) => {
+                enum_length_is_valid(length_bytes).then_some(ColumnType::Enum { length_bytes })
+            }
+            (type_code::STRING, &[type_code::SET, length_bytes]) => {
+                set_length_is_valid(length_bytes).then_some(ColumnType::Set { length_bytes })
+            }
+            (type_code::BIT, &[partial_bits, bytes]) => {
+                let bits = u16::from(bytes) * 8 + u16::from(partial_bits);
+                (partial_bits < 8 && (1..=u16::from(BIT_LENGTH_MAX)).contains(&bits)).then_some(ColumnType::Bit { bits: bits as u8 })
             }
             (type_code::STRING, &[real_type_and_high_bits, low_bits]) => {
                 let is_char = real_type_and_high_bits != 0 && real_type_and_high_bits | 0x30 == type_code::STRING;
@@ -239,6 +273,13 @@ impl ColumnType {
             ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } if *fsp > FSP_MAX => {
                 format!("fractional-second precision {fsp} exceeds {FSP_MAX}")
             }
+            ColumnType::Bit { bits } if !(1..=BIT_LENGTH_MAX).contains(bits) => format!("BIT({bits}) is outside 1..=64"),
+            ColumnType::Enum { length_bytes } if !enum_length_is_valid(*length_bytes) => {
+                format!("ENUM of {length_bytes} bytes (1 or 2)")
+            }
+            ColumnType::Set { length_bytes } if !set_length_is_valid(*length_bytes) => {
+                format!("SET of {length_bytes} bytes (1, 2, 3, 4 or 8)")
+            }
             ColumnType::Raw { type_code, metadata } => {
                 if metadata_length(*type_code) != Some(metadata.len()) {
                     format!("type {type_code} with {} metadata bytes", metadata.len())
@@ -257,6 +298,8 @@ impl ColumnType {
     /// columns as STRING with the real type in the first metadata byte.
     pub fn real_type_code(&self) -> u8 {
         match self {
+            ColumnType::Enum { .. } => type_code::ENUM,
+            ColumnType::Set { .. } => type_code::SET,
             ColumnType::Raw { type_code: type_code::STRING, metadata } if metadata.first() != Some(&0) => {
                 metadata.first().map_or(type_code::STRING, |byte| byte | 0x30)
             }
@@ -284,6 +327,14 @@ impl ColumnType {
     }
 }
 
+fn enum_length_is_valid(length_bytes: u8) -> bool {
+    matches!(length_bytes, 1 | 2)
+}
+
+fn set_length_is_valid(length_bytes: u8) -> bool {
+    matches!(length_bytes, 1..=4 | 8)
+}
+
 fn decimal_is_valid(precision: u8, scale: u8) -> bool {
     (1..=DECIMAL_PRECISION_MAX).contains(&precision) && scale <= DECIMAL_SCALE_MAX && scale <= precision
 }
@@ -306,11 +357,35 @@ mod tests {
     }
 
     #[test]
-    fn enum_stored_as_string_stays_raw_and_is_not_a_character_column() {
+    fn enum_stored_as_string_is_typed_and_is_not_a_character_column() {
         let column = ColumnType::from_metadata(type_code::STRING, &[type_code::ENUM, 1]);
-        assert_eq!(column, ColumnType::Raw { type_code: type_code::STRING, metadata: vec![247, 1] });
+        assert_eq!(column, ColumnType::Enum { length_bytes: 1 });
         assert!(column.is_enum_or_set());
         assert!(!column.is_character());
+    }
+
+    #[test]
+    fn bit_enum_and_set_metadata_is_mysqls() {
+        // Field_bit::do_save_field_metadata: bits % 8, then bytes.
+        for (column, metadata) in [
+            (ColumnType::Bit { bits: 1 }, [1, 0]),
+            (ColumnType::Bit { bits: 8 }, [0, 1]),
+            (ColumnType::Bit { bits: 13 }, [5, 1]),
+            (ColumnType::Bit { bits: 64 }, [0, 8]),
+            (ColumnType::Enum { length_bytes: 2 }, [247, 2]),
+            (ColumnType::Set { length_bytes: 8 }, [248, 8]),
+        ] {
+            let mut encoded = Vec::new();
+            column.encode_metadata(&mut encoded);
+            assert_eq!(encoded, metadata, "{column:?}");
+            assert_eq!(ColumnType::from_metadata(column.type_code(), &metadata), column);
+            assert!(column.validate().is_ok());
+        }
+        assert!(matches!(ColumnType::from_metadata(type_code::BIT, &[0, 9]), ColumnType::Raw { .. }));
+        assert!(matches!(ColumnType::from_metadata(type_code::STRING, &[type_code::SET, 5]), ColumnType::Raw { .. }));
+        assert!(ColumnType::Bit { bits: 0 }.validate().is_err());
+        assert!(ColumnType::Set { length_bytes: 8 }.is_enum_or_set());
+        assert!(!ColumnType::Bit { bits: 3 }.is_numeric());
     }
 
     #[test]

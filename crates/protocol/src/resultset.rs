@@ -277,10 +277,31 @@ fn append_text_value(out: &mut Vec<u8>, value: &Value, column: &ColumnDefinition
             out.put_lenenc_str(text.as_bytes());
         }
         other => {
-            let text = other.to_text(column.decimals).unwrap_or_default();
+            let text = numeric_text(other, column).unwrap_or_else(|| other.to_text(column.decimals).unwrap_or_default());
             out.put_lenenc_str(&text);
         }
     }
+}
+
+/// Decimals at or above this mean "not fixed" (MySQL's NOT_FIXED_DEC).
+const NOT_FIXED_DECIMALS: u8 = 31;
+
+/// The text of a number in a FLOAT(M,D) / DOUBLE(M,D) column (D decimals)
+/// or a ZEROFILL column (zeros up to the display width), as mysqld's
+/// text protocol sends them; `None` for any other value or column.
+fn numeric_text(value: &Value, column: &ColumnDefinition) -> Option<Vec<u8>> {
+    let zerofill = column.flags.contains(ColumnFlags::ZEROFILL_FLAG);
+    let fixed_decimals = column.decimals < NOT_FIXED_DECIMALS;
+    let text = match value {
+        Value::Float(v) if fixed_decimals => format!("{:.*}", usize::from(column.decimals), v),
+        Value::Double(v) if fixed_decimals => format!("{:.*}", usize::from(column.decimals), v),
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) if zerofill => {
+            String::from_utf8(value.to_text(column.decimals)?).ok()?
+        }
+        _ => return None,
+    };
+    let width = usize::try_from(column.column_length).unwrap_or(0);
+    Some(if zerofill && text.len() < width { format!("{}{text}", "0".repeat(width - text.len())).into_bytes() } else { text.into_bytes() })
 }
 
 pub(crate) fn encode_text_row(columns: &[ColumnDefinition], row: &[Value], out: &mut Vec<u8>) {

@@ -94,6 +94,9 @@ fn type_name(column_type: &ColumnType, metadata: &[u8]) -> String {
         ColumnType::Date => "DATE".into(),
         ColumnType::DateTime2 { fsp } => format!("DATETIME({fsp})"),
         ColumnType::Timestamp2 { fsp } => format!("TIMESTAMP({fsp})"),
+        ColumnType::Bit { bits } => format!("BIT({bits})"),
+        ColumnType::Enum { length_bytes } => format!("ENUM({length_bytes} bytes)"),
+        ColumnType::Set { length_bytes } => format!("SET({length_bytes} bytes)"),
         ColumnType::Time2 { fsp } => format!("TIME({fsp})"),
         ColumnType::Year => "YEAR".into(),
         ColumnType::Json => "JSON".into(),
@@ -130,6 +133,7 @@ pub fn value_text(column: &ColumnInfo, value: &Value) -> String {
     match value {
         Value::Null => "NULL".into(),
         Value::Int(v) => v.to_string(),
+        Value::UInt(v) if matches!(column.column_type, ColumnType::Bit { .. }) => format!("b'{v:b}'"),
         Value::UInt(v) => v.to_string(),
         Value::Float(v) => v.to_string(),
         Value::Double(v) => v.to_string(),
@@ -166,6 +170,7 @@ pub fn value_json(column: &ColumnInfo, value: &Value) -> serde_json::Value {
     match value {
         Value::Null => serde_json::Value::Null,
         Value::Int(v) => json!(v),
+        Value::UInt(v) if matches!(column.column_type, ColumnType::Bit { .. }) => json!(format!("b'{v:b}'")),
         Value::UInt(v) => json!(v),
         Value::Float(v) if v.is_finite() => json!(v),
         Value::Double(v) if v.is_finite() => json!(v),

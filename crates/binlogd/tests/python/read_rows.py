@@ -37,6 +37,9 @@ def plain(value):
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [plain(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        # A SET column's members.
+        return sorted(plain(item) for item in value)
     return value
 
 

@@ -3,6 +3,7 @@
 //! MariaDB's events (Annotate_rows, Binlog_checkpoint, GTID, Gtid_list and
 //! rows events v1) decode too; unknown types survive as [`Event::Unknown`].
 
+pub mod enum_set_metadata;
 pub mod format_description;
 pub mod gtid;
 pub mod large_transaction_header;

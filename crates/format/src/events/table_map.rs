@@ -4,6 +4,7 @@
 use crate::bytes::{ByteReader, ByteWriter};
 use crate::column_type::{metadata_length, ColumnType};
 use crate::error::{DecodeError, EncodeError};
+use crate::events::enum_set_metadata::enum_and_set_fields;
 use crate::events::table_map_metadata::{charset_field, OptionalMetadata};
 
 /// Table ids are 6 bytes in a Table_map and a rows event (post-header
@@ -65,6 +66,21 @@ impl TableMap {
     /// a table: SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, COLUMN_NAME
     /// and SIMPLE_PRIMARY_KEY (each only when it has something to say).
     pub fn new(table_id: u64, database: &str, table: &str, columns: &[ColumnSpec], primary_key: &[usize]) -> Result<TableMap, EncodeError> {
+        TableMap::with_members(table_id, database, table, columns, primary_key, &[])
+    }
+
+    /// [`TableMap::new`] for a table with ENUM or SET columns, whose
+    /// members (one list per column, empty for other columns) MySQL writes
+    /// in the ENUM_AND_SET charset, SET_STR_VALUE and ENUM_STR_VALUE fields
+    /// between COLUMN_NAME and the primary key.
+    pub fn with_members(
+        table_id: u64,
+        database: &str,
+        table: &str,
+        columns: &[ColumnSpec],
+        primary_key: &[usize],
+        members: &[Vec<Vec<u8>>],
+    ) -> Result<TableMap, EncodeError> {
         if table_id > TABLE_ID_MAX {
             return Err(EncodeError::invalid("table id", format!("{table_id} does not fit 6 bytes")));
         }
@@ -87,6 +103,7 @@ impl TableMap {
         let collations: Vec<u16> = columns.iter().filter(|c| c.column_type.is_character()).map(|c| c.collation).collect();
         optional_metadata.extend(charset_field(&collations));
         optional_metadata.push(OptionalMetadata::ColumnName(columns.iter().map(|c| c.name.as_bytes().to_vec()).collect()));
+        optional_metadata.extend(enum_and_set_fields(columns, members));
         if !primary_key.is_empty() {
             optional_metadata.push(OptionalMetadata::SimplePrimaryKey(primary_key.iter().map(|&c| c as u64).collect()));
         }

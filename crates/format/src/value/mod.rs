@@ -9,6 +9,8 @@
 //! | VARCHAR | `Bytes` | length u8 (u16 LE when max length >= 256) + bytes |
 //! | BLOB, TEXT | `Bytes` | length in 1..=4 bytes LE (the column's metadata) + bytes |
 //! | DATE, DATETIME2, TIMESTAMP2 | `Date`, `DateTime`, `Timestamp` | see [`temporal`] |
+//! | BIT(M) | `UInt` | big-endian in ceil(M/8) bytes ([`bit`]) |
+//! | ENUM, SET | `UInt` (index, bit mask) | LE in the pack length ([`enumeration`]) |
 //! | TIME2, YEAR | `Time`, `Int` (0 or 1901..=2155) | see [`time`] |
 //! | anything else (`ColumnType::Raw`) | `Bytes` | the stored bytes verbatim, length prefix included |
 //! | JSON | `Json` (the binary document) | length u32 LE + MySQL's binary JSON ([`json::binary`]) |
@@ -18,7 +20,9 @@
 //! encoded row gives the same values back, and encoding decoded values
 //! gives the same bytes back.
 
+pub mod bit;
 pub mod decimal;
+pub mod enumeration;
 pub mod json;
 pub mod raw;
 pub mod temporal;
@@ -171,6 +175,10 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
         (ColumnType::Timestamp2 { fsp }, Value::Timestamp { seconds, micros }) => {
             temporal::encode_timestamp2(*seconds, *micros, *fsp, out)?
         }
+        (ColumnType::Bit { bits }, Value::UInt(v)) => bit::encode_bit(*bits, *v, out)?,
+        (ColumnType::Enum { length_bytes } | ColumnType::Set { length_bytes }, Value::UInt(v)) => {
+            enumeration::encode_index(*length_bytes, *v, out)?
+        }
         (ColumnType::Time2 { fsp }, Value::Time { negative, hours, minute, second, micros }) => {
             let parts = time::TimeParts { negative: *negative, hours: *hours, minute: *minute, second: *second, micros: *micros };
             time::encode_time2(parts, *fsp, out)?
@@ -236,6 +244,13 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
         ColumnType::Timestamp2 { fsp } => {
             let bytes = reader.take(4 + temporal::fraction_length(*fsp), "TIMESTAMP2 value")?;
             temporal::decode_timestamp2(bytes, *fsp).map_err(invalid("TIMESTAMP2 value"))?
+        }
+        ColumnType::Bit { bits } => {
+            let bytes = reader.take(bit::bit_length_bytes(*bits), "BIT value")?;
+            Value::UInt(bit::decode_bit(*bits, bytes).map_err(invalid("BIT value"))?)
+        }
+        ColumnType::Enum { length_bytes } | ColumnType::Set { length_bytes } => {
+            Value::UInt(enumeration::decode_index(reader.take(usize::from(*length_bytes), "ENUM or SET value")?))
         }
         ColumnType::Time2 { fsp } => {
             let bytes = reader.take(3 + temporal::fraction_length(*fsp), "TIME2 value")?;

@@ -3,13 +3,15 @@
 //! a write (MySQL's strict mode: a value that does not fit is an error).
 
 use binlog_format::ColumnType;
+use engine::ColumnAttributes;
 use engine::{ColumnDef, TableDef};
 use protocol::resultset::UTF8MB4_GENERAL_CI;
 use protocol::{ColumnDefinition, ColumnFlags, ColumnType as WireType};
-use sqlparser::ast::{CharacterLength, DataType, ExactNumberInfo};
+use sqlparser::ast::{BinaryLength, CharacterLength, DataType, ExactNumberInfo};
 
 use crate::error::{data_too_long, incorrect_value, not_supported, out_of_range, SqlResult};
 use crate::eval::value::{text, to_number, to_text, NullCheck, Number, Value};
+use crate::eval::{bit, enumeration, numeric_display};
 
 pub const BINARY_COLLATION: u16 = 63;
 /// utf8mb4's widest character, in bytes.
@@ -40,7 +42,18 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
     use DataType as D;
     let mut unsigned = false;
     let mut collation = BINARY_COLLATION;
+    let mut attributes = ColumnAttributes::default();
     let column_type = match data_type {
+        D::Zerofill(inner) => {
+            let mut column = column_from_sql(name, inner)?;
+            column.unsigned = true;
+            column.attributes.zerofill = true;
+            if column.attributes.display_width == 0 && column.attributes.float_digits.is_none() {
+                column.attributes.display_width = numeric_display::default_width(&column.column_type, true);
+            }
+            return Ok(column);
+        }
+        D::Bool | D::Boolean => ColumnType::Tiny,
         D::TinyInt(_) => ColumnType::Tiny,
         D::TinyIntUnsigned(_) => {
             unsigned = true;
@@ -117,27 +130,93 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
             crate::eval::temporal_columns::year(modifiers)?
         }
         D::JSON => ColumnType::Json,
+        D::Float(info) | D::FloatUnsigned(info) | D::Double(info) | D::DoubleUnsigned(info) => {
+            unsigned = matches!(data_type, D::FloatUnsigned(_) | D::DoubleUnsigned(_));
+            let (column_type, digits) =
+                numeric_display::float_from_sql(name, info, matches!(data_type, D::Double(_) | D::DoubleUnsigned(_)))?;
+            attributes.float_digits = digits;
+            column_type
+        }
+        D::RealUnsigned | D::DoublePrecisionUnsigned => {
+            unsigned = true;
+            ColumnType::Double
+        }
+        D::Bit(bits) => {
+            let bits = bits.unwrap_or(1);
+            if !(1..=64).contains(&bits) {
+                return Err(numeric_display::display_width_too_big(name, 64));
+            }
+            ColumnType::Bit { bits: bits as u8 }
+        }
+        D::Enum(members, None) => {
+            collation = UTF8MB4_GENERAL_CI;
+            let (column_type, members) = enumeration::enumeration_from_sql(name, false, &enumeration::enum_member_names(members)?)?;
+            attributes.members = members;
+            column_type
+        }
+        D::Set(members) => {
+            collation = UTF8MB4_GENERAL_CI;
+            let (column_type, members) = enumeration::enumeration_from_sql(name, true, members)?;
+            attributes.members = members;
+            column_type
+        }
+        D::Varbinary(Some(BinaryLength::IntegerLength { length })) => {
+            if *length > 65_532 {
+                return Err(protocol::MysqlError::new(
+                    1074,
+                    "42000",
+                    format!("Column length too big for column '{name}' (max = 65532); use BLOB or TEXT instead"),
+                ));
+            }
+            ColumnType::VarChar { max_length_bytes: *length as u16 }
+        }
         other => return Err(not_supported(format!("column type {other}"))),
     };
+    if let Some(width) = numeric_display::declared_width(data_type) {
+        if width > 255 {
+            return Err(numeric_display::display_width_too_big(name, 255));
+        }
+        attributes.display_width = width as u8;
+    }
     let mut column = ColumnDef::new(name, column_type);
     column.unsigned = unsigned;
     column.collation = collation;
+    column.attributes = attributes;
     Ok(column)
+}
+
+/// `CHARACTER SET binary` on a character column: CHAR(n) becomes
+/// BINARY(n), VARCHAR(n) VARBINARY(n), TEXT BLOB, as in MySQL.
+pub fn make_binary(column: &mut ColumnDef) {
+    if column.collation == BINARY_COLLATION {
+        return;
+    }
+    match &mut column.column_type {
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            *max_length_bytes /= UTF8MB4_BYTES_MAX as u16;
+            column.collation = BINARY_COLLATION;
+        }
+        ColumnType::Blob { .. } => column.collation = BINARY_COLLATION,
+        _ => {}
+    }
 }
 
 /// The type as SHOW CREATE TABLE / DESCRIBE print it.
 pub fn type_name(column: &ColumnDef) -> String {
-    let unsigned = if column.unsigned { " unsigned" } else { "" };
     let characters =
         |bytes: u16| if column.collation == BINARY_COLLATION { u64::from(bytes) } else { u64::from(bytes) / UTF8MB4_BYTES_MAX };
+    let numeric = numeric_display::type_suffix(column);
     match &column.column_type {
-        ColumnType::Tiny => format!("tinyint{unsigned}"),
-        ColumnType::Short => format!("smallint{unsigned}"),
-        ColumnType::Int24 => format!("mediumint{unsigned}"),
-        ColumnType::Long => format!("int{unsigned}"),
-        ColumnType::LongLong => format!("bigint{unsigned}"),
-        ColumnType::Float => "float".into(),
-        ColumnType::Double => "double".into(),
+        ColumnType::Tiny => format!("tinyint{numeric}"),
+        ColumnType::Short => format!("smallint{numeric}"),
+        ColumnType::Int24 => format!("mediumint{numeric}"),
+        ColumnType::Long => format!("int{numeric}"),
+        ColumnType::LongLong => format!("bigint{numeric}"),
+        ColumnType::Float => format!("float{numeric}"),
+        ColumnType::Double => format!("double{numeric}"),
+        ColumnType::Bit { bits } => format!("bit({bits})"),
+        ColumnType::Enum { .. } => enumeration::enumeration_type_name(false, &column.attributes.members),
+        ColumnType::Set { .. } => enumeration::enumeration_type_name(true, &column.attributes.members),
         ColumnType::NewDecimal { precision, scale } => format!("decimal({precision},{scale})"),
         ColumnType::String { max_length_bytes } if column.collation == BINARY_COLLATION => format!("binary({max_length_bytes})"),
         ColumnType::String { max_length_bytes } => format!("char({})", characters(*max_length_bytes)),
@@ -180,6 +259,8 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::Date => WireType::MYSQL_TYPE_DATE,
         ColumnType::DateTime2 { .. } => WireType::MYSQL_TYPE_DATETIME,
         ColumnType::Timestamp2 { .. } => WireType::MYSQL_TYPE_TIMESTAMP,
+        ColumnType::Bit { .. } => WireType::MYSQL_TYPE_BIT,
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => WireType::MYSQL_TYPE_STRING,
         ColumnType::Time2 { .. } => WireType::MYSQL_TYPE_TIME,
         ColumnType::Year => WireType::MYSQL_TYPE_YEAR,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
@@ -223,7 +304,24 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
         ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } => {
             definition = crate::eval::temporal_columns::with_precision(definition, *fsp);
         }
+        ColumnType::Bit { bits } => definition = definition.with_length(u32::from(*bits)),
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => {
+            let is_set = matches!(column.column_type, ColumnType::Set { .. });
+            definition = definition
+                .with_length(enumeration::enumeration_length(is_set, &column.attributes.members))
+                .with_character_set(column.collation);
+            flags |= if is_set { ColumnFlags::SET_FLAG } else { ColumnFlags::ENUM_FLAG };
+        }
         _ => {}
+    }
+    let attributes = &column.attributes;
+    if let Some((digits, decimals)) = attributes.float_digits {
+        definition = definition.with_length(u32::from(digits)).with_decimals(decimals);
+    } else if attributes.display_width != 0 {
+        definition = definition.with_length(u32::from(attributes.display_width));
+    }
+    if attributes.zerofill {
+        flags |= ColumnFlags::ZEROFILL_FLAG | ColumnFlags::UNSIGNED_FLAG;
     }
     if column.current_timestamp.on_update {
         flags |= ColumnFlags::ON_UPDATE_NOW_FLAG;
@@ -277,6 +375,13 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 }
             }
             let number = to_number(&value).map_or(0.0, Number::as_f64);
+            let number = numeric_display::fit_float_digits(column, number)?;
+            if column.unsigned && number < 0.0 {
+                return Err(out_of_range(&column.name));
+            }
+            if matches!(column.column_type, ColumnType::Float) && number.abs() > f64::from(f32::MAX) {
+                return Err(out_of_range(&column.name));
+            }
             Ok(if matches!(column.column_type, ColumnType::Float) { Value::Float(number as f32) } else { Value::Double(number) })
         }
         ColumnType::NewDecimal { precision, scale } => {
@@ -311,6 +416,11 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
             if !fits {
                 return Err(data_too_long(&column.name));
             }
+            let mut bytes = bytes;
+            if let (ColumnType::String { max_length_bytes }, BINARY_COLLATION) = (&column.column_type, column.collation) {
+                // BINARY(n) stores (and returns, and logs) n bytes, padded with 0x00.
+                bytes.resize(usize::from(*max_length_bytes), 0);
+            }
             Ok(Value::Bytes(bytes))
         }
         ColumnType::Blob { length_bytes } => {
@@ -325,7 +435,32 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 .unwrap_or(Ok(value))
         }
         ColumnType::Json => crate::eval::json::for_column("", &column.name, &value),
+        ColumnType::Bit { bits } => bit::coerce_bit(*bits, &value, &column.name),
+        ColumnType::Enum { .. } => enumeration::coerce_enum(&column.attributes.members, &value, &column.name),
+        ColumnType::Set { .. } => enumeration::coerce_set(&column.attributes.members, &value, &column.name),
         _ => Ok(value),
+    }
+}
+
+/// A column's DEFAULT as SHOW COLUMNS prints it: ENUM and SET members by
+/// name, BIT as `b'101'`, FLOAT(M,D) with D decimals, ZEROFILL padded.
+pub fn default_text(column: &ColumnDef, value: &Value) -> String {
+    match (&column.column_type, value) {
+        (ColumnType::Bit { .. }, Value::UInt(bits)) => bit::bit_default_text(*bits),
+        (ColumnType::Enum { .. } | ColumnType::Set { .. }, Value::UInt(stored)) => {
+            let is_set = matches!(column.column_type, ColumnType::Set { .. });
+            String::from_utf8_lossy(&enumeration::member_text(is_set, &column.attributes.members, *stored)).into_owned()
+        }
+        _ => numeric_display::numeric_text(column, text(value)),
+    }
+}
+
+/// A column's DEFAULT clause value as SHOW CREATE TABLE prints it: quoted,
+/// except BIT's `b'...'`.
+pub fn default_clause(column: &ColumnDef, value: &Value) -> String {
+    match column.column_type {
+        ColumnType::Bit { .. } => default_text(column, value),
+        _ => format!("'{}'", default_text(column, value).replace('\'', "''")),
     }
 }
 
@@ -340,7 +475,7 @@ pub fn coerce_write(
 ) -> SqlResult<Value> {
     match crate::eval::temporal::coerce_temporal(column, &value, rules, warnings) {
         Some(result) => result,
-        None => coerce(column, value),
+        None => crate::eval::sql_mode::coerce_clipping(column, value, rules.mode.strict, warnings),
     }
 }
 

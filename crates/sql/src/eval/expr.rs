@@ -66,9 +66,20 @@ pub struct Columns {
     /// The table's name and alias, for `t.c` references.
     pub table_names: Vec<String>,
     pub names: Vec<String>,
+    /// Per column, the members of an ENUM or SET column, whose stored
+    /// number an expression reads as text; empty when the table has none.
+    pub members: Vec<Option<crate::eval::enumeration::Members>>,
 }
 
 impl Columns {
+    /// Column `position`'s stored value as an expression reads it.
+    pub fn read(&self, position: usize, stored: &Value) -> Value {
+        match self.members.get(position) {
+            Some(Some(members)) => members.text(stored),
+            _ => stored.clone(),
+        }
+    }
+
     pub fn position(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|column| column.eq_ignore_ascii_case(name))
     }
@@ -111,6 +122,10 @@ pub fn function_args(function: &Function) -> SqlResult<Vec<Option<&Expr>>> {
     }
 }
 
+fn is_number(value: &Value) -> bool {
+    matches!(value, Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Double(_) | Value::Decimal(_))
+}
+
 /// A literal as a value. `?` placeholders are numbered `$1`, `$2`, ... by
 /// `parse.rs` and read from the parameters.
 pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
@@ -120,6 +135,7 @@ pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
         Literal::Boolean(b) => Value::Int(i64::from(*b)),
         Literal::Null => Value::Null,
         Literal::HexStringLiteral(hex) => Value::Bytes(decode_hex(hex).ok_or_else(|| syntax_error(hex))?),
+        Literal::SingleQuotedByteStringLiteral(digits) => crate::eval::bit::bit_literal(digits).ok_or_else(|| syntax_error(digits))?,
         Literal::Placeholder(name) => {
             let index: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).ok_or_else(|| syntax_error(name))?;
             params.get(index - 1).cloned().ok_or_else(|| syntax_error(name))?
@@ -248,8 +264,11 @@ impl<'a> Scope<'a> {
             (Some(position), Some(row)) if matches!(row[position], Value::Timestamp { .. }) => {
                 Ok(crate::eval::temporal::timestamp_local(&row[position], crate::eval::temporal::TimeZone::of(self.environment)))
             }
-            (Some(position), Some(row)) => Ok(row[position].clone()),
-            _ => Err(unknown_column(&full_name, "field list")),
+            (Some(position), Some(row)) => Ok(self.columns.read(position, &row[position])),
+            _ => match crate::eval::bit::bit_identifier(column).filter(|_| parts.len() == 1 && parts[0].quote_style.is_none()) {
+                Some(literal) => Ok(literal),
+                None => Err(unknown_column(&full_name, "field list")),
+            },
         }
     }
 
@@ -282,6 +301,9 @@ impl<'a> Scope<'a> {
             }
             Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
                 let (a, b) = (self.eval(left)?, self.eval(right)?);
+                // An ENUM or SET compared with a number compares its index or mask.
+                let a = if is_number(&b) { self.stored_number(left).unwrap_or(a) } else { a };
+                let b = if is_number(&a) { self.stored_number(right).unwrap_or(b) } else { b };
                 if matches!(op, Spaceship) {
                     return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
                         (true, true) => true,
@@ -299,7 +321,8 @@ impl<'a> Scope<'a> {
                 })))
             }
             Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
-                let (a, b) = (self.eval(left)?, self.eval(right)?);
+                let a = self.stored_number(left).map_or_else(|| self.eval(left), Ok)?;
+                let b = self.stored_number(right).map_or_else(|| self.eval(right), Ok)?;
                 arithmetic(whole, op, &a, &b)
             }
             // sqlparser binds `->` looser than arithmetic, so `j->'$.n' + 1`
@@ -314,6 +337,18 @@ impl<'a> Scope<'a> {
             LongArrow => crate::eval::json_functions::long_arrow(&self.eval(left)?, &self.eval(right)?),
             other => Err(not_supported(other.to_string())),
         }
+    }
+
+    /// The stored number of an ENUM or SET column `expr` names (its index
+    /// or mask), which is what it means in a numeric context.
+    fn stored_number(&self, expr: &Expr) -> Option<Value> {
+        if self.columns.members.is_empty() {
+            return None;
+        }
+        let Expr::Identifier(ident) = expr else { return None };
+        let position = self.columns.position(&ident.value)?;
+        self.columns.members.get(position)?.as_ref()?;
+        self.row.map(|row| row[position].clone())
     }
 
     fn function(&self, function: &Function) -> SqlResult<Value> {

@@ -5,10 +5,14 @@
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`).
 
+pub(crate) mod bit;
 pub(crate) mod columns;
+pub(crate) mod enumeration;
 pub(crate) mod expr;
 pub(crate) mod json;
 pub(crate) mod json_functions;
+pub(crate) mod numeric_display;
+pub(crate) mod sql_mode;
 pub mod temporal;
 pub(crate) mod temporal_columns;
 pub mod value;

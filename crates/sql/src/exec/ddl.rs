@@ -204,6 +204,9 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                     ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) => {
                         def.auto_increment = true
                     }
+                    ColumnOption::CharacterSet(charset) if charset.to_string().eq_ignore_ascii_case("binary") => {
+                        crate::eval::columns::make_binary(&mut def)
+                    }
                     ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
                     other => return Err(not_supported(format!("column option {other}"))),
                 }

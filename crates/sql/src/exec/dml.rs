@@ -20,7 +20,11 @@ use crate::session::{Context, Outcome, Transactions, Warning, WARNINGS_MAX};
 fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
     let mut table_names = vec![def.name.clone()];
     table_names.extend(alias.map(str::to_string));
-    Columns { table_names, names: def.columns.iter().map(|c| c.name.clone()).collect() }
+    Columns {
+        table_names,
+        names: def.columns.iter().map(|c| c.name.clone()).collect(),
+        members: crate::eval::enumeration::table_members(def),
+    }
 }
 
 pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {

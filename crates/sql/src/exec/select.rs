@@ -65,7 +65,11 @@ fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>) -> SqlR
             if let Some(alias) = alias {
                 table_names.push(alias.name.value.clone());
             }
-            let columns = Columns { table_names, names: def.columns.iter().map(|c| c.name.clone()).collect() };
+            let columns = Columns {
+                table_names,
+                names: def.columns.iter().map(|c| c.name.clone()).collect(),
+                members: crate::eval::enumeration::table_members(&def),
+            };
             Ok(Some(Source { def, columns }))
         }
         _ => Err(not_supported("joins")),
@@ -234,10 +238,13 @@ pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> 
 }
 
 /// `value` in the form the column's declared type promises the protocol.
-fn conform(value: Value, column_type: WireType) -> Value {
+fn conform(value: Value, definition: &ColumnDefinition) -> Value {
     use WireType::*;
-    match (column_type, &value) {
+    match (definition.column_type, &value) {
         (_, Value::Null) => value,
+        (MYSQL_TYPE_BIT, Value::UInt(bits)) => {
+            Value::Bytes(crate::eval::bit::bit_bytes(definition.column_length.clamp(1, 64) as u8, *bits))
+        }
         (MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG, Value::Int(_) | Value::UInt(_)) => {
             value
         }
@@ -476,7 +483,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     let mut result = ResultSet::new(outputs.iter().map(|o| o.definition.clone()).collect());
     let limit = limit.unwrap_or(u64::MAX);
     for (output, _) in produced.into_iter().skip(offset as usize).take(limit.min(usize::MAX as u64) as usize) {
-        let row = output.into_iter().zip(&outputs).map(|(value, o)| to_wire(&conform(value, o.definition.column_type))).collect();
+        let row = output.into_iter().zip(&outputs).map(|(value, o)| to_wire(&conform(value, &o.definition))).collect();
         result.push_row(row);
     }
     Ok(result)
@@ -492,6 +499,12 @@ fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>
                 .get(position.wrapping_sub(1))
                 .cloned()
                 .ok_or_else(|| protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'")));
+        }
+    }
+    if let (Expr::Identifier(ident), Some(row)) = (expr, scope.row) {
+        // ENUM and SET order by their stored number, not their text.
+        if let Some(position) = scope.columns.position(&ident.value).filter(|&p| matches!(scope.columns.members.get(p), Some(Some(_)))) {
+            return Ok(row[position].clone());
         }
     }
     if let Expr::Identifier(ident) = expr {

@@ -5,11 +5,10 @@ use std::sync::atomic::Ordering;
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::eval::columns::{type_name, BINARY_COLLATION};
+use crate::eval::columns::{default_clause, default_text as column_default_text, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
 use crate::eval::temporal::{current_timestamp_text, default_text, TimeZone};
-use crate::eval::value::text;
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
 use crate::variables::{definition, shown, Kind, VariableScope, DEFINITIONS};
@@ -125,8 +124,11 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 } else if column.current_timestamp.on_insert {
                     line.push_str(&format!(" DEFAULT {}", current_timestamp_text(column)));
                 } else if let Some(default) = column.default.as_ref().filter(|d| !matches!(d, binlog_format::Value::Null)) {
-                    let shown = default_text(column, default, zone).unwrap_or_else(|| text(default));
-                    line.push_str(&format!(" DEFAULT '{}'", shown.replace('\'', "''")));
+                    let shown = match default_text(column, default, zone) {
+                        Some(shown) => format!("'{}'", shown.replace('\'', "''")),
+                        None => default_clause(column, default),
+                    };
+                    line.push_str(&format!(" DEFAULT {shown}"));
                 } else if column.nullable {
                     line.push_str(" DEFAULT NULL");
                 }
@@ -175,7 +177,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                         .default
                         .as_ref()
                         .filter(|d| !matches!(d, binlog_format::Value::Null))
-                        .map(|d| default_text(column, d, zone).unwrap_or_else(|| text(d)))
+                        .map(|d| default_text(column, d, zone).unwrap_or_else(|| column_default_text(column, d)))
                 };
                 let extra = match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
                     (true, ..) => "auto_increment".to_string(),

@@ -1,0 +1,87 @@
+//! What a column's SQL type says beyond its binlog type and metadata:
+//! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
+//! SET members. The engine keeps them with the definition (redo and
+//! checkpoints) for SHOW CREATE TABLE, the result-set column definitions
+//! and the Table_map's ENUM/SET metadata; it never looks inside them.
+//!
+//! Encoding (after a column's DEFAULT, only when not all default, see
+//! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow),
+//! [M u8, D u8], member count u32, each member u32 length + bytes.
+
+use binlog_format::bytes::{ByteReader, ByteWriter};
+
+use crate::codec::{put_bytes, put_count, CountedReads};
+use crate::error::{EngineError, Result};
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColumnAttributes {
+    /// The integer display width SHOW CREATE TABLE prints (MySQL 8.4 prints
+    /// it only with ZEROFILL and for tinyint(1)) and the text protocol pads
+    /// a ZEROFILL value to; 0 for none.
+    pub display_width: u8,
+    /// ZEROFILL (which implies UNSIGNED).
+    pub zerofill: bool,
+    /// FLOAT(M,D) / DOUBLE(M,D): (M, D); values are rounded to D decimals.
+    pub float_digits: Option<(u8, u8)>,
+    /// ENUM and SET members in declaration order (an ENUM value is a
+    /// 1-based index into them, a SET value a bit mask over them).
+    pub members: Vec<Vec<u8>>,
+}
+
+const ZEROFILL: u8 = 1;
+const FLOAT_DIGITS: u8 = 2;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS;
+
+impl ColumnAttributes {
+    pub fn is_default(&self) -> bool {
+        *self == ColumnAttributes::default()
+    }
+
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        out.put_u8(self.display_width);
+        let zerofill = if self.zerofill { ZEROFILL } else { 0 };
+        let float_digits = if self.float_digits.is_some() { FLOAT_DIGITS } else { 0 };
+        out.put_u8(zerofill | float_digits);
+        if let Some((digits, decimals)) = self.float_digits {
+            out.put_u8(digits);
+            out.put_u8(decimals);
+        }
+        put_count(out, self.members.len());
+        for member in &self.members {
+            put_bytes(out, member);
+        }
+    }
+
+    pub(crate) fn decode(reader: &mut ByteReader<'_>) -> Result<ColumnAttributes> {
+        let display_width = reader.u8("display width")?;
+        let flags = reader.u8("column attribute flags")?;
+        if flags & !FLAGS_KNOWN != 0 {
+            return Err(EngineError::corrupt(format!("column attribute flags {flags:#04x}")));
+        }
+        let float_digits = if flags & FLOAT_DIGITS != 0 { Some((reader.u8("float digits")?, reader.u8("float decimals")?)) } else { None };
+        let count = reader.count(4, "members")?;
+        let mut members = Vec::with_capacity(count);
+        for _ in 0..count {
+            members.push(reader.bytes("member")?.to_vec());
+        }
+        Ok(ColumnAttributes { display_width, zerofill: flags & ZEROFILL != 0, float_digits, members })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_round_trip_and_unknown_flags_are_corruption() {
+        let attributes =
+            ColumnAttributes { display_width: 10, zerofill: true, float_digits: Some((7, 2)), members: vec![b"a".to_vec(), Vec::new()] };
+        let mut out = Vec::new();
+        attributes.encode(&mut out);
+        let mut reader = ByteReader::new(&out);
+        assert_eq!(ColumnAttributes::decode(&mut reader).unwrap(), attributes);
+        assert!(reader.is_empty());
+        out[1] |= 0x80;
+        assert!(ColumnAttributes::decode(&mut ByteReader::new(&out)).is_err());
+    }
+}
