@@ -134,9 +134,10 @@ impl WriteRules {
         }
     }
 
-    /// The session's rules for a write to `columns`; a table without a
-    /// temporal column needs none, so its writes skip reading sql_mode and
-    /// time_zone (sysbench's tables).
+    /// The session's rules for a write to `columns`: sql_mode always (it
+    /// decides whether a value that does not fit is an error or clipped);
+    /// a table without a temporal column needs no time zone or clock, so
+    /// its writes skip reading them (sysbench's tables).
     pub fn for_columns(environment: &dyn Environment, columns: &[ColumnDef]) -> WriteRules {
         let temporal = |c: &ColumnDef| {
             matches!(
@@ -151,7 +152,7 @@ impl WriteRules {
         if columns.iter().any(temporal) {
             WriteRules::of(environment)
         } else {
-            WriteRules::strict_utc()
+            WriteRules { mode: SqlMode::of(environment), ..WriteRules::strict_utc() }
         }
     }
 
