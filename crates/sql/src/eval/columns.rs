@@ -329,7 +329,8 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
     definition.with_flags(flags)
 }
 
-fn integer_range(column: &ColumnDef) -> (i128, i128) {
+/// The values an integer column holds, by its width and signedness.
+pub(crate) fn integer_range(column: &ColumnDef) -> (i128, i128) {
     let bits = match column.column_type {
         ColumnType::Tiny => 8,
         ColumnType::Short => 16,

@@ -39,7 +39,7 @@ fn clipped(column: &ColumnDef, value: &Value, code: u16) -> Option<Value> {
     };
     let fitted = match (&column.column_type, code) {
         (ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong, 1264 | 1366) => {
-            let (low, high) = integer_bounds(column);
+            let (low, high) = crate::eval::columns::integer_range(column);
             let clamped = match number() {
                 Number::Int(v) => v.clamp(low, high),
                 Number::Float(v) if v.is_nan() => 0,
@@ -68,21 +68,6 @@ fn clipped(column: &ColumnDef, value: &Value, code: u16) -> Option<Value> {
     // The clipped value fits by construction; coerce once more for the
     // column's own form (unsigned, FLOAT rounding, BINARY padding).
     coerce(column, fitted).ok()
-}
-
-fn integer_bounds(column: &ColumnDef) -> (i128, i128) {
-    let bits = match column.column_type {
-        ColumnType::Tiny => 8,
-        ColumnType::Short => 16,
-        ColumnType::Int24 => 24,
-        ColumnType::Long => 32,
-        _ => 64,
-    };
-    if column.unsigned {
-        (0, (1i128 << bits) - 1)
-    } else {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    }
 }
 
 /// A SET value's known members as a mask: text keeps the members it
