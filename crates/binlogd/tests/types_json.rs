@@ -20,6 +20,7 @@ use mysql_common::constants::{ColumnFlags, ColumnType};
 use serde_json::Value as JsonValue;
 use support::{python_script, Binlogd};
 use testkit::raw_client::{MValue, RawClient, Response};
+use testkit::SeededRandom;
 
 /// Documents with the text MySQL prints for them (`None`: SQL NULL).
 fn fixed_documents() -> Vec<(Option<&'static str>, Option<&'static str>)> {
@@ -57,29 +58,20 @@ fn large_document() -> String {
     format!(r#"{{"items": [{}], "total": 2500}}"#, items.join(", "))
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Seeded(u64);
+/// Random JSON documents from the seeded generator.
+trait RandomDocument {
+    fn document(&mut self, depth: u32) -> String;
+}
 
-impl Seeded {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound
-    }
-
+impl RandomDocument for SeededRandom {
     /// A random document as JSON text (compact, keys in generation order).
     fn document(&mut self, depth: u32) -> String {
         let choice = if depth >= 3 { self.below(6) } else { self.below(8) };
         match choice {
             0 => "null".into(),
             1 => ["true", "false"][self.below(2) as usize].into(),
-            2 => (self.next() as i64 >> self.below(63)).to_string(),
-            3 => (self.next() >> self.below(64)).to_string(),
+            2 => (self.next_u64() as i64 >> self.below(63)).to_string(),
+            3 => (self.next_u64() >> self.below(64)).to_string(),
             // Doubles with short exact expansions, which every reader
             // rounds alike.
             4 => format!("{}", (self.below(1 << 20) as f64 - 524_288.0) / 64.0),
@@ -114,7 +106,7 @@ fn documents() -> Vec<(i64, Option<String>)> {
     let mut rows: Vec<(i64, Option<String>)> =
         fixed_documents().into_iter().enumerate().map(|(id, (text, _))| (id as i64 + 1, text.map(str::to_owned))).collect();
     rows.push((100, Some(large_document())));
-    let mut random = Seeded(0x9e37_79b9_7f4a_7c15);
+    let mut random = SeededRandom::new(0x9e37_79b9_7f4a_7c15);
     for id in 200..216 {
         rows.push((id, Some(random.document(0))));
     }

@@ -27,6 +27,7 @@ use mysql_common::constants::{ColumnFlags, ColumnType};
 use serde_json::Value as Json;
 use support::{python_script, ServerProcess};
 use testkit::raw_client::{MValue, RawClient, Response};
+use testkit::SeededRandom;
 
 const CREATE: &str = "CREATE TABLE ts.scalar (
     id INT NOT NULL PRIMARY KEY,
@@ -298,39 +299,12 @@ impl Values {
     }
 }
 
-/// A small seeded generator (xorshift64*), so a failure reproduces.
-struct Random(u64);
+/// Random values for every column of the matrix table.
+trait RandomValues {
+    fn values(&mut self, id: i64) -> Values;
+}
 
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound
-    }
-
-    fn signed(&mut self, magnitude: i64) -> i64 {
-        self.below(2 * magnitude as u64 + 1) as i64 - magnitude
-    }
-
-    fn finite_double(&mut self) -> f64 {
-        loop {
-            let value = f64::from_bits(self.next());
-            if value.is_finite() {
-                return value;
-            }
-        }
-    }
-
-    fn bytes(&mut self, length_max: u64) -> Vec<u8> {
-        let length = self.below(length_max + 1);
-        (0..length).map(|_| self.next() as u8).collect()
-    }
-
+impl RandomValues for SeededRandom {
     fn values(&mut self, id: i64) -> Values {
         Values {
             id,
@@ -342,7 +316,7 @@ impl Random {
             fp: Some(self.finite_double()),
             bt1: Some(self.below(2)),
             bt5: Some(self.below(32)),
-            bt64: Some(self.next()),
+            bt64: Some(self.next_u64()),
             e: Some(1 + self.below(3)),
             s: Some(self.below(16)),
             vb: Some(self.bytes(8)),
@@ -614,7 +588,7 @@ fn every_scalar_type_reads_back_and_decodes_as_mysql_writes_it() {
     let show_create = |server: &ServerProcess| server.query(None, "SHOW CREATE TABLE ts.scalar").replace("\\n", "\n");
     assert_eq!(show_create(&server), format!("scalar\t{SHOW_CREATE}\n"));
 
-    let mut random = Random(0x5eed_0f5c_a1a5);
+    let mut random = SeededRandom::new(0x5eed_0f5c_a1a5);
     let mut table: Vec<Row> = Vec::new();
     let mut images: Vec<Image> = Vec::new();
     let mut rows: Vec<Values> = edge_rows();

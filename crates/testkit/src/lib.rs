@@ -6,9 +6,11 @@ mod binlog_file;
 mod net;
 mod process;
 pub mod raw_client;
+mod seeded;
 mod uuid;
 
 pub use binlog_file::{framed_event, BinlogBuilder, SERVER_ID, TIMESTAMP};
 pub use net::free_port;
 pub use process::ChildGuard;
+pub use seeded::SeededRandom;
 pub use uuid::SOURCE_UUID;

@@ -73,8 +73,9 @@ pub fn decode_date(bytes: &[u8]) -> Result<Value, String> {
     Ok(Value::Date { year, month, day })
 }
 
-/// The parts of a DATETIME value, in the order the packed form nests them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The parts of a DATETIME value, in the order the packed form nests them;
+/// not checked against a calendar until encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DateTimeParts {
     pub year: u16,
     pub month: u8,
@@ -83,6 +84,23 @@ pub struct DateTimeParts {
     pub minute: u8,
     pub second: u8,
     pub micros: u32,
+}
+
+impl DateTimeParts {
+    /// Year, month and day all zero: MySQL's zero date.
+    pub fn is_zero_date(&self) -> bool {
+        self.year == 0 && self.month == 0 && self.day == 0
+    }
+
+    /// The value a DATETIME (`with_time`) or a DATE column holds.
+    pub fn value(self, with_time: bool) -> Value {
+        let DateTimeParts { year, month, day, hour, minute, second, micros } = self;
+        if with_time {
+            Value::DateTime { year, month, day, hour, minute, second, micros }
+        } else {
+            Value::Date { year, month, day }
+        }
+    }
 }
 
 pub fn encode_datetime2(parts: DateTimeParts, fsp: u8, out: &mut Vec<u8>) -> Result<(), String> {

@@ -11,6 +11,7 @@
 
 use std::cmp::Ordering;
 
+use binlog_format::value::temporal::DateTimeParts;
 use binlog_format::value::time::{TIME_HOURS_MAX, YEAR_MAX, YEAR_MIN};
 use binlog_format::ColumnType;
 use engine::ColumnDef;
@@ -18,7 +19,7 @@ use time::{Date, Month, OffsetDateTime};
 
 use crate::error::SqlResult;
 use crate::eval::expr::Environment;
-use crate::eval::value::{text, to_text, Value};
+use crate::eval::value::{text, to_text, wire_datetime, Value};
 use crate::session::Warning;
 use crate::variables::VariableScope;
 
@@ -179,33 +180,6 @@ enum Problem {
     Garbage,
     /// A value outside the type's range or calendar: 1264 when not strict.
     OutOfRange,
-}
-
-/// One date and time of day, not yet checked against a calendar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct DateTimeParts {
-    year: u16,
-    month: u8,
-    day: u8,
-    hour: u8,
-    minute: u8,
-    second: u8,
-    micros: u32,
-}
-
-impl DateTimeParts {
-    fn is_zero_date(&self) -> bool {
-        self.year == 0 && self.month == 0 && self.day == 0
-    }
-
-    fn value(self, with_time: bool) -> Value {
-        let DateTimeParts { year, month, day, hour, minute, second, micros } = self;
-        if with_time {
-            Value::DateTime { year, month, day, hour, minute, second, micros }
-        } else {
-            Value::Date { year, month, day }
-        }
-    }
 }
 
 fn two_digit_year(year: u32) -> u32 {
@@ -695,19 +669,9 @@ pub fn default_text(column: &ColumnDef, value: &Value, zone: TimeZone) -> Option
     let local = timestamp_local(value, zone);
     Some(match (&column.column_type, &local) {
         (ColumnType::Year, Value::Int(year)) => format!("{year:04}"),
-        (
-            ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp },
-            Value::DateTime { year, month, day, hour, minute, second, micros },
-        ) => protocol::DateTime {
-            year: *year,
-            month: *month,
-            day: *day,
-            hour: *hour,
-            minute: *minute,
-            second: *second,
-            microsecond: *micros,
+        (ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp }, Value::DateTime { .. }) => {
+            wire_datetime(&local)?.to_text(true, *fsp)
         }
-        .to_text(true, *fsp),
         (ColumnType::Time2 { fsp }, Value::Time { .. }) => text_at(&local, *fsp),
         (ColumnType::Date, _) => text(&local),
         _ => return None,

@@ -172,18 +172,11 @@ pub fn text(value: &Value) -> String {
 }
 
 /// The protocol's value for a result row.
-pub fn to_wire(value: &Value) -> protocol::Value {
-    use protocol::{DateTime, Value as Wire};
+/// A DATE or DATETIME value as the protocol carries and prints it.
+pub fn wire_datetime(value: &Value) -> Option<protocol::DateTime> {
     match value {
-        Value::Null => Wire::Null,
-        Value::Int(v) => Wire::Int(*v),
-        Value::UInt(v) => Wire::UInt(*v),
-        Value::Float(v) => Wire::Float(*v),
-        Value::Double(v) => Wire::Double(*v),
-        Value::Decimal(text) => Wire::Bytes(text.clone().into_bytes()),
-        Value::Bytes(bytes) => Wire::Bytes(bytes.clone()),
-        Value::Date { year, month, day } => Wire::DateTime(DateTime::date(*year, *month, *day)),
-        Value::DateTime { year, month, day, hour, minute, second, micros } => Wire::DateTime(DateTime {
+        Value::Date { year, month, day } => Some(protocol::DateTime::date(*year, *month, *day)),
+        Value::DateTime { year, month, day, hour, minute, second, micros } => Some(protocol::DateTime {
             year: *year,
             month: *month,
             day: *day,
@@ -192,6 +185,21 @@ pub fn to_wire(value: &Value) -> protocol::Value {
             second: *second,
             microsecond: *micros,
         }),
+        _ => None,
+    }
+}
+
+pub fn to_wire(value: &Value) -> protocol::Value {
+    use protocol::Value as Wire;
+    match value {
+        Value::Null => Wire::Null,
+        Value::Int(v) => Wire::Int(*v),
+        Value::UInt(v) => Wire::UInt(*v),
+        Value::Float(v) => Wire::Float(*v),
+        Value::Double(v) => Wire::Double(*v),
+        Value::Decimal(text) => Wire::Bytes(text.clone().into_bytes()),
+        Value::Bytes(bytes) => Wire::Bytes(bytes.clone()),
+        Value::Date { .. } | Value::DateTime { .. } => wire_datetime(value).map_or(Wire::Null, Wire::DateTime),
         Value::Timestamp { seconds, micros } => Wire::Bytes(format!("{seconds}.{micros:06}").into_bytes()),
         Value::Time { negative, hours, minute, second, micros } => Wire::Time(protocol::Time {
             negative: *negative,
