@@ -156,6 +156,12 @@ pub struct Env<'a> {
     /// When the statement started (NOW(), CURRENT_TIMESTAMP), microseconds
     /// since the epoch: one value for every row of a statement.
     pub statement_time_micros: i64,
+    /// The statement changes rows (INSERT, REPLACE, UPDATE, DELETE): in
+    /// strict mode its warnings from evaluation are errors, as in mysqld.
+    pub writes_rows: bool,
+    /// Warnings raised while evaluating expressions (division by zero),
+    /// added to the statement's own.
+    pub evaluation_warnings: std::cell::RefCell<Vec<Warning>>,
 }
 
 impl Environment for Env<'_> {
@@ -241,6 +247,24 @@ impl Environment for Env<'_> {
 
     fn is_query_killed(&self) -> bool {
         self.info.handle.is_query_killed()
+    }
+
+    /// MySQL's ERROR_FOR_DIVISION_BY_ZERO: without it, silent; with it, a
+    /// warning, or error 1365 in a strict-mode write.
+    fn division_by_zero(&self) -> SqlResult<()> {
+        let mode = crate::eval::temporal::SqlMode::of(self);
+        if !mode.error_for_division_by_zero {
+            return Ok(());
+        }
+        let error = MysqlError::new(1365, "22012", "Division by 0");
+        if mode.strict && self.writes_rows {
+            return Err(error);
+        }
+        let mut warnings = self.evaluation_warnings.borrow_mut();
+        if warnings.len() < WARNINGS_MAX {
+            warnings.push(Warning { level: "Warning", code: error.code, message: error.message });
+        }
+        Ok(())
     }
 }
 
@@ -393,6 +417,8 @@ impl SqlSession {
                 autocommit,
                 gtid_next: &state.gtid_next,
                 statement_time_micros: crate::eval::temporal::clock_micros(),
+                writes_rows: writes_rows(&parsed.statement),
+                evaluation_warnings: Default::default(),
             },
             sql,
             params,
@@ -400,6 +426,7 @@ impl SqlSession {
         };
         let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
         let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
+        let evaluation_warnings = context.env.evaluation_warnings.take();
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
         let outcome = match result {
             Ok(outcome) => outcome,
@@ -411,6 +438,7 @@ impl SqlSession {
         let Outcome { mut response, use_database, last_insert_id, set_variables, set_user_variables, autocommit_change, mut warnings } =
             outcome;
         if !keeps_warnings {
+            warnings.splice(0..0, evaluation_warnings);
             warnings.truncate(WARNINGS_MAX);
             if let QueryResponse::Ok(ok) = &mut response {
                 ok.warnings = u16::try_from(warnings.len()).unwrap_or(u16::MAX);
@@ -700,6 +728,8 @@ impl Session for SqlSession {
                 autocommit: !self.state.autocommit_off,
                 gtid_next: &self.state.gtid_next,
                 statement_time_micros: crate::eval::temporal::clock_micros(),
+                writes_rows: writes_rows(&parsed.statement),
+                evaluation_warnings: Default::default(),
             },
             sql,
             params: &[],
@@ -821,4 +851,11 @@ impl SqlSession {
         let send_delay = Duration::from_micros(send_delay_us).min(DumpSettings::SEND_DELAY_MAX);
         DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking, verify_checksums, send_delay }
     }
+}
+
+/// INSERT, REPLACE, UPDATE and DELETE: the statements whose evaluation
+/// warnings strict mode turns into errors.
+fn writes_rows(statement: &Statement) -> bool {
+    use sqlparser::ast::Statement as Ast;
+    matches!(statement, Statement::Ast(ast) if matches!(ast.as_ref(), Ast::Insert(_) | Ast::Update { .. } | Ast::Delete(_)))
 }

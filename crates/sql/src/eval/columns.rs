@@ -376,6 +376,11 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 }
             }
             let number = to_number(&value).map_or(0.0, Number::as_f64);
+            // A binary-protocol DOUBLE can carry a NaN or an infinity,
+            // which MySQL has no way to store or send.
+            if !number.is_finite() {
+                return Err(out_of_range(&column.name));
+            }
             let number = numeric_display::fit_float_digits(column, number)?;
             if column.unsigned && number < 0.0 {
                 return Err(out_of_range(&column.name));

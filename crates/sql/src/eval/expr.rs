@@ -39,6 +39,11 @@ pub trait Environment {
     fn statement_time_micros(&self) -> i64 {
         crate::eval::temporal::clock_micros()
     }
+    /// A division by zero (`/`, DIV, `%`, MOD) gives NULL; the session
+    /// decides whether that is silent, a warning or an error.
+    fn division_by_zero(&self) -> SqlResult<()> {
+        Ok(())
+    }
 }
 
 /// SLEEP() polls for KILL this often.
@@ -323,6 +328,10 @@ impl<'a> Scope<'a> {
             Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
                 let a = self.stored_number(left).map_or_else(|| self.eval(left), Ok)?;
                 let b = self.stored_number(right).map_or_else(|| self.eval(right), Ok)?;
+                if matches!(op, Divide | Modulo | MyIntegerDivide) && !a.is_null() && is_zero(&b) {
+                    self.environment.division_by_zero()?;
+                    return Ok(Value::Null);
+                }
                 arithmetic(whole, op, &a, &b)
             }
             // sqlparser binds `->` looser than arithmetic, so `j->'$.n' + 1`
@@ -474,6 +483,16 @@ fn negate(value: &Value, expr: &Expr) -> SqlResult<Value> {
             Ok(int_value(negated))
         }
         Some(Number::Float(v)) => Ok(Value::Double(-v)),
+    }
+}
+
+/// A divisor that divides by zero: a number equal to zero (text reads as
+/// its leading number, as in arithmetic). NULL is not zero.
+fn is_zero(value: &Value) -> bool {
+    match to_number(value) {
+        Some(Number::Int(v)) => v == 0,
+        Some(Number::Float(v)) => v == 0.0,
+        None => false,
     }
 }
 

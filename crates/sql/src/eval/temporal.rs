@@ -75,13 +75,15 @@ impl TimeZone {
     }
 }
 
-/// The parts of sql_mode that decide how temporal values are stored.
+/// The parts of sql_mode that decide how values are stored and what a
+/// division by zero does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SqlMode {
     pub strict: bool,
     pub no_zero_date: bool,
     pub no_zero_in_date: bool,
     pub allow_invalid_dates: bool,
+    pub error_for_division_by_zero: bool,
 }
 
 impl SqlMode {
@@ -98,10 +100,13 @@ impl SqlMode {
                 mode.no_zero_in_date = true;
             } else if is("ALLOW_INVALID_DATES") {
                 mode.allow_invalid_dates = true;
+            } else if is("ERROR_FOR_DIVISION_BY_ZERO") {
+                mode.error_for_division_by_zero = true;
             } else if is("TRADITIONAL") {
                 mode.strict = true;
                 mode.no_zero_date = true;
                 mode.no_zero_in_date = true;
+                mode.error_for_division_by_zero = true;
             }
         }
         mode
@@ -161,7 +166,7 @@ impl WriteRules {
     /// conversions outside a session's write.
     pub fn strict_utc() -> WriteRules {
         WriteRules {
-            mode: SqlMode { strict: true, no_zero_date: true, no_zero_in_date: true, allow_invalid_dates: false },
+            mode: SqlMode { strict: true, no_zero_date: true, no_zero_in_date: true, ..SqlMode::default() },
             zone: TimeZone::UTC,
             now_micros: 0,
             row: 1,
