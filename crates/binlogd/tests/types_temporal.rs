@@ -24,6 +24,7 @@ use mysql_common::binlog::BinlogFile;
 use serde_json::Value as Json;
 use support::{python_script, Binlogd};
 use testkit::raw_client::{MValue, RawClient, Response};
+use testkit::SeededRandom;
 
 /// The columns of the matrix table, after `id`.
 const COLUMNS: [Kind; 9] = [
@@ -187,15 +188,6 @@ fn python_expected(kind: Kind, shown: &Option<String>) -> Option<Json> {
 }
 
 /// A small deterministic generator for the seeded random values.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % below
-    }
-}
-
 fn fraction_text(micros: u32, fsp: u8) -> String {
     if fsp == 0 {
         String::new()
@@ -205,33 +197,33 @@ fn fraction_text(micros: u32, fsp: u8) -> String {
 }
 
 /// A random value of `kind`, exactly representable at its precision.
-fn random_cell(kind: Kind, random: &mut Lcg) -> Cell {
-    let micros = |random: &mut Lcg, fsp: u8| {
+fn random_cell(kind: Kind, random: &mut SeededRandom) -> Cell {
+    let micros = |random: &mut SeededRandom, fsp: u8| {
         let unit = 10u64.pow(6 - u32::from(fsp));
-        (random.next(1_000_000 / unit) * unit) as u32
+        (random.below(1_000_000 / unit) * unit) as u32
     };
     match kind {
         Kind::Time(fsp) => {
-            let negative = random.next(2) == 1;
-            let (hours, minute, second, us) = (random.next(839), random.next(60), random.next(60), micros(random, fsp));
+            let negative = random.below(2) == 1;
+            let (hours, minute, second, us) = (random.below(839), random.below(60), random.below(60), micros(random, fsp));
             let sign = if negative && (hours, minute, second, us) != (0, 0, 0, 0) { "-" } else { "" };
             let text = format!("{sign}{hours:02}:{minute:02}:{second:02}{}", fraction_text(us, fsp));
             cell(&format!("'{text}'"), &text)
         }
         Kind::Year => {
-            let year = 1901 + random.next(255);
+            let year = 1901 + random.below(255);
             cell(&year.to_string(), &year.to_string())
         }
         Kind::Timestamp(fsp) | Kind::DateTime(fsp) => {
             let (year_low, years) = if matches!(kind, Kind::Timestamp(_)) { (1971, 66) } else { (1000, 9000) };
-            let year = year_low + random.next(years);
-            let (month, day) = (1 + random.next(12), 1 + random.next(28));
-            let (hour, minute, second, us) = (random.next(24), random.next(60), random.next(60), micros(random, fsp));
+            let year = year_low + random.below(years);
+            let (month, day) = (1 + random.below(12), 1 + random.below(28));
+            let (hour, minute, second, us) = (random.below(24), random.below(60), random.below(60), micros(random, fsp));
             let text = format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{}", fraction_text(us, fsp));
             cell(&format!("'{text}'"), &text)
         }
         Kind::Date => {
-            let text = format!("{:04}-{:02}-{:02}", 1000 + random.next(9000), 1 + random.next(12), 1 + random.next(28));
+            let text = format!("{:04}-{:02}-{:02}", 1000 + random.below(9000), 1 + random.below(12), 1 + random.below(28));
             cell(&format!("'{text}'"), &text)
         }
     }
@@ -313,7 +305,7 @@ fn rows() -> Vec<(i64, Vec<Cell>)> {
             ],
         ),
     ];
-    let mut random = Lcg(0x5eed_7e3a);
+    let mut random = SeededRandom::new(0x5eed_7e3a);
     for id in 7..15 {
         rows.push((id, COLUMNS.iter().map(|&kind| random_cell(kind, &mut random)).collect()));
     }
@@ -745,4 +737,61 @@ fn current_timestamp_defaults_functions_and_the_session_time_zone() {
     client.query("INSERT INTO ct.t (id) VALUES (4)").unwrap();
     assert_eq!(client.value("SELECT COUNT(*) FROM ct.t WHERE id = 4 AND created IS NOT NULL AND changed IS NOT NULL"), "1");
     client.query("DROP DATABASE ct").unwrap();
+}
+
+/// Binary-protocol DATE, DATETIME and TIME parameters with a field out of
+/// range are the zero value with warning 1292, as mysqld's `Item_param`
+/// makes them; a TIME past 838 hours is clipped to 838:59:59.
+#[test]
+fn binary_protocol_temporal_parameters_are_checked() {
+    let server = Binlogd::start(&[]);
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query("CREATE DATABASE p").unwrap();
+    client.query("CREATE TABLE p.t (id INT PRIMARY KEY, dt DATETIME, t TIME)").unwrap();
+    let (insert, ..) = client.prepare("INSERT INTO p.t VALUES (?, ?, ?)").unwrap();
+    let incorrect = |kind: &str, text: &str| vec![("1292".to_string(), format!("Incorrect {kind} value: '{text}'"))];
+
+    // Strict mode: the zero DATETIME meets the column's NO_ZERO_DATE check.
+    let error = client.execute(insert, &[MValue::Int(1), MValue::Date(2024, 13, 1, 0, 0, 0, 0), MValue::NULL]).unwrap_err();
+    assert_eq!(error.code, 1292);
+    assert!(
+        error.message.starts_with("Incorrect datetime value: '0000-00-00") && error.message.ends_with("for column 'dt' at row 1"),
+        "{error:?}"
+    );
+    assert_eq!(client.query_rows("SELECT COUNT(*) FROM p.t").unwrap(), vec![vec![Some("0".into())]]);
+
+    // Without NO_ZERO_DATE the zero values are stored, each with its warning.
+    client.query("SET SESSION sql_mode = ''").unwrap();
+    for (id, dt, t, stored, expected_warnings) in [
+        (
+            1,
+            MValue::Date(2024, 13, 1, 10, 0, 0, 0),
+            MValue::NULL,
+            ("0000-00-00 00:00:00", None),
+            incorrect("datetime", "2024-13-01 10:00:00"),
+        ),
+        (
+            2,
+            MValue::Date(65535, 13, 32, 48, 112, 112, 0),
+            MValue::NULL,
+            ("0000-00-00 00:00:00", None),
+            incorrect("datetime", "65535-13-32 48:112:112"),
+        ),
+        (3, MValue::Date(2024, 2, 32, 0, 0, 0, 0), MValue::NULL, ("0000-00-00 00:00:00", None), incorrect("date", "2024-02-32")),
+        (4, MValue::NULL, MValue::Time(false, 0, 10, 60, 0, 0), ("", Some("00:00:00")), incorrect("time", "10:60:00")),
+        (5, MValue::NULL, MValue::Time(true, 40, 0, 0, 0, 0), ("", Some("-838:59:59")), vec![]),
+        (
+            6,
+            MValue::Date(2024, 2, 29, 23, 59, 59, 0),
+            MValue::Time(false, 0, 1, 2, 3, 0),
+            ("2024-02-29 23:59:59", Some("01:02:03")),
+            vec![],
+        ),
+    ] {
+        client.execute(insert, &[MValue::Int(id), dt.clone(), t.clone()]).unwrap();
+        assert_eq!(warnings(&mut client), expected_warnings, "{dt:?} {t:?}");
+        let row = client.query_rows(&format!("SELECT dt, t FROM p.t WHERE id = {id}")).unwrap();
+        let expected_dt = if stored.0.is_empty() { None } else { Some(stored.0.to_string()) };
+        assert_eq!(row, vec![vec![expected_dt, stored.1.map(str::to_string)]], "{dt:?} {t:?}");
+    }
 }

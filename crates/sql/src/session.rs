@@ -26,7 +26,7 @@ use crate::access::authorize::Principal;
 use crate::access::privileges::Privilege;
 use crate::error::{database_error, unknown_database, unknown_variable, SqlResult};
 use crate::eval::expr::{Columns, Environment, Scope};
-use crate::eval::value::{from_wire, Value};
+use crate::eval::value::{from_wire_parameter, Value};
 use crate::exec::gtid_next::GtidNext;
 use crate::parse::{parse, Parsed, Statement};
 use crate::replica::source_settings::ReplicaSource;
@@ -399,7 +399,9 @@ impl SqlSession {
         self.require(Privilege::ReplicationSlave)
     }
 
-    fn run(&mut self, parsed: &Parsed, sql: &str, params: &[Value]) -> SqlResult<QueryResponse<'static>> {
+    /// Runs one statement; `param_warnings` are the warnings its parameters
+    /// raised, the first of the statement's.
+    fn run(&mut self, parsed: &Parsed, sql: &str, params: &[Value], param_warnings: Vec<Warning>) -> SqlResult<QueryResponse<'static>> {
         if params.len() != parsed.param_count {
             return Err(MysqlError::wrong_arguments("mysqld_stmt_execute"));
         }
@@ -418,7 +420,7 @@ impl SqlSession {
                 gtid_next: &state.gtid_next,
                 statement_time_micros: crate::eval::temporal::clock_micros(),
                 writes_rows: writes_rows(&parsed.statement),
-                evaluation_warnings: Default::default(),
+                evaluation_warnings: std::cell::RefCell::new(param_warnings),
             },
             sql,
             params,
@@ -699,7 +701,7 @@ impl Session for SqlSession {
 
     fn query(&mut self, sql: &str) -> Result<QueryResponse<'_>, MysqlError> {
         let parsed = parse(sql)?;
-        self.run(&parsed, sql, &[])
+        self.run(&parsed, sql, &[], Vec::new())
     }
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
@@ -755,8 +757,9 @@ impl Session for SqlSession {
     fn execute(&mut self, statement_id: u32, params: &[WireValue]) -> Result<QueryResponse<'_>, MysqlError> {
         let prepared =
             self.prepared.get(&statement_id).cloned().ok_or_else(|| MysqlError::unknown_statement(statement_id, "mysqld_stmt_execute"))?;
-        let params: Vec<Value> = params.iter().map(from_wire).collect();
-        self.run(&prepared.0, &prepared.1, &params)
+        let mut param_warnings = Vec::new();
+        let params: Vec<Value> = params.iter().map(|param| from_wire_parameter(param, &mut param_warnings)).collect();
+        self.run(&prepared.0, &prepared.1, &params, param_warnings)
     }
 
     fn close_statement(&mut self, statement_id: u32) {

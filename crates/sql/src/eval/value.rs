@@ -250,6 +250,45 @@ pub fn from_wire(value: &protocol::Value) -> Value {
     }
 }
 
+/// A prepared statement's parameter, checked as mysqld's `Item_param`
+/// checks binary-protocol temporal values: a DATE, DATETIME or TIME with a
+/// field out of range (month 13, hour 24, minute 60, a fraction past six
+/// digits) becomes the zero value with warning 1292; a TIME past 838 hours
+/// is 838:59:59, silently.
+pub fn from_wire_parameter(value: &protocol::Value, warnings: &mut Vec<crate::session::Warning>) -> Value {
+    use protocol::Value as Wire;
+    let mut incorrect = |kind: &str, text: String| {
+        if warnings.len() < crate::session::WARNINGS_MAX {
+            warnings.push(crate::session::Warning { level: "Warning", code: 1292, message: format!("Incorrect {kind} value: '{text}'") });
+        }
+    };
+    match value {
+        Wire::DateTime(dt) => {
+            let out_of_range = dt.year > 9999
+                || dt.month > 12
+                || dt.day > 31
+                || dt.hour > 23
+                || dt.minute > 59
+                || dt.second > 59
+                || dt.microsecond > 999_999;
+            if !out_of_range {
+                return from_wire(value);
+            }
+            let with_time = dt.hour != 0 || dt.minute != 0 || dt.second != 0 || dt.microsecond != 0;
+            incorrect(if with_time { "datetime" } else { "date" }, dt.to_text(with_time, if dt.microsecond != 0 { 6 } else { 0 }));
+            Value::DateTime { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0 }
+        }
+        Wire::Time(time) if time.minutes > 59 || time.seconds > 59 || time.microseconds > 999_999 => {
+            incorrect("time", time.to_text(if time.microseconds != 0 { 6 } else { 0 }));
+            Value::Time { negative: false, hours: 0, minute: 0, second: 0, micros: 0 }
+        }
+        Wire::Time(time) if time.total_hours() > u64::from(binlog_format::value::time::TIME_HOURS_MAX) => {
+            Value::Time { negative: time.negative, hours: binlog_format::value::time::TIME_HOURS_MAX, minute: 59, second: 59, micros: 0 }
+        }
+        other => from_wire(other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
