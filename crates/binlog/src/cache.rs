@@ -330,7 +330,9 @@ impl TransactionCache {
             server_id: self.context.server_id,
             event_size: 0,
             log_pos: u32::try_from(log_pos).unwrap_or(u32::MAX),
-            flags: 0,
+            // MySQL marks Rows_query ignorable: a reader that does not know
+            // it may skip it.
+            flags: if event_type == EventType::RowsQuery as u8 { binlog_format::constants::LOG_EVENT_IGNORABLE_F } else { 0 },
         };
         if self.memory.len() as u64 + size as u64 > self.context.binlog_cache_size && !self.memory.is_empty() {
             self.spill_memory()?;

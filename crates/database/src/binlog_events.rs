@@ -4,11 +4,17 @@
 //! ```text
 //! Query "BEGIN"
 //! per run of consecutive changes to one table of one kind:
-//!     Table_map (full metadata, primary key)
-//!     Write_rows | Update_rows | Delete_rows, full images, each closed at
-//!     binlog_row_event_max_size; the run's last carries STMT_END_F
+//!     Rows_query (binlog_rows_query_log_events, before a statement's first run)
+//!     Table_map (binlog_row_metadata: FULL, or MINIMAL)
+//!     Write_rows | Update_rows | Delete_rows (binlog_row_image, see
+//!     `row_image.rs`), each closed at binlog_row_event_max_size or where
+//!     the columns of the images change; the run's last carries STMT_END_F
 //! Xid
 //! ```
+//!
+//! A run never spans two statements logged with their own settings
+//! ([`StatementContext::statements`]); without such statements, consecutive
+//! statements' changes to one table share a run.
 //!
 //! The cache's write set gets a hash of (table id, primary key) for every
 //! row image, and of (table id, index id, values) for every unique
@@ -24,11 +30,12 @@ use std::sync::Arc;
 use binlog::{BinaryLog, TransactionCache};
 use binlog_format::constants::EventType;
 use binlog_format::events::rows::rows_flags;
-use binlog_format::events::{Event, QueryEvent, RowsEvent, XidEvent};
+use binlog_format::events::{Event, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
 use binlog_format::{RowsKind, Value};
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
 
 use crate::error::{DatabaseError, Result};
+use crate::row_image::{before_image_columns, statement_at, update_after_image_columns, RowImage, RowMetadata, StatementLog};
 use crate::table_maps::{EncodedTableMap, TableMaps};
 
 /// `binlog_row_event_max_size` (MySQL's default): a rows event is closed
@@ -44,11 +51,14 @@ pub struct StatementContext {
     pub database: String,
     /// Seconds since the epoch for event headers; 0 = now.
     pub timestamp: u32,
+    /// The transaction's statements that ran with other than the default
+    /// row logging (FULL images, FULL metadata, no Rows_query), in order.
+    pub statements: StatementLog,
 }
 
 impl StatementContext {
     pub fn new(thread_id: u32, database: impl Into<String>) -> StatementContext {
-        StatementContext { thread_id, database: database.into(), timestamp: 0 }
+        StatementContext { thread_id, database: database.into(), timestamp: 0, statements: StatementLog::new() }
     }
 
     pub(crate) fn timestamp_or_now(&self) -> u32 {
@@ -126,38 +136,113 @@ impl RowEvents {
             return Err(row_event_error(format!("{} changes, but {} are logged already", changes.len(), self.encoded)));
         }
         let timestamp = context.timestamp_or_now();
-        let cache = &mut self.cache;
         let mut start = self.encoded;
         while start < changes.len() {
+            let (statement, statement_end) = statement_at(&context.statements, start, changes.len());
             let (table_id, kind) = (changes[start].table, kind_of(&changes[start]));
-            let end = start + changes[start..].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
+            let end = start + changes[start..statement_end].iter().take_while(|c| c.table == table_id && kind_of(c) == kind).count();
             let encoded = match self.tables.entry(table_id) {
                 std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
                 std::collections::hash_map::Entry::Vacant(entry) => entry.insert(tables.maps.get(tables.engine, table_id)?),
             };
-            let (def, map) = (&*encoded.def, &encoded.map);
-            cache.append_body(EventType::TableMap as u8, &encoded.body, timestamp)?;
-            let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
-            for change in &changes[start..end] {
-                // Closed before the row that would follow a full event, so the
-                // run's last event always holds rows and carries STMT_END_F.
-                if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
-                    let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
-                    cache.append(&full.into_event(), timestamp)?;
-                }
-                self.writeset.add_change(def, change);
-                let pushed = match (kind, &change.before, &change.after) {
-                    (RowsKind::Write, _, Some(after)) => event.push_write(map, after),
-                    (RowsKind::Update, Some(before), Some(after)) => event.push_update(map, before, after),
-                    (RowsKind::Delete, Some(before), _) => event.push_delete(map, before),
-                    _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
-                };
-                pushed.map_err(row_event_error)?;
+            let encoded = Arc::clone(encoded);
+            let metadata = statement.map_or(RowMetadata::Full, |statement| statement.logging.metadata);
+            if let Some(statement) = statement.filter(|statement| statement.logging.rows_query && statement.first_change == start) {
+                let query = RowsQueryEvent { query: statement.query.as_bytes().to_vec() };
+                self.cache.append(&Event::RowsQuery(query), timestamp)?;
             }
-            event.flags |= rows_flags::STMT_END_F;
-            cache.append(&event.into_event(), timestamp)?;
+            self.cache.append_body(EventType::TableMap as u8, encoded.body_for(metadata), timestamp)?;
+            let run = &changes[start..end];
+            match statement.map_or(RowImage::Full, |statement| statement.logging.image) {
+                RowImage::Full => self.append_full_rows(&encoded, kind, run, timestamp)?,
+                image => {
+                    let assigned = statement.map_or(&[][..], |statement| &statement.assigned_columns);
+                    self.append_partial_rows(&encoded, kind, run, image, assigned, timestamp)?
+                }
+            }
             start = end;
             self.encoded = end;
+        }
+        Ok(())
+    }
+
+    /// One run's rows with every column in each image.
+    fn append_full_rows(&mut self, encoded: &EncodedTableMap, kind: RowsKind, run: &[RowChange], timestamp: u32) -> Result<()> {
+        let (def, map) = (&*encoded.def, &encoded.map);
+        let table_id = def.id;
+        let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
+        for change in run {
+            // Closed before the row that would follow a full event, so the
+            // run's last event always holds rows and carries STMT_END_F.
+            if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
+                let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
+                self.cache.append(&full.into_event(), timestamp)?;
+            }
+            self.writeset.add_change(def, change);
+            let pushed = match (kind, &change.before, &change.after) {
+                (RowsKind::Write, _, Some(after)) => event.push_write(map, after),
+                (RowsKind::Update, Some(before), Some(after)) => event.push_update(map, before, after),
+                (RowsKind::Delete, Some(before), _) => event.push_delete(map, before),
+                _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
+            };
+            pushed.map_err(row_event_error)?;
+        }
+        event.flags |= rows_flags::STMT_END_F;
+        self.cache.append(&event.into_event(), timestamp)?;
+        Ok(())
+    }
+
+    /// One run's rows with the images `image` gives: an event holds rows
+    /// whose images have the same columns, so a row whose columns differ
+    /// from the last one's starts a new event (as MySQL's
+    /// `binlog_prepare_pending_rows_event` does).
+    fn append_partial_rows(
+        &mut self,
+        encoded: &EncodedTableMap,
+        kind: RowsKind,
+        run: &[RowChange],
+        image: RowImage,
+        assigned: &[usize],
+        timestamp: u32,
+    ) -> Result<()> {
+        let (def, map) = (&*encoded.def, &encoded.map);
+        let column_count = map.columns.len();
+        let mut before_columns = Vec::new();
+        let mut after_columns = Vec::new();
+        let mut all = Vec::new();
+        before_image_columns(def, RowImage::Full, &mut all);
+        if kind.has_before_image() {
+            before_image_columns(def, image, &mut before_columns);
+        }
+        let mut event: Option<RowsEvent> = None;
+        for change in run {
+            let (before, after) = (change.before.as_deref(), change.after.as_deref());
+            match (kind, before, after) {
+                (RowsKind::Update, Some(before), Some(after)) => {
+                    update_after_image_columns(def, image, assigned, before, after, &mut after_columns)
+                }
+                (RowsKind::Write, _, Some(_)) => after_columns.clone_from(&all),
+                (RowsKind::Delete, Some(_), _) => {}
+                _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
+            }
+            let same_columns = event.as_ref().is_some_and(|event| {
+                event.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
+                    && (!kind.has_before_image() || event.columns_before == before_columns)
+                    && (!kind.has_after_image() || event.columns_after == after_columns)
+            });
+            if !same_columns {
+                if let Some(done) = event.take() {
+                    self.cache.append(&done.into_event(), timestamp)?;
+                }
+                event = Some(RowsEvent::with_columns(kind, def.id, column_count, &before_columns, &after_columns));
+            }
+            self.writeset.add_change(def, change);
+            let event = event.as_mut().expect("set above");
+            event.push_full_rows(map, before, after).map_err(row_event_error)?;
+        }
+        if let Some(mut last) = event {
+            last.flags |= rows_flags::STMT_END_F;
+            self.cache.append(&last.into_event(), timestamp)?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::error::{DatabaseError, Result};
 use crate::group_commit::BinlogGroupCommit;
 use crate::redo_sink::RedoAdapter;
+use crate::row_image::RowLoggingGlobals;
 use crate::table_maps::TableMaps;
 
 /// What `Database::open` found and did.
@@ -94,6 +95,9 @@ pub(crate) struct Inner {
     pub crash: CrashPoints,
     /// Encoded Table_map events, one per table definition.
     pub table_maps: TableMaps,
+    /// `binlog_row_image`, `binlog_row_metadata` and
+    /// `binlog_rows_query_log_events` as set globally.
+    pub row_logging: RowLoggingGlobals,
     /// The next XID to hand out; starts above every XID recovery saw.
     pub next_xid: AtomicU64,
     /// Shared by every commit from its binlog write to its engine commit;

@@ -64,6 +64,7 @@ use crate::engine_binlog::{EngineBinlog, WriterGuard};
 use crate::error::{DatabaseError, Result};
 use crate::group_commit::{BinlogGroupCommit, GroupCommit, GroupStartHook};
 use crate::redo_sink::{self, RedoAdapter, RedoEntry, RedoTrxKey};
+use crate::row_image::RowLoggingGlobals;
 use crate::server_uuid;
 use crate::storage_mode;
 use crate::table_maps::TableMaps;
@@ -209,6 +210,7 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
         redo_sync,
         crash,
         table_maps: TableMaps::default(),
+        row_logging: RowLoggingGlobals::default(),
         next_xid: AtomicU64::new(next_xid),
         rotation: RwLock::new(()),
         ddl_lock: Mutex::new(()),

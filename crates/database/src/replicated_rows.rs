@@ -12,6 +12,16 @@
 //! `replica_exec_mode=STRICT` with a primary key): a row whose other
 //! columns differ is still updated, as MySQL does.
 //!
+//! Partial images (a source with `binlog_row_image` MINIMAL or NOBLOB)
+//! carry only the columns their bitmaps mark:
+//!
+//! | image | applied as |
+//! |-------|------------|
+//! | before, with the primary key | the row of that key |
+//! | before, without it | the first row equal to it on the columns it has |
+//! | after of an Update | its columns written over the stored row |
+//! | after of a Write | its columns over the columns' defaults (NULL without one) |
+//!
 //! Signedness comes from the replica's own table: a source that sends no
 //! SIGNEDNESS metadata (MariaDB with `binlog_row_metadata=NO_LOG`) would
 //! otherwise decode an UNSIGNED column's high values as negative.
@@ -120,10 +130,40 @@ impl ReplicatedRows {
             .decode_rows(&table.decode_map)
             .map_err(|error| fail(1594, format!("Relay log read failure: {error}"), "HA_ERR_CORRUPT_EVENT"))?;
         let applied = changes.len();
+        let column_count = table.def.columns.len();
+        let (before_columns, after_columns) = (event.before_columns(), event.after_columns());
+        let partial_before = event.kind.has_before_image() && before_columns.len() < column_count;
+        let partial_after = event.kind.has_after_image() && after_columns.len() < column_count;
         for change in changes {
             match change {
                 RowChange::Write(row) => {
+                    let row = if partial_after { with_defaults(&table.def, &after_columns, row) } else { row };
                     trx.insert(table.id, row).map_err(engine_error)?;
+                }
+                RowChange::Update { before, after } if partial_before || partial_after => {
+                    let Some((found, mut row)) = find_row(trx, table, &before_columns, &before).map_err(engine_error)? else {
+                        return Err(not_found());
+                    };
+                    for (&column, value) in after_columns.iter().zip(after) {
+                        row[column] = value;
+                    }
+                    let outcome = match found {
+                        Found::ByPrimaryKey(key) => trx.update_by_pk(table.id, &key, row),
+                        Found::ByRowKey(key) => trx.update(table.id, &key, row),
+                    };
+                    if outcome.map_err(engine_error)? == UpdateOutcome::Missing {
+                        return Err(not_found());
+                    }
+                }
+                RowChange::Delete(before) if partial_before => {
+                    let deleted = match find_row(trx, table, &before_columns, &before).map_err(engine_error)? {
+                        Some((Found::ByPrimaryKey(key), _)) => trx.delete_by_pk(table.id, &key).map_err(engine_error)?,
+                        Some((Found::ByRowKey(key), _)) => trx.delete(table.id, &key).map_err(engine_error)?,
+                        None => false,
+                    };
+                    if !deleted {
+                        return Err(not_found());
+                    }
                 }
                 RowChange::Update { before, after } => {
                     let outcome = match primary_key(&table.def, &before) {
@@ -153,6 +193,40 @@ impl ReplicatedRows {
         }
         Ok(applied)
     }
+}
+
+/// How a partial before image found its row.
+enum Found {
+    ByPrimaryKey(Vec<binlog_format::Value>),
+    ByRowKey(engine::RowKey),
+}
+
+/// The row a before image of `columns` names, with the row as stored: by
+/// the primary key when the image has it, else the first row equal to the
+/// image on its columns.
+fn find_row(trx: &Transaction, table: &MappedTable, columns: &[usize], image: &Row) -> Result<Option<(Found, Row)>, EngineError> {
+    let def = &table.def;
+    let key: Option<Vec<binlog_format::Value>> = def
+        .has_primary_key()
+        .then(|| def.primary_key.iter().map(|column| columns.iter().position(|c| c == column).map(|at| image[at].clone())).collect())
+        .flatten();
+    if let Some(key) = key {
+        return Ok(trx.get(table.id, &key)?.map(|row| (Found::ByPrimaryKey(key), row)));
+    }
+    let mut scan = trx.scan(table.id, &ScanSpec::primary())?;
+    Ok(scan
+        .find(|(_, row)| columns.iter().zip(image).all(|(&column, value)| row.get(column) == Some(value)))
+        .map(|(key, row)| (Found::ByRowKey(key), row)))
+}
+
+/// A Write's partial after image completed with the other columns'
+/// defaults, as MySQL's applier fills a record before unpacking into it.
+fn with_defaults(def: &TableDef, columns: &[usize], image: Row) -> Row {
+    let mut row: Row = def.columns.iter().map(|column| column.default.clone().unwrap_or(binlog_format::Value::Null)).collect();
+    for (&column, value) in columns.iter().zip(image) {
+        row[column] = value;
+    }
+    row
 }
 
 /// MySQL's event names, as its messages print them.

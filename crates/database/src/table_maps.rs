@@ -9,13 +9,14 @@
 //! (`Arc` identity: DDL installs a new definition).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use binlog_format::events::TableMap;
 use engine::{Engine, TableDef, TableId};
 use parking_lot::Mutex;
 
 use crate::error::{DatabaseError, Result};
+use crate::row_image::RowMetadata;
 
 /// Tables kept: more are dropped all at once (a cache miss only costs the
 /// build this module saves), so dropped tables never pile up.
@@ -28,6 +29,22 @@ pub struct EncodedTableMap {
     pub map: TableMap,
     /// `map`'s event body.
     pub body: Vec<u8>,
+    /// The body with `binlog_row_metadata=MINIMAL`, built when first asked for.
+    minimal_body: OnceLock<Vec<u8>>,
+}
+
+impl EncodedTableMap {
+    /// The event body with the optional metadata `metadata` asks for.
+    pub fn body_for(&self, metadata: RowMetadata) -> &[u8] {
+        match metadata {
+            RowMetadata::Full => &self.body,
+            RowMetadata::Minimal => self.minimal_body.get_or_init(|| {
+                let mut body = Vec::new();
+                self.map.with_minimal_metadata().encode_body(&mut body);
+                body
+            }),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -49,7 +66,7 @@ impl TableMaps {
             .map_err(|error| DatabaseError::RowEvent(error.to_string()))?;
         let mut body = Vec::new();
         map.encode_body(&mut body);
-        let encoded = Arc::new(EncodedTableMap { def, map, body });
+        let encoded = Arc::new(EncodedTableMap { def, map, body, minimal_body: OnceLock::new() });
         let mut by_table = self.by_table.lock();
         if by_table.len() >= TABLE_MAPS_MAX {
             by_table.clear();
@@ -85,6 +102,11 @@ mod tests {
         first.map.encode_body(&mut expected);
         assert_eq!(first.body, expected);
         assert_eq!(first.map.table, b"t");
+        assert_eq!(first.body_for(RowMetadata::Full), expected);
+        let mut minimal = Vec::new();
+        first.map.with_minimal_metadata().encode_body(&mut minimal);
+        assert_eq!(first.body_for(RowMetadata::Minimal), minimal);
+        assert!(minimal.len() < expected.len(), "no column names nor primary key");
 
         engine.create_index("d", "t", &IndexSpec { name: "v".into(), columns: vec!["v".into()], unique: false }).unwrap();
         let after_ddl = maps.get(&engine, table).unwrap();

@@ -15,6 +15,7 @@ use binlog_format::GtidSet;
 use engine::{Engine, TableDef, TableId};
 
 use crate::database::Database;
+use crate::row_image::RowLogging;
 
 /// The engine's catalog: databases, tables and their definitions.
 #[derive(Clone, Copy)]
@@ -148,6 +149,18 @@ impl Database {
     /// each transaction at its first write.
     pub fn set_large_transaction_optimization_enabled(&self, enabled: bool) {
         self.inner.binlog.set_large_transaction_optimization_enabled(enabled);
+    }
+
+    /// The global `binlog_row_image`, `binlog_row_metadata` and
+    /// `binlog_rows_query_log_events`: what a statement logs its rows
+    /// with unless its session set its own.
+    pub fn row_logging(&self) -> RowLogging {
+        self.inner.row_logging.get()
+    }
+
+    /// SET GLOBAL of one of the row logging variables.
+    pub fn set_row_logging(&self, logging: RowLogging) {
+        self.inner.row_logging.set(logging);
     }
 
     /// `SET GLOBAL binlog_large_transaction_optimization_threshold`

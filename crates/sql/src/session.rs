@@ -14,7 +14,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use database::WrittenAhead;
-use database::{CommitRequest, Database, StatementContext};
+use database::{CommitRequest, Database, LoggedStatement, StatementContext, StatementLog};
 use engine::Transaction;
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse,
@@ -67,6 +67,7 @@ impl SqlService {
             replica: ReplicaThreads::default(),
             this: this.clone(),
         });
+        crate::variables::row_logging::publish_global_row_logging(&shared.db, &shared.globals);
         SqlService { shared }
     }
 
@@ -108,6 +109,8 @@ pub struct State {
     pub trx: Option<Transaction>,
     /// What the open transaction has written ahead of its commit.
     pub ahead: Option<WrittenAhead>,
+    /// The open transaction's statements logged with their own row settings.
+    pub statements: StatementLog,
     /// BEGIN was issued: the transaction lasts until COMMIT or ROLLBACK.
     pub explicit: bool,
     pub autocommit_off: bool,
@@ -204,6 +207,18 @@ impl Environment for Env<'_> {
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
             "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
+            "binlog_expire_logs_seconds" => Value::UInt(binlog.options().binlog_expire_logs_seconds),
+            "binlog_group_commit_sync_delay" => {
+                // MySQL's unit: microseconds.
+                Value::UInt(u64::try_from(binlog.options().binlog_group_commit_sync_delay.as_micros()).unwrap_or(u64::MAX))
+            }
+            "binlog_group_commit_sync_no_delay_count" => Value::UInt(binlog.options().binlog_group_commit_sync_no_delay_count as u64),
+            "max_binlog_cache_size" => Value::UInt(binlog.options().max_binlog_cache_size),
+            "log_bin_basename" => Value::Bytes(binlog.options().dir.join(&binlog.options().basename).display().to_string().into_bytes()),
+            "log_bin_index" => {
+                let index = format!("{}.index", binlog.options().basename);
+                Value::Bytes(binlog.options().dir.join(index).display().to_string().into_bytes())
+            }
             "gtid_executed" => Value::Bytes(crate::exec::gtid_next::gtid_set_text(&self.shared.db.executed_gtids()).into_bytes()),
             "gtid_purged" => Value::Bytes(crate::exec::gtid_next::gtid_set_text(&binlog.purged_gtids()).into_bytes()),
             _ => self.shared.globals.get(definition.name).unwrap_or(Value::Null),
@@ -310,7 +325,14 @@ impl Context<'_> {
             thread_id: self.env.info.connection_id,
             database: self.env.database.unwrap_or_default().to_string(),
             timestamp: binlog::log::now_seconds(),
+            statements: StatementLog::new(),
         }
+    }
+
+    /// The context a commit builds its events in: this statement's, with
+    /// the transaction's statements that log rows their own way.
+    pub fn commit_context(&self, statements: StatementLog) -> StatementContext {
+        StatementContext { statements, ..self.statement_context() }
     }
 
     /// DDL through the database, with the GTID `gtid_next` gives: the
@@ -426,7 +448,13 @@ impl SqlSession {
             params,
             warnings: &state.warnings,
         };
-        let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
+        let transaction = Transactions {
+            trx: &mut state.trx,
+            ahead: &mut state.ahead,
+            statements: &mut state.statements,
+            explicit: &mut state.explicit,
+            autocommit,
+        };
         let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
         let evaluation_warnings = context.env.evaluation_warnings.take();
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
@@ -478,6 +506,9 @@ pub struct Transactions<'a> {
     pub trx: &'a mut Option<Transaction>,
     /// What `trx` wrote ahead of its commit (`database::write_ahead`).
     pub ahead: &'a mut Option<WrittenAhead>,
+    /// `trx`'s statements logged with their own row settings
+    /// (`binlog_row_image`, ...), handed to the commit.
+    pub statements: &'a mut StatementLog,
     pub explicit: &'a mut bool,
     pub autocommit: bool,
 }
@@ -498,7 +529,8 @@ impl Transactions<'_> {
             let trx = self.trx.take().unwrap_or_else(|| context.db().begin());
             // A read-only transaction wrote nothing ahead.
             *self.ahead = None;
-            return commit_owned(trx, None, context);
+            self.statements.clear();
+            return commit_owned(trx, None, StatementLog::new(), context);
         }
         self.commit(context)?;
         context.env.gtid_next.lock().finish();
@@ -516,11 +548,12 @@ impl Transactions<'_> {
     pub fn commit(&mut self, context: &Context<'_>) -> SqlResult<()> {
         *self.explicit = false;
         let ahead = self.ahead.take();
+        let statements = std::mem::take(self.statements);
         let Some(trx) = self.trx.take() else { return Ok(()) };
         // Implicit commits (BEGIN, DDL) of a transaction that wrote nothing
         // do not consume the GTID; the statement that follows gets it.
         if !trx.is_read_only() && commit_with_gtid_next(context) {
-            return commit_owned(trx, ahead, context);
+            return commit_owned(trx, ahead, statements, context);
         }
         if trx.is_read_only() {
             trx.rollback();
@@ -528,7 +561,7 @@ impl Transactions<'_> {
         }
         context
             .db()
-            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) })
+            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.commit_context(statements)) })
             .map(|_| ())
             .map_err(database_error)
     }
@@ -536,6 +569,7 @@ impl Transactions<'_> {
     pub fn rollback(&mut self) {
         *self.explicit = false;
         *self.ahead = None;
+        self.statements.clear();
         if let Some(trx) = self.trx.take() {
             trx.rollback();
         }
@@ -581,37 +615,55 @@ impl Transactions<'_> {
     /// Runs a writing statement: statement-atomic, committed at its end
     /// under autocommit.
     pub fn write<T>(&mut self, context: &Context<'_>, f: impl FnOnce(&mut Transaction) -> SqlResult<T>) -> SqlResult<T> {
+        self.write_assigning(context, &[], f)
+    }
+
+    /// [`Transactions::write`] for an UPDATE that assigns `assigned`
+    /// columns: a partial after image (`binlog_row_image` MINIMAL or
+    /// NOBLOB) carries them even where their values did not change.
+    pub fn write_assigning<T>(
+        &mut self,
+        context: &Context<'_>,
+        assigned: &[usize],
+        f: impl FnOnce(&mut Transaction) -> SqlResult<T>,
+    ) -> SqlResult<T> {
         let mut trx = self.trx.take().unwrap_or_else(|| context.db().begin());
         let savepoint = trx.savepoint();
+        let first_change = trx.changes().len();
         match f(&mut trx) {
             Ok(value) => {
+                self.log_statement(context, first_change, trx.changes().len(), assigned);
                 if self.statement_scoped() && commit_with_gtid_next(context) {
                     let ahead = self.ahead.take();
-                    commit_owned(trx, ahead, context)?;
+                    commit_owned(trx, ahead, std::mem::take(self.statements), context)?;
                 } else if self.statement_scoped() {
                     let ahead = self.ahead.take();
+                    let statements = std::mem::take(self.statements);
                     if trx.is_read_only() {
                         trx.rollback();
                     } else {
                         context
                             .db()
-                            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.statement_context()) })
+                            .commit(CommitRequest { ahead, ..CommitRequest::new(trx, &context.commit_context(statements)) })
                             .map_err(database_error)?;
                     }
                 } else {
                     // A large transaction writes its events and redo while
                     // it runs, not all at COMMIT.
                     let written = match context.db().wants_write_ahead(&trx, self.ahead) {
-                        true => context.db().write_ahead(&mut trx, self.ahead, &context.statement_context()),
+                        true => context.db().write_ahead(&mut trx, self.ahead, &context.commit_context(self.statements.clone())),
                         false => Ok(()),
                     };
                     if let Err(error) = written {
                         if trx.is_active() {
                             let _ = trx.rollback_to_savepoint(savepoint);
+                            let kept = trx.changes().len();
+                            self.statements.retain(|statement| statement.first_change < kept);
                             *self.trx = Some(trx);
                         } else {
                             *self.explicit = false;
                             *self.ahead = None;
+                            self.statements.clear();
                         }
                         return Err(database_error(error));
                     }
@@ -624,9 +676,11 @@ impl Transactions<'_> {
                     // A deadlock: the engine rolled the whole transaction back.
                     *self.explicit = false;
                     *self.ahead = None;
+                    self.statements.clear();
                     drop(trx);
                 } else if self.statement_scoped() {
                     *self.ahead = None;
+                    self.statements.clear();
                     trx.rollback();
                 } else {
                     let _ = trx.rollback_to_savepoint(savepoint);
@@ -638,6 +692,28 @@ impl Transactions<'_> {
     }
 }
 
+impl Transactions<'_> {
+    /// Keeps the statement that made changes `first_change..change_count`
+    /// when it logs its rows other than by default (or follows one that
+    /// did, so the settings before it end there).
+    fn log_statement(&mut self, context: &Context<'_>, first_change: usize, change_count: usize, assigned: &[usize]) {
+        if change_count == first_change {
+            return;
+        }
+        let logging = crate::variables::row_logging::statement_row_logging(context.db(), context.env.variables);
+        if logging.is_default() && self.statements.is_empty() {
+            return;
+        }
+        let partial = logging.image != database::RowImage::Full;
+        self.statements.push(LoggedStatement {
+            first_change,
+            logging,
+            assigned_columns: if partial { assigned.to_vec() } else { Vec::new() },
+            query: if logging.rows_query { context.sql.to_string() } else { String::new() },
+        });
+    }
+}
+
 /// Whether gtid_next owns a GTID the transaction must commit with (a
 /// statement-scoped one even with no changes: MySQL logs it empty).
 fn commit_with_gtid_next(context: &Context<'_>) -> bool {
@@ -646,7 +722,7 @@ fn commit_with_gtid_next(context: &Context<'_>) -> bool {
 
 /// Commits `trx` with gtid_next's owned GTID; gtid_next must then be set
 /// again (1837 otherwise).
-fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context<'_>) -> SqlResult<()> {
+fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, statements: StatementLog, context: &Context<'_>) -> SqlResult<()> {
     let mut next = context.env.gtid_next.lock();
     let GtidNext::Owned(owned) = &*next else { unreachable!("checked by the caller") };
     let given = binlog::GivenGtid::new(owned.gtid());
@@ -654,7 +730,7 @@ fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context
         .db()
         .commit(CommitRequest {
             trx,
-            context: &context.statement_context(),
+            context: &context.commit_context(statements),
             ahead,
             gtid: database::NextGtid::Owned { owned, given },
             on_ordered: &|| {},

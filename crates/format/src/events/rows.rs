@@ -179,6 +179,56 @@ impl RowsEvent {
         Ok(event)
     }
 
+    /// An event with no rows yet whose images hold the columns the
+    /// bitmaps mark (`binlog_row_image` MINIMAL or NOBLOB); the bitmap of
+    /// an image the kind lacks is ignored. Fill it with
+    /// [`RowsEvent::push_full_rows`].
+    pub fn with_columns(kind: RowsKind, table_id: u64, column_count: usize, before: &[u8], after: &[u8]) -> RowsEvent {
+        let bitmap_length = column_count.div_ceil(8);
+        let image = |present: bool, bitmap: &[u8]| {
+            let mut columns = if present { bitmap.to_vec() } else { Vec::new() };
+            if present {
+                columns.resize(bitmap_length, 0);
+            }
+            columns
+        };
+        RowsEvent {
+            kind,
+            version: RowsVersion::V2,
+            table_id,
+            flags: 0,
+            extra_data: Vec::new(),
+            column_count,
+            columns_before: image(kind.has_before_image(), before),
+            columns_after: image(kind.has_after_image(), after),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Encodes one row from whole rows (a value per column of the table):
+    /// each image takes the columns its bitmap marks, so partial images
+    /// need no copy of the row. `before` for Update and Delete, `after`
+    /// for Write and Update.
+    pub fn push_full_rows(&mut self, table: &TableMap, before: Option<&[Value]>, after: Option<&[Value]>) -> Result<(), EncodeError> {
+        let images: &[&[Value]] = match (self.kind, before, after) {
+            (RowsKind::Write, _, Some(after)) => &[after],
+            (RowsKind::Delete, Some(before), _) => &[before],
+            (RowsKind::Update, Some(before), Some(after)) => &[before, after],
+            _ => return Err(EncodeError::invalid("row", format!("a {:?} row without its images", self.kind))),
+        };
+        self.push_images(table, self.kind, images, Picked::FromWholeRow)
+    }
+
+    /// Indexes of the columns in the before image (none for Write).
+    pub fn before_columns(&self) -> Vec<usize> {
+        present_columns(&self.columns_before, self.column_count)
+    }
+
+    /// Indexes of the columns in the after image (none for Delete).
+    pub fn after_columns(&self) -> Vec<usize> {
+        present_columns(&self.columns_after, self.column_count)
+    }
+
     pub fn push_write(&mut self, table: &TableMap, row: &[Value]) -> Result<(), EncodeError> {
         self.push(table, RowsKind::Write, &[row])
     }
@@ -196,6 +246,10 @@ impl RowsEvent {
     /// (no buffer per row or image): every commit of a row-based
     /// transaction runs this for each row it changed.
     fn push(&mut self, table: &TableMap, kind: RowsKind, images: &[&[Value]]) -> Result<(), EncodeError> {
+        self.push_images(table, kind, images, Picked::InOrder)
+    }
+
+    fn push_images(&mut self, table: &TableMap, kind: RowsKind, images: &[&[Value]], picked: Picked) -> Result<(), EncodeError> {
         if kind != self.kind {
             return Err(EncodeError::invalid("row", format!("a {kind:?} row pushed into a {:?} event", self.kind)));
         }
@@ -212,7 +266,7 @@ impl RowsEvent {
                 (RowsKind::Update, 0) | (RowsKind::Delete, _) => &self.columns_before,
                 _ => &self.columns_after,
             };
-            if let Err(error) = encode_image(table, &unsigned, bitmap, self.column_count, image, &mut self.rows) {
+            if let Err(error) = encode_image(table, &unsigned, bitmap, self.column_count, image, picked, &mut self.rows) {
                 self.rows.truncate(start);
                 return Err(error);
             }
@@ -336,6 +390,15 @@ fn present_column_indexes(bitmap: &[u8], column_count: usize) -> impl Iterator<I
     (0..column_count).filter(|&i| bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0))
 }
 
+/// Where an image's values come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Picked {
+    /// One value per present column, in column order.
+    InOrder,
+    /// A whole row: the value of present column `c` is `values[c]`.
+    FromWholeRow,
+}
+
 /// Appends one row image (null bitmap, then the non-NULL values) of the
 /// columns `bitmap` marks present to `out`.
 fn encode_image(
@@ -344,15 +407,24 @@ fn encode_image(
     bitmap: &[u8],
     column_count: usize,
     values: &[Value],
+    picked: Picked,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     let present_count = present_column_indexes(bitmap, column_count).count();
-    if values.len() != present_count {
-        return Err(EncodeError::ColumnCount { expected: present_count, found: values.len() });
+    let expected = match picked {
+        Picked::InOrder => present_count,
+        Picked::FromWholeRow => column_count,
+    };
+    if values.len() != expected {
+        return Err(EncodeError::ColumnCount { expected, found: values.len() });
     }
     let nulls_at = out.len();
     out.resize(nulls_at + present_count.div_ceil(8), 0);
-    for (k, (column, value)) in present_column_indexes(bitmap, column_count).zip(values).enumerate() {
+    for (k, column) in present_column_indexes(bitmap, column_count).enumerate() {
+        let value = match picked {
+            Picked::InOrder => &values[k],
+            Picked::FromWholeRow => &values[column],
+        };
         let definition = &table.columns[column];
         if *value == Value::Null {
             if !definition.nullable {
@@ -414,6 +486,32 @@ mod tests {
         assert_eq!(event.rows, [0, 7, 0, 0, 0, 0b10, 1, b'x']);
         assert_eq!(event.decode_rows(&map).unwrap(), [RowChange::Update { before: before.to_vec(), after: after.to_vec() }]);
         assert!(matches!(event.push_update(&map, &after, &before), Err(EncodeError::ColumnCount { .. })));
+    }
+
+    #[test]
+    fn whole_rows_give_each_image_the_columns_of_its_bitmap() {
+        let map = table();
+        let before = [Value::Int(7), Value::Bytes(b"a".to_vec()), Value::Null];
+        let after = [Value::Int(7), Value::Bytes(b"x".to_vec()), Value::Null];
+        let mut event = RowsEvent::with_columns(RowsKind::Update, 4, 3, &[0b001], &[0b110]);
+        event.push_full_rows(&map, Some(&before), Some(&after)).unwrap();
+        let mut picked = RowsEvent::with_columns(RowsKind::Update, 4, 3, &[0b001], &[0b110]);
+        picked.push_update(&map, &before[..1], &after[1..]).unwrap();
+        assert_eq!(event, picked);
+        assert_eq!((event.before_columns(), event.after_columns()), (vec![0], vec![1, 2]));
+        let mut full = RowsEvent::empty(RowsKind::Delete, 4, 3);
+        full.push_full_rows(&map, Some(&before), None).unwrap();
+        assert_eq!(
+            full,
+            RowsEvent::delete(4, &map, &[before.to_vec()])
+                .map(|mut e| {
+                    e.flags = 0;
+                    e
+                })
+                .unwrap()
+        );
+        assert!(full.push_full_rows(&map, None, Some(&after)).is_err(), "a Delete row needs its before image");
+        assert!(matches!(full.push_full_rows(&map, Some(&before[..2]), None), Err(EncodeError::ColumnCount { expected: 3, found: 2 })));
     }
 
     #[test]

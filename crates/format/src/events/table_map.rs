@@ -117,6 +117,17 @@ impl TableMap {
         })
     }
 
+    /// This map as MySQL writes it with `binlog_row_metadata=MINIMAL`:
+    /// only the optional metadata a reader needs to decode the rows
+    /// (SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, GEOMETRY_TYPE:
+    /// MySQL's `init_metadata_fields` before its FULL-only part).
+    pub fn with_minimal_metadata(&self) -> TableMap {
+        use crate::events::table_map_metadata::field_type::{COLUMN_CHARSET, DEFAULT_CHARSET, GEOMETRY_TYPE, SIGNEDNESS};
+        let mut map = self.clone();
+        map.optional_metadata.retain(|field| matches!(field.field_type(), SIGNEDNESS | DEFAULT_CHARSET | COLUMN_CHARSET | GEOMETRY_TYPE));
+        map
+    }
+
     pub fn encode_body(&self, out: &mut Vec<u8>) {
         assert!(self.table_id <= TABLE_ID_MAX, "table id {} does not fit 6 bytes", self.table_id);
         out.put_u48(self.table_id);
@@ -290,6 +301,19 @@ mod tests {
         let mut again = Vec::new();
         decoded.encode_body(&mut again);
         assert_eq!(again, body);
+    }
+
+    #[test]
+    fn minimal_metadata_keeps_what_decoding_needs_and_drops_names_and_keys() {
+        let specs = vec![spec("id", ColumnType::LongLong, true, 0), spec("name", ColumnType::VarChar { max_length_bytes: 40 }, false, 45)];
+        let full = TableMap::new(42, "shop", "items", &specs, &[0]).unwrap();
+        let minimal = full.with_minimal_metadata();
+        let kinds: Vec<u8> = minimal.optional_metadata.iter().map(OptionalMetadata::field_type).collect();
+        use crate::events::table_map_metadata::field_type::{DEFAULT_CHARSET, SIGNEDNESS};
+        assert_eq!(kinds, [SIGNEDNESS, DEFAULT_CHARSET]);
+        assert_eq!((minimal.unsigned_flags(), minimal.collations()), (full.unsigned_flags(), full.collations()));
+        assert_eq!((minimal.primary_key(), minimal.column_names()), (None, vec![None, None]));
+        assert_eq!(TableMap { optional_metadata: Vec::new(), ..minimal.clone() }, TableMap { optional_metadata: Vec::new(), ..full });
     }
 
     #[test]

@@ -145,7 +145,8 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let rules = WriteRules::for_columns(&context.env, &def.columns);
     let warnings: RefCell<Vec<Warning>> = RefCell::new(Vec::new());
     let row_number = std::cell::Cell::new(0u64);
-    let counts = transaction.write(context, |trx| {
+    let assigned: Vec<usize> = assignments.iter().map(|(position, _)| *position).collect();
+    let counts = transaction.write_assigning(context, &assigned, |trx| {
         let result = trx.update_where(
             def.id,
             &spec,

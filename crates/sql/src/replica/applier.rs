@@ -151,7 +151,7 @@ impl WorkerApplier for WorkerSession {
             Pending::Ddl { gtid: reading.gtid, database, query }
         } else {
             let trx = reading.trx.unwrap_or_else(|| self.db().begin());
-            let context = StatementContext { thread_id: self.thread_id(), database: String::new(), timestamp: reading.timestamp };
+            let context = StatementContext { thread_id: self.thread_id(), timestamp: reading.timestamp, ..StatementContext::default() };
             Pending::Rows(Box::new(RowsTransaction { trx, ahead: reading.ahead, gtid: reading.gtid, context }))
         };
         Ok(())
@@ -242,7 +242,8 @@ impl WorkerSession {
                 reading.tables.rows(trx, &rows, &at).map_err(apply_error)?;
                 let db = &self.shared.db;
                 if db.wants_write_ahead(trx, &reading.ahead) {
-                    let context = StatementContext { thread_id: self.thread_id(), database: String::new(), timestamp: reading.timestamp };
+                    let context =
+                        StatementContext { thread_id: self.thread_id(), timestamp: reading.timestamp, ..StatementContext::default() };
                     db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
                 }
             }

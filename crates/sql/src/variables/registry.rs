@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use database::config::BINLOG_SUBDIR;
 use database::redo::FlushLogAtTrxCommit;
-use database::BinlogStorageEngine;
+use database::{BinlogStorageEngine, RowImage, RowMetadata};
 use replica::{CoordinatorConfig, CoordinatorMode};
 use source::DumpSettings;
 
@@ -77,7 +77,14 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    read_only("binlog_format", Type::Text, own("ROW")),
+    // Read from the binlog's options (session.rs).
+    read_only("binlog_expire_logs_seconds", Type::Integer, own("0")),
+    // binlogd logs rows only: ROW is the one value (STATEMENT and MIXED
+    // are 1231).
+    both("binlog_format", Type::Enumeration(&["ROW"]), own("ROW")),
+    read_only("binlog_group_commit_sync_delay", Type::Integer, own("0")),
+    read_only("binlog_group_commit_sync_no_delay_count", Type::Integer, own("0")),
+    read_only("binlog_gtid_simple_recovery", Type::Boolean, own("1")),
     global(
         "binlog_large_transaction_optimization_enabled",
         Type::Boolean,
@@ -100,8 +107,17 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    read_only("binlog_row_image", Type::Text, own("FULL")),
-    read_only("binlog_row_metadata", Type::Text, own("FULL")),
+    // binlog_row_event_max_size, binlog_row_image, binlog_row_metadata and
+    // binlog_rows_query_log_events: the database's row logging
+    // (database::row_image); SET GLOBAL reaches it in exec/set.rs. The
+    // metadata default is FULL (MySQL 8.4's is MINIMAL): CDC readers need
+    // the column names.
+    read_only("binlog_row_event_max_size", Type::Integer, Origin::Owner(|| database::BINLOG_ROW_EVENT_MAX_SIZE.to_string())),
+    both("binlog_row_image", Type::Enumeration(RowImage::WORDS), own("FULL")),
+    global("binlog_row_metadata", Type::Enumeration(RowMetadata::WORDS), own("FULL")),
+    // Only '' (PARTIAL_JSON is not written).
+    both("binlog_row_value_options", Type::Enumeration(&[""]), own("")),
+    both("binlog_rows_query_log_events", Type::Boolean, own("0")),
     // MariaDB 12.3's: '' (classic files) or 'engine' (the binlog rides the
     // redo log; `file` and `innodb` are accepted for them). Read at open,
     // so a change takes effect at restart; shown in the mode's own spelling.
@@ -117,6 +133,7 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    read_only("binlog_transaction_compression", Type::Boolean, own("0")),
     // binlogd's own (read when a dump starts, `SqlSession::dump_settings`): microseconds a
     // binlog dump rests after sending everything visible before it reads
     // again, so a commit stream reaches its reader in batches (fewer
@@ -245,6 +262,12 @@ pub const DEFINITIONS: &[Definition] = &[
     both("interactive_timeout", Type::Integer, own("28800")),
     read_only("license", Type::Text, own("Apache-2.0")),
     read_only("log_bin", Type::Boolean, own("1")),
+    // Read from the binlog's options (session.rs).
+    read_only("log_bin_basename", Type::Text, own("")),
+    read_only("log_bin_index", Type::Text, own("")),
+    // A replica's applied transactions go through the binlog like any other.
+    read_only("log_replica_updates", Type::Boolean, own("1")),
+    read_only("log_slave_updates", Type::Boolean, own("1")),
     read_only("lower_case_table_names", Type::Integer, own("0")),
     global(
         "max_allowed_packet",
@@ -257,6 +280,8 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    // Read from the binlog's options (session.rs).
+    read_only("max_binlog_cache_size", Type::Integer, own("0")),
     read_only(
         "max_binlog_size",
         Type::Integer,
