@@ -122,6 +122,8 @@ pub struct State {
     /// `gtid_next` (see `exec/gtid_next.rs`); a Mutex so statements can change
     /// it through their shared [`Context`].
     pub gtid_next: parking_lot::Mutex<GtidNext>,
+    /// The format and table maps BINLOG statements gave.
+    pub binlog_statement: crate::exec::binlog_statement::BinlogStatementState,
 }
 
 /// A note or warning a statement raised (SHOW WARNINGS).
@@ -182,6 +184,15 @@ impl Environment for Env<'_> {
             return Ok(Value::Bytes(self.gtid_next.lock().text().into_bytes()));
         }
         if scope != VariableScope::Global {
+            match definition.name {
+                // The session clock: SET TIMESTAMP's value, else now.
+                "timestamp" => {
+                    let micros = self.statement_time_micros;
+                    return Ok(Value::Decimal(format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)));
+                }
+                "pseudo_thread_id" => return Ok(Value::Int(i64::from(self.connection_id()))),
+                _ => {}
+            }
             if definition.name == "autocommit" {
                 return Ok(Value::Int(i64::from(self.autocommit)));
             }
@@ -227,8 +238,10 @@ impl Environment for Env<'_> {
         self.last_insert_id
     }
 
+    /// MySQL's CONNECTION_ID() is `pseudo_thread_id` once a session (a
+    /// binlog replay) set it.
     fn connection_id(&self) -> u32 {
-        self.info.connection_id
+        crate::variables::replay::pseudo_thread_id(self.variables).unwrap_or(self.info.connection_id)
     }
 
     fn user(&self) -> String {
@@ -282,10 +295,12 @@ impl Context<'_> {
     }
 
     pub fn statement_context(&self) -> StatementContext {
+        // The session's pseudo_thread_id and clock, so a replayed
+        // statement is logged with the original's connection id and time.
         StatementContext {
-            thread_id: self.env.info.connection_id,
+            thread_id: self.env.connection_id(),
             database: self.env.database.unwrap_or_default().to_string(),
-            timestamp: binlog::log::now_seconds(),
+            timestamp: u32::try_from(self.env.statement_time_micros / 1_000_000).unwrap_or(u32::MAX),
         }
     }
 
@@ -302,7 +317,7 @@ impl Context<'_> {
             drop(next);
             return self.db().execute_ddl(statement, self.sql, apply);
         };
-        let given = binlog::GivenGtid::new(owned.gtid());
+        let given = crate::variables::replay::given_gtid(owned.gtid(), self.env.variables);
         let value = self.db().execute_ddl_with_gtid(statement, self.sql, database::NextGtid::Owned { owned, given }, apply)?.0;
         next.finish();
         Ok(value)
@@ -392,13 +407,19 @@ impl SqlSession {
                 last_insert_id: state.last_insert_id,
                 autocommit,
                 gtid_next: &state.gtid_next,
-                statement_time_micros: crate::eval::temporal::clock_micros(),
+                statement_time_micros: crate::variables::replay::session_clock_micros(&state.variables),
             },
             sql,
             params,
             warnings: &state.warnings,
         };
-        let transaction = Transactions { trx: &mut state.trx, ahead: &mut state.ahead, explicit: &mut state.explicit, autocommit };
+        let transaction = Transactions {
+            trx: &mut state.trx,
+            ahead: &mut state.ahead,
+            explicit: &mut state.explicit,
+            autocommit,
+            binlog_statement: &mut state.binlog_statement,
+        };
         let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
         let keeps_warnings = matches!(&parsed.statement, Statement::Show(crate::parse::Show::Warnings | crate::parse::Show::Errors));
         let outcome = match result {
@@ -450,6 +471,8 @@ pub struct Transactions<'a> {
     pub ahead: &'a mut Option<WrittenAhead>,
     pub explicit: &'a mut bool,
     pub autocommit: bool,
+    /// What earlier BINLOG statements left (`exec/binlog_statement.rs`).
+    pub binlog_statement: &'a mut crate::exec::binlog_statement::BinlogStatementState,
 }
 
 impl Transactions<'_> {
@@ -619,7 +642,7 @@ fn commit_with_gtid_next(context: &Context<'_>) -> bool {
 fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, context: &Context<'_>) -> SqlResult<()> {
     let mut next = context.env.gtid_next.lock();
     let GtidNext::Owned(owned) = &*next else { unreachable!("checked by the caller") };
-    let given = binlog::GivenGtid::new(owned.gtid());
+    let given = crate::variables::replay::given_gtid(owned.gtid(), context.env.variables);
     context
         .db()
         .commit(CommitRequest {
@@ -699,7 +722,7 @@ impl Session for SqlSession {
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
                 gtid_next: &self.state.gtid_next,
-                statement_time_micros: crate::eval::temporal::clock_micros(),
+                statement_time_micros: crate::variables::replay::session_clock_micros(&self.state.variables),
             },
             sql,
             params: &[],
