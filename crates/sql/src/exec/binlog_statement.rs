@@ -56,8 +56,8 @@ pub fn execute(text: &str, context: &Context<'_>, transaction: &mut Transactions
     if bytes.is_empty() {
         return Err(syntax_error());
     }
+    let events = decode_events(&bytes, &transaction.binlog_statement.format)?;
     let mut state = std::mem::take(transaction.binlog_statement);
-    let events = decode_events(&bytes, &state.format)?;
     let result = apply(events, &mut state, context, transaction);
     if result.is_err() {
         // MySQL clears its pseudo replica's table maps after a failure.
