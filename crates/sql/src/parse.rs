@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{visit_expressions_mut, Expr, Statement as Ast, Value as Literal};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
 
 use crate::error::{not_supported, syntax_error, SqlResult};
 
@@ -60,6 +60,8 @@ pub enum Statement {
     },
     /// CHANGE REPLICATION SOURCE TO, START / STOP / RESET REPLICA.
     Replica(ReplicaStatement),
+    /// `BINLOG '<base64>'`: events a binlog replay applies (the text as given).
+    Binlog(String),
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
 }
@@ -194,14 +196,20 @@ fn parse_error(sql: &str, message: &str) -> protocol::MysqlError {
 /// The statement's tokens without whitespace and comments.
 struct Words {
     tokens: Vec<Token>,
+    /// The text held a comment (`/*!*/`, which binlog replays send alone).
+    had_comment: bool,
     position: usize,
 }
 
 impl Words {
     fn new(sql: &str) -> SqlResult<Words> {
         let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().map_err(|_| syntax_error(sql))?;
+        let had_comment = tokens
+            .iter()
+            .any(|token| matches!(token, Token::Whitespace(Whitespace::SingleLineComment { .. } | Whitespace::MultiLineComment(_))))
+            || sql.contains("/*!");
         let tokens = tokens.into_iter().filter(|token| !matches!(token, Token::Whitespace(_) | Token::SemiColon)).collect();
-        Ok(Words { tokens, position: 0 })
+        Ok(Words { tokens, position: 0, had_comment })
     }
 
     fn peek_keyword(&self, offset: usize) -> Option<String> {
@@ -300,6 +308,11 @@ impl Words {
 
 fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
     if words.at_end() {
+        // Only comments: MySQL's parser answers OK (its `has_comment()`);
+        // an empty text is 1065.
+        if words.had_comment {
+            return Ok(Some(Statement::Nothing));
+        }
         return Err(protocol::MysqlError::empty_query());
     }
     if let Some(statement) = users::parse_account_statement(&mut words)? {
@@ -403,6 +416,11 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             }
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(format!("RESET {}", what.join(" "))))
+        }
+        "BINLOG" => {
+            words.keyword("BINLOG");
+            let text = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Binlog(text))
         }
         "KILL" => {
             words.keyword("KILL");
@@ -559,6 +577,8 @@ mod tests {
         assert_eq!(parse("SELEC 1").unwrap_err().code, 1064);
         assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
         assert_eq!(parse("").unwrap_err().code, 1065);
+        assert!(matches!(parse("/*!*/").unwrap().statement, Statement::Nothing));
+        assert!(matches!(parse("/* nothing */").unwrap().statement, Statement::Nothing));
     }
 
     #[test]
@@ -585,5 +605,8 @@ mod tests {
         assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
         assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
         assert_eq!(parse("SHOW BINLOG EVENTS LIMIT x").unwrap_err().code, 1064);
+        assert!(matches!(statement("BINLOG '\nAAAA\nBBBB=\n'"), Statement::Binlog(t) if t == "\nAAAA\nBBBB=\n"));
+        assert_eq!(parse("BINLOG").unwrap_err().code, 1064);
+        assert_eq!(parse("BINLOG 'AAAA' x").unwrap_err().code, 1064);
     }
 }

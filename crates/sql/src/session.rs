@@ -125,6 +125,8 @@ pub struct State {
     /// `gtid_next` (see `exec/gtid_next.rs`); a Mutex so statements can change
     /// it through their shared [`Context`].
     pub gtid_next: parking_lot::Mutex<GtidNext>,
+    /// The format and table maps BINLOG statements gave.
+    pub binlog_statement: crate::exec::binlog_statement::BinlogStatementState,
 }
 
 /// A note or warning a statement raised (SHOW WARNINGS).
@@ -191,6 +193,15 @@ impl Environment for Env<'_> {
             return Ok(Value::Bytes(self.gtid_next.lock().text().into_bytes()));
         }
         if scope != VariableScope::Global {
+            match definition.name {
+                // The session clock: SET TIMESTAMP's value, else now.
+                "timestamp" => {
+                    let micros = self.statement_time_micros;
+                    return Ok(Value::Decimal(format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)));
+                }
+                "pseudo_thread_id" => return Ok(Value::Int(i64::from(self.connection_id()))),
+                _ => {}
+            }
             if definition.name == "autocommit" {
                 return Ok(Value::Int(i64::from(self.autocommit)));
             }
@@ -248,8 +259,10 @@ impl Environment for Env<'_> {
         self.last_insert_id
     }
 
+    /// MySQL's CONNECTION_ID() is `pseudo_thread_id` once a session (a
+    /// binlog replay) set it.
     fn connection_id(&self) -> u32 {
-        self.info.connection_id
+        crate::variables::replay::pseudo_thread_id(self.variables).unwrap_or(self.info.connection_id)
     }
 
     fn user(&self) -> String {
@@ -321,10 +334,12 @@ impl Context<'_> {
     }
 
     pub fn statement_context(&self) -> StatementContext {
+        // The session's pseudo_thread_id and clock, so a replayed
+        // statement is logged with the original's connection id and time.
         StatementContext {
-            thread_id: self.env.info.connection_id,
+            thread_id: self.env.connection_id(),
             database: self.env.database.unwrap_or_default().to_string(),
-            timestamp: binlog::log::now_seconds(),
+            timestamp: u32::try_from(self.env.statement_time_micros / 1_000_000).unwrap_or(u32::MAX),
             statements: StatementLog::new(),
         }
     }
@@ -348,7 +363,7 @@ impl Context<'_> {
             drop(next);
             return self.db().execute_ddl(statement, self.sql, apply);
         };
-        let given = binlog::GivenGtid::new(owned.gtid());
+        let given = crate::variables::replay::given_gtid(owned.gtid(), self.env.variables);
         let value = self.db().execute_ddl_with_gtid(statement, self.sql, database::NextGtid::Owned { owned, given }, apply)?.0;
         next.finish();
         Ok(value)
@@ -440,7 +455,7 @@ impl SqlSession {
                 last_insert_id: state.last_insert_id,
                 autocommit,
                 gtid_next: &state.gtid_next,
-                statement_time_micros: crate::eval::temporal::clock_micros(),
+                statement_time_micros: crate::variables::replay::session_clock_micros(&state.variables),
                 writes_rows: writes_rows(&parsed.statement),
                 evaluation_warnings: std::cell::RefCell::new(param_warnings),
             },
@@ -454,6 +469,7 @@ impl SqlSession {
             statements: &mut state.statements,
             explicit: &mut state.explicit,
             autocommit,
+            binlog_statement: &mut state.binlog_statement,
         };
         let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
         let evaluation_warnings = context.env.evaluation_warnings.take();
@@ -511,6 +527,8 @@ pub struct Transactions<'a> {
     pub statements: &'a mut StatementLog,
     pub explicit: &'a mut bool,
     pub autocommit: bool,
+    /// What earlier BINLOG statements left (`exec/binlog_statement.rs`).
+    pub binlog_statement: &'a mut crate::exec::binlog_statement::BinlogStatementState,
 }
 
 impl Transactions<'_> {
@@ -725,7 +743,7 @@ fn commit_with_gtid_next(context: &Context<'_>) -> bool {
 fn commit_owned(trx: Transaction, ahead: Option<WrittenAhead>, statements: StatementLog, context: &Context<'_>) -> SqlResult<()> {
     let mut next = context.env.gtid_next.lock();
     let GtidNext::Owned(owned) = &*next else { unreachable!("checked by the caller") };
-    let given = binlog::GivenGtid::new(owned.gtid());
+    let given = crate::variables::replay::given_gtid(owned.gtid(), context.env.variables);
     context
         .db()
         .commit(CommitRequest {
@@ -805,7 +823,7 @@ impl Session for SqlSession {
                 last_insert_id: self.state.last_insert_id,
                 autocommit: !self.state.autocommit_off,
                 gtid_next: &self.state.gtid_next,
-                statement_time_micros: crate::eval::temporal::clock_micros(),
+                statement_time_micros: crate::variables::replay::session_clock_micros(&self.state.variables),
                 writes_rows: writes_rows(&parsed.statement),
                 evaluation_warnings: Default::default(),
             },

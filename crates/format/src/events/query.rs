@@ -104,9 +104,11 @@ pub struct QueryEvent {
 
 /// utf8mb4_general_ci: MariaDB replicas do not know 255 (utf8mb4_0900_ai_ci).
 pub const DEFAULT_COLLATION_ID: u16 = 45;
-/// MySQL 8.4's default sql_mode bits: ONLY_FULL_GROUP_BY, STRICT_TRANS_TABLES,
-/// NO_ZERO_IN_DATE, NO_ZERO_DATE, ERROR_FOR_DIVISION_BY_ZERO, NO_ENGINE_SUBSTITUTION.
-pub const DEFAULT_SQL_MODE: u64 = 0x20 | 0x400000 | 0x800000 | 0x1000000 | 0x8000000 | 0x40000000;
+/// MySQL 8.4's default sql_mode bits: ONLY_FULL_GROUP_BY (1 << 5),
+/// STRICT_TRANS_TABLES (1 << 21), NO_ZERO_IN_DATE (1 << 23), NO_ZERO_DATE
+/// (1 << 24), ERROR_FOR_DIVISION_BY_ZERO (1 << 26), NO_ENGINE_SUBSTITUTION
+/// (1 << 30): 1168113696, the number mysqlbinlog prints for it.
+pub const DEFAULT_SQL_MODE: u64 = 0x20 | 0x200000 | 0x800000 | 0x1000000 | 0x4000000 | 0x40000000;
 
 impl QueryEvent {
     /// A statement as binlogd logs it, with the status variables every

@@ -186,6 +186,9 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::Begin | Statement::Commit | Statement::Rollback | Statement::Nothing => Ok(()),
         // MySQL wants REPLICATION_SLAVE_ADMIN (or SUPER); binlogd has SUPER.
         Statement::Replica(_) => principal.require(Privilege::Super),
+        // MySQL 8.4 wants BINLOG_ADMIN (or SUPER, or REPLICATION_APPLIER,
+        // which binlogd does not have).
+        Statement::Binlog(_) => principal.require_any(&[Privilege::BinlogAdmin, Privilege::Super]),
         Statement::Use(database) => principal.require_database_access(database),
         Statement::CreateDatabase { name, .. } => principal.require_on_database(Privilege::Create, name),
         Statement::DropDatabase { name, .. } => principal.require_on_database(Privilege::Drop, name),

@@ -53,6 +53,7 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             transaction.commit(context)?;
             crate::replica::statements::execute(replica, context)
         }
+        Statement::Binlog(text) => crate::exec::binlog_statement::execute(text, context, &mut transaction),
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }
 }

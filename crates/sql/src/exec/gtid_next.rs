@@ -91,6 +91,7 @@ fn class(statement: &Statement) -> Class {
         | Statement::Kill { .. }
         | Statement::Replica(_) => Class::Control,
         Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => Class::Ddl,
+        Statement::Binlog(_) => Class::Write,
         Statement::FlushBinaryLogs
         | Statement::PurgeBinaryLogsTo(_)
         | Statement::PurgeBinaryLogsBefore(_)

@@ -2,12 +2,14 @@
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
 //! the index range `plan.rs` finds in WHERE), `dml.rs`, `ddl.rs`,
 //! `show.rs`, `set.rs`, `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
-//! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS) and `gtid_next.rs`.
+//! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
+//! (BINLOG '<base64>', the statement binlog replays send) and `gtid_next.rs`.
 //! The account statements run in `access/users.rs`, the replica
 //! statements in `replica/statements.rs`.
 
 pub(crate) mod admin;
 pub(crate) mod binlog_events;
+pub(crate) mod binlog_statement;
 pub(crate) mod ddl;
 pub(crate) mod dispatch;
 pub(crate) mod dml;

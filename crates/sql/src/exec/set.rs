@@ -9,7 +9,7 @@ use crate::eval::expr::{system_variable_reference, Columns};
 use crate::eval::value::{text, Value};
 use crate::session::{Context, Outcome, Transactions};
 use crate::variables::row_logging::{publish_global_row_logging, RESTRICTED_SESSION_VARIABLES, ROW_LOGGING_VARIABLES};
-use crate::variables::{definition, normalize, Kind, VariableScope};
+use crate::variables::{definition, normalize, replay, Kind, VariableScope};
 
 pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
     let assignments: Vec<(Option<ContextModifier>, &ObjectName, &Expr)> = match set {
@@ -50,6 +50,14 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         let definition = definition(&name).ok_or_else(|| unknown_variable(&name))?;
         // `SET x = ON`: a bare word is the value's text, not a column.
         let value = match value {
+            // `SET SESSION x = DEFAULT` takes the global value, `SET GLOBAL
+            // x = DEFAULT` the compiled-in one.
+            Expr::Identifier(ident) if ident.quote_style.is_none() && ident.value.eq_ignore_ascii_case("DEFAULT") => {
+                match (scope, definition.kind) {
+                    (VariableScope::Session, Kind::Both) => context.shared.globals.get(definition.name).unwrap_or(Value::Null),
+                    _ => Value::Bytes(definition.default_text().into_bytes()),
+                }
+            }
             Expr::Identifier(ident) if !ident.value.starts_with('@') => Value::Bytes(ident.value.clone().into_bytes()),
             other => {
                 let no_columns = Columns::default();
@@ -84,7 +92,17 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
         if scope != VariableScope::Global && RESTRICTED_SESSION_VARIABLES.contains(&definition.name) {
             require_session_variables_admin(context)?;
         }
-        let value = normalize(definition, &value)?;
+        if scope == VariableScope::Session && replay::needs_administrator(definition.name) {
+            context.require_any(&[Privilege::Super, Privilege::SystemVariablesAdmin])?;
+        }
+        if definition.name == "timestamp" {
+            let clock = replay::session_timestamp(&value)?;
+            outcome.set_variables.push((definition.name, clock.unwrap_or(Value::Int(0))));
+            continue;
+        }
+        let value = replay::from_printed_form(definition.name, value)?;
+        let value = replay::canonical(definition.name, normalize(definition, &value)?);
+        replay::refuse_unimplemented(definition.name, &value)?;
         let shown = text(&value);
         match (definition.name, scope) {
             ("autocommit", VariableScope::Session) => {
@@ -122,6 +140,12 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                     _ => 50,
                 };
                 context.db().set_lock_wait_timeout(std::time::Duration::from_secs(seconds));
+            }
+            ("pseudo_slave_mode" | "pseudo_replica_mode", _) => {
+                // One setting under its old and its new name.
+                outcome.set_variables.push(("pseudo_slave_mode", value.clone()));
+                outcome.set_variables.push(("pseudo_replica_mode", value));
+                continue;
             }
             _ => {}
         }

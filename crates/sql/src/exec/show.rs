@@ -42,6 +42,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     rows.push(vec![Some(definition.name.to_string()), Some(shown(definition, &value))]);
                 }
             }
+            // The registry keeps blocks by purpose; SHOW prints by name.
+            rows.sort_by(|a, b| a[0].cmp(&b[0]));
             text_result(&["Variable_name", "Value"], rows)
         }
         Show::Status { filter, .. } => {

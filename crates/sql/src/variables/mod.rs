@@ -12,6 +12,7 @@ use crate::eval::value::{text, to_number, Value};
 
 mod registry;
 pub mod row_logging;
+pub mod replay;
 pub mod startup;
 
 pub use startup::{Origin, Setting, StartupConfig};
@@ -172,8 +173,10 @@ mod tests {
     }
 
     #[test]
-    fn definitions_are_sorted_and_defaults_valid() {
-        assert!(DEFINITIONS.windows(2).all(|pair| pair[0].name < pair[1].name));
+    fn definitions_are_unique_and_defaults_valid() {
+        let mut names: Vec<&str> = DEFINITIONS.iter().map(|definition| definition.name).collect();
+        names.sort_unstable();
+        assert!(names.windows(2).all(|pair| pair[0] < pair[1]), "a name defined twice");
         let globals = started_with(&[("max-connections", "20")]).unwrap();
         assert_eq!(globals.get("max_connections"), Some(Value::Int(20)));
         assert_eq!(globals.get("autocommit"), Some(Value::Int(1)));

@@ -50,7 +50,7 @@ fn on_off(on: bool) -> String {
     u8::from(on).to_string()
 }
 
-/// Every variable binlogd knows, sorted by name.
+/// Every variable binlogd knows, by name within each block.
 pub const DEFINITIONS: &[Definition] = &[
     both("auto_increment_increment", Type::Integer, own("1")),
     both("auto_increment_offset", Type::Integer, own("1")),
@@ -389,4 +389,32 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    // Point-in-time recovery: what `mysqlbinlog` and `mariadb-binlog`
+    // print before the statements they replay (`variables/replay.rs` reads
+    // their numeric forms, says which need a privilege and which values
+    // binlogd refuses). MariaDB's own ones are accepted so its client's
+    // output replays.
+    both("check_constraint_checks", Type::Boolean, own("1")),
+    both("completion_type", Type::Enumeration(&["NO_CHAIN", "CHAIN", "RELEASE"]), own("NO_CHAIN")),
+    both("default_collation_for_utf8mb4", Type::Text, own("utf8mb4_0900_ai_ci")),
+    both("default_table_encryption", Type::Boolean, own("0")),
+    both("explicit_defaults_for_timestamp", Type::Boolean, own("1")),
+    // MySQL's UNDEFINED_SERVER_VERSION: this server's version is used.
+    session("immediate_server_version", Type::Integer, own("999999")),
+    both("lc_time_names", Type::Text, own("en_US")),
+    both("max_delayed_threads", Type::Integer, own("20")),
+    // MySQL's UNDEFINED_COMMIT_TIMESTAMP (2^55): the commit's own time is used.
+    session("original_commit_timestamp", Type::Integer, own("36028797018963968")),
+    session("original_server_version", Type::Integer, own("999999")),
+    session("pseudo_replica_mode", Type::Boolean, own("0")),
+    session("pseudo_slave_mode", Type::Boolean, own("0")),
+    // 0: the connection's own id (session.rs).
+    session("pseudo_thread_id", Type::Integer, own("0")),
+    session("rbr_exec_mode", Type::Enumeration(&["STRICT", "IDEMPOTENT"]), own("STRICT")),
+    both("sql_auto_is_null", Type::Boolean, own("0")),
+    both("sql_require_primary_key", Type::Boolean, own("0")),
+    both("system_versioning_insert_history", Type::Boolean, own("0")),
+    // The session clock, seconds since the epoch with microseconds; 0: the
+    // real clock (session.rs).
+    session("timestamp", Type::Text, own("0")),
 ];
