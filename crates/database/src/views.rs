@@ -46,6 +46,11 @@ impl<'a> Catalog<'a> {
     pub fn table_id(&self, database: &str, table: &str) -> engine::Result<TableId> {
         self.engine.table_id(database, table)
     }
+
+    /// The value AUTO_INCREMENT gives the table next.
+    pub fn auto_increment_next(&self, id: TableId) -> Option<u64> {
+        self.engine.auto_increment_next(id)
+    }
 }
 
 /// What the engine reports: its GTID set and its purge backlog.

@@ -136,6 +136,14 @@ impl Engine {
         Ok(catalog.table(id).expect("catalog names only live tables").def())
     }
 
+    /// The value AUTO_INCREMENT gives table `id` next (what
+    /// INFORMATION_SCHEMA.TABLES shows), while the table exists.
+    pub fn auto_increment_next(&self, id: TableId) -> Option<u64> {
+        let table = self.shared.catalog.read().table(id).cloned()?;
+        let next = table.data.read().auto_increment_next;
+        Some(next)
+    }
+
     /// The definition of table `id`, while it exists. A transaction's
     /// changes name tables by id; their tables cannot be dropped before the
     /// transaction ends (DDL waits for it).

@@ -130,6 +130,13 @@ impl Transaction {
     }
 
     /// False once the engine rolled the transaction back (a deadlock).
+    /// Opens the REPEATABLE READ view now instead of at the first read
+    /// (START TRANSACTION WITH CONSISTENT SNAPSHOT); nothing under READ
+    /// COMMITTED, whose reads each take their own.
+    pub fn open_view(&self) {
+        let _ = self.repeatable_view_seq();
+    }
+
     pub fn is_active(&self) -> bool {
         self.status == Status::Active
     }

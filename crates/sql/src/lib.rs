@@ -12,6 +12,10 @@
 //!   1142 / 1044 / 1227) and the account statements.
 //! - `exec/`: running statements (dispatch, SELECT, DML, DDL, SHOW, SET,
 //!   the administrative statements, `gtid_next`, index ranges from WHERE).
+//! - `locking/`: FLUSH TABLES WITH READ LOCK's global read lock and LOCK
+//!   TABLES' table locks, and what statements wait for because of them.
+//! - `information_schema/`: the INFORMATION_SCHEMA tables, built from the
+//!   catalog for SELECT to scan like any table.
 //! - `eval/`: values, expressions, column types and value coercion.
 //! - `replica/`: the replica side: CHANGE REPLICATION SOURCE TO and its
 //!   stored settings, START / STOP REPLICA and its threads, the applier.
@@ -24,6 +28,8 @@ pub mod access;
 pub mod error;
 pub mod eval;
 mod exec;
+mod information_schema;
+mod locking;
 pub mod parse;
 pub mod replica;
 mod session;

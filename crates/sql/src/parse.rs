@@ -64,12 +64,84 @@ pub enum Statement {
     Binlog(String),
     /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
     Nothing,
+    /// `START TRANSACTION [WITH CONSISTENT SNAPSHOT] [, READ ONLY | READ WRITE]`.
+    StartTransaction {
+        consistent_snapshot: bool,
+        read_only: Option<bool>,
+    },
+    /// `SET [GLOBAL | SESSION] TRANSACTION ISOLATION LEVEL ... | READ ONLY | READ WRITE`.
+    SetTransaction {
+        scope: TransactionScope,
+        isolation: Option<IsolationLevel>,
+        read_only: Option<bool>,
+    },
+    /// `FLUSH TABLES WITH READ LOCK`.
+    FlushTablesWithReadLock,
+    /// `FLUSH TABLES [t, ...]`: binlogd keeps no table cache to close.
+    FlushTables,
+    /// `LOCK TABLES t [AS a] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...`.
+    LockTables(Vec<TableLockRequest>),
+    /// `UNLOCK TABLES`.
+    UnlockTables,
+    /// `SAVEPOINT name`.
+    Savepoint(String),
+    /// `ROLLBACK [WORK] TO [SAVEPOINT] name`.
+    RollbackToSavepoint(String),
+    /// `RELEASE SAVEPOINT name`.
+    ReleaseSavepoint(String),
+}
+
+/// Which transactions `SET TRANSACTION` changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionScope {
+    /// No keyword: the session's next transaction only.
+    Next,
+    Session,
+    Global,
+}
+
+/// MySQL's four isolation levels, as `transaction_isolation` spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsolationLevel {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl IsolationLevel {
+    /// The variable's spelling (`REPEATABLE-READ`).
+    pub fn variable_text(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "READ-UNCOMMITTED",
+            IsolationLevel::ReadCommitted => "READ-COMMITTED",
+            IsolationLevel::RepeatableRead => "REPEATABLE-READ",
+            IsolationLevel::Serializable => "SERIALIZABLE",
+        }
+    }
+
+    pub fn from_variable_text(text: &str) -> Option<IsolationLevel> {
+        [IsolationLevel::ReadUncommitted, IsolationLevel::ReadCommitted, IsolationLevel::RepeatableRead, IsolationLevel::Serializable]
+            .into_iter()
+            .find(|level| level.variable_text().eq_ignore_ascii_case(text))
+    }
+}
+
+/// One table of a LOCK TABLES statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableLockRequest {
+    pub database: Option<String>,
+    pub table: String,
+    pub alias: Option<String>,
+    pub write: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filter {
     None,
     Like(String),
+    /// `WHERE expr` over the SHOW's own column names.
+    Where(Box<Expr>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +195,31 @@ pub enum Show {
     Warnings,
     Errors,
     Engines,
+    /// `SHOW TABLE STATUS [FROM db] [LIKE ...]`.
+    TableStatus {
+        database: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW TRIGGERS [FROM db] [LIKE ...]`: binlogd has no triggers.
+    Triggers {
+        database: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW EVENTS [FROM db] [LIKE ...]`: binlogd has no events.
+    Events {
+        database: Option<String>,
+        filter: Filter,
+    },
+    /// `SHOW FUNCTION STATUS` / `SHOW PROCEDURE STATUS`: binlogd has no
+    /// stored routines.
+    RoutineStatus {
+        filter: Filter,
+    },
+    /// `SHOW CREATE DATABASE [IF NOT EXISTS] db`.
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
 }
 
 /// A parsed statement and how many parameters it takes.
@@ -332,21 +429,31 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             if !words.keywords(&["START", "TRANSACTION"]) {
                 return Err(syntax_error(sql));
             }
+            let (mut consistent_snapshot, mut read_only) = (false, None);
             loop {
-                if words.keywords(&["READ", "WRITE"]) || words.keywords(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
-                    words.token(&Token::Comma);
-                    continue;
+                if words.keywords(&["WITH", "CONSISTENT", "SNAPSHOT"]) {
+                    consistent_snapshot = true;
+                } else if read_only.is_none() && words.keywords(&["READ", "WRITE"]) {
+                    read_only = Some(false);
+                } else if read_only.is_none() && words.keywords(&["READ", "ONLY"]) {
+                    read_only = Some(true);
+                } else {
+                    break;
                 }
-                if words.keywords(&["READ", "ONLY"]) {
-                    return Err(not_supported("START TRANSACTION READ ONLY"));
+                if !words.token(&Token::Comma) {
+                    break;
                 }
-                break;
             }
-            words.end(Statement::Begin)
+            words.end(Statement::StartTransaction { consistent_snapshot, read_only })
         }
         "COMMIT" | "ROLLBACK" => {
             words.keyword(&first);
             words.keyword("WORK");
+            if first == "ROLLBACK" && words.keyword("TO") {
+                words.keyword("SAVEPOINT");
+                let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+                return words.end(Statement::RollbackToSavepoint(name));
+            }
             if words.keyword("TO") || words.keyword("AND") || words.keyword("RELEASE") {
                 return Err(not_supported(format!("{first} {}", words.rest())));
             }
@@ -386,7 +493,22 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             if words.keywords(&["BINARY", "LOGS"]) {
                 return words.end(Statement::FlushBinaryLogs);
             }
-            if words.keyword("PRIVILEGES") || words.keyword("TABLES") || words.keyword("STATUS") {
+            if words.keyword("TABLES") || words.keyword("TABLE") {
+                if words.keywords(&["WITH", "READ", "LOCK"]) {
+                    return words.end(Statement::FlushTablesWithReadLock);
+                }
+                // FLUSH TABLES t1, t2 [WITH READ LOCK | FOR EXPORT]: only the plain forms.
+                while words.qualified_name().is_some() {
+                    if !words.token(&Token::Comma) {
+                        break;
+                    }
+                }
+                if words.keyword("WITH") || words.keyword("FOR") {
+                    return Err(not_supported(format!("FLUSH TABLES ... {}", words.rest())));
+                }
+                return words.end(Statement::FlushTables);
+            }
+            if words.keyword("PRIVILEGES") || words.keyword("STATUS") {
                 return words.end(Statement::Nothing);
             }
             Err(not_supported(format!("FLUSH {}", words.rest())))
@@ -445,18 +567,107 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             if matches!(second.as_deref(), Some("NAMES" | "CHARACTER" | "CHARSET")) {
                 return Ok(Some(Statement::Nothing));
             }
-            if matches!(second.as_deref(), Some("TRANSACTION" | "PASSWORD" | "ROLE" | "DEFAULT")) {
+            if let Some(statement) = parse_set_transaction(&mut words)? {
+                return Ok(Some(statement));
+            }
+            if matches!(second.as_deref(), Some("PASSWORD" | "ROLE" | "DEFAULT")) {
                 return Err(not_supported(format!("SET {}", second.unwrap_or_default())));
             }
             Ok(None)
         }
-        "LOCK" | "UNLOCK" | "SAVEPOINT" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE"
-        | "ANALYZE" | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        "LOCK" if matches!(words.peek_keyword(1).as_deref(), Some("TABLES" | "TABLE")) => parse_lock_tables(words),
+        "UNLOCK" if matches!(words.peek_keyword(1).as_deref(), Some("TABLES" | "TABLE")) => {
+            words.position += 2;
+            words.end(Statement::UnlockTables)
+        }
+        "SAVEPOINT" => {
+            words.keyword("SAVEPOINT");
+            let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::Savepoint(name))
+        }
+        "RELEASE" if words.peek_keyword(1).as_deref() == Some("SAVEPOINT") => {
+            words.position += 2;
+            let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+            words.end(Statement::ReleaseSavepoint(name))
+        }
+        "LOCK" | "UNLOCK" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE" | "ANALYZE"
+        | "OPTIMIZE" | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }
         _ => Ok(None),
     }
+}
+
+/// `SET [GLOBAL | SESSION | LOCAL] TRANSACTION characteristic [, ...]`, or
+/// `None` when the statement is another SET.
+fn parse_set_transaction(words: &mut Words) -> SqlResult<Option<Statement>> {
+    let start = words.position;
+    words.keyword("SET");
+    let scope = if words.keyword("GLOBAL") {
+        TransactionScope::Global
+    } else if words.keyword("SESSION") || words.keyword("LOCAL") {
+        TransactionScope::Session
+    } else {
+        TransactionScope::Next
+    };
+    if !words.keyword("TRANSACTION") {
+        words.position = start;
+        return Ok(None);
+    }
+    let (mut isolation, mut read_only) = (None, None);
+    loop {
+        if isolation.is_none() && words.keywords(&["ISOLATION", "LEVEL"]) {
+            isolation = Some(if words.keywords(&["READ", "UNCOMMITTED"]) {
+                IsolationLevel::ReadUncommitted
+            } else if words.keywords(&["READ", "COMMITTED"]) {
+                IsolationLevel::ReadCommitted
+            } else if words.keywords(&["REPEATABLE", "READ"]) {
+                IsolationLevel::RepeatableRead
+            } else if words.keyword("SERIALIZABLE") {
+                IsolationLevel::Serializable
+            } else {
+                return Err(syntax_error(&words.rest()));
+            });
+        } else if read_only.is_none() && words.keywords(&["READ", "ONLY"]) {
+            read_only = Some(true);
+        } else if read_only.is_none() && words.keywords(&["READ", "WRITE"]) {
+            read_only = Some(false);
+        } else {
+            return Err(syntax_error(&words.rest()));
+        }
+        if !words.token(&Token::Comma) {
+            break;
+        }
+    }
+    words.end(Statement::SetTransaction { scope, isolation, read_only })
+}
+
+/// `LOCK TABLE[S] name [[AS] alias] lock_type [, ...]`.
+fn parse_lock_tables(mut words: Words) -> SqlResult<Option<Statement>> {
+    words.position += 2;
+    let mut tables = Vec::new();
+    loop {
+        let (database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+        words.keyword("AS");
+        let alias = match words.peek_keyword(0).as_deref() {
+            Some("READ" | "WRITE" | "LOW_PRIORITY") | None => None,
+            Some(_) => words.identifier(),
+        };
+        let write = if words.keyword("READ") {
+            words.keyword("LOCAL");
+            false
+        } else if words.keyword("WRITE") || words.keywords(&["LOW_PRIORITY", "WRITE"]) {
+            true
+        } else {
+            return Err(syntax_error(&words.rest()));
+        };
+        tables.push(TableLockRequest { database, table, alias, write });
+        if !words.token(&Token::Comma) {
+            break;
+        }
+    }
+    words.end(Statement::LockTables(tables))
 }
 
 fn filter(words: &mut Words) -> SqlResult<Filter> {
@@ -465,9 +676,28 @@ fn filter(words: &mut Words) -> SqlResult<Filter> {
         return Ok(Filter::Like(pattern));
     }
     if words.keyword("WHERE") {
-        return Err(not_supported("SHOW ... WHERE"));
+        let condition = words.rest();
+        words.position = words.tokens.len();
+        let expr = Parser::new(&MySqlDialect {})
+            .try_with_sql(&condition)
+            .and_then(|mut parser| parser.parse_expr())
+            .map_err(|error| parse_error(&condition, &error.to_string()))?;
+        return Ok(Filter::Where(Box::new(expr)));
     }
     Ok(Filter::None)
+}
+
+/// A SHOW's filter where binlogd's answer is always empty: any WHERE
+/// keeps it empty, so its condition is read and not evaluated.
+fn filter_of_empty(words: &mut Words) -> SqlResult<Filter> {
+    if words.keyword("WHERE") {
+        if words.at_end() {
+            return Err(syntax_error(""));
+        }
+        words.position = words.tokens.len();
+        return Ok(Filter::None);
+    }
+    filter(words)
 }
 
 fn from_database(words: &mut Words) -> Option<String> {
@@ -538,6 +768,21 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
         Show::Errors
     } else if words.keyword("ENGINES") || words.keywords(&["STORAGE", "ENGINES"]) {
         Show::Engines
+    } else if words.keywords(&["TABLE", "STATUS"]) {
+        let database = from_database(&mut words);
+        Show::TableStatus { database, filter: filter(&mut words)? }
+    } else if words.keyword("TRIGGERS") {
+        let database = from_database(&mut words);
+        Show::Triggers { database, filter: filter_of_empty(&mut words)? }
+    } else if words.keyword("EVENTS") {
+        let database = from_database(&mut words);
+        Show::Events { database, filter: filter_of_empty(&mut words)? }
+    } else if words.keywords(&["FUNCTION", "STATUS"]) || words.keywords(&["PROCEDURE", "STATUS"]) {
+        Show::RoutineStatus { filter: filter_of_empty(&mut words)? }
+    } else if words.keywords(&["CREATE", "DATABASE"]) || words.keywords(&["CREATE", "SCHEMA"]) {
+        let if_not_exists = words.keywords(&["IF", "NOT", "EXISTS"]);
+        let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
+        Show::CreateDatabase { name, if_not_exists }
     } else {
         let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
         return Err(not_supported(format!("SHOW {}", what.join(" "))));
@@ -567,7 +812,10 @@ mod tests {
     #[test]
     fn hand_parses_administrative_statements() {
         assert!(matches!(parse("begin").unwrap().statement, Statement::Begin));
-        assert!(matches!(parse("START TRANSACTION").unwrap().statement, Statement::Begin));
+        assert!(matches!(
+            parse("START TRANSACTION").unwrap().statement,
+            Statement::StartTransaction { consistent_snapshot: false, read_only: None }
+        ));
         assert!(matches!(parse("use `sb test`").unwrap().statement, Statement::Use(name) if name == "sb test"));
         assert!(matches!(
             parse("SHOW GLOBAL VARIABLES LIKE 'binlog%'").unwrap().statement,
@@ -575,7 +823,33 @@ mod tests {
         ));
         assert!(matches!(parse("DROP DATABASE IF EXISTS sbtest").unwrap().statement, Statement::DropDatabase { if_exists: true, .. }));
         assert_eq!(parse("SELEC 1").unwrap_err().code, 1064);
-        assert_eq!(parse("LOCK TABLES t WRITE").unwrap_err().code, 1235);
+        assert!(matches!(
+            parse("LOCK TABLES t READ LOCAL, d.u AS x WRITE").unwrap().statement,
+            Statement::LockTables(tables) if tables.len() == 2 && !tables[0].write && tables[1].write && tables[1].alias.as_deref() == Some("x")
+        ));
+        assert!(matches!(parse("UNLOCK TABLES").unwrap().statement, Statement::UnlockTables));
+        assert!(matches!(parse("FLUSH TABLES WITH READ LOCK").unwrap().statement, Statement::FlushTablesWithReadLock));
+        assert!(matches!(
+            parse("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").unwrap().statement,
+            Statement::StartTransaction { consistent_snapshot: true, read_only: Some(true) }
+        ));
+        assert!(matches!(
+            parse("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ").unwrap().statement,
+            Statement::SetTransaction {
+                scope: TransactionScope::Session,
+                isolation: Some(IsolationLevel::RepeatableRead),
+                read_only: None
+            }
+        ));
+        assert_eq!(parse("SET TRANSACTION ISOLATION LEVEL SOMETIMES").unwrap_err().code, 1064);
+        assert_eq!(parse("LOCK TABLES t").unwrap_err().code, 1064);
+        assert!(matches!(
+            parse("SHOW FULL TABLES IN d WHERE Table_type = 'BASE TABLE'").unwrap().statement,
+            Statement::Show(Show::Tables { full: true, filter: Filter::Where(_), .. })
+        ));
+        assert!(matches!(parse("SAVEPOINT sp").unwrap().statement, Statement::Savepoint(name) if name == "sp"));
+        assert!(matches!(parse("ROLLBACK TO SAVEPOINT sp").unwrap().statement, Statement::RollbackToSavepoint(name) if name == "sp"));
+        assert!(matches!(parse("RELEASE SAVEPOINT sp").unwrap().statement, Statement::ReleaseSavepoint(name) if name == "sp"));
         assert_eq!(parse("").unwrap_err().code, 1065);
         assert!(matches!(parse("/*!*/").unwrap().statement, Statement::Nothing));
         assert!(matches!(parse("/* nothing */").unwrap().statement, Statement::Nothing));

@@ -28,6 +28,7 @@ use crate::error::{database_error, unknown_database, unknown_variable, SqlResult
 use crate::eval::expr::{Columns, Environment, Scope};
 use crate::eval::value::{from_wire_parameter, Value};
 use crate::exec::gtid_next::GtidNext;
+use crate::locking::statement_locks::lock_wait_timeout;
 use crate::parse::{parse, Parsed, Statement};
 use crate::replica::source_settings::ReplicaSource;
 use crate::replica::threads::ReplicaThreads;
@@ -49,6 +50,8 @@ pub struct Shared {
     /// This value's own Arc, for what must outlive a statement (the
     /// replica threads' sessions).
     pub this: Weak<Shared>,
+    /// FLUSH TABLES WITH READ LOCK and LOCK TABLES, across sessions.
+    pub(crate) locks: crate::locking::ServerLocks,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -66,6 +69,7 @@ impl SqlService {
             replica_source,
             replica: ReplicaThreads::default(),
             this: this.clone(),
+            locks: crate::locking::ServerLocks::default(),
         });
         crate::variables::row_logging::publish_global_row_logging(&shared.db, &shared.globals);
         SqlService { shared }
@@ -127,6 +131,22 @@ pub struct State {
     pub gtid_next: parking_lot::Mutex<GtidNext>,
     /// The format and table maps BINLOG statements gave.
     pub binlog_statement: crate::exec::binlog_statement::BinlogStatementState,
+    /// The global read lock and table locks this session holds.
+    pub locks: crate::locking::SessionLocks,
+    pub characteristics: Characteristics,
+}
+
+/// Isolation and access mode: `SET TRANSACTION`'s for the next
+/// transaction only, and the open transaction's access mode.
+#[derive(Debug, Default)]
+pub struct Characteristics {
+    pub next_isolation: Option<crate::parse::IsolationLevel>,
+    pub next_read_only: Option<bool>,
+    /// The open transaction is READ ONLY (1792 for its writes).
+    pub read_only: bool,
+    /// The open transaction's savepoints, oldest first (names compared
+    /// without case, as MySQL does).
+    pub savepoints: Vec<(String, engine::Savepoint)>,
 }
 
 /// A note or warning a statement raised (SHOW WARNINGS).
@@ -470,6 +490,8 @@ impl SqlSession {
             explicit: &mut state.explicit,
             autocommit,
             binlog_statement: &mut state.binlog_statement,
+            locks: &mut state.locks,
+            characteristics: &mut state.characteristics,
         };
         let result = crate::exec::dispatch::execute(&parsed.statement, &context, transaction);
         let evaluation_warnings = context.env.evaluation_warnings.take();
@@ -529,6 +551,8 @@ pub struct Transactions<'a> {
     pub autocommit: bool,
     /// What earlier BINLOG statements left (`exec/binlog_statement.rs`).
     pub binlog_statement: &'a mut crate::exec::binlog_statement::BinlogStatementState,
+    pub locks: &'a mut crate::locking::SessionLocks,
+    pub characteristics: &'a mut Characteristics,
 }
 
 impl Transactions<'_> {
@@ -544,7 +568,10 @@ impl Transactions<'_> {
         let nothing_written = self.trx.as_ref().is_none_or(Transaction::is_read_only);
         if nothing_written && matches!(&*context.env.gtid_next.lock(), GtidNext::Owned(_)) {
             *self.explicit = false;
-            let trx = self.trx.take().unwrap_or_else(|| context.db().begin());
+            let trx = match self.trx.take() {
+                Some(trx) => trx,
+                None => self.new_transaction(context)?,
+            };
             // A read-only transaction wrote nothing ahead.
             *self.ahead = None;
             self.statements.clear();
@@ -565,9 +592,24 @@ impl Transactions<'_> {
     /// with the GTID gtid_next owns if it does.
     pub fn commit(&mut self, context: &Context<'_>) -> SqlResult<()> {
         *self.explicit = false;
+        self.characteristics.read_only = false;
+        self.characteristics.savepoints.clear();
         let ahead = self.ahead.take();
         let statements = std::mem::take(self.statements);
         let Some(trx) = self.trx.take() else { return Ok(()) };
+        // A commit waits for another session's global read lock.
+        let _writer = match trx.is_read_only() {
+            true => None,
+            false => match context.shared.locks.enter_writer(context.env.info.connection_id, || lock_wait_timeout(context)) {
+                Ok(guard) => Some(guard),
+                Err(error) => {
+                    *self.trx = Some(trx);
+                    *self.ahead = ahead;
+                    *self.explicit = true;
+                    return Err(error);
+                }
+            },
+        };
         // Implicit commits (BEGIN, DDL) of a transaction that wrote nothing
         // do not consume the GTID; the statement that follows gets it.
         if !trx.is_read_only() && commit_with_gtid_next(context) {
@@ -586,6 +628,8 @@ impl Transactions<'_> {
 
     pub fn rollback(&mut self) {
         *self.explicit = false;
+        self.characteristics.read_only = false;
+        self.characteristics.savepoints.clear();
         *self.ahead = None;
         self.statements.clear();
         if let Some(trx) = self.trx.take() {
@@ -594,10 +638,44 @@ impl Transactions<'_> {
     }
 
     pub fn begin(&mut self, context: &Context<'_>) -> SqlResult<()> {
+        self.begin_with(context, None)
+    }
+
+    /// BEGIN / START TRANSACTION [READ ONLY | READ WRITE]: commits what is
+    /// open and releases LOCK TABLES' locks, as MySQL does.
+    pub fn begin_with(&mut self, context: &Context<'_>, read_only: Option<bool>) -> SqlResult<()> {
         self.commit(context)?;
-        *self.trx = Some(context.db().begin());
+        if !self.locks.tables.is_empty() {
+            context.shared.locks.unlock_tables(context.env.info.connection_id);
+            self.locks.tables.clear();
+        }
+        if read_only.is_some() {
+            self.characteristics.next_read_only = read_only;
+        }
+        *self.trx = Some(self.new_transaction(context)?);
         *self.explicit = true;
         Ok(())
+    }
+
+    /// A transaction with the session's characteristics (or the ones SET
+    /// TRANSACTION gave the next transaction).
+    fn new_transaction(&mut self, context: &Context<'_>) -> SqlResult<Transaction> {
+        let session_value = |name: &str| context.env.system_variable(name, crate::variables::VariableScope::Default).ok();
+        let isolation = match self.characteristics.next_isolation.take() {
+            Some(level) => level,
+            None => session_value("transaction_isolation")
+                .and_then(|value| crate::parse::IsolationLevel::from_variable_text(&crate::eval::value::text(&value)))
+                .unwrap_or(crate::parse::IsolationLevel::RepeatableRead),
+        };
+        let read_only = match self.characteristics.next_read_only.take() {
+            Some(read_only) => read_only,
+            None => session_value("transaction_read_only").is_some_and(|value| value == Value::Int(1)),
+        };
+        self.characteristics.read_only = read_only;
+        Ok(match crate::exec::transaction_statements::engine_isolation(isolation)? {
+            engine::IsolationLevel::RepeatableRead => context.db().begin(),
+            level => context.db().begin_with(level),
+        })
     }
 
     /// True when a statement's transaction ends with the statement.
@@ -620,9 +698,10 @@ impl Transactions<'_> {
             }
             return result;
         }
-        let trx = context.db().begin();
+        let trx = self.new_transaction(context)?;
         let result = f(&trx);
         if self.statement_scoped() {
+            self.characteristics.read_only = false;
             trx.rollback();
         } else {
             *self.trx = Some(trx);
@@ -645,7 +724,19 @@ impl Transactions<'_> {
         assigned: &[usize],
         f: impl FnOnce(&mut Transaction) -> SqlResult<T>,
     ) -> SqlResult<T> {
-        let mut trx = self.trx.take().unwrap_or_else(|| context.db().begin());
+        let mut trx = match self.trx.take() {
+            Some(trx) => trx,
+            None => self.new_transaction(context)?,
+        };
+        if self.characteristics.read_only {
+            if self.statement_scoped() {
+                self.characteristics.read_only = false;
+                trx.rollback();
+            } else {
+                *self.trx = Some(trx);
+            }
+            return Err(MysqlError::new(1792, "25006", "Cannot execute statement in a READ ONLY transaction."));
+        }
         let savepoint = trx.savepoint();
         let first_change = trx.changes().len();
         match f(&mut trx) {
@@ -861,6 +952,7 @@ impl Session for SqlSession {
     }
 
     fn reset_connection(&mut self) -> Result<(), MysqlError> {
+        self.shared.locks.release_all(self.info.connection_id);
         self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();
@@ -911,6 +1003,8 @@ impl Session for SqlSession {
 
     fn disconnect(&mut self) {
         self.shared.replicas.unregister(self.info.connection_id);
+        // Locks go with the connection, as in MySQL.
+        self.shared.locks.release_all(self.info.connection_id);
         self.state.ahead = None;
         if let Some(trx) = self.state.trx.take() {
             trx.rollback();

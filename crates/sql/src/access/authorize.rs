@@ -184,11 +184,25 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
     match statement {
         Statement::Ast(ast) => authorize_ast(ast, context, &principal),
         Statement::Begin | Statement::Commit | Statement::Rollback | Statement::Nothing => Ok(()),
+        Statement::StartTransaction { .. } | Statement::UnlockTables => Ok(()),
+        Statement::Savepoint(_) | Statement::RollbackToSavepoint(_) | Statement::ReleaseSavepoint(_) => Ok(()),
+        // SET GLOBAL TRANSACTION is checked where it runs, as SET GLOBAL is.
+        Statement::SetTransaction { .. } => Ok(()),
+        Statement::FlushTablesWithReadLock | Statement::FlushTables => principal.require(Privilege::Reload),
+        Statement::LockTables(tables) => {
+            for request in tables {
+                let database = context.database(request.database.as_deref())?;
+                // MySQL also wants LOCK TABLES, a privilege binlogd's grants do not have.
+                principal.require_on_table(Privilege::Select, &database, &request.table)?;
+            }
+            Ok(())
+        }
         // MySQL wants REPLICATION_SLAVE_ADMIN (or SUPER); binlogd has SUPER.
         Statement::Replica(_) => principal.require(Privilege::Super),
         // MySQL 8.4 wants BINLOG_ADMIN (or SUPER, or REPLICATION_APPLIER,
         // which binlogd does not have).
         Statement::Binlog(_) => principal.require_any(&[Privilege::BinlogAdmin, Privilege::Super]),
+        Statement::Use(database) if crate::information_schema::is_information_schema(database) => Ok(()),
         Statement::Use(database) => principal.require_database_access(database),
         Statement::CreateDatabase { name, .. } => principal.require_on_database(Privilege::Create, name),
         Statement::DropDatabase { name, .. } => principal.require_on_database(Privilege::Drop, name),
@@ -208,6 +222,9 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
             // Filtered to what the account may see where they run.
             Show::Databases { .. } | Show::Processlist { .. } => Ok(()),
             Show::Variables { .. } | Show::Status { .. } | Show::Warnings | Show::Errors | Show::Engines => Ok(()),
+            // Filtered to what the account may see where they run.
+            Show::TableStatus { .. } | Show::Triggers { .. } | Show::Events { .. } | Show::RoutineStatus { .. } => Ok(()),
+            Show::CreateDatabase { name, .. } => principal.require_database_access(name),
         },
         // MySQL 8.4 wants RELOAD for FLUSH BINARY LOGS; BINLOG_ADMIN and
         // SUPER also administer the binlog, so they are accepted too.
@@ -258,7 +275,9 @@ fn reads_columns(expr: &Expr) -> bool {
 }
 
 fn require_reads(principal: &Principal<'_>, tables: &[(String, String)]) -> SqlResult<()> {
-    for (database, table) in tables {
+    // INFORMATION_SCHEMA is readable by every account; its rows are
+    // filtered by what each may see.
+    for (database, table) in tables.iter().filter(|(database, _)| !crate::information_schema::is_information_schema(database)) {
         principal.require_on_table(Privilege::Select, database, table)?;
     }
     Ok(())

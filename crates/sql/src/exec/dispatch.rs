@@ -15,6 +15,8 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         // gtid_next names an executed GTID: MySQL skips the transaction.
         return Ok(Outcome::ok());
     }
+    // Held to the statement's end: FTWRL waits for it.
+    let _writer = crate::locking::before_statement(statement, context, transaction.locks)?;
     match statement {
         Statement::Begin => {
             transaction.begin(context)?;
@@ -30,7 +32,7 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         }
         Statement::Nothing => Ok(Outcome::ok()),
         Statement::Use(name) => {
-            if !context.db().catalog().databases().contains(name) {
+            if !crate::information_schema::is_information_schema(name) && !context.db().catalog().databases().contains(name) {
                 return Err(unknown_database(name));
             }
             let mut outcome = Outcome::ok();
@@ -54,6 +56,19 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             crate::replica::statements::execute(replica, context)
         }
         Statement::Binlog(text) => crate::exec::binlog_statement::execute(text, context, &mut transaction),
+        Statement::StartTransaction { consistent_snapshot, read_only } => {
+            crate::exec::transaction_statements::start_transaction(*consistent_snapshot, *read_only, context, &mut transaction)
+        }
+        Statement::SetTransaction { scope, isolation, read_only } => {
+            crate::exec::transaction_statements::set_transaction(*scope, *isolation, *read_only, context, &mut transaction)
+        }
+        Statement::FlushTablesWithReadLock => crate::exec::lock_statements::flush_tables_with_read_lock(context, &mut transaction),
+        Statement::FlushTables => crate::exec::lock_statements::flush_tables(context, &mut transaction),
+        Statement::LockTables(tables) => crate::exec::lock_statements::lock_tables(tables, context, &mut transaction),
+        Statement::UnlockTables => crate::exec::lock_statements::unlock_tables(context, &mut transaction),
+        Statement::Savepoint(name) => crate::exec::transaction_statements::savepoint(name, &mut transaction),
+        Statement::RollbackToSavepoint(name) => crate::exec::transaction_statements::rollback_to_savepoint(name, &mut transaction),
+        Statement::ReleaseSavepoint(name) => crate::exec::transaction_statements::release_savepoint(name, &mut transaction),
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
     }
 }

@@ -81,7 +81,12 @@ enum Class {
 
 fn class(statement: &Statement) -> Class {
     match statement {
-        Statement::Begin => Class::Begin,
+        Statement::Begin | Statement::StartTransaction { .. } => Class::Begin,
+        Statement::SetTransaction { .. } | Statement::UnlockTables | Statement::FlushTables | Statement::FlushTablesWithReadLock => {
+            Class::Control
+        }
+        Statement::LockTables(_) => Class::Control,
+        Statement::Savepoint(_) | Statement::RollbackToSavepoint(_) | Statement::ReleaseSavepoint(_) => Class::Control,
         // Replica statements change no data and log nothing.
         Statement::Commit
         | Statement::Rollback

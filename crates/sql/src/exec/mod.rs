@@ -3,7 +3,9 @@
 //! the index range `plan.rs` finds in WHERE), `dml.rs`, `ddl.rs`,
 //! `show.rs`, `set.rs`, `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
-//! (BINLOG '<base64>', the statement binlog replays send) and `gtid_next.rs`.
+//! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
+//! `transaction_statements.rs` (START / SET TRANSACTION) and
+//! `lock_statements.rs` (FLUSH TABLES WITH READ LOCK, LOCK / UNLOCK TABLES).
 //! The account statements run in `access/users.rs`, the replica
 //! statements in `replica/statements.rs`.
 
@@ -14,7 +16,10 @@ pub(crate) mod ddl;
 pub(crate) mod dispatch;
 pub(crate) mod dml;
 pub(crate) mod gtid_next;
+pub(crate) mod lock_statements;
 pub(crate) mod plan;
 pub(crate) mod select;
 pub(crate) mod set;
 pub(crate) mod show;
+pub(crate) mod show_objects;
+pub(crate) mod transaction_statements;

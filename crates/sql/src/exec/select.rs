@@ -34,6 +34,9 @@ struct Output {
 struct Source {
     def: Arc<TableDef>,
     columns: Columns,
+    /// An INFORMATION_SCHEMA table's rows, built when the statement
+    /// started; `None` for a stored table, scanned through the engine.
+    rows: Option<Vec<Vec<Value>>>,
 }
 
 fn the_select(query: &Query) -> SqlResult<&Select> {
@@ -47,7 +50,7 @@ fn the_select(query: &Query) -> SqlResult<&Select> {
     }
 }
 
-fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>) -> SqlResult<Option<Source>> {
+fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>, viewer: Option<&Context<'_>>) -> SqlResult<Option<Source>> {
     match select.from.as_slice() {
         [] => Ok(None),
         [table] if table.joins.is_empty() => {
@@ -60,7 +63,13 @@ fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>) -> SqlR
                 [database, table] => (database.clone(), table.clone()),
                 _ => return Err(syntax_error(&name.to_string())),
             };
-            let def = catalog.table(&database, &table_name).map_err(crate::error::engine_error)?;
+            let (def, rows) = match crate::information_schema::is_information_schema(&database) {
+                true => {
+                    let table = crate::information_schema::table(&table_name, catalog, viewer)?;
+                    (table.def, Some(table.rows))
+                }
+                false => (catalog.table(&database, &table_name).map_err(crate::error::engine_error)?, None),
+            };
             let mut table_names = vec![def.name.clone()];
             if let Some(alias) = alias {
                 table_names.push(alias.name.value.clone());
@@ -70,7 +79,7 @@ fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>) -> SqlR
                 names: def.columns.iter().map(|c| c.name.clone()).collect(),
                 members: crate::eval::enumeration::table_members(&def),
             };
-            Ok(Some(Source { def, columns }))
+            Ok(Some(Source { def, columns, rows }))
         }
         _ => Err(not_supported("joins")),
     }
@@ -233,7 +242,7 @@ fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
 /// The columns a SELECT will return, without running it (COM_STMT_PREPARE).
 pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> SqlResult<Vec<ColumnDefinition>> {
     let select = the_select(query)?;
-    let source = source(select, catalog, database)?;
+    let source = source(select, catalog, database, None)?;
     Ok(outputs(select, source.as_ref())?.into_iter().map(|output| output.definition).collect())
 }
 
@@ -355,7 +364,8 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         return Err(not_supported("HAVING or SELECT INTO"));
     }
     let catalog = context.db().catalog();
-    let source = source(select, catalog, context.env.database)?;
+    let mut source = source(select, catalog, context.env.database, Some(context))?;
+    let virtual_rows = source.as_mut().and_then(|source| source.rows.take());
     let outputs = outputs(select, source.as_ref())?;
     let no_columns = Columns::default();
     let columns = source.as_ref().map_or(&no_columns, |s| &s.columns);
@@ -369,6 +379,17 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             let empty: Vec<Value> = Vec::new();
             if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {
                 rows.push(empty);
+            }
+        }
+        (Some(_), _) if virtual_rows.is_some() => {
+            for row in virtual_rows.into_iter().flatten() {
+                let keep = match &select.selection {
+                    None => true,
+                    Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
+                };
+                if keep {
+                    rows.push(row);
+                }
             }
         }
         (Some(source), Some(trx)) => {

@@ -113,8 +113,10 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 outcome.autocommit_change = Some(on);
                 continue;
             }
-            ("transaction_isolation" | "tx_isolation", _) if !shown.eq_ignore_ascii_case("REPEATABLE-READ") => {
-                return Err(not_supported(format!("transaction isolation {shown}")));
+            ("transaction_isolation" | "tx_isolation", _) => {
+                let level = crate::parse::IsolationLevel::from_variable_text(&shown)
+                    .ok_or_else(|| wrong_value_for_variable(definition.name, &shown))?;
+                crate::exec::transaction_statements::engine_isolation(level)?;
             }
             ("time_zone", _) => {
                 crate::eval::temporal::TimeZone::parse(&shown)?;

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
 use crate::error::{engine_error, unknown_database, SqlResult};
-use crate::eval::columns::{default_clause, default_text as column_default_text, type_name, BINARY_COLLATION};
+use crate::eval::columns::{default_clause, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
 use crate::eval::temporal::{current_timestamp_text, default_text, TimeZone};
@@ -23,9 +23,44 @@ fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
 
 fn passes(filter: &Filter, name: &str) -> bool {
     match filter {
-        Filter::None => true,
+        Filter::None | Filter::Where(_) => true,
         Filter::Like(pattern) => like(name, pattern),
     }
+}
+
+/// The SHOW's `WHERE` condition, if it has one.
+fn where_condition(show: &Show) -> Option<&sqlparser::ast::Expr> {
+    match show {
+        Show::Variables { filter, .. }
+        | Show::Status { filter, .. }
+        | Show::Databases { filter }
+        | Show::Tables { filter, .. }
+        | Show::Columns { filter, .. }
+        | Show::TableStatus { filter, .. } => match filter {
+            Filter::Where(condition) => Some(condition),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Keeps the rows for which `condition`, over the result's column names,
+/// is true (SHOW ... WHERE).
+fn retain_where(result: &mut ResultSet, condition: &sqlparser::ast::Expr, context: &Context<'_>) -> SqlResult<()> {
+    let columns = crate::eval::expr::Columns {
+        table_names: Vec::new(),
+        names: result.columns.iter().map(|column| column.name.clone()).collect(),
+        members: result.columns.iter().map(|_| None).collect(),
+    };
+    let mut kept = Vec::with_capacity(result.rows.len());
+    for row in std::mem::take(&mut result.rows) {
+        let values: Vec<crate::eval::value::Value> = row.iter().map(crate::eval::value::from_wire).collect();
+        if crate::eval::expr::Scope::for_row(&columns, &values, context.params, &context.env).is_true(condition)? {
+            kept.push(row);
+        }
+    }
+    result.rows = kept;
+    Ok(())
 }
 
 pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
@@ -162,32 +197,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 if !passes(filter, &column.name) {
                     continue;
                 }
-                let key = if def.primary_key.contains(&position) {
-                    "PRI"
-                } else if def.indexes.iter().any(|i| i.columns.first() == Some(&position) && i.unique) {
-                    "UNI"
-                } else if def.indexes.iter().any(|i| i.columns.first() == Some(&position)) {
-                    "MUL"
-                } else {
-                    ""
-                };
-                let zone = TimeZone::of(&context.env);
-                let default = if column.current_timestamp.on_insert {
-                    Some(current_timestamp_text(column))
-                } else {
-                    column
-                        .default
-                        .as_ref()
-                        .filter(|d| !matches!(d, binlog_format::Value::Null))
-                        .map(|d| default_text(column, d, zone).unwrap_or_else(|| column_default_text(column, d)))
-                };
-                let extra = match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
-                    (true, ..) => "auto_increment".to_string(),
-                    (_, true, true) => format!("DEFAULT_GENERATED on update {}", current_timestamp_text(column)),
-                    (_, true, false) => "DEFAULT_GENERATED".to_string(),
-                    (_, false, true) => format!("on update {}", current_timestamp_text(column)),
-                    _ => String::new(),
-                };
+                let key = crate::information_schema::column_key(&def, position);
+                let default = crate::information_schema::column_default(column, TimeZone::of(&context.env));
+                let extra = crate::information_schema::column_extra(column);
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
                     let collation = if column.collation == BINARY_COLLATION { None } else { Some("utf8mb4_general_ci".to_string()) };
@@ -314,6 +326,11 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         Show::BinlogEvents { file, from, offset, limit } => {
             crate::exec::binlog_events::show_binlog_events(file.as_deref(), *from, *offset, *limit, context)?
         }
+        Show::TableStatus { database, filter } => crate::exec::show_objects::table_status(database.as_deref(), filter, context)?,
+        Show::Triggers { database, .. } => crate::exec::show_objects::triggers(database.as_deref(), context)?,
+        Show::Events { database, .. } => crate::exec::show_objects::events(database.as_deref(), context)?,
+        Show::RoutineStatus { .. } => crate::exec::show_objects::routine_status(),
+        Show::CreateDatabase { name, if_not_exists } => crate::exec::show_objects::create_database(name, *if_not_exists, context)?,
         Show::Engines => text_result(
             &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
             vec![["InnoDB", "DEFAULT", "binlogd's in-memory MVCC engine with a redo log", "YES", "YES", "YES"]
@@ -323,5 +340,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         ),
     };
     let _ = definition;
+    let mut result = result;
+    if let Some(condition) = where_condition(show) {
+        retain_where(&mut result, condition, context)?;
+    }
     Ok(Outcome::new(result))
 }

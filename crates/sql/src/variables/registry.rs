@@ -50,6 +50,10 @@ fn on_off(on: bool) -> String {
     u8::from(on).to_string()
 }
 
+/// `transaction_isolation`'s words (binlogd refuses the first and last
+/// when they are set: see `exec/transaction_statements.rs`).
+const ISOLATION_LEVELS: &[&str] = &["READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE"];
+
 /// Every variable binlogd knows, by name within each block.
 pub const DEFINITIONS: &[Definition] = &[
     both("auto_increment_increment", Type::Integer, own("1")),
@@ -261,6 +265,7 @@ pub const DEFINITIONS: &[Definition] = &[
     ),
     both("interactive_timeout", Type::Integer, own("28800")),
     read_only("license", Type::Text, own("Apache-2.0")),
+    both("lock_wait_timeout", Type::Integer, own("31536000")),
     read_only("log_bin", Type::Boolean, own("1")),
     // Read from the binlog's options (session.rs).
     read_only("log_bin_basename", Type::Text, own("")),
@@ -358,6 +363,7 @@ pub const DEFINITIONS: &[Definition] = &[
         Type::Text,
         own("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
     ),
+    both("sql_quote_show_create", Type::Boolean, own("1")),
     both("sql_select_limit", Type::Integer, own("18446744073709551615")),
     read_only(
         "sync_binlog",
@@ -372,8 +378,9 @@ pub const DEFINITIONS: &[Definition] = &[
     ),
     read_only("system_time_zone", Type::Text, own("UTC")),
     both("time_zone", Type::Text, own("SYSTEM")),
-    both("transaction_isolation", Type::Text, own("REPEATABLE-READ")),
-    both("tx_isolation", Type::Text, own("REPEATABLE-READ")),
+    both("transaction_isolation", Type::Enumeration(ISOLATION_LEVELS), own("REPEATABLE-READ")),
+    both("transaction_read_only", Type::Boolean, own("0")),
+    both("tx_isolation", Type::Enumeration(ISOLATION_LEVELS), own("REPEATABLE-READ")),
     both("unique_checks", Type::Boolean, own("1")),
     read_only("version", Type::Text, own(SERVER_VERSION)),
     read_only("version_comment", Type::Text, own("binlogd")),

@@ -1,0 +1,321 @@
+//! The rows of the INFORMATION_SCHEMA tables, built from the catalog at
+//! the moment a statement reads them. binlogd has no stored routines,
+//! triggers, views, events, foreign keys, tablespace files or partitions,
+//! so those tables are empty (PARTITIONS has MySQL's one row per table
+//! with NULL partition columns).
+
+use binlog_format::ColumnType;
+use engine::{ColumnDef, TableDef};
+
+use super::column_facts::{column_default, column_extra, column_key};
+use crate::eval::columns::{type_name, BINARY_COLLATION};
+use crate::eval::temporal::TimeZone;
+use crate::eval::value::Value;
+
+const DEF: &str = "def";
+
+fn text(value: impl Into<String>) -> Value {
+    Value::Bytes(value.into().into_bytes())
+}
+
+fn number(value: u64) -> Value {
+    Value::UInt(value)
+}
+
+/// The character set and collation a collation id names.
+pub fn collation_names(id: u16) -> (&'static str, &'static str) {
+    match id {
+        46 => ("utf8mb4", "utf8mb4_bin"),
+        224 => ("utf8mb4", "utf8mb4_unicode_ci"),
+        255 => ("utf8mb4", "utf8mb4_0900_ai_ci"),
+        33 => ("utf8mb3", "utf8mb3_general_ci"),
+        8 => ("latin1", "latin1_swedish_ci"),
+        11 => ("ascii", "ascii_general_ci"),
+        63 => ("binary", "binary"),
+        _ => ("utf8mb4", "utf8mb4_general_ci"),
+    }
+}
+
+/// The tables a statement may see: every database's, the account's
+/// privileges permitting.
+pub struct Visible<'a> {
+    pub tables: Vec<std::sync::Arc<TableDef>>,
+    pub databases: Vec<String>,
+    pub zone: TimeZone,
+    pub catalog: database::Catalog<'a>,
+}
+
+pub fn schemata(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    let mut names = visible.databases.clone();
+    names.push("information_schema".to_string());
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| vec![text(DEF), text(name), text("utf8mb4"), text("utf8mb4_general_ci"), Value::Null, text("NO")])
+        .collect()
+}
+
+pub fn tables(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    let mut rows: Vec<Vec<Value>> = visible
+        .tables
+        .iter()
+        .map(|def| {
+            let auto_increment = match def.columns.iter().any(|c| c.auto_increment) {
+                true => visible.catalog.auto_increment_next(def.id).map(number),
+                false => None,
+            };
+            vec![
+                text(DEF),
+                text(&def.database),
+                text(&def.name),
+                text("BASE TABLE"),
+                text("InnoDB"),
+                number(10),
+                text("Dynamic"),
+                number(0),
+                number(0),
+                number(16384),
+                number(0),
+                number(0),
+                number(0),
+                auto_increment.unwrap_or(Value::Null),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                text("utf8mb4_general_ci"),
+                Value::Null,
+                text(""),
+                text(""),
+            ]
+        })
+        .collect();
+    for (name, _) in super::tables::ALL {
+        let mut row = vec![text(DEF), text("information_schema"), text(*name), text("SYSTEM VIEW")];
+        row.extend(std::iter::repeat_n(Value::Null, 13));
+        row.extend([Value::Null, text(""), text("")]);
+        rows.push(row);
+    }
+    rows
+}
+
+/// CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH.
+fn character_lengths(column: &ColumnDef) -> (Value, Value) {
+    let binary = column.collation == BINARY_COLLATION;
+    let (characters, octets) = match &column.column_type {
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            let bytes = u64::from(*max_length_bytes);
+            (if binary { bytes } else { bytes / 4 }, bytes)
+        }
+        ColumnType::Blob { length_bytes } => {
+            let bytes = (1u64 << (8 * u32::from((*length_bytes).clamp(1, 4)))) - 1;
+            (bytes, bytes)
+        }
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => {
+            let members = &column.attributes.members;
+            let characters = |member: &Vec<u8>| String::from_utf8_lossy(member).chars().count() as u64;
+            let longest = if matches!(column.column_type, ColumnType::Set { .. }) {
+                members.iter().map(characters).sum::<u64>() + members.len().saturating_sub(1) as u64
+            } else {
+                members.iter().map(characters).max().unwrap_or(0)
+            };
+            (longest, longest * 4)
+        }
+        _ => return (Value::Null, Value::Null),
+    };
+    (number(characters), number(octets))
+}
+
+/// NUMERIC_PRECISION, NUMERIC_SCALE and DATETIME_PRECISION.
+fn precisions(column: &ColumnDef) -> (Value, Value, Value) {
+    let integer = |digits: u64| (number(digits), number(0), Value::Null);
+    let digits = column.attributes.float_digits;
+    match column.column_type {
+        ColumnType::Tiny => integer(3),
+        ColumnType::Short => integer(5),
+        ColumnType::Int24 => integer(7),
+        ColumnType::Long => integer(10),
+        ColumnType::LongLong => integer(if column.unsigned { 20 } else { 19 }),
+        ColumnType::NewDecimal { precision, scale } => (number(u64::from(precision)), number(u64::from(scale)), Value::Null),
+        ColumnType::Float | ColumnType::Double => match digits {
+            Some((m, d)) => (number(u64::from(m)), number(u64::from(d)), Value::Null),
+            None => (number(if column.column_type == ColumnType::Float { 12 } else { 22 }), Value::Null, Value::Null),
+        },
+        ColumnType::Bit { bits } => (number(u64::from(bits)), Value::Null, Value::Null),
+        ColumnType::DateTime2 { fsp } | ColumnType::Timestamp2 { fsp } | ColumnType::Time2 { fsp } => {
+            (Value::Null, Value::Null, number(u64::from(fsp)))
+        }
+        _ => (Value::Null, Value::Null, Value::Null),
+    }
+}
+
+fn is_character(column: &ColumnDef) -> bool {
+    match column.column_type {
+        ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. } => column.collation != BINARY_COLLATION,
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => true,
+        _ => false,
+    }
+}
+
+fn column_row(def: &TableDef, position: usize, zone: TimeZone) -> Vec<Value> {
+    let column = &def.columns[position];
+    let column_type = type_name(column);
+    let data_type = column_type.split(['(', ' ']).next().unwrap_or_default().to_string();
+    let (characters, octets) = character_lengths(column);
+    let (precision, scale, datetime_precision) = precisions(column);
+    let (charset, collation) = match is_character(column) {
+        true => {
+            let (charset, collation) = collation_names(column.collation);
+            (text(charset), text(collation))
+        }
+        false => (Value::Null, Value::Null),
+    };
+    vec![
+        text(DEF),
+        text(&def.database),
+        text(&def.name),
+        text(&column.name),
+        number(position as u64 + 1),
+        column_default(column, zone).map_or(Value::Null, text),
+        text(if column.nullable { "YES" } else { "NO" }),
+        text(data_type),
+        characters,
+        octets,
+        precision,
+        scale,
+        datetime_precision,
+        charset,
+        collation,
+        text(column_type),
+        text(column_key(def, position)),
+        text(column_extra(column)),
+        text("select,insert,update,references"),
+        text(""),
+        text(""),
+        Value::Null,
+    ]
+}
+
+pub fn columns(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    visible.tables.iter().flat_map(|def| (0..def.columns.len()).map(|position| column_row(def, position, visible.zone))).collect()
+}
+
+/// Each index with its columns: (name, unique, column positions); the
+/// primary key first, as `PRIMARY`.
+fn indexes(def: &TableDef) -> Vec<(String, bool, Vec<usize>)> {
+    let mut indexes = Vec::new();
+    if def.has_primary_key() {
+        indexes.push(("PRIMARY".to_string(), true, def.primary_key.clone()));
+    }
+    indexes.extend(def.indexes.iter().map(|index| (index.name.clone(), index.unique, index.columns.clone())));
+    indexes
+}
+
+pub fn statistics(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    let mut rows = Vec::new();
+    for def in &visible.tables {
+        for (name, unique, positions) in indexes(def) {
+            for (sequence, &position) in positions.iter().enumerate() {
+                let column = &def.columns[position];
+                rows.push(vec![
+                    text(DEF),
+                    text(&def.database),
+                    text(&def.name),
+                    number(u64::from(!unique)),
+                    text(&def.database),
+                    text(&name),
+                    number(sequence as u64 + 1),
+                    text(&column.name),
+                    text("A"),
+                    number(0),
+                    Value::Null,
+                    Value::Null,
+                    text(if column.nullable { "YES" } else { "" }),
+                    text("BTREE"),
+                    text(""),
+                    text(""),
+                    text("YES"),
+                    Value::Null,
+                ]);
+            }
+        }
+    }
+    rows
+}
+
+pub fn key_column_usage(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    let mut rows = Vec::new();
+    for def in &visible.tables {
+        for (name, _, positions) in indexes(def).into_iter().filter(|(_, unique, _)| *unique) {
+            for (sequence, &position) in positions.iter().enumerate() {
+                rows.push(vec![
+                    text(DEF),
+                    text(&def.database),
+                    text(&name),
+                    text(DEF),
+                    text(&def.database),
+                    text(&def.name),
+                    text(&def.columns[position].name),
+                    number(sequence as u64 + 1),
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                ]);
+            }
+        }
+    }
+    rows
+}
+
+pub fn table_constraints(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    let mut rows = Vec::new();
+    for def in &visible.tables {
+        for (name, _, _) in indexes(def).into_iter().filter(|(_, unique, _)| *unique) {
+            let kind = if name == "PRIMARY" { "PRIMARY KEY" } else { "UNIQUE" };
+            rows.push(vec![text(DEF), text(&def.database), text(&name), text(&def.database), text(&def.name), text(kind), text("YES")]);
+        }
+    }
+    rows
+}
+
+pub fn partitions(visible: &Visible<'_>) -> Vec<Vec<Value>> {
+    visible
+        .tables
+        .iter()
+        .map(|def| {
+            let mut row = vec![text(DEF), text(&def.database), text(&def.name)];
+            row.extend(std::iter::repeat_n(Value::Null, 9));
+            row.extend([number(0), number(0), number(16384), number(0), number(0), number(0)]);
+            row.extend([Value::Null, Value::Null, Value::Null, Value::Null, text(""), Value::Null, Value::Null]);
+            row
+        })
+        .collect()
+}
+
+pub fn engines() -> Vec<Vec<Value>> {
+    vec![vec![
+        text("InnoDB"),
+        text("DEFAULT"),
+        text("binlogd's in-memory MVCC engine with a redo log"),
+        text("YES"),
+        text("YES"),
+        text("YES"),
+    ]]
+}
+
+pub fn character_sets() -> Vec<Vec<Value>> {
+    vec![
+        vec![text("binary"), text("binary"), text("Binary pseudo charset"), number(1)],
+        vec![text("utf8mb4"), text("utf8mb4_0900_ai_ci"), text("UTF-8 Unicode"), number(4)],
+    ]
+}
+
+pub fn collations() -> Vec<Vec<Value>> {
+    [("binary", "binary", 63, "Yes", 1, "NO PAD"), ("utf8mb4_general_ci", "utf8mb4", 45, "", 1, "PAD SPACE")]
+        .into_iter()
+        .chain([("utf8mb4_bin", "utf8mb4", 46, "", 1, "PAD SPACE"), ("utf8mb4_0900_ai_ci", "utf8mb4", 255, "Yes", 0, "NO PAD")])
+        .map(|(name, charset, id, default, sort_length, pad)| {
+            vec![text(name), text(charset), number(id), text(default), text("Yes"), number(sort_length), text(pad)]
+        })
+        .collect()
+}

@@ -1,0 +1,122 @@
+//! What a statement must wait for, or is refused, because of explicit
+//! locks: MySQL's rules for a session under LOCK TABLES (1100 for a table
+//! it did not lock, 1099 for writing one it locked READ), and for everyone
+//! else the other sessions' table locks and global read lock.
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use protocol::MysqlError;
+use sqlparser::ast::{visit_relations, Statement as Ast};
+
+use super::server_locks::{TableName, WriterGuard};
+use crate::error::SqlResult;
+use crate::eval::expr::Environment as _;
+use crate::exec::dispatch::table_name;
+use crate::parse::Statement;
+use crate::session::Context;
+use crate::variables::VariableScope;
+
+/// One table a session locked with LOCK TABLES.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedTable {
+    pub table: TableName,
+    /// The name the statement may use for it (`LOCK TABLES t AS a`).
+    pub alias: Option<String>,
+    pub write: bool,
+}
+
+/// The explicit locks one session holds.
+#[derive(Debug, Default)]
+pub struct SessionLocks {
+    /// FLUSH TABLES WITH READ LOCK until UNLOCK TABLES or disconnect.
+    pub global_read: bool,
+    /// LOCK TABLES until UNLOCK TABLES, the next LOCK TABLES, START
+    /// TRANSACTION or disconnect; empty without.
+    pub tables: Vec<LockedTable>,
+}
+
+/// The session's `lock_wait_timeout`, MySQL's bound on waits for metadata
+/// locks (one year by default).
+pub(crate) fn lock_wait_timeout(context: &Context<'_>) -> Duration {
+    let seconds = context
+        .env
+        .system_variable("lock_wait_timeout", VariableScope::Default)
+        .ok()
+        .and_then(|value| crate::eval::value::to_number(&value))
+        .map_or(31_536_000.0, crate::eval::value::Number::as_f64);
+    Duration::from_secs_f64(seconds.clamp(1.0, 31_536_000.0))
+}
+
+/// Whether `statement` changes data or definitions.
+fn writes(statement: &Statement) -> bool {
+    match statement {
+        Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => true,
+        Statement::Ast(ast) => matches!(
+            ast.as_ref(),
+            Ast::Insert(_) | Ast::Update(_) | Ast::Delete(_) | Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. }
+        ),
+        _ => false,
+    }
+}
+
+/// The tables `statement` reads and writes (`true` for written).
+fn touched_tables(statement: &Statement, context: &Context<'_>, writes: bool) -> SqlResult<Vec<(TableName, bool)>> {
+    let Statement::Ast(ast) = statement else {
+        return Ok(match statement {
+            Statement::Truncate { database, table } => vec![((context.database(database.as_deref())?, table.clone()), true)],
+            _ => Vec::new(),
+        });
+    };
+    if !matches!(ast.as_ref(), Ast::Query(_) | Ast::Insert(_) | Ast::Update(_) | Ast::Delete(_)) {
+        return Ok(Vec::new());
+    }
+    let mut names = Vec::new();
+    let _ = visit_relations(ast.as_ref(), |name| {
+        names.push(name.clone());
+        ControlFlow::<()>::Continue(())
+    });
+    let mut tables = Vec::new();
+    for name in &names {
+        if name.0.len() == 1 && name.to_string().eq_ignore_ascii_case("dual") {
+            continue;
+        }
+        let table = table_name(name, context)?;
+        if !table.0.eq_ignore_ascii_case("information_schema") {
+            tables.push((table, writes));
+        }
+    }
+    Ok(tables)
+}
+
+/// Checks `statement` against the explicit locks before it runs; a
+/// writing statement gets a guard that keeps FTWRL out until it ends.
+pub fn before_statement<'c>(statement: &Statement, context: &'c Context<'_>, locks: &SessionLocks) -> SqlResult<Option<WriterGuard<'c>>> {
+    let writes = writes(statement);
+    let session = context.env.info.connection_id;
+    let timeout = || lock_wait_timeout(context);
+    let tables = match locks.tables.is_empty() && !context.shared.locks.table_locks_held() {
+        true => Vec::new(),
+        false => touched_tables(statement, context, writes)?,
+    };
+    if !locks.tables.is_empty() {
+        for ((database, table), write) in &tables {
+            let locked = locks.tables.iter().find(|locked| {
+                locked.table.0 == *database && (locked.alias.as_deref().unwrap_or(&locked.table.1) == table || locked.table.1 == *table)
+            });
+            match locked {
+                None => return Err(MysqlError::new(1100, "HY000", format!("Table '{table}' was not locked with LOCK TABLES"))),
+                Some(locked) if *write && !locked.write => {
+                    return Err(MysqlError::new(1099, "HY000", format!("Table '{table}' was locked with a READ lock and can't be updated")))
+                }
+                Some(_) => {}
+            }
+        }
+    } else if !tables.is_empty() {
+        context.shared.locks.wait_for_tables(session, &tables, timeout)?;
+    }
+    if !writes {
+        return Ok(None);
+    }
+    context.shared.locks.enter_writer(session, timeout).map(Some)
+}
