@@ -282,7 +282,7 @@ fn mariadb_binlog_reads_the_files(files: &[PathBuf], tables: &[&str]) {
                 path.display(),
                 String::from_utf8_lossy(&verbose.stderr)
             );
-            assert!(printed.contains(&format!("### INSERT INTO `")) && printed.contains(&format!("`.`{table}`")), "{table}: rows printed");
+            assert!(printed.contains("### INSERT INTO `") && printed.contains(&format!("`.`{table}`")), "{table}: rows printed");
         }
     }
 }
