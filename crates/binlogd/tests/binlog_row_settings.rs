@@ -6,8 +6,8 @@
 //! each image are the ones MySQL 8.4 logs, their values the rows written,
 //! and the Table_map's optional metadata what MySQL writes for the setting.
 //! `mariadb-binlog --verbose` reads the files, python-mysql-replication
-//! returns the rows, and a binlogd replica applies the partial images to
-//! identical tables. Also: Rows_query events, `binlog_format`, the
+//! returns the rows, and a binlogd replica and a MariaDB replica apply the
+//! partial images to identical tables. Also: Rows_query events, `binlog_format`, the
 //! read-only variables tools query, and MySQL's errors for bad values,
 //! wrong scopes and missing privileges.
 
@@ -23,6 +23,7 @@ use mysql_common::binlog::events::{EventData, OptionalMetadataField, RowsEventDa
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use serde_json::Value as JsonValue;
+use support::mariadb::MariaDb;
 use support::{python_script, ServerProcess};
 use testkit::raw_client::MValue;
 
@@ -282,7 +283,7 @@ fn mariadb_binlog_reads_the_files(files: &[PathBuf], tables: &[&str]) {
                 path.display(),
                 String::from_utf8_lossy(&verbose.stderr)
             );
-            assert!(printed.contains(&format!("### INSERT INTO `")) && printed.contains(&format!("`.`{table}`")), "{table}: rows printed");
+            assert!(printed.contains("### INSERT INTO `") && printed.contains(&format!("`.`{table}`")), "{table}: rows printed");
         }
     }
 }
@@ -548,4 +549,52 @@ fn binlog_variables_have_mysqls_scopes_values_and_errors() {
         assert!(value.trim().parse::<u64>().is_ok(), "{name} = {value}");
     }
     assert!(server.binlog_files()[0].parent().unwrap().join("binlog.index").exists(), "log_bin_index names the real index");
+}
+
+/// MariaDB applies MySQL's partial images itself (it has no decoder for
+/// MySQL's binary JSON, so the JSON table stays out).
+#[test]
+fn a_mariadb_replica_applies_minimal_and_noblob_images() {
+    let source = ServerProcess::start();
+    let replica = MariaDb::start(&["--server-id=2", "--skip-log-bin"]);
+    replica.query(&format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', MASTER_PASSWORD='',
+             MASTER_USE_GTID=no, MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_HEARTBEAT_PERIOD=1;
+         START SLAVE;",
+        source.port
+    ));
+    let without_json: Vec<&str> = STATEMENTS.iter().copied().filter(|statement| !statement.contains(" j ")).collect();
+    for image in ["MINIMAL", "NOBLOB"] {
+        let database = format!("m_{}", image.to_lowercase());
+        source.query(
+            None,
+            &format!(
+                "CREATE DATABASE {database}; USE {database};
+                 CREATE TABLE k (id INT NOT NULL, name VARCHAR(20), body TEXT, bin BLOB, n INT, PRIMARY KEY (id));
+                 CREATE TABLE u (a INT, note TEXT, n INT);
+                 SET SESSION binlog_row_image = {image}; {}",
+                without_json.join("; ")
+            ),
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let status = source.query(None, "SHOW MASTER STATUS");
+        let mut fields = status.split('\t');
+        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
+        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
+            break;
+        }
+        let error = replica.status("Last_SQL_Error");
+        assert!(error.is_empty() && Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    for image in ["minimal", "noblob"] {
+        for table in ["k", "u"] {
+            let select = format!("SELECT * FROM m_{image}.{table} ORDER BY 1");
+            let rows = source.query(None, &select);
+            assert!(!rows.is_empty(), "{select}");
+            assert_eq!(replica.query(&select), rows, "{select}");
+        }
+    }
 }

@@ -143,3 +143,79 @@ fn a_failed_statement_after_writing_ahead_keeps_the_transaction_usable() {
     check(&db, &image, &BTreeSet::from([info.gtid]), "statement rolled back after writing ahead");
     db.close().unwrap();
 }
+
+/// Every event of the binlog files, in order.
+fn binlog_events(storage: &SimStorage) -> Vec<binlog_format::events::Event> {
+    let binlog_dir = Path::new(DIR).join("binlog");
+    let index = String::from_utf8(storage.read_all(&binlog_dir.join("binlog.index")).unwrap()).unwrap();
+    let mut events = Vec::new();
+    for name in index.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        let name = Path::new(name).file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = storage.read_all(&binlog_dir.join(&name)).unwrap();
+        let mut stream = binlog_format::file::EventStream::new(&bytes).unwrap();
+        while let Some(next) = stream.next_raw() {
+            let (_, raw) = next.unwrap();
+            events.push(binlog_format::events::Event::decode(&raw, stream.context()).unwrap());
+        }
+    }
+    events
+}
+
+#[test]
+fn a_statement_logged_its_own_way_keeps_its_settings_when_written_ahead() {
+    use binlog_format::events::Event;
+    use database::{LoggedStatement, RowImage, RowLogging, RowMetadata};
+
+    let storage = SimStorage::new();
+    let (db, _) = Database::open(config(Path::new(DIR), Arc::new(storage.clone()))).unwrap();
+    let tables = create_schema(&db).unwrap();
+    let mut trx = db.begin();
+    bulk_rows(&mut trx, tables, 0..40);
+    db.commit(CommitRequest::new(trx, &context(1))).unwrap();
+
+    // UPDATE bulk SET payload = 'x' with MINIMAL images, MINIMAL metadata
+    // and its Rows_query, written ahead; then DELETE with the defaults.
+    let mut trx = db.begin();
+    for id in 0..40 {
+        trx.update_by_pk(tables.bulk, &[Value::Int(id)], vec![Value::Int(id), Value::Bytes(b"x".to_vec())]).unwrap();
+    }
+    let logging = RowLogging { image: RowImage::Minimal, metadata: RowMetadata::Minimal, rows_query: true };
+    let update = LoggedStatement { first_change: 0, logging, assigned_columns: vec![1], query: "UPDATE bulk SET payload = 'x'".into() };
+    let mut statement = context(1);
+    statement.statements = vec![update];
+    let mut ahead = None;
+    db.write_ahead(&mut trx, &mut ahead, &statement).unwrap();
+    assert!(ahead.is_some(), "the update's events were written ahead");
+    for id in 0..5 {
+        assert!(trx.delete_by_pk(tables.bulk, &[Value::Int(id)]).unwrap());
+    }
+    statement.statements.push(LoggedStatement { first_change: 40, ..Default::default() });
+    db.commit(CommitRequest { ahead, ..CommitRequest::new(trx, &statement) }).unwrap();
+
+    let events = binlog_events(&storage);
+    let last_gtid = events.iter().rposition(|event| matches!(event, Event::Gtid(_))).unwrap();
+    let transaction = &events[last_gtid + 1..];
+    let kinds: Vec<&str> = transaction
+        .iter()
+        .map(|event| match event {
+            Event::Query(_) => "Query",
+            Event::RowsQuery(query) => {
+                assert_eq!(query.query, b"UPDATE bulk SET payload = 'x'");
+                "Rows_query"
+            }
+            Event::TableMap(map) if map.column_names()[0].is_none() => "Table_map minimal",
+            Event::TableMap(_) => "Table_map full",
+            Event::UpdateRows(rows) => {
+                assert_eq!((rows.before_columns(), rows.after_columns()), (vec![0], vec![1]), "MINIMAL images");
+                "Update_rows"
+            }
+            Event::DeleteRows(rows) => {
+                assert_eq!(rows.before_columns(), vec![0, 1], "FULL images");
+                "Delete_rows"
+            }
+            Event::Xid(_) => "Xid",
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["Query", "Rows_query", "Table_map minimal", "Update_rows", "Table_map full", "Delete_rows", "Xid"]);
+}
