@@ -49,7 +49,7 @@ fn mariadb_client_scripted_session() {
     assert!(server.error(Some("shop"), "SELECT nope FROM items").contains("ERROR 1054"));
     assert!(server.error(Some("shop"), "SELEC 1").contains("ERROR 1064"));
     assert!(server.error(Some("shop"), "INSERT INTO items (id, k, c) VALUES (1, 1, 'x')").contains("ERROR 1062"));
-    assert!(server.error(Some("shop"), "LOCK TABLES items WRITE").contains("ERROR 1235"));
+    assert!(server.error(Some("shop"), "HANDLER items OPEN").contains("ERROR 1235"));
     assert!(server.error(None, "USE nowhere").contains("ERROR 1049"));
     // A failed statement in autocommit changes nothing.
     assert!(server

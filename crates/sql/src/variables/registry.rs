@@ -363,6 +363,7 @@ pub const DEFINITIONS: &[Definition] = &[
         Type::Text,
         own("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"),
     ),
+    both("sql_notes", Type::Boolean, own("1")),
     both("sql_quote_show_create", Type::Boolean, own("1")),
     both("sql_select_limit", Type::Integer, own("18446744073709551615")),
     read_only(
