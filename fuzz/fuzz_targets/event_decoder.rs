@@ -1,5 +1,6 @@
 //! Feeds arbitrary bytes to the event decoder as a binlog file: every
-//! event `EventStream` frames is decoded, Table_maps are remembered by
+//! event `EventStream` frames is decoded (a Transaction_payload's events
+//! and a MariaDB compressed event's plain one too), Table_maps are remembered by
 //! table id, and every rows event is decoded with its table's map. Nothing
 //! may panic, and whatever decodes must re-encode to the bytes it came from.
 //!
@@ -28,6 +29,7 @@ fn check_reencodes(event: &Event, body: &[u8]) {
     match event {
         Event::TableMap(map) => map.encode_body(&mut again),
         Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => rows.encode_body(&mut again),
+        Event::TransactionPayload(_) | Event::MariadbCompressed(_) => event.encode_body(&mut again),
         _ => return,
     }
     assert_eq!(again, body, "a decoded {} event re-encodes differently", event.type_name());
@@ -39,20 +41,36 @@ fn decode_file(file: &[u8]) {
     for item in stream {
         let Ok((_, raw, event)) = item else { break };
         check_reencodes(&event, raw.body);
-        match event {
-            Event::TableMap(map) => {
-                if tables.len() >= TABLE_MAPS_MAX {
-                    tables.clear();
-                }
-                tables.insert(map.table_id, map);
-            }
-            Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
-                if let Some(map) = tables.get(&rows.table_id) {
-                    let _ = rows.decode_rows(map);
-                }
-            }
-            _ => {}
+        // A compressed transaction's events, and a MariaDB compressed
+        // event's plain one, go through the same decoders.
+        let events = match event.into_uncompressed() {
+            Event::TransactionPayload(payload) => match payload.events(&DecodeContext::default()) {
+                Ok(inner) => inner.into_iter().map(|inner| inner.event).collect(),
+                Err(_) => Vec::new(),
+            },
+            other => vec![other],
+        };
+        for event in events {
+            observe(&mut tables, event);
         }
+    }
+}
+
+/// Remembers a Table_map; decodes a rows event with its table's.
+fn observe(tables: &mut HashMap<u64, TableMap>, event: Event) {
+    match event {
+        Event::TableMap(map) => {
+            if tables.len() >= TABLE_MAPS_MAX {
+                tables.clear();
+            }
+            tables.insert(map.table_id, map);
+        }
+        Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
+            if let Some(map) = tables.get(&rows.table_id) {
+                let _ = rows.decode_rows(map);
+            }
+        }
+        _ => {}
     }
 }
 

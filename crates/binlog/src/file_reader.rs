@@ -171,7 +171,7 @@ impl FileEventReader {
     pub fn next_event(&mut self) -> Result<Option<(u64, RawEvent<'_>)>, ReadError> {
         let Some(span) = self.next_event_span()? else { return Ok(None) };
         let bytes = self.buffered(&span);
-        let footer = frame::checksum_length(span.header.event_type, span.has_checksum);
+        let footer = frame::footer_length(bytes, span.has_checksum);
         let raw = RawEvent {
             header: span.header,
             body: &bytes[COMMON_HEADER_LENGTH..bytes.len() - footer],

@@ -32,6 +32,10 @@ pub const LOG_EVENT_IGNORABLE_F: u16 = 0x0080;
 /// `binlog_checksum` algorithm byte stored at the end of the FDE body.
 pub const BINLOG_CHECKSUM_ALG_OFF: u8 = 0;
 pub const BINLOG_CHECKSUM_ALG_CRC32: u8 = 1;
+/// MySQL's `BINARY_LOG_CHECKSUM_ALG_UNDEF`: a Format_description written
+/// before checksums existed (MySQL before 5.6.1, MariaDB before 5.3) has
+/// no algorithm byte and no checksum, and neither have the events after it.
+pub const BINLOG_CHECKSUM_ALG_UNDEF: u8 = 255;
 
 /// Event type codes binlogd knows by name: MySQL 8.4's, BOLT's 43 and the
 /// MariaDB events a MariaDB 10.x source sends (160-164). Anything else is
@@ -83,6 +87,16 @@ pub enum EventType {
     GtidList = 163,
     /// MariaDB: the rest of the file is encrypted.
     StartEncryption = 164,
+    /// MariaDB (`log_bin_compress`): a Query whose statement is zlib-compressed.
+    QueryCompressed = 165,
+    /// MariaDB: rows events v1 whose rows are zlib-compressed.
+    WriteRowsCompressedV1 = 166,
+    UpdateRowsCompressedV1 = 167,
+    DeleteRowsCompressedV1 = 168,
+    /// MariaDB: rows events v2 whose rows are zlib-compressed.
+    WriteRowsCompressed = 169,
+    UpdateRowsCompressed = 170,
+    DeleteRowsCompressed = 171,
 }
 
 impl EventType {
@@ -126,6 +140,13 @@ impl EventType {
             162 => MariadbGtid,
             163 => GtidList,
             164 => StartEncryption,
+            165 => QueryCompressed,
+            166 => WriteRowsCompressedV1,
+            167 => UpdateRowsCompressedV1,
+            168 => DeleteRowsCompressedV1,
+            169 => WriteRowsCompressed,
+            170 => UpdateRowsCompressed,
+            171 => DeleteRowsCompressed,
             _ => return None,
         })
     }
@@ -170,11 +191,15 @@ impl EventType {
             Some(MariadbGtid) => "Gtid (MariaDB)",
             Some(GtidList) => "Gtid_list",
             Some(StartEncryption) => "Start_encryption",
-            Some(Unknown) | None => match code {
-                165 => "Query_compressed",
-                166..=171 => "Rows_compressed",
-                _ => "Unknown",
-            },
+            // MariaDB's Log_event::get_type_str.
+            Some(QueryCompressed) => "Query_compressed",
+            Some(WriteRowsCompressed) => "Write_rows_compressed",
+            Some(UpdateRowsCompressed) => "Update_rows_compressed",
+            Some(DeleteRowsCompressed) => "Delete_rows_compressed",
+            Some(WriteRowsCompressedV1) => "Write_rows_compressed_v1",
+            Some(UpdateRowsCompressedV1) => "Update_rows_compressed_v1",
+            Some(DeleteRowsCompressedV1) => "Delete_rows_compressed_v1",
+            Some(Unknown) | None => "Unknown",
         }
     }
 }

@@ -17,6 +17,10 @@ pub enum DecodeError {
     BadMagic { found: Vec<u8> },
     #[error("invalid {what}: {reason}")]
     Invalid { what: &'static str, reason: String },
+    /// A file of MySQL 3.23 (version 1) or 4.x (version 3), or any other
+    /// version than 4: its headers and events are laid out differently.
+    #[error("unsupported binlog version {version}: only version 4 (MySQL 5.0 and later, MariaDB) is read")]
+    UnsupportedBinlogVersion { version: u16 },
 }
 
 impl DecodeError {

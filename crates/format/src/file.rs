@@ -2,7 +2,7 @@
 //! [`EventStream`] walks a file's bytes event by event with the
 //! [`Framing`] every walker uses; every error names its offset.
 
-use crate::constants::{EventType, BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F};
+use crate::constants::{BINLOG_CHECKSUM_ALG_UNDEF, BINLOG_MAGIC, BINLOG_MAGIC_LENGTH, COMMON_HEADER_LENGTH, LOG_EVENT_BINLOG_IN_USE_F};
 use crate::error::DecodeError;
 use crate::events::{DecodeContext, Event, FormatDescription};
 use crate::frame::{encode_event, RawEvent};
@@ -112,7 +112,12 @@ pub struct WriterIdentity {
 pub fn append_event(out: &mut Vec<u8>, offset: u64, event: &Event, timestamp: u32, flags: u16, identity: WriterIdentity) -> u64 {
     let mut body = Vec::new();
     event.encode_body(&mut body);
-    let checksum = identity.checksum || event.event_type() == EventType::FormatDescription as u8;
+    // A Format_description carries the checksum field whenever its server
+    // knew checksums, whatever the algorithm; one from before has none.
+    let checksum = match event {
+        Event::FormatDescription(format) => format.checksum_alg != BINLOG_CHECKSUM_ALG_UNDEF,
+        _ => identity.checksum,
+    };
     let size = COMMON_HEADER_LENGTH + body.len() + if checksum { 4 } else { 0 };
     let end = offset + size as u64;
     let header = EventHeader {

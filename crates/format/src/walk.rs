@@ -12,8 +12,11 @@
 use crate::constants::{EventType, COMMON_HEADER_LENGTH};
 use crate::error::DecodeError;
 use crate::events::{DecodeContext, FormatDescription};
-use crate::frame::{check_event_size, checksum_length, RawEvent};
+use crate::frame::{check_event_size, RawEvent};
 use crate::header::EventHeader;
+
+/// The common header of binlog version 1: no log_pos, no flags.
+const V1_HEADER_LENGTH: usize = 13;
 
 /// Why the event at a position cannot be framed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +69,7 @@ impl Framing {
             return Err(FrameError::ShortHeader { available });
         }
         let header = EventHeader::decode(bytes).map_err(FrameError::Invalid)?;
+        self.refuse_older_versions(bytes).map_err(FrameError::Invalid)?;
         let size = u64::from(header.event_size);
         check_event_size(header.event_type, size, self.has_checksum).map_err(FrameError::Invalid)?;
         if size > available {
@@ -88,23 +92,33 @@ impl Framing {
         Ok(raw)
     }
 
+    /// A file of binlog version 1 (MySQL 3.23) or 3 (MySQL 4.x) starts with
+    /// a Start_event_v3 (type 1) where version 4 has its Format_description:
+    /// its version is refused by name, before its framing (a 13-byte header
+    /// in version 1, no checksum) reads as a corrupt event. The version
+    /// field follows the header: at 13 in version 1, at 19 in version 3.
+    fn refuse_older_versions(&self, bytes: &[u8]) -> Result<(), DecodeError> {
+        if self.seen_format || bytes.get(crate::constants::TYPE_OFFSET) != Some(&(EventType::StartV3 as u8)) {
+            return Ok(());
+        }
+        let field = |at: usize| bytes.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        let version = match (field(V1_HEADER_LENGTH), field(COMMON_HEADER_LENGTH)) {
+            (Some(1), _) => 1,
+            (_, Some(version)) => version,
+            _ => 3,
+        };
+        Err(DecodeError::UnsupportedBinlogVersion { version })
+    }
+
     /// As [`Framing::event`], learning nothing: for a look at an event away
     /// from the walk.
     pub fn check<'a>(&self, bytes: &'a [u8], verify_checksum: bool) -> Result<RawEvent<'a>, DecodeError> {
+        self.refuse_older_versions(bytes)?;
         let is_format_description = bytes.get(crate::constants::TYPE_OFFSET) == Some(&(EventType::FormatDescription as u8));
         if verify_checksum || is_format_description {
             return RawEvent::parse(bytes, self.has_checksum);
         }
-        // The framing checks of RawEvent::parse without the CRC.
-        let header = EventHeader::decode(bytes)?;
-        check_event_size(header.event_type, u64::from(header.event_size), self.has_checksum)?;
-        let size = header.event_size as usize;
-        if size > bytes.len() {
-            return Err(DecodeError::Truncated { what: "event", needed: size, available: bytes.len() });
-        }
-        let footer = checksum_length(header.event_type, self.has_checksum);
-        let bytes = &bytes[..size];
-        Ok(RawEvent { header, body: &bytes[COMMON_HEADER_LENGTH..size - footer], bytes, has_checksum: footer > 0 })
+        RawEvent::parse_unverified(bytes, self.has_checksum)
     }
 }
 

@@ -11,17 +11,19 @@
 //! | Query BEGIN                             | begins (no GTID)     | continues  | continues       |
 //! | Query COMMIT / ROLLBACK                 | outside              | ends       | ends            |
 //! | other Query (DDL, XA COMMIT)            | begins and ends      | ends       | continues       |
-//! | Xid, XA_prepare                         | outside              | ends       | ends            |
+//! | Xid, XA_prepare, Transaction_payload    | outside              | ends       | ends            |
 //! | FDE, Rotate, Heartbeat, Previous_gtids, Stop, Large_transaction_header, MariaDB's Gtid_list, Binlog_checkpoint, Start_encryption | outside | outside | outside |
-//! | MariaDB's compressed Query / rows (165-171) | error: binlogd does not decompress them (`log_bin_compress=ON` on the source) | | |
+//! | MariaDB's Query_compressed (165)        | as the Query it holds | | |
 //! | anything else (Table_map, rows, Annotate_rows, ...) | outside  | continues  | continues       |
 
 use binlog_format::constants::EventType;
 use binlog_format::events::gtid::GtidEvent;
 use binlog_format::events::mariadb_gtid::{MariadbGtid, MariadbGtidEvent};
 use binlog_format::events::query::QueryEvent;
+use binlog_format::events::{CompressedEvent, Event};
 use binlog_format::gtid_set::Gtid;
 use binlog_format::header::EventHeader;
+use binlog_format::DecodeError;
 use protocol::MysqlError;
 
 use crate::errors;
@@ -111,7 +113,8 @@ impl BoundaryTracker {
                 Ok(Step::Begin { clock, mariadb: None, ends: false })
             }
             Some(EventType::MariadbGtid) => {
-                let event = MariadbGtidEvent::decode_body(body).map_err(|error| errors::relay_log_read_failure(&format!("a MariaDB GTID event: {error}")))?;
+                let event = MariadbGtidEvent::decode_body(body)
+                    .map_err(|error| errors::relay_log_read_failure(&format!("a MariaDB GTID event: {error}")))?;
                 // A standalone group is one statement (no BEGIN, no COMMIT):
                 // its Query ends it, as after MySQL's Gtid. Any other group
                 // has no BEGIN either: it is open from here to its Xid or
@@ -132,21 +135,30 @@ impl BoundaryTracker {
                 | EventType::BinlogCheckpoint
                 | EventType::StartEncryption,
             ) => Ok(Step::Outside),
-            None if COMPRESSED_EVENT_TYPES.contains(&event_type) => Err(errors::relay_log_read_failure(&format!(
-                "the source sent a compressed event ({}, type {event_type}); binlogd cannot decompress MariaDB's log_bin_compress=ON events",
-                EventType::name_of(event_type)
-            ))),
-            Some(EventType::Query) => self.query_step(body),
-            Some(EventType::Xid | EventType::XaPrepare) => Ok(self.end_if_open()),
+            Some(EventType::Query) => self.query_step(QueryEvent::statement_of(body)),
+            // MariaDB's log_bin_compress=ON: the statement decides once
+            // decompressed.
+            Some(EventType::QueryCompressed) => {
+                let event = CompressedEvent::decode_body(event_type, body)
+                    .map_err(|error| errors::relay_log_read_failure(&format!("a Query_compressed event: {error}")))?;
+                match *event.inner {
+                    Event::Query(query) => self.query_step(Ok(&query.query)),
+                    _ => Err(errors::relay_log_read_failure("a Query_compressed event that holds no Query")),
+                }
+            }
+            // A compressed transaction (binlog_transaction_compression=ON):
+            // the payload holds every event after the Gtid, the Xid or
+            // COMMIT included.
+            Some(EventType::Xid | EventType::XaPrepare | EventType::TransactionPayload) => Ok(self.end_if_open()),
             _ if self.state == State::Between => Ok(Step::Outside),
             _ => Ok(Step::Continue),
         }
     }
 
-    fn query_step(&mut self, body: &[u8]) -> Result<Step, MysqlError> {
-        // Only the statement text decides; the status variables are not
-        // decoded here (the applier decodes the whole event).
-        let text = QueryEvent::statement_of(body).map_err(|error| errors::relay_log_read_failure(&format!("a Query event: {error}")))?;
+    /// `statement`: the Query's text, found without decoding its status
+    /// variables (the applier decodes the whole event).
+    fn query_step(&mut self, statement: Result<&[u8], DecodeError>) -> Result<Step, MysqlError> {
+        let text = statement.map_err(|error| errors::relay_log_read_failure(&format!("a Query event: {error}")))?;
         let is_begin = text.eq_ignore_ascii_case(b"BEGIN") || starts_with_ignore_case(text, b"XA START");
         let is_end = text.eq_ignore_ascii_case(b"COMMIT") || text.eq_ignore_ascii_case(b"ROLLBACK");
         Ok(match (self.state, is_begin, is_end) {
@@ -174,10 +186,6 @@ impl BoundaryTracker {
         Step::End
     }
 }
-
-/// MariaDB's Query_compressed (165) and compressed rows events v1/v2
-/// (166-171).
-const COMPRESSED_EVENT_TYPES: std::ops::RangeInclusive<u8> = 165..=171;
 
 fn gtid_clock(kind: Option<EventType>, body: &[u8]) -> Result<TransactionClock, MysqlError> {
     if kind == Some(EventType::GtidTagged) {

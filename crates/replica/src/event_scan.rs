@@ -35,7 +35,7 @@ pub fn rescan(
         }
         let header =
             binlog_format::header::EventHeader::decode(event).map_err(|error| errors::relay_log_read_failure(&error.to_string()))?;
-        let footer = if has_checksum { binlog_format::checksum::CHECKSUM_LENGTH } else { 0 };
+        let footer = binlog_format::frame::footer_length(event, has_checksum);
         let body = event
             .get(binlog_format::constants::COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
             .ok_or_else(|| errors::relay_log_read_failure("an event shorter than its header"))?;

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use binlog_format::checksum::CHECKSUM_LENGTH;
 use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH, LOG_EVENT_ARTIFICIAL_F};
 use binlog_format::events::format_description::FormatDescription;
 use binlog_format::events::simple::RotateEvent;
@@ -118,7 +117,7 @@ impl<'a> Intake<'a> {
     /// Takes one event (checksum already verified).
     pub fn take(&mut self, event: &[u8]) -> Result<(), IntakeError> {
         let header = EventHeader::decode(event).map_err(|error| errors::relay_log_write_failure(&error.to_string()))?;
-        let body = self.body(event, header.event_type)?;
+        let body = self.body(event)?;
         self.track_position(&header, body, event.len() as u64)?;
         match self.tracker.step(&header, body)? {
             Step::Outside => self.publish_position(),
@@ -243,8 +242,8 @@ impl<'a> Intake<'a> {
     }
 
     /// The bytes between the common header and the checksum.
-    fn body<'e>(&self, event: &'e [u8], event_type: u8) -> Result<&'e [u8], MysqlError> {
-        let footer = if self.events_have_checksum || event_type == EventType::FormatDescription as u8 { CHECKSUM_LENGTH } else { 0 };
+    fn body<'e>(&self, event: &'e [u8]) -> Result<&'e [u8], MysqlError> {
+        let footer = binlog_format::frame::footer_length(event, self.events_have_checksum);
         event
             .get(COMMON_HEADER_LENGTH..event.len().saturating_sub(footer))
             .ok_or_else(|| errors::relay_log_write_failure("an event shorter than its header"))

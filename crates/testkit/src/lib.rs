@@ -4,6 +4,7 @@
 
 mod binlog_file;
 mod net;
+pub mod older_servers;
 mod process;
 pub mod raw_client;
 mod seeded;

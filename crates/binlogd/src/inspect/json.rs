@@ -11,6 +11,7 @@ use std::io::{self, Write};
 
 use binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
 use binlog_format::events::gtid::FLAG_MAY_HAVE_SBR;
+use binlog_format::events::transaction_payload::FIELD_UNCOMPRESSED_SIZE;
 use binlog_format::events::{GtidEvent, QueryEvent, StatusVar};
 use binlog_format::{Event, EventType, RowChange, RowsEvent, TableMap};
 use serde::Serialize;
@@ -78,7 +79,7 @@ fn data(record: &EventRecord<'_>) -> Value {
             "binlog_version": format.binlog_version,
             "server_version": format.server_version,
             "create_timestamp": format.create_timestamp,
-            "checksum_alg": if format.has_checksum() { "CRC32" } else { "NONE" },
+            "checksum_alg": format.checksum_name(),
             "checksum_alg_code": format.checksum_alg,
             "in_use": record.header.flags & LOG_EVENT_BINLOG_IN_USE_F != 0,
             "post_header_lengths": format.post_header_lengths,
@@ -113,6 +114,13 @@ fn data(record: &EventRecord<'_>) -> Value {
             }
             data
         }
+        Event::TransactionPayload(payload) => json!({
+            "payload_size": payload.payload.len(),
+            "compression_type": payload.compression_name(),
+            "uncompressed_size": payload.field(FIELD_UNCOMPRESSED_SIZE).ok().flatten(),
+        }),
+        // The driver shows the plain event inside instead.
+        Event::MariadbCompressed(compressed) => undecoded(record.header.event_type, &compressed.body),
         Event::TableMap(table) => table_map_data(table),
         Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => rows_data(rows, &record.extra),
         Event::Ignorable { body } => undecoded(record.header.event_type, body),

@@ -30,6 +30,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use binlog_format::constants::BINLOG_MAGIC_LENGTH;
+use binlog_format::events::transaction_payload::InnerEvent;
+use binlog_format::DecodeError;
 use binlog_format::{Event, EventType};
 
 use self::reader::{EventReader, OpenError};
@@ -180,6 +182,16 @@ fn inspect_file(path: &std::path::Path, args: &InspectArgs, range: PositionRange
                 Event::Unknown { event_type: header.event_type, body: frame.raw.body.to_vec() }
             }
         };
+        // A MariaDB compressed event shows, verifies and maps tables as the
+        // plain event it holds; its header keeps its own type.
+        let event = event.into_uncompressed();
+        // A NONE file's Format_description has a checksum field MySQL
+        // neither checks nor prints.
+        let checksum = checksum.filter(|_| !matches!(&event, Event::FormatDescription(format) if !format.has_checksum()));
+        let payload_events = match &event {
+            Event::TransactionPayload(payload) => Some(payload.events(frame.context)),
+            _ => None,
+        };
         let is_format_description = matches!(event, Event::FormatDescription(_));
         let extra = match &event {
             Event::LargeTransactionHeader(lth) => {
@@ -211,6 +223,9 @@ fn inspect_file(path: &std::path::Path, args: &InspectArgs, range: PositionRange
         if in_range {
             renderer.event(out, &record)?;
         }
+        if let Some(events) = payload_events {
+            clean &= show_payload(out, &file, offset, events, &mut tables, verifier.as_mut(), in_range.then_some(&mut renderer))?;
+        }
     }
     if let Some(mut verifier) = verifier {
         let problems = verifier.finish(reader.offset());
@@ -231,10 +246,71 @@ fn inspect_file(path: &std::path::Path, args: &InspectArgs, range: PositionRange
     Ok(clean)
 }
 
+/// The events a Transaction_payload at `offset` holds, decompressed:
+/// each shown at the payload's offset (as mysqlbinlog shows them), its rows
+/// decoded with the table maps before it, the whole checked by `--verify`
+/// as one transaction. `Ok(false)` after reporting a problem.
+fn show_payload(
+    out: &mut impl Write,
+    file: &str,
+    offset: u64,
+    events: Result<Vec<InnerEvent>, DecodeError>,
+    tables: &mut TableMaps,
+    verifier: Option<&mut Verifier>,
+    renderer: Option<&mut Box<dyn Render>>,
+) -> io::Result<bool> {
+    let events = match events {
+        Ok(events) => events,
+        Err(error) => {
+            report(out, file, format_args!("at offset {offset}: cannot decode the Transaction_payload: {error}"))?;
+            return Ok(false);
+        }
+    };
+    let mut clean = true;
+    let mut records = Vec::with_capacity(events.len());
+    for inner in &events {
+        let extra = tables.observe(&inner.event);
+        if let Extra::Rows(RowsContext { table: Some(_), rows: Err(error) }) = &extra {
+            report(
+                out,
+                file,
+                format_args!(
+                    "at offset {offset}: cannot decode the rows of the {} event at {} of its payload: {error}",
+                    EventType::name_of(inner.header.event_type),
+                    inner.offset
+                ),
+            )?;
+            clean = false;
+        }
+        records.push(EventRecord { file, offset, header: inner.header, checksum: None, event: &inner.event, extra });
+    }
+    if let Some(verifier) = verifier {
+        for problem in verifier.observe_payload(offset, &records) {
+            report(out, file, format_args!("at offset {}: verify: {}", problem.offset, problem.message))?;
+            clean = false;
+        }
+    }
+    if let Some(renderer) = renderer {
+        renderer.payload_start(out)?;
+        for record in &records {
+            renderer.event(out, record)?;
+        }
+        renderer.payload_end(out)?;
+    }
+    Ok(clean)
+}
+
 /// An output format.
 trait Render {
     fn file_start(&mut self, out: &mut dyn Write, file: &str) -> io::Result<()>;
     fn event(&mut self, out: &mut dyn Write, record: &EventRecord<'_>) -> io::Result<()>;
     /// `complete`: the whole file was read without error.
     fn file_end(&mut self, out: &mut dyn Write, file: &str, complete: bool) -> io::Result<()>;
+    /// Around the events of a Transaction_payload.
+    fn payload_start(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+    fn payload_end(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
 }

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
 use binlog_format::events::gtid::FLAG_MAY_HAVE_SBR;
+use binlog_format::events::transaction_payload::FIELD_UNCOMPRESSED_SIZE;
 use binlog_format::events::{GtidEvent, QueryEvent, StatusVar};
 use binlog_format::{Event, EventType, RowChange, RowsEvent, RowsKind, TableMap, Value};
 
@@ -26,6 +27,14 @@ impl Render for TextRenderer {
         writeln!(out, "DELIMITER /*!*/;")
     }
 
+    fn payload_start(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "# Start of compressed events!")
+    }
+
+    fn payload_end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "# End of compressed events!")
+    }
+
     fn event(&mut self, out: &mut dyn Write, record: &EventRecord<'_>) -> io::Result<()> {
         let header = &record.header;
         writeln!(out, "# at {}", record.offset)?;
@@ -40,7 +49,7 @@ impl Render for TextRenderer {
                     write!(out, " created {} at startup", short_datetime(format.create_timestamp as u64))?;
                 }
                 writeln!(out)?;
-                let algorithm = if format.has_checksum() { "CRC32" } else { "NONE" };
+                let algorithm = format.checksum_name();
                 let in_use = header.flags & LOG_EVENT_BINLOG_IN_USE_F != 0;
                 writeln!(
                     out,
@@ -95,6 +104,17 @@ impl Render for TextRenderer {
                     write_target_check(out, lth.terminating_event_offset, lth.terminating_event_type, check)?;
                 }
             }
+            Event::TransactionPayload(payload) => {
+                let uncompressed = payload.field(FIELD_UNCOMPRESSED_SIZE).ok().flatten().unwrap_or(payload.payload.len() as u64);
+                writeln!(
+                    out,
+                    "\tTransaction_Payload\tpayload_size={}\tcompression_type={}\tuncompressed_size={uncompressed}",
+                    payload.payload.len(),
+                    payload.compression_name()
+                )?;
+            }
+            // The driver shows the plain event inside instead.
+            Event::MariadbCompressed(compressed) => write_undecoded(out, header.event_type, &compressed.body)?,
             Event::TableMap(table) => write_table_map(out, table)?,
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => write_rows(out, rows, &record.extra)?,
             Event::Ignorable { body } => write_undecoded(out, header.event_type, body)?,

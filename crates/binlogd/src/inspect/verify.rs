@@ -7,7 +7,8 @@
 //!   `LOG_EVENT_RELAY_LOG_F`, keep the source's positions and are exempt);
 //! - transactions are well formed: Gtid, then `BEGIN` ... Xid | `COMMIT` |
 //!   `ROLLBACK`, or Gtid then one DDL statement; row events only inside a
-//!   transaction; a Transaction_payload (compressed transaction) ends one;
+//!   transaction; a Transaction_payload (compressed transaction) ends one,
+//!   and its own events are one such transaction;
 //!   the file does not end inside one;
 //! - a Gtid's `transaction_length` (when not 0) is the bytes from the Gtid
 //!   event to the end of the terminating event;
@@ -228,6 +229,47 @@ impl Verifier {
         }
     }
 
+    /// The events of the Transaction_payload at `offset` (the payload
+    /// itself already observed: it ends the transaction its Gtid opened):
+    /// one whole transaction, `BEGIN` ... Xid | `COMMIT` | `ROLLBACK`, or
+    /// one DDL statement; no Gtid, no second transaction; rows events
+    /// whose table maps came first.
+    pub fn observe_payload(&mut self, offset: u64, records: &[EventRecord<'_>]) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let mut problem = |message: String| problems.push(Problem { offset, message: format!("Transaction_payload: {message}") });
+        let last = records.len().saturating_sub(1);
+        let single_statement = matches!(records.first().map(|record| record.event), Some(Event::Query(query)) if !query.is_begin());
+        if records.is_empty() {
+            problem("no events in the payload".to_string());
+        } else if single_statement && records.len() != 1 {
+            problem(format!("a statement outside BEGIN, then {} more events", records.len() - 1));
+        } else if !single_statement && !matches!(records[0].event, Event::Query(query) if query.is_begin()) {
+            problem(format!("the payload begins with {}, not BEGIN", EventType::name_of(records[0].header.event_type)));
+        }
+        for (index, record) in records.iter().enumerate() {
+            let ends = match record.event {
+                Event::Xid(_) => true,
+                Event::Query(query) => query.is_commit() || query.is_rollback(),
+                _ => false,
+            };
+            match record.event {
+                Event::Gtid(_) | Event::AnonymousGtid(_) | Event::MariadbGtid(_) => {
+                    problem(format!("a {} inside the payload", EventType::name_of(record.header.event_type)))
+                }
+                Event::Query(query) if index > 0 && query.is_begin() => problem("a second BEGIN inside the payload".to_string()),
+                _ if ends && index != last => problem(format!("the transaction ends at event {index}, before the payload does")),
+                _ => {}
+            }
+            if !single_statement && index == last && !ends {
+                problem(format!("the payload ends with {}, not Xid or COMMIT", EventType::name_of(record.header.event_type)));
+            }
+            if let Extra::Rows(RowsContext { table: None, rows: Err(reason) }) = &record.extra {
+                problem(reason.clone());
+            }
+        }
+        self.count(problems)
+    }
+
     /// Reading stopped at an error: end-of-file checks would only repeat it.
     pub fn abandon(&mut self) {
         self.abandoned = true;
@@ -282,6 +324,12 @@ fn is_row_event(event_type: u8) -> bool {
                 | EventType::UpdateRowsV1
                 | EventType::DeleteRowsV1
                 | EventType::PartialUpdateRows
+                | EventType::WriteRowsCompressed
+                | EventType::UpdateRowsCompressed
+                | EventType::DeleteRowsCompressed
+                | EventType::WriteRowsCompressedV1
+                | EventType::UpdateRowsCompressedV1
+                | EventType::DeleteRowsCompressedV1
         )
     )
 }

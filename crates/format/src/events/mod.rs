@@ -7,6 +7,7 @@ pub mod enum_set_metadata;
 pub mod format_description;
 pub mod gtid;
 pub mod large_transaction_header;
+pub mod mariadb_compressed;
 pub mod mariadb_gtid;
 pub mod mariadb_simple;
 pub mod query;
@@ -14,10 +15,12 @@ pub mod rows;
 pub mod simple;
 pub mod table_map;
 pub mod table_map_metadata;
+pub mod transaction_payload;
 
 pub use format_description::FormatDescription;
 pub use gtid::GtidEvent;
 pub use large_transaction_header::LargeTransactionHeaderEvent;
+pub use mariadb_compressed::CompressedEvent;
 pub use mariadb_gtid::{GtidListEvent, MariadbGtid, MariadbGtidEvent};
 pub use mariadb_simple::{AnnotateRowsEvent, BinlogCheckpointEvent};
 pub use query::{QueryEvent, StatusVar};
@@ -25,6 +28,7 @@ pub use rows::{Row, RowChange, RowsEvent, RowsKind, RowsVersion};
 pub use simple::{HeartbeatEvent, RotateEvent, RowsQueryEvent, XidEvent};
 pub use table_map::{Column, ColumnSpec, TableMap};
 pub use table_map_metadata::OptionalMetadata;
+pub use transaction_payload::TransactionPayloadEvent;
 
 use crate::constants::EventType;
 use crate::error::DecodeError;
@@ -73,6 +77,8 @@ pub enum Event {
     Heartbeat(HeartbeatEvent),
     RowsQuery(RowsQueryEvent),
     LargeTransactionHeader(LargeTransactionHeaderEvent),
+    /// A transaction's events, compressed together (type 40).
+    TransactionPayload(TransactionPayloadEvent),
     TableMap(TableMap),
     /// Write_rows v2 (30) or v1 (23): the event's `version` says which.
     WriteRows(RowsEvent),
@@ -86,6 +92,9 @@ pub enum Event {
     MariadbGtid(MariadbGtidEvent),
     /// MariaDB (163).
     GtidList(GtidListEvent),
+    /// MariaDB's compressed Query and rows events (165-171): the plain
+    /// event inside, the stored body kept.
+    MariadbCompressed(CompressedEvent),
     /// Ignorable_log_event (type 28): the body as stored.
     Ignorable {
         body: Vec<u8>,
@@ -111,12 +120,14 @@ impl Event {
             Event::Heartbeat(_) => EventType::Heartbeat as u8,
             Event::RowsQuery(_) => EventType::RowsQuery as u8,
             Event::LargeTransactionHeader(_) => EventType::LargeTransactionHeader as u8,
+            Event::TransactionPayload(_) => EventType::TransactionPayload as u8,
             Event::TableMap(_) => EventType::TableMap as u8,
             Event::WriteRows(e) | Event::UpdateRows(e) | Event::DeleteRows(e) => e.event_type(),
             Event::AnnotateRows(_) => EventType::AnnotateRows as u8,
             Event::BinlogCheckpoint(_) => EventType::BinlogCheckpoint as u8,
             Event::MariadbGtid(_) => EventType::MariadbGtid as u8,
             Event::GtidList(_) => EventType::GtidList as u8,
+            Event::MariadbCompressed(e) => e.event_type,
             Event::Ignorable { .. } => EventType::Ignorable as u8,
             Event::Unknown { event_type, .. } => *event_type,
         }
@@ -143,6 +154,7 @@ impl Event {
             Some(EventType::Heartbeat) => Event::Heartbeat(HeartbeatEvent::decode_body(body)?),
             Some(EventType::RowsQuery) => Event::RowsQuery(RowsQueryEvent::decode_body(body)?),
             Some(EventType::LargeTransactionHeader) => Event::LargeTransactionHeader(LargeTransactionHeaderEvent::decode_body(body)?),
+            Some(EventType::TransactionPayload) => Event::TransactionPayload(TransactionPayloadEvent::decode_body(body)?),
             Some(EventType::TableMap) if context.has_post_header_length(event_type, TABLE_MAP_POST_HEADER_LENGTH) => {
                 Event::TableMap(TableMap::decode_body(body)?)
             }
@@ -169,6 +181,9 @@ impl Event {
             Some(EventType::BinlogCheckpoint) => Event::BinlogCheckpoint(BinlogCheckpointEvent::decode_body(body)?),
             Some(EventType::MariadbGtid) => Event::MariadbGtid(MariadbGtidEvent::decode_body(body)?),
             Some(EventType::GtidList) => Event::GtidList(GtidListEvent::decode_body(body)?),
+            _ if CompressedEvent::is_compressed_type(event_type) => {
+                Event::MariadbCompressed(CompressedEvent::decode_body(event_type, body)?)
+            }
             Some(EventType::Ignorable) => Event::Ignorable { body: body.to_vec() },
             _ => Event::Unknown { event_type: raw.header.event_type, body: body.to_vec() },
         })
@@ -186,6 +201,7 @@ impl Event {
             Event::Heartbeat(e) => e.encode_body(out),
             Event::RowsQuery(e) => e.encode_body(out),
             Event::LargeTransactionHeader(e) => e.encode_body(out),
+            Event::TransactionPayload(e) => e.encode_body(out),
             Event::TableMap(e) => e.encode_body(out),
             Event::WriteRows(e) | Event::UpdateRows(e) | Event::DeleteRows(e) => {
                 debug_assert_eq!(e.event_type(), self.event_type(), "rows event in the wrong Event variant");
@@ -195,7 +211,16 @@ impl Event {
             Event::BinlogCheckpoint(e) => e.encode_body(out),
             Event::MariadbGtid(e) => e.encode_body(out),
             Event::GtidList(e) => e.encode_body(out),
+            Event::MariadbCompressed(e) => e.encode_body(out),
             Event::Ignorable { body } | Event::Unknown { body, .. } => out.extend_from_slice(body),
+        }
+    }
+
+    /// The plain event a compressed one holds; any other event itself.
+    pub fn into_uncompressed(self) -> Event {
+        match self {
+            Event::MariadbCompressed(compressed) => *compressed.inner,
+            other => other,
         }
     }
 

@@ -247,6 +247,23 @@ impl WorkerSession {
                     db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
                 }
             }
+            // MariaDB's log_bin_compress=ON: the plain event inside.
+            Event::MariadbCompressed(compressed) => self.apply_event(entry, raw, *compressed.inner, reading)?,
+            // binlog_transaction_compression=ON: the transaction's events,
+            // each applied as if it stood in the relay log.
+            Event::TransactionPayload(payload) => {
+                let bytes = payload.decompress().map_err(|error| relay_read_failure(&format!("a Transaction_payload: {error}")))?;
+                let mut at = 0;
+                while at < bytes.len() && !reading.skip {
+                    let inner = RawEvent::parse(&bytes[at..], false).map_err(|error| relay_read_failure(&error.to_string()))?;
+                    let event = Event::decode(&inner, &entry.format).map_err(|error| relay_read_failure(&error.to_string()))?;
+                    if matches!(event, Event::TransactionPayload(_) | Event::Gtid(_) | Event::FormatDescription(_)) {
+                        return Err(relay_read_failure("a Transaction_payload holding a payload, Gtid or Format_description"));
+                    }
+                    at += inner.bytes.len();
+                    self.apply_event(entry, &inner, event, reading)?;
+                }
+            }
             Event::Xid(_) | Event::RowsQuery(_) | Event::Ignorable { .. } | Event::LargeTransactionHeader(_) | Event::AnnotateRows(_) => {}
             Event::Unknown { event_type, .. } if is_ignorable(raw) || is_mariadb_annotation(event_type) => {}
             other => {
