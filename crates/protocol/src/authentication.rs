@@ -48,7 +48,13 @@ pub fn authenticate(
     // that lacks the account's plugin (a MariaDB server replicating as
     // root) still logs in.
     let passwordless = account.as_ref().is_some_and(|account| account.credential.is_empty()) && response.is_empty();
-    if client_plugin != plugin.name() && !passwordless {
+    // An empty answer for an account with a password comes from a client
+    // that could not answer the announced plugin (a MariaDB server's
+    // replication client has no caching_sha2_password): asking it again
+    // for the account's plugin costs nothing, since that answer cannot
+    // succeed anyway.
+    let unanswered = account.as_ref().is_some_and(|account| !account.credential.is_empty()) && response.is_empty();
+    if (client_plugin != plugin.name() || unanswered) && !passwordless {
         if !hello.capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Ok(Err(MysqlError::auth_mode_not_supported()));
         }

@@ -177,9 +177,9 @@ fn crypt_base64(digest: &[u8; 32]) -> String {
         }
     };
     for (high, middle, low) in GROUPS {
-        push(u32::from(digest[high]) << 16 | u32::from(digest[middle]) << 8 | u32::from(digest[low]), 4);
+        push((u32::from(digest[high]) << 16) | (u32::from(digest[middle]) << 8) | u32::from(digest[low]), 4);
     }
-    push(u32::from(digest[31]) << 8 | u32::from(digest[30]), 3);
+    push((u32::from(digest[31]) << 8) | u32::from(digest[30]), 3);
     text
 }
 

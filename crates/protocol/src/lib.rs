@@ -1,8 +1,10 @@
 //! binlogd's MySQL client/server protocol, server side.
 //!
 //! A [`Server`] accepts TCP connections and runs each on its own thread
-//! (blocking I/O, no async runtime). A [`Connection`] does the handshake and
-//! `mysql_native_password` authentication against the caller's
+//! (blocking I/O, no async runtime). A [`Connection`] does the handshake
+//! (TLS with rustls when the server has a certificate, [`tls`]) and the
+//! authentication of the account's plugin, `caching_sha2_password` or
+//! `mysql_native_password` ([`authentication`]), against the caller's
 //! [`Authenticator`], then reads commands and hands them to the caller's
 //! [`Session`] (one per connection, made by a [`SessionFactory`]):
 //!
