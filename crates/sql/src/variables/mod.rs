@@ -11,8 +11,8 @@ use crate::error::{wrong_value_for_variable, SqlResult};
 use crate::eval::value::{text, to_number, Value};
 
 mod registry;
-pub mod row_logging;
 pub mod replay;
+pub mod row_logging;
 pub mod startup;
 
 pub use startup::{Origin, Setting, StartupConfig};
