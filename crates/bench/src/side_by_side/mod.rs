@@ -9,9 +9,14 @@
 //! commit path's fsyncs per transaction ([`fsyncs`]).
 //!
 //! The server setups run one after the other, each alone on the machine:
-//! start, `sysbench prepare`, every (workload, threads) for `--seconds`,
-//! the large transaction ([`large_trx`], once per server: on its first
-//! `file`-mode setup) with oltp_write_only running, stop.
+//! start, `sysbench prepare`, every (workload, threads) for `--seconds`
+//! (`--rounds` times), the large transaction ([`large_trx`], once per
+//! server: on its first `file`-mode setup) with oltp_write_only running,
+//! stop. With `--old-binary`, each binlogd setup runs beside the same
+//! setup of the old binary: both started, and their runs alternated
+//! workload by workload (the order swapped every round), so a shared
+//! machine's load falls on both alike. Every run reports the server
+//! process's CPU per transaction ([`process_cpu`]) beside its TPS.
 //! Each is held by a guard that stops it by PID on any error or Ctrl-C
 //! ([`servers`]). The results are one table (or JSON), a CSV of the
 //! summary rows, a CSV of every per-second sysbench report and a PNG of
@@ -21,6 +26,7 @@ pub mod client;
 pub mod fsyncs;
 pub mod large_trx;
 pub mod output;
+pub mod process_cpu;
 pub mod servers;
 pub mod sysbench;
 
@@ -37,6 +43,22 @@ use super::common::{format_size, median, parse_size, RunDirs};
 pub const SECONDS_MAX: u64 = 3600;
 /// Most sysbench threads.
 pub const THREADS_MAX: u32 = 1000;
+/// Most rounds of each (workload, threads).
+pub const ROUNDS_MAX: u32 = 100;
+/// The sysbench scripts whose tables `sysbench oltp_read_write prepare`
+/// creates (the ones the workloads name).
+pub const WORKLOADS: [&str; 10] = [
+    "oltp_point_select",
+    "oltp_read_only",
+    "oltp_read_write",
+    "oltp_write_only",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
+];
 /// Most sysbench tables and rows per table.
 pub const TABLES_MAX: u32 = 1000;
 pub const TABLE_SIZE_MAX: u64 = 100_000_000;
@@ -64,9 +86,18 @@ pub struct SideBySideBenchArgs {
           value_parser = clap::value_parser!(u64).range(3..=SECONDS_MAX))]
     pub seconds: u64,
 
-    /// sysbench workloads (scripts in /usr/share/sysbench), comma-separated.
-    #[arg(long, value_name = "LIST", default_value = "oltp_write_only,oltp_read_write", value_delimiter = ',')]
+    /// sysbench workloads, comma-separated: oltp_point_select,
+    /// oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index,
+    /// oltp_update_non_index, oltp_insert, oltp_delete,
+    /// select_random_points, select_random_ranges, or `all`.
+    #[arg(long, value_name = "LIST", default_value = "oltp_write_only,oltp_read_write", value_delimiter = ',', value_parser = parse_workload)]
     pub workloads: Vec<String>,
+
+    /// Runs of every (workload, threads) on every server; with
+    /// --old-binary the two binaries alternate, the order swapped each round.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=ROUNDS_MAX as i64))]
+    pub rounds: u32,
 
     /// sysbench thread counts, comma-separated.
     #[arg(long, value_name = "LIST", default_value = "8,32", value_delimiter = ',',
@@ -95,6 +126,16 @@ pub struct SideBySideBenchArgs {
     /// Servers to run, comma-separated.
     #[arg(long, value_name = "LIST", default_value = "mariadb,binlogd", value_delimiter = ',', value_parser = parse_server)]
     pub servers: Vec<Kind>,
+
+    /// The binlogd executable whose `serve` is measured (default: this one).
+    #[arg(long, value_name = "FILE")]
+    pub binary: Option<PathBuf>,
+
+    /// A second binlogd executable (the build before a change): every
+    /// binlogd setup also runs with it, started beside the --binary one
+    /// and alternated with it run by run; the ratios new/old are printed.
+    #[arg(long, value_name = "FILE")]
+    pub old_binary: Option<PathBuf>,
 
     /// binlogd's `binlog_storage_engine` modes, comma-separated: `file`
     /// (classic files, two-phase commit) and `engine` (binlog inside the
@@ -133,6 +174,10 @@ pub struct SideBySideBenchArgs {
     #[arg(long, value_name = "FILE.png", default_value = "side-by-side-tps.png")]
     pub plot: PathBuf,
 
+    /// PNG of each server's CPU microseconds per transaction, run by run.
+    #[arg(long, value_name = "FILE.png", default_value = "side-by-side-cpu.png")]
+    pub cpu_plot: PathBuf,
+
     /// Delete DIR/mariadb and DIR/binlogd left by an earlier --keep run.
     #[arg(long)]
     pub clean: bool,
@@ -157,6 +202,34 @@ fn parse_large_trx_size(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
+/// A workload name of [`WORKLOADS`]; `all` stands for every one (expanded
+/// by [`workloads`]).
+fn parse_workload(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name == "all" || WORKLOADS.contains(&name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!("{name:?} is not one of all, {}", WORKLOADS.join(", ")))
+    }
+}
+
+/// The workloads to run, `all` expanded, each once, in the given order.
+pub fn workloads(args: &SideBySideBenchArgs) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in &args.workloads {
+        let expanded: Vec<String> = match name.as_str() {
+            "all" => WORKLOADS.iter().map(|w| w.to_string()).collect(),
+            other => vec![other.to_string()],
+        };
+        for name in expanded {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
 fn parse_mode(text: &str) -> Result<BinlogStorageEngine, String> {
     BinlogStorageEngine::parse(text).ok_or_else(|| format!("{text:?} is not file or engine"))
 }
@@ -169,6 +242,25 @@ pub fn mode_name(mode: BinlogStorageEngine) -> &'static str {
     }
 }
 
+/// Which binlogd executable a setup runs: `--binary` (the one measured)
+/// or `--old-binary` (the build it is compared with). MariaDB's setups
+/// are `Current`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Binary {
+    Current,
+    Old,
+}
+
+impl Binary {
+    pub fn name(self) -> &'static str {
+        match self {
+            Binary::Current => "current",
+            Binary::Old => "old",
+        }
+    }
+}
+
 /// One server configuration of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Setup {
@@ -176,20 +268,25 @@ pub struct Setup {
     /// binlogd's `binlog_storage_engine`; always `File` for MariaDB 10.11.
     pub mode: BinlogStorageEngine,
     pub flush_log_at_trx_commit: u64,
+    pub binary: Binary,
 }
 
 impl Setup {
     /// Its data directory's name and its name in progress lines.
     pub fn name(&self) -> String {
+        let old = match self.binary {
+            Binary::Current => "",
+            Binary::Old => "old-",
+        };
         match self.kind {
             Kind::MariaDb => format!("mariadb-flush{}", self.flush_log_at_trx_commit),
-            Kind::Binlogd => format!("binlogd-{}-flush{}", mode_name(self.mode), self.flush_log_at_trx_commit),
+            Kind::Binlogd => format!("binlogd-{old}{}-flush{}", mode_name(self.mode), self.flush_log_at_trx_commit),
         }
     }
 }
 
 /// Every setup, flush value by flush value: MariaDB (the reference), then
-/// binlogd in each mode.
+/// binlogd in each mode (each followed by the old binary's, if given).
 pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
     let mut setups = Vec::new();
     for &flush_log_at_trx_commit in &args.flush_log_at_trx_commit {
@@ -199,11 +296,40 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
                 Kind::Binlogd => &args.binlog_storage_engine,
             };
             for &mode in modes {
-                setups.push(Setup { kind, mode, flush_log_at_trx_commit });
+                setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Current });
+                if kind == Kind::Binlogd && args.old_binary.is_some() {
+                    setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Old });
+                }
             }
         }
     }
     setups
+}
+
+/// The setups that run together, alternating: a binlogd setup with its
+/// old binary's twin; every other setup alone.
+pub fn groups(args: &SideBySideBenchArgs) -> Vec<Vec<Setup>> {
+    let mut groups: Vec<Vec<Setup>> = Vec::new();
+    for setup in setups(args) {
+        match groups.last_mut() {
+            Some(last) if setup.binary == Binary::Old => last.push(setup),
+            _ => groups.push(vec![setup]),
+        }
+    }
+    groups
+}
+
+/// The executable a binlogd setup runs.
+fn executable(args: &SideBySideBenchArgs, binary: Binary) -> Result<PathBuf, String> {
+    let path = match binary {
+        Binary::Current => args.binary.clone(),
+        Binary::Old => args.old_binary.clone(),
+    };
+    match path {
+        Some(path) if path.is_file() => Ok(path),
+        Some(path) => Err(format!("{} is not a file", path.display())),
+        None => std::env::current_exe().map_err(|e| format!("finding this executable: {e}")),
+    }
 }
 
 /// Whether `setup` runs the large-transaction experiment: once per server,
@@ -212,6 +338,7 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
 fn runs_large_trx(args: &SideBySideBenchArgs, setup: &Setup) -> bool {
     args.large_trx_size > 0
         && setup.mode == BinlogStorageEngine::File
+        && setup.binary == Binary::Current
         && setups(args).into_iter().find(|s| s.kind == setup.kind && s.mode == BinlogStorageEngine::File) == Some(*setup)
 }
 
@@ -227,6 +354,10 @@ fn parse_server(text: &str) -> Result<Kind, String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRow {
     pub server: Kind,
+    /// binlogd: `--binary` (current) or `--old-binary` (old).
+    pub binary: Binary,
+    /// 1-based: which of the `--rounds` runs of this (workload, threads).
+    pub round: u32,
     /// `file` or `engine` (`binlog_storage_engine`; MariaDB: `file`).
     pub binlog_storage_engine: &'static str,
     pub flush_log_at_trx_commit: u64,
@@ -241,6 +372,9 @@ pub struct RunRow {
     /// Commit-path fsyncs (redo + binlog, [`fsyncs`]) per sysbench
     /// transaction; `None` when the server lacks a counter.
     pub fsyncs_per_transaction: Option<f64>,
+    /// The server process's CPU (user + system, [`process_cpu`]) over the
+    /// run per sysbench transaction, in microseconds.
+    pub cpu_us_per_transaction: Option<f64>,
     /// The median of the per-second TPS reports.
     pub tps_median_per_second: f64,
     pub large_trx_bytes: Option<u64>,
@@ -262,6 +396,8 @@ pub struct RunRow {
 #[derive(Debug, Clone)]
 pub struct SeriesPoint {
     pub server: Kind,
+    pub binary: Binary,
+    pub round: u32,
     pub binlog_storage_engine: &'static str,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
@@ -278,20 +414,28 @@ pub struct Results {
 }
 
 pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
-    for workload in &args.workloads {
+    for workload in workloads(args) {
         let script = std::path::Path::new(sysbench::LUA_DIR).join(format!("{workload}.lua"));
         if !script.exists() {
             return Err(format!("no sysbench script {}", script.display()));
+        }
+    }
+    for binary in [Binary::Current, Binary::Old] {
+        if binary == Binary::Current || args.old_binary.is_some() {
+            executable(args, binary)?;
         }
     }
     let interrupt = Interrupt::install()?;
     let dirs = RunDirs::prepare(&args.dir)?;
     let outcome = (|| -> Result<Results, String> {
         let mut results = Results::default();
-        for setup in setups(args) {
-            let dir = dirs.fresh(&setup.name(), args.clean)?;
-            let measured = run_server(setup, &dir, args, &interrupt, &mut results);
-            let removed = if args.keep { Ok(()) } else { RunDirs::remove(&dir) };
+        for group in groups(args) {
+            let mut group_dirs = Vec::new();
+            for setup in &group {
+                group_dirs.push(dirs.fresh(&setup.name(), args.clean)?);
+            }
+            let measured = run_group(&group, &group_dirs, args, &interrupt, &mut results);
+            let removed = if args.keep { Ok(()) } else { group_dirs.iter().try_for_each(|dir| RunDirs::remove(dir)) };
             measured?;
             removed?;
         }
@@ -306,10 +450,12 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
     if results.rows.iter().any(|row| row.large_trx) {
         output::plot_large_trx(&args.plot, &results)?;
     }
+    output::plot_cpu(&args.cpu_plot, &results.rows)?;
     eprintln!(
-        "bench side-by-side: wrote {}, {}{}",
+        "bench side-by-side: wrote {}, {}, {}{}",
         args.csv.display(),
         args.series_csv.display(),
+        args.cpu_plot.display(),
         if args.large_trx_size > 0 { format!(", {}", args.plot.display()) } else { String::new() }
     );
     Ok(())
@@ -329,115 +475,192 @@ fn promotion_threshold(large_trx_bytes: u64) -> u64 {
     (large_trx_bytes / 2).clamp(PROMOTION_THRESHOLD_MIN_BYTES, PROMOTION_THRESHOLD_DEFAULT_BYTES)
 }
 
-/// Starts one server setup, runs every workload (and the large
-/// transaction, [`runs_large_trx`]) against it, stops it.
-fn run_server(
+/// A started and prepared server of a group.
+struct Running {
     setup: Setup,
-    dir: &std::path::Path,
+    server: Server,
+    client: client::Client,
+    target: Target,
+}
+
+/// The order of a group's servers in `round` (1-based): as listed in odd
+/// rounds, reversed in even ones, so neither binary always runs first.
+pub fn round_order(servers: usize, round: u32) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..servers).collect();
+    if round % 2 == 0 {
+        order.reverse();
+    }
+    order
+}
+
+/// Starts a group's servers (one setup each, `dirs` in the same order),
+/// runs every workload on each (alternating within the group), the large
+/// transaction ([`runs_large_trx`]), and stops them.
+fn run_group(
+    group: &[Setup],
+    dirs: &[PathBuf],
     args: &SideBySideBenchArgs,
     interrupt: &Interrupt,
     results: &mut Results,
 ) -> Result<(), String> {
     let sizing = sizing(args);
-    let (kind, name, flush) = (setup.kind, setup.name(), setup.flush_log_at_trx_commit);
-    eprintln!("bench side-by-side: starting {name} in {}", dir.display());
-    let mut server = match kind {
-        Kind::MariaDb => Server::start_mariadb(dir, &sizing, flush, interrupt)?,
-        Kind::Binlogd => Server::start_binlogd(dir, &sizing, setup.mode, flush, interrupt)?,
-    };
-    eprintln!("bench side-by-side: {name} is PID {} on port {}", server.pid(), server.port);
-    let client = client::Client::new(server.port);
-    client.query("CREATE DATABASE sbtest")?;
-    let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
-    eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
-    target.prepare(args.tables.min(8), interrupt)?;
-    for workload in &args.workloads {
+    let mut running: Vec<Running> = Vec::new();
+    for (&setup, dir) in group.iter().zip(dirs) {
+        let name = setup.name();
+        eprintln!("bench side-by-side: starting {name} in {}", dir.display());
+        let server = match setup.kind {
+            Kind::MariaDb => Server::start_mariadb(dir, &sizing, setup.flush_log_at_trx_commit, interrupt)?,
+            Kind::Binlogd => {
+                let exe = executable(args, setup.binary)?;
+                Server::start_binlogd(&exe, dir, &sizing, setup.mode, setup.flush_log_at_trx_commit, interrupt)?
+            }
+        };
+        eprintln!("bench side-by-side: {name} is PID {} on port {}", server.pid(), server.port);
+        let client = client::Client::new(server.port);
+        client.query("CREATE DATABASE sbtest")?;
+        let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
+        eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
+        target.prepare(args.tables.min(8), interrupt)?;
+        running.push(Running { setup, server, client, target });
+    }
+    for workload in workloads(args) {
         for &threads in &args.threads {
-            eprintln!("bench side-by-side: {name}: {workload}, {threads} threads, {}s", args.seconds);
-            let fsyncs_before = fsyncs::count(kind, &client)?;
-            let output = target.start_run(workload, threads, args.seconds)?.finish(interrupt)?;
-            server.check_alive()?;
-            let fsyncs_after = fsyncs::count(kind, &client)?;
-            let summary = sysbench::parse_summary(&output.text)?;
-            let reports: Vec<IntervalReport> = output.intervals.into_iter().map(|(_, report)| report).collect();
-            results.rows.push(RunRow {
-                server: kind,
-                binlog_storage_engine: mode_name(setup.mode),
-                flush_log_at_trx_commit: flush,
-                fsyncs_per_transaction: fsyncs::per_transaction(fsyncs_before, fsyncs_after, summary.transactions),
-                workload: workload.clone(),
-                threads,
-                large_trx: false,
-                tps: summary.tps,
-                latency_ms_p99: summary.latency_ms_percentile,
-                latency_ms_max: summary.latency_ms_max,
-                ignored_errors: summary.ignored_errors,
-                tps_median_per_second: median(reports.iter().map(|r| r.tps).collect()),
-                large_trx_bytes: None,
-                large_trx_rows: None,
-                large_trx_build_seconds: None,
-                large_commit_seconds: None,
-                tps_lowest_during_commit: None,
-                commit_from_second: None,
-                commit_to_second: None,
-                commit_outlasted_run: None,
-                promoted: None,
-            });
-            push_series(results, setup, workload, threads, false, reports);
+            for round in 1..=args.rounds {
+                for index in round_order(running.len(), round) {
+                    measure(&mut running[index], &workload, threads, round, args, interrupt, results)?;
+                }
+            }
         }
     }
-    if runs_large_trx(args, &setup) {
-        eprintln!(
-            "bench side-by-side: {name}: large transaction of {} with {} {} threads",
-            format_size(args.large_trx_size),
-            large_trx::WORKLOAD,
-            args.large_trx_threads
-        );
-        let outcome = large_trx::run(
-            &mut server,
-            &target,
-            args.large_trx_threads,
-            args.seconds,
-            args.large_trx_size,
-            promotion_threshold(args.large_trx_size),
-            interrupt,
-        )?;
-        results.rows.push(RunRow {
-            server: kind,
-            binlog_storage_engine: mode_name(setup.mode),
-            flush_log_at_trx_commit: flush,
-            fsyncs_per_transaction: None,
-            workload: large_trx::WORKLOAD.to_string(),
-            threads: args.large_trx_threads,
-            large_trx: true,
-            tps: outcome.summary.tps,
-            latency_ms_p99: outcome.summary.latency_ms_percentile,
-            latency_ms_max: outcome.summary.latency_ms_max,
-            ignored_errors: outcome.summary.ignored_errors,
-            tps_median_per_second: median(outcome.intervals.iter().map(|r| r.tps).collect()),
-            large_trx_bytes: Some(args.large_trx_size),
-            large_trx_rows: Some(outcome.rows),
-            large_trx_build_seconds: Some(outcome.build_seconds),
-            large_commit_seconds: Some(outcome.commit_seconds),
-            tps_lowest_during_commit: large_trx::lowest_tps_during(
-                &outcome.intervals,
-                outcome.commit_from_second,
-                outcome.commit_to_second,
-            ),
-            commit_from_second: Some(outcome.commit_from_second),
-            commit_to_second: Some(outcome.commit_to_second),
-            commit_outlasted_run: Some(outcome.commit_outlasted_run),
-            promoted: outcome.promoted,
-        });
-        push_series(results, setup, large_trx::WORKLOAD, args.large_trx_threads, true, outcome.intervals);
+    for one in &mut running {
+        if runs_large_trx(args, &one.setup) {
+            run_large_trx(one, args, interrupt, results)?;
+        }
     }
-    eprintln!("bench side-by-side: stopping {name}");
-    server.stop()
+    for one in running {
+        eprintln!("bench side-by-side: stopping {}", one.setup.name());
+        one.server.stop()?;
+    }
+    Ok(())
 }
 
-fn push_series(results: &mut Results, setup: Setup, workload: &str, threads: u32, large_trx: bool, reports: Vec<IntervalReport>) {
+/// One sysbench run of `workload` on one server: TPS, latency, fsyncs
+/// and the server's CPU per transaction.
+fn measure(
+    one: &mut Running,
+    workload: &str,
+    threads: u32,
+    round: u32,
+    args: &SideBySideBenchArgs,
+    interrupt: &Interrupt,
+    results: &mut Results,
+) -> Result<(), String> {
+    let setup = one.setup;
+    let rounds = if args.rounds > 1 { format!(", round {round}/{}", args.rounds) } else { String::new() };
+    eprintln!("bench side-by-side: {}: {workload}, {threads} threads, {}s{rounds}", setup.name(), args.seconds);
+    let fsyncs_before = fsyncs::count(setup.kind, &one.client)?;
+    let cpu_before = process_cpu::cpu_seconds(one.server.pid())?;
+    let output = one.target.start_run(workload, threads, args.seconds)?.finish(interrupt)?;
+    one.server.check_alive()?;
+    let cpu_after = process_cpu::cpu_seconds(one.server.pid())?;
+    let fsyncs_after = fsyncs::count(setup.kind, &one.client)?;
+    let summary = sysbench::parse_summary(&output.text)?;
+    let reports: Vec<IntervalReport> = output.intervals.into_iter().map(|(_, report)| report).collect();
+    results.rows.push(RunRow {
+        server: setup.kind,
+        binary: setup.binary,
+        round,
+        binlog_storage_engine: mode_name(setup.mode),
+        flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
+        fsyncs_per_transaction: fsyncs::per_transaction(fsyncs_before, fsyncs_after, summary.transactions),
+        cpu_us_per_transaction: process_cpu::per_transaction_us(cpu_before, cpu_after, summary.transactions),
+        workload: workload.to_string(),
+        threads,
+        large_trx: false,
+        tps: summary.tps,
+        latency_ms_p99: summary.latency_ms_percentile,
+        latency_ms_max: summary.latency_ms_max,
+        ignored_errors: summary.ignored_errors,
+        tps_median_per_second: median(reports.iter().map(|r| r.tps).collect()),
+        large_trx_bytes: None,
+        large_trx_rows: None,
+        large_trx_build_seconds: None,
+        large_commit_seconds: None,
+        tps_lowest_during_commit: None,
+        commit_from_second: None,
+        commit_to_second: None,
+        commit_outlasted_run: None,
+        promoted: None,
+    });
+    push_series(results, setup, round, workload, threads, false, reports);
+    Ok(())
+}
+
+/// Seed 002's large transaction on one server, oltp_write_only running.
+fn run_large_trx(one: &mut Running, args: &SideBySideBenchArgs, interrupt: &Interrupt, results: &mut Results) -> Result<(), String> {
+    let setup = one.setup;
+    eprintln!(
+        "bench side-by-side: {}: large transaction of {} with {} {} threads",
+        setup.name(),
+        format_size(args.large_trx_size),
+        large_trx::WORKLOAD,
+        args.large_trx_threads
+    );
+    let cpu_before = process_cpu::cpu_seconds(one.server.pid())?;
+    let outcome = large_trx::run(
+        &mut one.server,
+        &one.target,
+        args.large_trx_threads,
+        args.seconds,
+        args.large_trx_size,
+        promotion_threshold(args.large_trx_size),
+        interrupt,
+    )?;
+    let cpu_after = process_cpu::cpu_seconds(one.server.pid())?;
+    results.rows.push(RunRow {
+        server: setup.kind,
+        binary: setup.binary,
+        round: 1,
+        binlog_storage_engine: mode_name(setup.mode),
+        flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
+        fsyncs_per_transaction: None,
+        // Includes building and committing the large transaction.
+        cpu_us_per_transaction: process_cpu::per_transaction_us(cpu_before, cpu_after, outcome.summary.transactions),
+        workload: large_trx::WORKLOAD.to_string(),
+        threads: args.large_trx_threads,
+        large_trx: true,
+        tps: outcome.summary.tps,
+        latency_ms_p99: outcome.summary.latency_ms_percentile,
+        latency_ms_max: outcome.summary.latency_ms_max,
+        ignored_errors: outcome.summary.ignored_errors,
+        tps_median_per_second: median(outcome.intervals.iter().map(|r| r.tps).collect()),
+        large_trx_bytes: Some(args.large_trx_size),
+        large_trx_rows: Some(outcome.rows),
+        large_trx_build_seconds: Some(outcome.build_seconds),
+        large_commit_seconds: Some(outcome.commit_seconds),
+        tps_lowest_during_commit: large_trx::lowest_tps_during(&outcome.intervals, outcome.commit_from_second, outcome.commit_to_second),
+        commit_from_second: Some(outcome.commit_from_second),
+        commit_to_second: Some(outcome.commit_to_second),
+        commit_outlasted_run: Some(outcome.commit_outlasted_run),
+        promoted: outcome.promoted,
+    });
+    push_series(results, setup, 1, large_trx::WORKLOAD, args.large_trx_threads, true, outcome.intervals);
+    Ok(())
+}
+
+fn push_series(
+    results: &mut Results,
+    setup: Setup,
+    round: u32,
+    workload: &str,
+    threads: u32,
+    large_trx: bool,
+    reports: Vec<IntervalReport>,
+) {
     results.series.extend(reports.into_iter().map(|report| SeriesPoint {
         server: setup.kind,
+        binary: setup.binary,
+        round,
         binlog_storage_engine: mode_name(setup.mode),
         flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
         workload: workload.to_string(),
@@ -512,5 +735,39 @@ mod tests {
         assert_eq!(large, ["mariadb-flush0", "binlogd-file-flush0"]);
         let engine_only = args(&["--dir", "/x", "--servers", "binlogd", "--binlog-storage-engine", "engine"]).unwrap();
         assert!(setups(&engine_only).iter().all(|s| !runs_large_trx(&engine_only, s)));
+    }
+
+    #[test]
+    fn every_sysbench_oltp_script_is_accepted_and_all_expands_to_them() {
+        let parsed = args(&["--dir", "/x", "--workloads", "oltp_point_select,all,select_random_ranges"]).unwrap();
+        let names = workloads(&parsed);
+        assert_eq!(names[0], "oltp_point_select");
+        assert_eq!(names.len(), WORKLOADS.len(), "each once: {names:?}");
+        for name in WORKLOADS {
+            assert_eq!(workloads(&args(&["--dir", "/x", "--workloads", name]).unwrap()), [name]);
+        }
+        assert!(args(&["--dir", "/x", "--workloads", "bulk_insert"]).is_err(), "its own tables, not prepare's");
+        assert!(args(&["--dir", "/x", "--rounds", "0"]).is_err());
+    }
+
+    #[test]
+    fn an_old_binary_runs_beside_each_binlogd_setup_alternating_by_round() {
+        let parsed =
+            args(&["--dir", "/x", "--servers", "binlogd", "--old-binary", "/bin/true", "--binlog-storage-engine", "file,engine"]).unwrap();
+        let groups: Vec<Vec<String>> = groups(&parsed).iter().map(|group| group.iter().map(Setup::name).collect()).collect();
+        assert_eq!(groups, [["binlogd-file-flush1", "binlogd-old-file-flush1"], ["binlogd-engine-flush1", "binlogd-old-engine-flush1"]]);
+        let large: Vec<String> = setups(&parsed).iter().filter(|s| runs_large_trx(&parsed, s)).map(Setup::name).collect();
+        assert_eq!(large, ["binlogd-file-flush1"], "the large transaction runs on the measured build only");
+        assert_eq!(round_order(2, 1), [0, 1]);
+        assert_eq!(round_order(2, 2), [1, 0]);
+        assert_eq!(executable(&parsed, Binary::Old), Ok(PathBuf::from("/bin/true")));
+        let missing = args(&["--dir", "/x", "--old-binary", "/no/such/binlogd"]).unwrap();
+        assert!(executable(&missing, Binary::Old).unwrap_err().contains("/no/such/binlogd"));
+        let alone = args(&["--dir", "/x"]).unwrap();
+        assert!(groups_of_one(&alone));
+    }
+
+    fn groups_of_one(parsed: &SideBySideBenchArgs) -> bool {
+        groups(parsed).iter().all(|group| group.len() == 1) && groups(parsed).len() == setups(parsed).len()
     }
 }

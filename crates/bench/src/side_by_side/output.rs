@@ -1,25 +1,26 @@
 //! What `bench side-by-side` prints and writes: the summary table (or
-//! JSON) with binlogd/MariaDB and engine/file ratios from the same
-//! invocation, the two CSV files and the PNG of TPS per second during the
-//! large commit.
+//! JSON) with binlogd/MariaDB, engine/file and new/old-binary ratios from
+//! the same invocation, the two CSV files, the PNG of TPS per second
+//! during the large commit and the PNG of CPU per transaction.
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::servers::Kind;
-use super::{Results, RunRow, SeriesPoint, SideBySideBenchArgs};
-use crate::common::ratio;
-use crate::report::{self, LineChart, Scale, Series, Table};
+use super::{Binary, Results, RunRow, SeriesPoint, SideBySideBenchArgs};
+use crate::common::{median, ratio};
+use crate::report::{self, Bar, LineChart, Scale, Series, Table};
 
 fn optional(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(|| "-".to_string(), |v| format!("{v:.decimals$}"))
 }
 
 /// Whether two rows measured the same thing (workload, threads, flush
-/// setting, large transaction or not) on different setups.
+/// setting, large transaction or not, round) on different setups.
 fn same_run(a: &RunRow, b: &RunRow) -> bool {
-    a.workload == b.workload
+    a.round == b.round
+        && a.workload == b.workload
         && a.threads == b.threads
         && a.large_trx == b.large_trx
         && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
@@ -29,26 +30,40 @@ fn same_run(a: &RunRow, b: &RunRow) -> bool {
 /// threads and flush setting.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Ratio {
+    pub round: u32,
     pub binlog_storage_engine: &'static str,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
     pub large_trx: bool,
     pub binlogd_over_mariadb_tps: f64,
+    /// binlogd's CPU per transaction over MariaDB's.
+    pub binlogd_over_mariadb_cpu: Option<f64>,
+}
+
+/// The rows of the binlogd build measured (`--binary`).
+fn current_binlogd(row: &RunRow) -> bool {
+    row.server == Kind::Binlogd && row.binary == Binary::Current
+}
+
+fn cpu_ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).map(|(a, b)| ratio(a, b))
 }
 
 pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
     rows.iter()
-        .filter(|row| row.server == Kind::Binlogd)
+        .filter(|row| current_binlogd(row))
         .filter_map(|binlogd| {
             let mariadb = rows.iter().find(|row| row.server == Kind::MariaDb && same_run(row, binlogd))?;
             Some(Ratio {
+                round: binlogd.round,
                 binlog_storage_engine: binlogd.binlog_storage_engine,
                 flush_log_at_trx_commit: binlogd.flush_log_at_trx_commit,
                 workload: binlogd.workload.clone(),
                 threads: binlogd.threads,
                 large_trx: binlogd.large_trx,
                 binlogd_over_mariadb_tps: ratio(binlogd.tps, mariadb.tps),
+                binlogd_over_mariadb_cpu: cpu_ratio(binlogd.cpu_us_per_transaction, mariadb.cpu_us_per_transaction),
             })
         })
         .collect()
@@ -58,6 +73,7 @@ pub fn ratios(rows: &[RunRow]) -> Vec<Ratio> {
 /// 1.3x TPS at flush 1, fsyncs per transaction at least halved).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ModeRatio {
+    pub round: u32,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
@@ -67,13 +83,13 @@ pub struct ModeRatio {
 }
 
 pub fn mode_ratios(rows: &[RunRow]) -> Vec<ModeRatio> {
-    let binlogd = |mode: &'static str| {
-        rows.iter().filter(move |row| row.server == Kind::Binlogd && !row.large_trx && row.binlog_storage_engine == mode)
-    };
+    let binlogd =
+        |mode: &'static str| rows.iter().filter(move |row| current_binlogd(row) && !row.large_trx && row.binlog_storage_engine == mode);
     binlogd("engine")
         .filter_map(|engine| {
             let file = binlogd("file").find(|row| same_run(row, engine))?;
             Some(ModeRatio {
+                round: engine.round,
                 flush_log_at_trx_commit: engine.flush_log_at_trx_commit,
                 workload: engine.workload.clone(),
                 threads: engine.threads,
@@ -85,16 +101,97 @@ pub fn mode_ratios(rows: &[RunRow]) -> Vec<ModeRatio> {
         .collect()
 }
 
+/// The binlogd build measured (`--binary`) against the old one
+/// (`--old-binary`), same setup and workload: the medians over the rounds
+/// of each one's TPS and CPU per transaction, and their ratios.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BinaryRatio {
+    pub binlog_storage_engine: &'static str,
+    pub flush_log_at_trx_commit: u64,
+    pub workload: String,
+    pub threads: u32,
+    pub rounds: usize,
+    pub tps_old: f64,
+    pub tps_current: f64,
+    pub cpu_us_per_transaction_old: Option<f64>,
+    pub cpu_us_per_transaction_current: Option<f64>,
+    pub current_over_old_tps: f64,
+    pub current_over_old_cpu: Option<f64>,
+}
+
+pub fn binary_ratios(rows: &[RunRow]) -> Vec<BinaryRatio> {
+    let same_setup = |a: &RunRow, b: &RunRow| {
+        a.binlog_storage_engine == b.binlog_storage_engine
+            && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
+            && a.workload == b.workload
+            && a.threads == b.threads
+            && !a.large_trx
+            && !b.large_trx
+    };
+    let mut found: Vec<BinaryRatio> = Vec::new();
+    for first in rows.iter().filter(|row| current_binlogd(row) && !row.large_trx) {
+        if found.iter().any(|r| {
+            r.binlog_storage_engine == first.binlog_storage_engine
+                && r.flush_log_at_trx_commit == first.flush_log_at_trx_commit
+                && r.workload == first.workload
+                && r.threads == first.threads
+        }) {
+            continue;
+        }
+        let of = |binary: Binary| -> Vec<&RunRow> {
+            rows.iter().filter(|row| row.server == Kind::Binlogd && row.binary == binary && same_setup(row, first)).collect()
+        };
+        let (current, old) = (of(Binary::Current), of(Binary::Old));
+        if old.is_empty() {
+            continue;
+        }
+        let tps = |runs: &[&RunRow]| median(runs.iter().map(|r| r.tps).collect());
+        let cpu = |runs: &[&RunRow]| {
+            let values: Vec<f64> = runs.iter().filter_map(|r| r.cpu_us_per_transaction).collect();
+            (!values.is_empty()).then(|| median(values))
+        };
+        let (tps_current, tps_old, cpu_current, cpu_old) = (tps(&current), tps(&old), cpu(&current), cpu(&old));
+        found.push(BinaryRatio {
+            binlog_storage_engine: first.binlog_storage_engine,
+            flush_log_at_trx_commit: first.flush_log_at_trx_commit,
+            workload: first.workload.clone(),
+            threads: first.threads,
+            rounds: current.len().min(old.len()),
+            tps_old,
+            tps_current,
+            cpu_us_per_transaction_old: cpu_old,
+            cpu_us_per_transaction_current: cpu_current,
+            current_over_old_tps: ratio(tps_current, tps_old),
+            current_over_old_cpu: cpu_ratio(cpu_current, cpu_old),
+        });
+    }
+    found
+}
+
 #[derive(Serialize)]
 struct Json<'a> {
     rows: &'a [RunRow],
     ratios: Vec<Ratio>,
     mode_ratios: Vec<ModeRatio>,
+    binary_ratios: Vec<BinaryRatio>,
+}
+
+/// A row's server as the table names it: `binlogd-old` for --old-binary.
+fn server_label(row: &RunRow) -> String {
+    match row.binary {
+        Binary::Current => row.server.name().to_string(),
+        Binary::Old => format!("{}-old", row.server.name()),
+    }
 }
 
 pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String> {
     if args.json {
-        let json = Json { rows: &results.rows, ratios: ratios(&results.rows), mode_ratios: mode_ratios(&results.rows) };
+        let json = Json {
+            rows: &results.rows,
+            ratios: ratios(&results.rows),
+            mode_ratios: mode_ratios(&results.rows),
+            binary_ratios: binary_ratios(&results.rows),
+        };
         let text = serde_json::to_string(&json).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
         return Ok(());
@@ -105,7 +202,9 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
         "flush",
         "workload",
         "threads",
+        "round",
         "TPS",
+        "CPU µs/trx",
         "fsyncs/trx",
         "p99 ms",
         "max ms",
@@ -117,12 +216,14 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     for row in &results.rows {
         let workload = if row.large_trx { format!("{} + large trx", row.workload) } else { row.workload.clone() };
         table.push_row(vec![
-            row.server.name().to_string(),
+            server_label(row),
             row.binlog_storage_engine.to_string(),
             row.flush_log_at_trx_commit.to_string(),
             workload,
             row.threads.to_string(),
+            row.round.to_string(),
             format!("{:.1}", row.tps),
+            optional(row.cpu_us_per_transaction, 1),
             optional(row.fsyncs_per_transaction, 3),
             format!("{:.2}", row.latency_ms_p99),
             format!("{:.2}", row.latency_ms_max),
@@ -142,8 +243,14 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     for ratio in ratios(&results.rows) {
         let what = if ratio.large_trx { " + large trx" } else { "" };
         println!(
-            "binlogd ({})/mariadb TPS, {}{what}, {} threads, flush {}: {:.2}",
-            ratio.binlog_storage_engine, ratio.workload, ratio.threads, ratio.flush_log_at_trx_commit, ratio.binlogd_over_mariadb_tps
+            "binlogd ({})/mariadb, {}{what}, {} threads, flush {}, round {}: TPS {:.2}, CPU/trx {}",
+            ratio.binlog_storage_engine,
+            ratio.workload,
+            ratio.threads,
+            ratio.flush_log_at_trx_commit,
+            ratio.round,
+            ratio.binlogd_over_mariadb_tps,
+            optional(ratio.binlogd_over_mariadb_cpu, 2)
         );
     }
     for mode in mode_ratios(&results.rows) {
@@ -155,6 +262,22 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             mode.engine_over_file_tps,
             optional(mode.fsyncs_per_transaction_file, 3),
             optional(mode.fsyncs_per_transaction_engine, 3)
+        );
+    }
+    for binary in binary_ratios(&results.rows) {
+        println!(
+            "binlogd current/old ({}), {}, {} threads, flush {}, median of {}: TPS {:.1}/{:.1} = {:.3}, CPU µs/trx {}/{} = {}",
+            binary.binlog_storage_engine,
+            binary.workload,
+            binary.threads,
+            binary.flush_log_at_trx_commit,
+            binary.rounds,
+            binary.tps_current,
+            binary.tps_old,
+            binary.current_over_old_tps,
+            optional(binary.cpu_us_per_transaction_current, 1),
+            optional(binary.cpu_us_per_transaction_old, 1),
+            optional(binary.current_over_old_cpu, 3)
         );
     }
     for row in results.rows.iter().filter(|row| row.large_trx) {
@@ -175,8 +298,10 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     Ok(())
 }
 
-const SUMMARY_COLUMNS: [&str; 23] = [
+const SUMMARY_COLUMNS: [&str; 27] = [
     "server",
+    "binary",
+    "round",
     "binlog_storage_engine",
     "flush_log_at_trx_commit",
     "workload",
@@ -187,6 +312,7 @@ const SUMMARY_COLUMNS: [&str; 23] = [
     "latency_ms_max",
     "ignored_errors",
     "fsyncs_per_transaction",
+    "cpu_us_per_transaction",
     "tps_median_per_second",
     "large_trx_bytes",
     "large_trx_rows",
@@ -198,12 +324,16 @@ const SUMMARY_COLUMNS: [&str; 23] = [
     "commit_outlasted_run",
     "promoted",
     "binlogd_over_mariadb_tps",
+    "binlogd_over_mariadb_cpu",
     "engine_over_file_tps",
 ];
 
 /// The cells that name a run, first in the summary's and the series' rows.
+#[allow(clippy::too_many_arguments)]
 fn run_cells(
     server: Kind,
+    binary: Binary,
+    round: u32,
     binlog_storage_engine: &str,
     flush_log_at_trx_commit: u64,
     workload: &str,
@@ -212,6 +342,8 @@ fn run_cells(
 ) -> Vec<String> {
     vec![
         server.name().to_string(),
+        binary.name().to_string(),
+        round.to_string(),
         binlog_storage_engine.to_string(),
         flush_log_at_trx_commit.to_string(),
         workload.to_string(),
@@ -228,38 +360,47 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
         .map(|row| {
             let number = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
             let count = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
-            let row_ratio = ratios
-                .iter()
-                .find(|r| {
-                    row.server == Kind::Binlogd
-                        && r.binlog_storage_engine == row.binlog_storage_engine
-                        && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
-                        && r.workload == row.workload
-                        && r.threads == row.threads
-                        && r.large_trx == row.large_trx
-                })
-                .map(|r| format!("{:.3}", r.binlogd_over_mariadb_tps))
-                .unwrap_or_default();
+            let row_ratio = ratios.iter().find(|r| {
+                current_binlogd(row)
+                    && r.round == row.round
+                    && r.binlog_storage_engine == row.binlog_storage_engine
+                    && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
+                    && r.workload == row.workload
+                    && r.threads == row.threads
+                    && r.large_trx == row.large_trx
+            });
+            let tps_ratio = row_ratio.map(|r| format!("{:.3}", r.binlogd_over_mariadb_tps)).unwrap_or_default();
+            let cpu_ratio = number(row_ratio.and_then(|r| r.binlogd_over_mariadb_cpu));
             let mode_ratio = mode_ratios
                 .iter()
                 .find(|r| {
-                    row.server == Kind::Binlogd
+                    current_binlogd(row)
                         && row.binlog_storage_engine == "engine"
                         && !row.large_trx
+                        && r.round == row.round
                         && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
                         && r.workload == row.workload
                         && r.threads == row.threads
                 })
                 .map(|r| format!("{:.3}", r.engine_over_file_tps))
                 .unwrap_or_default();
-            let mut line =
-                run_cells(row.server, row.binlog_storage_engine, row.flush_log_at_trx_commit, &row.workload, row.threads, row.large_trx);
+            let mut line = run_cells(
+                row.server,
+                row.binary,
+                row.round,
+                row.binlog_storage_engine,
+                row.flush_log_at_trx_commit,
+                &row.workload,
+                row.threads,
+                row.large_trx,
+            );
             line.extend([
                 format!("{:.2}", row.tps),
                 format!("{:.2}", row.latency_ms_p99),
                 format!("{:.2}", row.latency_ms_max),
                 row.ignored_errors.to_string(),
                 number(row.fsyncs_per_transaction),
+                number(row.cpu_us_per_transaction),
                 format!("{:.2}", row.tps_median_per_second),
                 count(row.large_trx_bytes),
                 count(row.large_trx_rows),
@@ -270,7 +411,8 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 number(row.commit_to_second),
                 row.commit_outlasted_run.map_or_else(String::new, |o| o.to_string()),
                 row.promoted.map_or_else(String::new, |p| p.to_string()),
-                row_ratio,
+                tps_ratio,
+                cpu_ratio,
                 mode_ratio,
             ]);
             line
@@ -279,8 +421,10 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
     report::write_csv(path, &SUMMARY_COLUMNS, &cells)
 }
 
-const SERIES_COLUMNS: [&str; 11] = [
+const SERIES_COLUMNS: [&str; 13] = [
     "server",
+    "binary",
+    "round",
     "binlog_storage_engine",
     "flush_log_at_trx_commit",
     "workload",
@@ -299,6 +443,8 @@ pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), Strin
         .map(|point| {
             let mut line = run_cells(
                 point.server,
+                point.binary,
+                point.round,
                 point.binlog_storage_engine,
                 point.flush_log_at_trx_commit,
                 &point.workload,
@@ -316,6 +462,43 @@ pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), Strin
         })
         .collect();
     report::write_csv(path, &SERIES_COLUMNS, &cells)
+}
+
+/// Each server's CPU microseconds per transaction, one bar per run
+/// (server, mode, workload, threads; the median over rounds).
+pub fn plot_cpu(path: &Path, rows: &[RunRow]) -> Result<(), String> {
+    let mut bars: Vec<Bar> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    for row in rows.iter().filter(|row| !row.large_trx && row.cpu_us_per_transaction.is_some()) {
+        let server = match row.server {
+            Kind::MariaDb => "maria".to_string(),
+            Kind::Binlogd => format!("{}{}", if row.binary == Binary::Old { "old " } else { "" }, row.binlog_storage_engine),
+        };
+        let workload = row.workload.trim_start_matches("oltp_").trim_start_matches("select_");
+        let label = format!("{server} {workload} {}", row.threads);
+        if labels.contains(&label) {
+            continue;
+        }
+        let same: Vec<f64> = rows
+            .iter()
+            .filter(|other| {
+                other.server == row.server
+                    && other.binary == row.binary
+                    && other.binlog_storage_engine == row.binlog_storage_engine
+                    && other.flush_log_at_trx_commit == row.flush_log_at_trx_commit
+                    && other.workload == row.workload
+                    && other.threads == row.threads
+                    && !other.large_trx
+            })
+            .filter_map(|other| other.cpu_us_per_transaction)
+            .collect();
+        bars.push(Bar { label: label.clone(), value: median(same) });
+        labels.push(label);
+    }
+    if bars.is_empty() {
+        return Ok(());
+    }
+    report::plot_bars(path, "server CPU µs per sysbench transaction (median of rounds)", &bars)
 }
 
 /// TPS per second of the large-transaction runs, one line per server; the
@@ -359,6 +542,9 @@ mod tests {
     fn row(server: Kind, threads: u32, tps: f64) -> RunRow {
         RunRow {
             server,
+            binary: Binary::Current,
+            round: 1,
+            cpu_us_per_transaction: Some(tps / 10.0),
             binlog_storage_engine: "file",
             flush_log_at_trx_commit: 1,
             fsyncs_per_transaction: Some(2.0),
@@ -388,12 +574,14 @@ mod tests {
         assert_eq!(
             ratios(&rows),
             vec![Ratio {
+                round: 1,
                 binlog_storage_engine: "file",
                 flush_log_at_trx_commit: 1,
                 workload: "oltp_write_only".into(),
                 threads: 8,
                 large_trx: false,
-                binlogd_over_mariadb_tps: 1.5
+                binlogd_over_mariadb_tps: 1.5,
+                binlogd_over_mariadb_cpu: Some(1.5),
             }]
         );
     }
@@ -422,5 +610,30 @@ mod tests {
         assert_eq!((found[1].flush_log_at_trx_commit, found[1].engine_over_file_tps), (2, 3.0));
         // MariaDB pairs with binlogd at the same flush only.
         assert_eq!(ratios(&rows).iter().filter(|r| r.flush_log_at_trx_commit == 1).count(), 2);
+    }
+
+    #[test]
+    fn binary_ratios_take_the_medians_of_each_builds_rounds() {
+        let run =
+            |binary, round, tps: f64, cpu: f64| RunRow { binary, round, cpu_us_per_transaction: Some(cpu), ..row(Kind::Binlogd, 8, tps) };
+        let rows = vec![
+            row(Kind::MariaDb, 8, 100.0),
+            run(Binary::Current, 1, 300.0, 50.0),
+            run(Binary::Old, 1, 200.0, 100.0),
+            run(Binary::Old, 2, 220.0, 90.0),
+            run(Binary::Current, 2, 330.0, 40.0),
+            run(Binary::Current, 3, 600.0, 45.0),
+            run(Binary::Old, 3, 180.0, 80.0),
+            row(Kind::Binlogd, 32, 500.0),
+        ];
+        let found = binary_ratios(&rows);
+        assert_eq!(found.len(), 1, "32 threads has no old run: {found:?}");
+        let at_8 = &found[0];
+        assert_eq!((at_8.rounds, at_8.tps_current, at_8.tps_old), (3, 330.0, 200.0));
+        assert_eq!((at_8.cpu_us_per_transaction_current, at_8.cpu_us_per_transaction_old), (Some(45.0), Some(90.0)));
+        assert_eq!((at_8.current_over_old_tps, at_8.current_over_old_cpu), (1.65, Some(0.5)));
+        // The old build is never paired with MariaDB, nor counted as binlogd's mode ratio.
+        assert_eq!(ratios(&rows).len(), 1, "round 1 at 8 threads only: MariaDB ran one round");
+        assert!(mode_ratios(&rows).is_empty());
     }
 }

@@ -235,17 +235,17 @@ impl Server {
         Ok(server)
     }
 
-    /// This executable's `serve` with its own data directory, in `mode`
-    /// (`sync_binlog = 1`, which engine mode ignores) with
-    /// `innodb_flush_log_at_trx_commit = flush`.
+    /// `exe serve` (a binlogd executable: this one or another build) with
+    /// its own data directory, in `mode` (`sync_binlog = 1`, which engine
+    /// mode ignores) with `innodb_flush_log_at_trx_commit = flush`.
     pub fn start_binlogd(
+        exe: &Path,
         dir: &Path,
         sizing: &Sizing,
         mode: BinlogStorageEngine,
         flush: u64,
         interrupt: &Interrupt,
     ) -> Result<Server, String> {
-        let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
         let port = free_port()?;
         let mut command = Command::new(exe);
         command.args([
