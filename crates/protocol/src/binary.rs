@@ -28,6 +28,12 @@ impl ParameterType {
         let unsigned = flags_byte & StmtExecuteParamFlags::UNSIGNED.bits() != 0;
         Ok(ParameterType { column_type, unsigned })
     }
+
+    /// A parameter whose bytes are text in the client's character set;
+    /// BLOB-typed parameters are bytes and are never converted (MySQL's rule).
+    pub fn is_text(&self) -> bool {
+        matches!(self.column_type, ColumnType::MYSQL_TYPE_STRING | ColumnType::MYSQL_TYPE_VAR_STRING | ColumnType::MYSQL_TYPE_VARCHAR)
+    }
 }
 
 fn truncated() -> ProtocolError {

@@ -3,9 +3,12 @@
 //! return a [`ProtocolError`] only for what ends the connection (a
 //! malformed packet, an I/O failure).
 
+use std::borrow::Cow;
+
 use mysql_common::constants::{CapabilityFlags, ColumnType, Command, StatusFlags};
 use mysql_common::io::ParseBuf;
 
+use crate::charset::{convert_results, ClientCharset};
 use crate::connection::{Connection, Flow};
 use crate::errors::{MysqlError, ProtocolError};
 use crate::replication::{parse_binlog_dump, parse_binlog_dump_gtid, parse_register_replica, BinlogStream};
@@ -125,22 +128,23 @@ impl Connection {
         Ok(Flow::Quit)
     }
 
-    /// Decodes command text; clients talk utf8mb4 to this server.
-    fn text<'p>(&mut self, bytes: &'p [u8]) -> Result<Option<&'p str>, ProtocolError> {
-        match std::str::from_utf8(bytes) {
+    /// Decodes command text from the session's `character_set_client`; on
+    /// bytes that are not text in it, sends 1300 and answers `None`.
+    fn text<'p>(&mut self, bytes: &'p [u8], charset: ClientCharset) -> Result<Option<Cow<'p, str>>, ProtocolError> {
+        match charset.decode(bytes) {
             Ok(text) => Ok(Some(text)),
             Err(error) => {
-                let bad = &bytes[error.valid_up_to()..];
-                self.error(&MysqlError::invalid_character_string("utf8mb4", bad))?;
+                self.error(&error)?;
                 Ok(None)
             }
         }
     }
 
     fn com_query<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
-        let Some(sql) = self.text(payload)? else {
+        let Some(sql) = self.text(payload, session.character_sets().client)? else {
             return Ok(());
         };
+        let sql: &str = &sql;
         self.handle.begin_command("Query", Some(sql));
         let statements = split_statements(sql);
         if statements.is_empty() {
@@ -159,8 +163,11 @@ impl Connection {
                 self.handle.set_info(statement);
             }
             self.handle.registry().count_question();
+            // Read before the statement runs: what it changes applies to the
+            // statements after it.
+            let results = session.character_sets().results;
             let pending = match session.query(statement) {
-                Ok(response) => self.write_body(response, RowEncoding::Text)?,
+                Ok(response) => self.write_body(convert_results(response, results), RowEncoding::Text)?,
                 Err(error) => {
                     self.error(&error)?;
                     Pending::Failed
@@ -195,9 +202,10 @@ impl Connection {
     }
 
     fn com_init_db<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
-        let Some(database) = self.text(payload)? else {
+        let Some(database) = self.text(payload, session.character_sets().client)? else {
             return Ok(());
         };
+        let database: &str = &database;
         self.handle.begin_command("Init DB", Some(database));
         let result = session.init_db(database);
         if result.is_ok() {
@@ -212,9 +220,11 @@ impl Connection {
             Some(end) => (&payload[..end], &payload[end + 1..]),
             None => (payload, &[][..]),
         };
-        let (Some(table), Some(wildcard)) = (self.text(table)?, std::str::from_utf8(wildcard).ok()) else {
+        let client = session.character_sets().client;
+        let (Some(table), Ok(wildcard)) = (self.text(table, client)?, client.decode(wildcard)) else {
             return Ok(());
         };
+        let (table, wildcard): (&str, &str) = (&table, &wildcard);
         self.handle.begin_command("Field List", Some(table));
         match session.field_list(table, wildcard) {
             Ok(columns) => {
@@ -262,9 +272,10 @@ impl Connection {
     }
 
     fn com_stmt_prepare<S: Session>(&mut self, session: &mut S, payload: &[u8]) -> Result<(), ProtocolError> {
-        let Some(sql) = self.text(payload)? else {
+        let Some(sql) = self.text(payload, session.character_sets().client)? else {
             return Ok(());
         };
+        let sql: &str = &sql;
         self.handle.begin_command("Prepare", Some(sql));
         let id = match self.statements.next_id() {
             Ok(id) => id,
@@ -314,13 +325,14 @@ impl Connection {
 
     fn com_stmt_execute<S: Session>(&mut self, session: &mut S, packet: &[u8]) -> Result<(), ProtocolError> {
         self.handle.begin_command("Execute", None);
-        let execution = match self.statements.parse_execute(packet)? {
+        let charsets = session.character_sets();
+        let execution = match self.statements.parse_execute(packet, charsets.client)? {
             Ok(execution) => execution,
             Err(error) => return self.error(&error),
         };
         self.handle.registry().count_question();
         let pending = match session.execute(execution.statement_id, &execution.params) {
-            Ok(response) => self.write_body(response, RowEncoding::Binary)?,
+            Ok(response) => self.write_body(convert_results(response, charsets.results), RowEncoding::Binary)?,
             Err(error) => {
                 self.error(&error)?;
                 Pending::Failed

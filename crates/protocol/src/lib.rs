@@ -30,6 +30,7 @@
 
 pub mod auth;
 pub mod binary;
+pub mod charset;
 mod command;
 pub mod connection;
 pub mod errors;
@@ -49,6 +50,7 @@ pub mod value;
 pub use auth::{
     native_password_hash, native_password_hash_hex, native_password_response, parse_native_password_hash_hex, Authenticator, StoredAccount,
 };
+pub use charset::{CharacterSets, ClientCharset};
 pub use command::syntax_error_near;
 pub use connection::{serve_connection, Connection, ConnectionConfig};
 pub use errors::{MysqlError, ProtocolError};

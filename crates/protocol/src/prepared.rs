@@ -15,6 +15,7 @@ use std::sync::Arc;
 use mysql_common::io::ParseBuf;
 
 use crate::binary::{decode_parameter, ParameterType};
+use crate::charset::ClientCharset;
 use crate::errors::{MysqlError, ProtocolError};
 use crate::value::Value;
 
@@ -154,7 +155,9 @@ impl StatementTable {
     /// Parses COM_STMT_EXECUTE (command byte included). The outer error is a
     /// malformed packet (fatal to the connection); the inner one is an error
     /// for the client (unknown statement, unbound types, long-data failure).
-    pub fn parse_execute(&mut self, packet: &[u8]) -> Result<Result<Execution, MysqlError>, ProtocolError> {
+    /// String parameters (not BLOB-typed ones, which are bytes) arrive in
+    /// `client` and are handed on as UTF-8.
+    pub fn parse_execute(&mut self, packet: &[u8], client: ClientCharset) -> Result<Result<Execution, MysqlError>, ProtocolError> {
         const CONTEXT: &str = "COM_STMT_EXECUTE";
         let mut buf = ParseBuf(packet.get(1..).ok_or_else(|| malformed(CONTEXT))?);
         let mut id = buf.checked_eat_u32_le().ok_or_else(|| malformed(CONTEXT))?;
@@ -189,15 +192,20 @@ impl StatementTable {
         let mut params = Vec::with_capacity(count);
         for (index, parameter_type) in types.iter().enumerate() {
             // Long data replaces the value; the client sends none for it.
-            if let Some(Some(data)) = long_data.get(index) {
-                params.push(Value::Bytes(data.clone()));
-                continue;
+            let param = if let Some(Some(data)) = long_data.get(index) {
+                Value::Bytes(data.clone())
+            } else if null_bitmap[index / 8] & (1 << (index % 8)) != 0 {
+                Value::Null
+            } else {
+                decode_parameter(&mut buf, *parameter_type)?
+            };
+            match param {
+                Value::Bytes(bytes) if client != ClientCharset::Utf8mb4 && parameter_type.is_text() => match client.decode(&bytes) {
+                    Ok(text) => params.push(Value::Bytes(text.into_owned().into_bytes())),
+                    Err(error) => return Ok(Err(error)),
+                },
+                param => params.push(param),
             }
-            if null_bitmap[index / 8] & (1 << (index % 8)) != 0 {
-                params.push(Value::Null);
-                continue;
-            }
-            params.push(decode_parameter(&mut buf, *parameter_type)?);
         }
         Ok(Ok(Execution { statement_id: id, params }))
     }
@@ -230,7 +238,7 @@ mod tests {
         let id = table.next_id().unwrap();
         table.insert(id, 5);
         let params = [M::Int(-3), M::UInt(u64::MAX), M::Bytes(b"abc".to_vec()), M::NULL, M::Double(2.5)];
-        let execution = table.parse_execute(&execute_packet(id, &params)).unwrap().unwrap();
+        let execution = table.parse_execute(&execute_packet(id, &params), ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(
             execution.params,
             vec![Value::Int(-3), Value::UInt(u64::MAX), Value::Bytes(b"abc".to_vec()), Value::Null, Value::Double(2.5)]
@@ -241,7 +249,7 @@ mod tests {
         let bound_flag_at = 1 + 4 + 1 + 4 + 1;
         packet[bound_flag_at] = 0;
         packet.drain(bound_flag_at + 1..bound_flag_at + 1 + 10);
-        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        let execution = table.parse_execute(&packet, ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(execution.params[2], Value::Bytes(b"x".to_vec()));
     }
 
@@ -257,16 +265,16 @@ mod tests {
         table.append_long_data(&long_data).unwrap();
         table.append_long_data(&long_data).unwrap();
         let packet = execute_packet(id, &[M::Int(1), M::NULL]);
-        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        let execution = table.parse_execute(&packet, ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(execution.params, vec![Value::Int(1), Value::Bytes(b"abcdabcd".to_vec())]);
-        let execution = table.parse_execute(&packet).unwrap().unwrap();
+        let execution = table.parse_execute(&packet, ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(execution.params, vec![Value::Int(1), Value::Null]);
 
         // Over the bound: the next execution fails with 1153.
         for _ in 0..3 {
             table.append_long_data(&long_data).unwrap();
         }
-        assert_eq!(table.parse_execute(&packet).unwrap().unwrap_err().code, 1153);
+        assert_eq!(table.parse_execute(&packet, ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1153);
     }
 
     #[test]
@@ -301,13 +309,13 @@ mod tests {
         let id = table.next_id().unwrap();
         table.insert(id, 1);
         assert_eq!(table.next_id().unwrap_err().code, 1461);
-        assert_eq!(table.parse_execute(&execute_packet(99, &[])).unwrap().unwrap_err().code, 1243);
+        assert_eq!(table.parse_execute(&execute_packet(99, &[]), ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1243);
         let mut unbound = execute_packet(id, &[M::Int(1)]);
         unbound.truncate(1 + 4 + 1 + 4 + 1);
         unbound.push(0);
-        assert_eq!(table.parse_execute(&unbound).unwrap().unwrap_err().code, 1210);
+        assert_eq!(table.parse_execute(&unbound, ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1210);
         let truncated = &execute_packet(id, &[M::Int(1)])[..14];
-        assert!(table.parse_execute(truncated).is_err());
+        assert!(table.parse_execute(truncated, ClientCharset::Utf8mb4).is_err());
         assert_eq!(table.reset(77).unwrap_err().code, 1243);
     }
 
@@ -325,7 +333,7 @@ mod tests {
             packet.extend_from_slice(&rng.gen_range(0u32..6).to_le_bytes());
             packet.extend((0..rng.gen_range(0..40)).map(|_| rng.gen::<u8>()));
             if packet[0] == 0x17 {
-                let _ = table.parse_execute(&packet);
+                let _ = table.parse_execute(&packet, ClientCharset::Utf8mb4);
             } else {
                 let _ = table.append_long_data(&packet);
             }

@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 
 use crate::auth::StoredAccount;
+use crate::charset::CharacterSets;
 use crate::errors::MysqlError;
 use crate::registry::{ConnectionHandle, KillScope, Registry};
 use crate::replication::{BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica};
@@ -80,6 +81,13 @@ pub trait Session {
     /// One statement of a COM_QUERY (multi-statement texts arrive one
     /// statement at a time, already split).
     fn query(&mut self, sql: &str) -> Result<QueryResponse<'_>, MysqlError>;
+
+    /// The character sets statements arrive in and results leave in
+    /// (`character_set_client`, `character_set_results`); the protocol
+    /// converts, the session stores and computes in UTF-8.
+    fn character_sets(&self) -> CharacterSets {
+        CharacterSets::default()
+    }
 
     /// COM_INIT_DB (`USE db`).
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {

@@ -25,6 +25,7 @@
 //! yet support ..."), never a guess.
 
 pub mod access;
+pub mod charsets;
 pub mod error;
 pub mod eval;
 mod exec;

@@ -62,8 +62,15 @@ pub enum Statement {
     Replica(ReplicaStatement),
     /// `BINLOG '<base64>'`: events a binlog replay applies (the text as given).
     Binlog(String),
-    /// Accepted and ignored (SET NAMES, SET CHARACTER SET, ...).
+    /// Accepted and ignored (comment-only statements, ALTER TABLE … KEYS).
     Nothing,
+    /// `SET NAMES {charset | DEFAULT} [COLLATE collation]` (`None`: DEFAULT).
+    SetNames {
+        charset: Option<String>,
+        collation: Option<String>,
+    },
+    /// `SET {CHARACTER SET | CHARSET} {charset | DEFAULT}`.
+    SetCharacterSet(Option<String>),
     /// `START TRANSACTION [WITH CONSISTENT SNAPSHOT] [, READ ONLY | READ WRITE]`.
     StartTransaction {
         consistent_snapshot: bool,
@@ -288,6 +295,33 @@ fn parse_error(sql: &str, message: &str) -> protocol::MysqlError {
         None => sql,
     };
     syntax_error(near)
+}
+
+/// `SET NAMES …` and `SET CHARACTER SET …`; `None` for other SETs.
+fn parse_set_names(words: &mut Words) -> SqlResult<Option<Statement>> {
+    let start = words.position;
+    words.keyword("SET");
+    // A name is a word or a string; DEFAULT is the keyword, not a name.
+    let name = |words: &mut Words| -> SqlResult<Option<String>> {
+        if words.keyword("DEFAULT") {
+            return Ok(None);
+        }
+        words.string().or_else(|| words.identifier()).map(Some).ok_or_else(|| syntax_error(&words.rest()))
+    };
+    if words.keyword("NAMES") {
+        let charset = name(words)?;
+        let collation = match words.keyword("COLLATE") {
+            true => Some(words.string().or_else(|| words.identifier()).ok_or_else(|| syntax_error(&words.rest()))?),
+            false => None,
+        };
+        return words.end(Statement::SetNames { charset, collation });
+    }
+    if words.keywords(&["CHARACTER", "SET"]) || words.keyword("CHARSET") {
+        let charset = name(words)?;
+        return words.end(Statement::SetCharacterSet(charset));
+    }
+    words.position = start;
+    Ok(None)
 }
 
 /// The statement's tokens without whitespace and comments.
@@ -564,8 +598,8 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
         }
         "SET" => {
             let second = words.peek_keyword(1);
-            if matches!(second.as_deref(), Some("NAMES" | "CHARACTER" | "CHARSET")) {
-                return Ok(Some(Statement::Nothing));
+            if let Some(statement) = parse_set_names(&mut words)? {
+                return Ok(Some(statement));
             }
             if let Some(statement) = parse_set_transaction(&mut words)? {
                 return Ok(Some(statement));
@@ -869,6 +903,14 @@ mod tests {
         assert!(matches!(parse("RELEASE SAVEPOINT sp").unwrap().statement, Statement::ReleaseSavepoint(name) if name == "sp"));
         assert_eq!(parse("").unwrap_err().code, 1065);
         assert!(matches!(parse("/*!*/").unwrap().statement, Statement::Nothing));
+        assert!(matches!(
+            parse("SET NAMES 'latin1' COLLATE latin1_bin").unwrap().statement,
+            Statement::SetNames { charset: Some(c), collation: Some(k) } if c == "latin1" && k == "latin1_bin"
+        ));
+        assert!(matches!(parse("set names default").unwrap().statement, Statement::SetNames { charset: None, collation: None }));
+        assert!(matches!(parse("SET CHARACTER SET utf8mb4").unwrap().statement, Statement::SetCharacterSet(Some(_))));
+        assert!(matches!(parse("SET CHARSET DEFAULT").unwrap().statement, Statement::SetCharacterSet(None)));
+        assert_eq!(parse("SET NAMES").unwrap_err().code, 1064);
         assert!(matches!(parse("/* nothing */").unwrap().statement, Statement::Nothing));
     }
 

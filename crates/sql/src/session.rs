@@ -94,12 +94,33 @@ impl SessionFactory for SqlService {
                 return Err(unknown_database(database));
             }
         }
-        Ok(SqlSession {
-            shared: Arc::clone(&self.shared),
-            info: info.clone(),
-            state: State { database: info.database.clone(), ..State::default() },
-            prepared: HashMap::new(),
-        })
+        let mut state = State { database: info.database.clone(), ..State::default() };
+        state.variables.extend(handshake_character_sets(info.collation));
+        state.refresh_character_sets(&self.shared);
+        Ok(SqlSession { shared: Arc::clone(&self.shared), info: info.clone(), state, prepared: HashMap::new() })
+    }
+}
+
+/// The session character sets the handshake's collation asks for, as
+/// MySQL sets them: client, connection and results in its character set.
+/// A collation binlogd does not know leaves the server's defaults.
+fn handshake_character_sets(collation: u8) -> Vec<(&'static str, Value)> {
+    let Some(collation) = crate::charsets::collation_by_id(u16::from(collation)) else { return Vec::new() };
+    let name = |text: &str| Value::Bytes(text.as_bytes().to_vec());
+    vec![
+        ("character_set_client", name(collation.charset)),
+        ("character_set_connection", name(collation.charset)),
+        ("character_set_results", name(collation.charset)),
+        ("collation_connection", name(collation.name)),
+    ]
+}
+
+impl State {
+    /// Recomputes `character_sets` from the variables (the session's value,
+    /// else the global one).
+    fn refresh_character_sets(&mut self, shared: &Shared) {
+        let value = |name: &str| self.variables.get(name).cloned().or_else(|| shared.globals.get(name)).unwrap_or(Value::Null);
+        self.character_sets = crate::charsets::session_character_sets(&value("character_set_client"), &value("character_set_results"));
     }
 }
 
@@ -134,6 +155,9 @@ pub struct State {
     /// The global read lock and table locks this session holds.
     pub locks: crate::locking::SessionLocks,
     pub characteristics: Characteristics,
+    /// `character_set_client` and `character_set_results` as the protocol
+    /// converts with them, kept current by every SET that changes them.
+    pub character_sets: protocol::CharacterSets,
 }
 
 /// Isolation and access mode: `SET TRANSACTION`'s for the next
@@ -519,8 +543,12 @@ impl SqlSession {
         if let Some(id) = last_insert_id {
             state.last_insert_id = id;
         }
+        let charsets_changed = set_variables.iter().any(|(name, _)| name.starts_with("character_set_"));
         for (name, value) in set_variables {
             state.variables.insert(name, value);
+        }
+        if charsets_changed {
+            state.refresh_character_sets(&self.shared);
         }
         for (name, value) in set_user_variables {
             if state.user_variables.len() >= USER_VARIABLES_MAX && !state.user_variables.contains_key(&name) {
@@ -959,7 +987,12 @@ impl Session for SqlSession {
         }
         let database = self.state.database.take();
         self.state = State { database, ..State::default() };
+        self.state.refresh_character_sets(&self.shared);
         Ok(())
+    }
+
+    fn character_sets(&self) -> protocol::CharacterSets {
+        self.state.character_sets
     }
 
     fn server_status(&self) -> StatusFlags {

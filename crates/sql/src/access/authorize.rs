@@ -184,6 +184,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
     match statement {
         Statement::Ast(ast) => authorize_ast(ast, context, &principal),
         Statement::Begin | Statement::Commit | Statement::Rollback | Statement::Nothing => Ok(()),
+        Statement::SetNames { .. } | Statement::SetCharacterSet(_) => Ok(()),
         Statement::StartTransaction { .. } | Statement::UnlockTables => Ok(()),
         Statement::Savepoint(_) | Statement::RollbackToSavepoint(_) | Statement::ReleaseSavepoint(_) => Ok(()),
         // SET GLOBAL TRANSACTION is checked where it runs, as SET GLOBAL is.

@@ -31,6 +31,8 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             Ok(Outcome::ok())
         }
         Statement::Nothing => Ok(Outcome::ok()),
+        Statement::SetNames { charset, collation } => crate::exec::set_names::set_names(charset.as_deref(), collation.as_deref(), context),
+        Statement::SetCharacterSet(charset) => crate::exec::set_names::set_character_set(charset.as_deref(), context),
         Statement::Use(name) => {
             if !crate::information_schema::is_information_schema(name) && !context.db().catalog().databases().contains(name) {
                 return Err(unknown_database(name));

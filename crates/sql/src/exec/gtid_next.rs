@@ -91,6 +91,8 @@ fn class(statement: &Statement) -> Class {
         Statement::Commit
         | Statement::Rollback
         | Statement::Nothing
+        | Statement::SetNames { .. }
+        | Statement::SetCharacterSet(_)
         | Statement::Use(_)
         | Statement::Show(_)
         | Statement::Kill { .. }

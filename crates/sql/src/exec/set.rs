@@ -101,7 +101,12 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             continue;
         }
         let value = replay::from_printed_form(definition.name, value)?;
-        let value = replay::canonical(definition.name, normalize(definition, &value)?);
+        let value = crate::charsets::checked_variable_value(definition.name, value)?;
+        let value = match value {
+            // `character_set_results = NULL`: results are not converted.
+            Value::Null if definition.name == "character_set_results" => Value::Null,
+            value => replay::canonical(definition.name, normalize(definition, &value)?),
+        };
         replay::refuse_unimplemented(definition.name, &value)?;
         let shown = text(&value);
         match (definition.name, scope) {

@@ -24,16 +24,9 @@ fn number(value: u64) -> Value {
 
 /// The character set and collation a collation id names.
 pub fn collation_names(id: u16) -> (&'static str, &'static str) {
-    match id {
-        46 => ("utf8mb4", "utf8mb4_bin"),
-        224 => ("utf8mb4", "utf8mb4_unicode_ci"),
-        255 => ("utf8mb4", "utf8mb4_0900_ai_ci"),
-        33 => ("utf8mb3", "utf8mb3_general_ci"),
-        8 => ("latin1", "latin1_swedish_ci"),
-        11 => ("ascii", "ascii_general_ci"),
-        63 => ("binary", "binary"),
-        _ => ("utf8mb4", "utf8mb4_general_ci"),
-    }
+    let collation =
+        crate::charsets::collation_by_id(id).unwrap_or_else(|| crate::charsets::collation_by_id(45).expect("utf8mb4_general_ci"));
+    (collation.charset, collation.name)
 }
 
 /// The tables a statement may see: every database's, the account's
@@ -304,18 +297,31 @@ pub fn engines() -> Vec<Vec<Value>> {
 }
 
 pub fn character_sets() -> Vec<Vec<Value>> {
-    vec![
-        vec![text("binary"), text("binary"), text("Binary pseudo charset"), number(1)],
-        vec![text("utf8mb4"), text("utf8mb4_0900_ai_ci"), text("UTF-8 Unicode"), number(4)],
-    ]
+    crate::charsets::CHARACTER_SETS
+        .iter()
+        .map(|(name, description, bytes_max)| {
+            vec![text(*name), text(crate::charsets::default_collation(name).name), text(*description), number(*bytes_max)]
+        })
+        .collect()
 }
 
 pub fn collations() -> Vec<Vec<Value>> {
-    [("binary", "binary", 63, "Yes", 1, "NO PAD"), ("utf8mb4_general_ci", "utf8mb4", 45, "", 1, "PAD SPACE")]
-        .into_iter()
-        .chain([("utf8mb4_bin", "utf8mb4", 46, "", 1, "PAD SPACE"), ("utf8mb4_0900_ai_ci", "utf8mb4", 255, "Yes", 0, "NO PAD")])
-        .map(|(name, charset, id, default, sort_length, pad)| {
-            vec![text(name), text(charset), number(id), text(default), text("Yes"), number(sort_length), text(pad)]
+    crate::charsets::COLLATIONS
+        .iter()
+        .map(|collation| {
+            let default = if collation.is_default { "Yes" } else { "" };
+            let pad = if collation.no_pad { "NO PAD" } else { "PAD SPACE" };
+            // SORTLEN as MySQL reports it: 0 for the UCA 9.0.0 collations.
+            let sort_length = if collation.name.contains("_0900_") { 0 } else { 1 };
+            vec![
+                text(collation.name),
+                text(collation.charset),
+                number(collation.id.into()),
+                text(default),
+                text("Yes"),
+                number(sort_length),
+                text(pad),
+            ]
         })
         .collect()
 }

@@ -45,25 +45,6 @@ const SQL_MODE_BITS: &[(u32, &str)] = &[
 /// The highest bit MySQL 8.4's `sql_mode` has; a number with a higher one is 1231.
 const SQL_MODE_BIT_MAX: u32 = 32;
 
-/// The collations the binlog clients print by id (the ids MySQL and
-/// MariaDB share for them), with their character set.
-const COLLATIONS: &[(u64, &str, &str)] = &[
-    (8, "latin1_swedish_ci", "latin1"),
-    (11, "ascii_general_ci", "ascii"),
-    (33, "utf8mb3_general_ci", "utf8mb3"),
-    (45, "utf8mb4_general_ci", "utf8mb4"),
-    (46, "utf8mb4_bin", "utf8mb4"),
-    (47, "latin1_bin", "latin1"),
-    (63, "binary", "binary"),
-    (65, "ascii_bin", "ascii"),
-    (83, "utf8mb3_bin", "utf8mb3"),
-    (192, "utf8mb3_unicode_ci", "utf8mb3"),
-    (224, "utf8mb4_unicode_ci", "utf8mb4"),
-    (255, "utf8mb4_0900_ai_ci", "utf8mb4"),
-    (305, "utf8mb4_0900_as_cs", "utf8mb4"),
-    (309, "utf8mb4_0900_bin", "utf8mb4"),
-];
-
 /// `completion_type` by number, as `SET COMPLETION_TYPE=0` gives it.
 const COMPLETION_TYPES: &[&str] = &["NO_CHAIN", "CHAIN", "RELEASE"];
 
@@ -103,13 +84,15 @@ pub fn from_printed_form(name: &str, value: Value) -> SqlResult<Value> {
     match name {
         "sql_mode" => sql_mode_names(number).map(|names| words(&names)).ok_or_else(|| wrong_value_for_variable(name, &shown)),
         "collation_connection" | "collation_database" | "collation_server" | "default_collation_for_utf8mb4" => {
-            collation(number).map(|(collation, _)| words(collation)).ok_or_else(|| unknown_collation(&shown))
+            collation(number).map(|(collation, _)| words(collation)).ok_or_else(|| crate::charsets::unknown_collation(&shown))
         }
         "character_set_client"
         | "character_set_connection"
         | "character_set_database"
         | "character_set_results"
-        | "character_set_server" => collation(number).map(|(_, charset)| words(charset)).ok_or_else(|| unknown_charset(&shown)),
+        | "character_set_server" => {
+            collation(number).map(|(_, charset)| words(charset)).ok_or_else(|| crate::charsets::unknown_character_set(&shown))
+        }
         "lc_time_names" if number == 0 => Ok(words("en_US")),
         "lc_time_names" => Err(unknown_locale(&shown)),
         "completion_type" => usize::try_from(number)
@@ -222,17 +205,8 @@ fn sql_mode_names(bits: i128) -> Option<String> {
 }
 
 fn collation(id: i128) -> Option<(&'static str, &'static str)> {
-    COLLATIONS.iter().find(|(known, _, _)| i128::from(*known) == id).map(|(_, collation, charset)| (*collation, *charset))
-}
-
-/// 1273 ER_UNKNOWN_COLLATION.
-fn unknown_collation(name: &str) -> MysqlError {
-    MysqlError::new(1273, "HY000", format!("Unknown collation: '{name}'"))
-}
-
-/// 1115 ER_UNKNOWN_CHARACTER_SET.
-fn unknown_charset(name: &str) -> MysqlError {
-    MysqlError::new(1115, "42000", format!("Unknown character set: '{name}'"))
+    let collation = crate::charsets::collation_by_id(u16::try_from(id).ok()?)?;
+    Some((collation.name, collation.charset))
 }
 
 /// 1649 ER_UNKNOWN_LOCALE.
