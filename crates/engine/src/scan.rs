@@ -15,6 +15,7 @@
 //! its visible version puts it.
 
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -81,9 +82,11 @@ impl ScanSpec {
 }
 
 /// An ordered scan; yields each row with its clustered key (for
-/// [`Transaction::update`] and [`Transaction::delete`]).
+/// [`Transaction::update`] and [`Transaction::delete`]). It reads as its
+/// transaction `'t`; [`Scan::detach`] makes one that outlives the borrow.
 pub struct Scan<'t> {
-    shared: &'t Shared,
+    shared: Arc<Shared>,
+    transaction: PhantomData<&'t Transaction>,
     table: Arc<Table>,
     /// `None` for the clustered index; else the index and its column count.
     index: Option<(IndexId, usize)>,
@@ -136,7 +139,8 @@ impl<'t> Scan<'t> {
             }
         };
         Ok(Scan {
-            shared: &trx.shared,
+            shared: Arc::clone(&trx.shared),
+            transaction: PhantomData,
             table,
             index,
             view: ReadView { seq, reader: trx.id },
@@ -147,6 +151,35 @@ impl<'t> Scan<'t> {
             buffer: VecDeque::new(),
             exhausted: false,
         })
+    }
+
+    /// The rest of this scan, no longer borrowing its transaction: a
+    /// result streamed to a client after its statement's transaction
+    /// ended (an autocommit SELECT). It reads the same snapshot: a
+    /// REPEATABLE READ view, which the transaction held, is registered
+    /// again for the scan, so purge keeps what it reads. Rows the
+    /// transaction itself wrote stay visible only while it is open.
+    pub fn detach(self) -> Scan<'static> {
+        let view_guard = match self._view_guard {
+            Some(guard) => guard,
+            // Safe to register at an older sequence number: the
+            // transaction's own view, borrowed until now, holds purge
+            // back to it.
+            None => self.shared.views.open_at(self.view.seq),
+        };
+        Scan {
+            shared: self.shared,
+            transaction: PhantomData,
+            table: self.table,
+            index: self.index,
+            view: self.view,
+            _view_guard: Some(view_guard),
+            lower: self.lower,
+            upper: self.upper,
+            reverse: self.reverse,
+            buffer: self.buffer,
+            exhausted: self.exhausted,
+        }
     }
 
     fn fill(&mut self) {

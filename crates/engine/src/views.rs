@@ -27,6 +27,15 @@ impl ViewRegistry {
         ViewGuard { registry: Arc::clone(self), seq }
     }
 
+    /// Opens another view at `seq`, which an open view already holds (so
+    /// purge has not passed it).
+    pub(crate) fn open_at(self: &Arc<Self>, seq: u64) -> ViewGuard {
+        let mut open = self.open.lock();
+        debug_assert!(open.contains_key(&seq), "a view at {seq} opened without one holding it");
+        *open.entry(seq).or_default() += 1;
+        ViewGuard { registry: Arc::clone(self), seq }
+    }
+
     /// The oldest sequence number any view may read as of: the oldest open
     /// view, or the last commit when none is open.
     pub(crate) fn horizon(&self, commits: &RwLock<CommitState>) -> u64 {

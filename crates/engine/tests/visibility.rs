@@ -119,3 +119,37 @@ fn change_lists_carry_full_images_in_order() {
     assert_eq!(same.update_by_pk(table, &[int(7)], user(7, "q@x", 1)).unwrap(), engine::UpdateOutcome::Unchanged);
     assert_eq!(same.changes().len(), 1);
 }
+
+/// A scan detached from its transaction (a result streamed after an
+/// autocommit SELECT's transaction ended) goes on reading the snapshot it
+/// started in, under both isolation levels, while commits and purge run.
+#[test]
+fn a_detached_scan_keeps_its_snapshot_after_its_transaction_ends() {
+    for isolation in [IsolationLevel::RepeatableRead, IsolationLevel::ReadCommitted] {
+        let engine = engine();
+        let table = users(&engine).id;
+        let mut setup = engine.begin();
+        for id in 0..300 {
+            setup.insert(table, user(id, &format!("{id}@x"), 30)).unwrap();
+        }
+        setup.commit(None).unwrap();
+
+        let reader = engine.begin_with(isolation);
+        let mut scan = reader.scan(table, &ScanSpec::primary()).unwrap();
+        let first: Vec<_> = scan.by_ref().take(100).map(|(_, row)| row).collect();
+        let scan = scan.detach();
+        reader.rollback();
+
+        let mut writer = engine.begin();
+        for id in 0..300 {
+            writer.update_by_pk(table, &[int(id)], user(id, &format!("{id}@x"), 31)).unwrap();
+        }
+        writer.insert(table, user(1000, "b@x", 40)).unwrap();
+        writer.commit(None).unwrap();
+        engine.purge();
+
+        let rest: Vec<_> = scan.map(|(_, row)| row).collect();
+        assert_eq!(first, (0..100).map(|id| user(id, &format!("{id}@x"), 30)).collect::<Vec<_>>(), "{isolation:?}");
+        assert_eq!(rest, (100..300).map(|id| user(id, &format!("{id}@x"), 30)).collect::<Vec<_>>(), "{isolation:?}");
+    }
+}

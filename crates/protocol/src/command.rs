@@ -282,10 +282,13 @@ impl Connection {
             Err(error) => return self.error(&error),
         };
         match session.prepare(id, sql) {
-            Ok(prepared) => {
-                self.statements.insert(id, prepared.param_count);
-                self.write_prepare_ok(id, &prepared)
-            }
+            Ok(prepared) => match self.statements.insert(id, prepared.param_count) {
+                Ok(()) => self.write_prepare_ok(id, &prepared),
+                Err(error) => {
+                    session.close_statement(id);
+                    self.error(&error)
+                }
+            },
             Err(error) => self.error(&error),
         }
     }

@@ -8,7 +8,6 @@
 //! peer can still read one; no other connection is affected.
 
 use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -37,12 +36,9 @@ pub struct ConnectionConfig {
     pub wait_timeout: Duration,
     /// Time a write may block on a client that does not read.
     pub net_write_timeout: Duration,
-    /// max_prepared_stmt_count: prepared statements the whole server may
-    /// hold open.
+    /// max_prepared_stmt_count at startup: prepared statements the whole
+    /// server may hold open (counted in the [`crate::Registry`]).
     pub prepared_statements_max: usize,
-    /// The statements open on the server now. Every connection's config is
-    /// a clone of the server's, so all of them count in this one.
-    pub prepared_statements_open: Arc<AtomicUsize>,
 }
 
 impl Default for ConnectionConfig {
@@ -53,8 +49,7 @@ impl Default for ConnectionConfig {
             connect_timeout: Duration::from_secs(10),
             wait_timeout: Duration::from_secs(28_800),
             net_write_timeout: Duration::from_secs(60),
-            prepared_statements_max: 16_382,
-            prepared_statements_open: Arc::default(),
+            prepared_statements_max: crate::registry::PREPARED_STATEMENTS_MAX_DEFAULT,
         }
     }
 }
@@ -95,8 +90,7 @@ impl Connection {
         let stream = PacketStream::new(socket, HANDSHAKE_PACKET_BYTES_MAX.min(config.max_allowed_packet))?;
         stream.set_read_timeout(config.connect_timeout)?;
         stream.set_write_timeout(config.connect_timeout)?;
-        let statements =
-            StatementTable::new(config.prepared_statements_max, Arc::clone(&config.prepared_statements_open), config.max_allowed_packet);
+        let statements = StatementTable::new(Arc::clone(handle.registry()), config.max_allowed_packet);
         Ok(Connection {
             stream,
             peer,

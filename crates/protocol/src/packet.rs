@@ -57,13 +57,35 @@ pub fn read_packet_into<R: Read>(
         if total_bytes > max_allowed_packet_bytes {
             return Err(ProtocolError::PacketTooLarge { length_bytes: total_bytes as u64, max_bytes: max_allowed_packet_bytes });
         }
-        let start = payload.len();
-        payload.resize(total_bytes, 0);
-        reader.read_exact(&mut payload[start..])?;
+        read_growing(reader, payload, chunk_bytes)?;
         if chunk_bytes < CHUNK_PAYLOAD_BYTES_MAX {
             return Ok(());
         }
     }
+}
+
+/// Bytes read into a payload before it grows past what has arrived: a
+/// command, a row or a binlog event is read with one allocation of its
+/// size.
+const GROWTH_FIRST_STEP_BYTES: usize = 64 * 1024;
+
+/// Appends `bytes` bytes from `reader` to `payload`, growing it as they
+/// arrive: each step at most doubles what is there (at least
+/// [`GROWTH_FIRST_STEP_BYTES`]), so a header that announces 16 MiB and
+/// sends nothing costs one small step, not 16 MiB.
+pub(crate) fn read_growing<R: Read>(reader: &mut R, payload: &mut Vec<u8>, bytes: usize) -> io::Result<()> {
+    let end = payload.len() + bytes;
+    while payload.len() < end {
+        let filled = payload.len();
+        let step = (end - filled).min(filled.max(GROWTH_FIRST_STEP_BYTES));
+        payload.reserve_exact(step);
+        payload.resize(filled + step, 0);
+        if let Err(error) = reader.read_exact(&mut payload[filled..]) {
+            payload.truncate(filled);
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 /// Writes one logical packet whose payload is `head` followed by `body`
@@ -367,6 +389,27 @@ mod tests {
             Err(ProtocolError::PacketTooLarge { length_bytes: 1000, max_bytes: 999 }) => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A reader that hands out its bytes, then waits forever (here: says
+    /// the stream ended), as a client that announced more than it sent.
+    #[test]
+    fn an_announced_packet_is_allocated_as_its_bytes_arrive() {
+        let mut wire = vec![0xFF, 0xFF, 0xFE, 0];
+        wire.extend_from_slice(&[7u8; 100]);
+        let mut payload = Vec::new();
+        let mut sequence_id = 0;
+        assert!(matches!(read_packet_into(&mut &wire[..], &mut sequence_id, 64 << 20, &mut payload), Err(ProtocolError::Io(_))));
+        assert!(payload.capacity() <= 2 * GROWTH_FIRST_STEP_BYTES, "{} bytes allocated for 100 received", payload.capacity());
+
+        // A large payload that does arrive grows to its size, and no more
+        // than twice what has arrived at each step.
+        let big: Vec<u8> = (0..3_000_000).map(|i| (i % 253) as u8).collect();
+        let (wire, _) = frame(&big, 0);
+        let mut sequence_id = 0;
+        read_packet_into(&mut &wire[..], &mut sequence_id, 64 << 20, &mut payload).unwrap();
+        assert!(payload == big);
+        assert!(payload.capacity() < 2 * big.len());
     }
 
     #[test]

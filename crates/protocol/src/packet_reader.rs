@@ -108,7 +108,7 @@ impl<R: Read> PacketReader<R> {
 
     /// A payload that is not lent: larger than the read buffer, or in
     /// several chunks. Joined into `joined`, each chunk's bytes taken from
-    /// the buffer first, the rest read straight into place.
+    /// the buffer first, the rest read straight into place as it arrives.
     fn join_chunks(&mut self) -> Result<(), ProtocolError> {
         if self.joined.capacity() > self.joined_kept_bytes_max {
             self.joined = Vec::new();
@@ -124,9 +124,7 @@ impl<R: Read> PacketReader<R> {
             let buffered = (self.end - self.start).min(chunk_bytes);
             self.joined.extend_from_slice(&self.buffer[self.start..self.start + buffered]);
             self.start += buffered;
-            let filled = self.joined.len();
-            self.joined.resize(total_bytes, 0);
-            self.source.read_exact(&mut self.joined[filled..])?;
+            crate::packet::read_growing(&mut self.source, &mut self.joined, chunk_bytes - buffered)?;
             if chunk_bytes < CHUNK_PAYLOAD_BYTES_MAX {
                 return Ok(());
             }

@@ -9,7 +9,6 @@
 //! types (2 bytes each) when bound, and the non-NULL values.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use mysql_common::io::ParseBuf;
@@ -17,6 +16,7 @@ use mysql_common::io::ParseBuf;
 use crate::binary::{decode_parameter, ParameterType};
 use crate::charset::ClientCharset;
 use crate::errors::{MysqlError, ProtocolError};
+use crate::registry::Registry;
 use crate::value::Value;
 
 /// MariaDB clients execute "the statement just prepared" with this id.
@@ -36,10 +36,11 @@ struct StatementState {
 }
 
 impl StatementState {
-    fn clear_long_data(&mut self) {
+    /// Forgets the long data; returns how many bytes it held.
+    fn clear_long_data(&mut self) -> usize {
         self.long_data.clear();
-        self.long_data_bytes = 0;
         self.long_data_error = None;
+        std::mem::take(&mut self.long_data_bytes)
     }
 }
 
@@ -55,14 +56,15 @@ pub(crate) struct StatementTable {
     statements: HashMap<u32, StatementState>,
     next_id: u32,
     last_prepared: Option<u32>,
-    /// max_prepared_stmt_count: a bound on the whole server's statements,
-    /// as in MySQL, counted in `open_on_server`.
-    statements_max: usize,
-    /// Statements open on every connection; shared by all of them.
-    open_on_server: Arc<AtomicUsize>,
-    /// Bound on the long data of one statement (max_allowed_packet, as
-    /// MySQL's max_long_data_size was).
+    /// Where the whole server's statements are counted and bounded
+    /// (max_prepared_stmt_count), as in MySQL.
+    registry: Arc<Registry>,
+    /// Bound on the long data the connection holds, all its statements
+    /// together (max_allowed_packet, as MySQL's max_long_data_size was):
+    /// one connection's statements cannot each hold that much.
     long_data_bytes_max: usize,
+    /// Long data held now, every statement's.
+    long_data_bytes: usize,
 }
 
 fn malformed(context: &'static str) -> ProtocolError {
@@ -70,17 +72,15 @@ fn malformed(context: &'static str) -> ProtocolError {
 }
 
 impl StatementTable {
-    pub fn new(statements_max: usize, open_on_server: Arc<AtomicUsize>, long_data_bytes_max: usize) -> Self {
-        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, statements_max, open_on_server, long_data_bytes_max }
+    pub fn new(registry: Arc<Registry>, long_data_bytes_max: usize) -> Self {
+        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, registry, long_data_bytes_max, long_data_bytes: 0 }
     }
 
     /// The id the next prepared statement will get, if the server's limit
-    /// allows one more. Connections preparing at the same instant may pass
-    /// the check together and go over the limit by one each: a bound, not
-    /// a lock every prepare takes.
+    /// allows one more (checked again, atomically, by `insert`).
     pub fn next_id(&mut self) -> Result<u32, MysqlError> {
-        if self.open_on_server.load(Ordering::Relaxed) >= self.statements_max {
-            return Err(MysqlError::too_many_prepared_statements(self.statements_max));
+        if self.registry.prepared_statements() >= self.registry.prepared_statements_max() {
+            return Err(MysqlError::too_many_prepared_statements(self.registry.prepared_statements_max()));
         }
         while self.next_id == 0 || self.next_id == LAST_PREPARED_STATEMENT_ID || self.statements.contains_key(&self.next_id) {
             self.next_id = self.next_id.wrapping_add(1);
@@ -88,35 +88,41 @@ impl StatementTable {
         Ok(self.next_id)
     }
 
-    /// Records a statement the session prepared under `id` (from `next_id`).
-    pub fn insert(&mut self, id: u32, param_count: u16) {
-        let state = StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None };
-        if self.statements.insert(id, state).is_none() {
-            self.open_on_server.fetch_add(1, Ordering::Relaxed);
+    /// Records a statement the session prepared under `id` (from
+    /// `next_id`), taking one of the server's slots; 1461 when another
+    /// connection took the last one since `next_id`.
+    pub fn insert(&mut self, id: u32, param_count: u16) -> Result<(), MysqlError> {
+        if !self.statements.contains_key(&id) {
+            self.registry.open_prepared_statement()?;
         }
+        let state = StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None };
+        self.statements.insert(id, state);
         self.next_id = id.wrapping_add(1);
         self.last_prepared = Some(id);
+        Ok(())
     }
 
     pub fn remove(&mut self, id: u32) -> bool {
-        let removed = self.statements.remove(&id).is_some();
-        if removed {
-            self.open_on_server.fetch_sub(1, Ordering::Relaxed);
-        }
-        removed
+        let Some(state) = self.statements.remove(&id) else {
+            return false;
+        };
+        self.long_data_bytes -= state.long_data_bytes;
+        self.registry.close_prepared_statements(1);
+        true
     }
 
     /// Every open statement id (to close them all on reset or disconnect).
     pub fn drain_ids(&mut self) -> Vec<u32> {
         self.last_prepared = None;
-        self.open_on_server.fetch_sub(self.statements.len(), Ordering::Relaxed);
+        self.registry.close_prepared_statements(self.statements.len());
+        self.long_data_bytes = 0;
         self.statements.drain().map(|(id, _)| id).collect()
     }
 
     /// COM_STMT_RESET: forget long data.
     pub fn reset(&mut self, id: u32) -> Result<(), MysqlError> {
         let state = self.statements.get_mut(&id).ok_or_else(|| MysqlError::unknown_statement(id, "mysqld_stmt_reset"))?;
-        state.clear_long_data();
+        self.long_data_bytes -= state.clear_long_data();
         Ok(())
     }
 
@@ -128,7 +134,6 @@ impl StatementTable {
         let id = buf.checked_eat_u32_le().ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
         let index = buf.checked_eat_u16_le().ok_or_else(|| malformed("COM_STMT_SEND_LONG_DATA"))?;
         let data = buf.eat_all();
-        let long_data_bytes_max = self.long_data_bytes_max;
         let Some(state) = self.statements.get_mut(&id) else {
             return Ok(());
         };
@@ -139,9 +144,9 @@ impl StatementTable {
             state.long_data_error = Some(MysqlError::wrong_arguments("mysqld_stmt_send_long_data"));
             return Ok(());
         }
-        if state.long_data_bytes + data.len() > long_data_bytes_max {
+        if self.long_data_bytes + data.len() > self.long_data_bytes_max {
+            self.long_data_bytes -= state.clear_long_data();
             state.long_data_error = Some(MysqlError::packet_too_large());
-            state.long_data.clear();
             return Ok(());
         }
         if state.long_data.is_empty() {
@@ -149,6 +154,7 @@ impl StatementTable {
         }
         state.long_data[usize::from(index)].get_or_insert_with(Vec::new).extend_from_slice(data);
         state.long_data_bytes += data.len();
+        self.long_data_bytes += data.len();
         Ok(())
     }
 
@@ -171,7 +177,7 @@ impl StatementTable {
         };
         // Long data belongs to this execution only, whatever its outcome.
         let long_data = std::mem::take(&mut state.long_data);
-        state.long_data_bytes = 0;
+        self.long_data_bytes -= std::mem::take(&mut state.long_data_bytes);
         if let Some(error) = state.long_data_error.take() {
             return Ok(Err(error));
         }
@@ -214,7 +220,7 @@ impl StatementTable {
 /// A connection that ends gives its statements back to the server's count.
 impl Drop for StatementTable {
     fn drop(&mut self) {
-        self.open_on_server.fetch_sub(self.statements.len(), Ordering::Relaxed);
+        self.registry.close_prepared_statements(self.statements.len());
     }
 }
 
@@ -225,6 +231,12 @@ mod tests {
     use mysql_common::proto::MySerialize;
     use mysql_common::Value as M;
 
+    fn registry(statements_max: usize) -> Arc<Registry> {
+        let registry = Registry::new();
+        registry.set_prepared_statements_max(statements_max);
+        registry
+    }
+
     fn execute_packet(id: u32, params: &[M]) -> Vec<u8> {
         let (request, _) = ComStmtExecuteRequestBuilder::new(id).build(params);
         let mut bytes = Vec::new();
@@ -234,9 +246,9 @@ mod tests {
 
     #[test]
     fn executes_decode_like_mysql_commons_client_encodes() {
-        let mut table = StatementTable::new(10, Arc::default(), 1 << 20);
+        let mut table = StatementTable::new(registry(10), 1 << 20);
         let id = table.next_id().unwrap();
-        table.insert(id, 5);
+        table.insert(id, 5).unwrap();
         let params = [M::Int(-3), M::UInt(u64::MAX), M::Bytes(b"abc".to_vec()), M::NULL, M::Double(2.5)];
         let execution = table.parse_execute(&execute_packet(id, &params), ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(
@@ -255,9 +267,9 @@ mod tests {
 
     #[test]
     fn long_data_replaces_the_value_once() {
-        let mut table = StatementTable::new(10, Arc::default(), 8);
+        let mut table = StatementTable::new(registry(10), 8);
         let id = table.next_id().unwrap();
-        table.insert(id, 2);
+        table.insert(id, 2).unwrap();
         let mut long_data = vec![0x18];
         long_data.extend_from_slice(&id.to_le_bytes());
         long_data.extend_from_slice(&1u16.to_le_bytes());
@@ -278,36 +290,73 @@ mod tests {
     }
 
     #[test]
+    fn long_data_is_bounded_for_the_whole_connection() {
+        let mut table = StatementTable::new(registry(10), 10);
+        let first = table.next_id().unwrap();
+        table.insert(first, 1).unwrap();
+        let second = table.next_id().unwrap();
+        table.insert(second, 1).unwrap();
+        let long_data = |id: u32, data: &[u8]| {
+            let mut packet = vec![0x18];
+            packet.extend_from_slice(&id.to_le_bytes());
+            packet.extend_from_slice(&0u16.to_le_bytes());
+            packet.extend_from_slice(data);
+            packet
+        };
+        table.append_long_data(&long_data(first, b"123456")).unwrap();
+        // Six bytes held by the first statement leave four for the second.
+        table.append_long_data(&long_data(second, b"abcde")).unwrap();
+        assert_eq!(table.parse_execute(&execute_packet(second, &[M::NULL])).unwrap().unwrap_err().code, 1153);
+        table.append_long_data(&long_data(second, b"abcd")).unwrap();
+        assert_eq!(table.parse_execute(&execute_packet(second, &[M::NULL])).unwrap().unwrap().params, vec![Value::Bytes(b"abcd".to_vec())]);
+        // An execution, a reset or a close gives the bytes back.
+        assert_eq!(
+            table.parse_execute(&execute_packet(first, &[M::NULL])).unwrap().unwrap().params,
+            vec![Value::Bytes(b"123456".to_vec())]
+        );
+        table.append_long_data(&long_data(first, b"0123456789")).unwrap();
+        table.reset(first).unwrap();
+        table.append_long_data(&long_data(second, b"0123456789")).unwrap();
+        assert!(table.remove(second));
+        table.append_long_data(&long_data(first, b"0123456789")).unwrap();
+        assert_eq!(
+            table.parse_execute(&execute_packet(first, &[M::NULL])).unwrap().unwrap().params,
+            vec![Value::Bytes(b"0123456789".to_vec())]
+        );
+    }
+
+    #[test]
     fn the_statement_limit_is_the_whole_servers() {
-        let open_on_server = Arc::new(AtomicUsize::new(0));
-        let mut first = StatementTable::new(3, Arc::clone(&open_on_server), 1 << 20);
-        let mut second = StatementTable::new(3, Arc::clone(&open_on_server), 1 << 20);
+        let server = registry(3);
+        let mut first = StatementTable::new(Arc::clone(&server), 1 << 20);
+        let mut second = StatementTable::new(Arc::clone(&server), 1 << 20);
         for _ in 0..2 {
             let id = first.next_id().unwrap();
-            first.insert(id, 0);
+            first.insert(id, 0).unwrap();
         }
         let id = second.next_id().unwrap();
-        second.insert(id, 0);
+        second.insert(id, 0).unwrap();
         assert_eq!(second.next_id().unwrap_err().code, 1461, "two on the first connection and one here fill the server's three");
         assert_eq!(first.next_id().unwrap_err().code, 1461);
+        assert_eq!(second.insert(99, 0).unwrap_err().code, 1461, "the slot is taken atomically, whatever next_id said");
         assert!(second.remove(id));
         assert!(!second.remove(id));
         let id = first.next_id().unwrap();
-        first.insert(id, 0);
-        assert_eq!(open_on_server.load(Ordering::Relaxed), 3);
+        first.insert(id, 0).unwrap();
+        assert_eq!(server.prepared_statements(), 3);
         assert_eq!(first.drain_ids().len(), 3);
-        assert_eq!(open_on_server.load(Ordering::Relaxed), 0);
+        assert_eq!(server.prepared_statements(), 0);
         let id = first.next_id().unwrap();
-        first.insert(id, 0);
+        first.insert(id, 0).unwrap();
         drop(first);
-        assert_eq!(open_on_server.load(Ordering::Relaxed), 0, "a connection that ends gives its statements back");
+        assert_eq!(server.prepared_statements(), 0, "a connection that ends gives its statements back");
     }
 
     #[test]
     fn errors_for_the_client_and_fatal_ones() {
-        let mut table = StatementTable::new(1, Arc::default(), 1 << 20);
+        let mut table = StatementTable::new(registry(1), 1 << 20);
         let id = table.next_id().unwrap();
-        table.insert(id, 1);
+        table.insert(id, 1).unwrap();
         assert_eq!(table.next_id().unwrap_err().code, 1461);
         assert_eq!(table.parse_execute(&execute_packet(99, &[]), ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1243);
         let mut unbound = execute_packet(id, &[M::Int(1)]);
@@ -323,10 +372,10 @@ mod tests {
     fn random_execute_and_long_data_packets_never_panic() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let mut table = StatementTable::new(4, Arc::default(), 1 << 16);
+        let mut table = StatementTable::new(registry(4), 1 << 16);
         for params in [0u16, 1, 3, 9] {
             let id = table.next_id().unwrap();
-            table.insert(id, params);
+            table.insert(id, params).unwrap();
         }
         for _ in 0..20_000 {
             let mut packet = vec![if rng.gen() { 0x17 } else { 0x18 }];

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -73,7 +73,14 @@ pub struct Registry {
     /// Statements received (COM_QUERY and COM_STMT_EXECUTE): the
     /// `Questions` status counter.
     questions: AtomicU64,
+    /// Prepared statements open on every connection (`Prepared_stmt_count`).
+    prepared_statements_open: AtomicUsize,
+    /// `max_prepared_stmt_count`: a bound on the whole server's, as in MySQL.
+    prepared_statements_max: AtomicUsize,
 }
+
+/// MySQL's default `max_prepared_stmt_count`.
+pub const PREPARED_STATEMENTS_MAX_DEFAULT: usize = 16_382;
 
 impl Registry {
     pub fn new() -> Arc<Registry> {
@@ -82,6 +89,8 @@ impl Registry {
             next_id: AtomicU32::new(1),
             started: Instant::now(),
             questions: AtomicU64::new(0),
+            prepared_statements_open: AtomicUsize::new(0),
+            prepared_statements_max: AtomicUsize::new(PREPARED_STATEMENTS_MAX_DEFAULT),
         })
     }
 
@@ -134,6 +143,36 @@ impl Registry {
 
     pub(crate) fn count_question(&self) {
         self.questions.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `Prepared_stmt_count`: prepared statements open on the server.
+    pub fn prepared_statements(&self) -> usize {
+        self.prepared_statements_open.load(Ordering::Relaxed)
+    }
+
+    pub fn prepared_statements_max(&self) -> usize {
+        self.prepared_statements_max.load(Ordering::Relaxed)
+    }
+
+    /// SET GLOBAL max_prepared_stmt_count: statements already open stay
+    /// open; new ones wait until the count is below the new bound.
+    pub fn set_prepared_statements_max(&self, max: usize) {
+        self.prepared_statements_max.store(max, Ordering::Relaxed);
+    }
+
+    /// Takes one of the server's prepared statement slots, or 1461 when
+    /// all are taken. One compare-and-swap, so two connections preparing
+    /// at once cannot both take the last slot.
+    pub(crate) fn open_prepared_statement(&self) -> Result<(), MysqlError> {
+        let max = self.prepared_statements_max();
+        self.prepared_statements_open
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |open| (open < max).then_some(open + 1))
+            .map(|_| ())
+            .map_err(|_| MysqlError::too_many_prepared_statements(max))
+    }
+
+    pub(crate) fn close_prepared_statements(&self, count: usize) {
+        self.prepared_statements_open.fetch_sub(count, Ordering::Relaxed);
     }
 
     /// SHOW PROCESSLIST, ordered by id.

@@ -103,13 +103,15 @@ impl Server {
         factory: Arc<F>,
     ) -> std::io::Result<Server> {
         let local_address = listener.local_addr()?;
+        let registry = Registry::new();
+        registry.set_prepared_statements_max(config.connection.prepared_statements_max);
         let shared = Arc::new(Shared {
             dynamic: Dynamic {
                 max_connections: AtomicUsize::new(config.max_connections),
                 max_allowed_packet: AtomicUsize::new(config.connection.max_allowed_packet),
             },
             config,
-            registry: Registry::new(),
+            registry,
             shutting_down: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
         });

@@ -321,6 +321,21 @@ impl Environment for Env<'_> {
         self.info.handle.is_query_killed()
     }
 
+    fn max_allowed_packet_bytes(&self) -> u64 {
+        match self.shared.globals.get("max_allowed_packet") {
+            Some(Value::Int(bytes)) => u64::try_from(bytes).unwrap_or(0),
+            Some(Value::UInt(bytes)) => bytes,
+            _ => protocol::ConnectionConfig::default().max_allowed_packet as u64,
+        }
+    }
+
+    fn warning(&self, code: u16, message: String) {
+        let mut warnings = self.evaluation_warnings.borrow_mut();
+        if warnings.len() < WARNINGS_MAX {
+            warnings.push(Warning { level: "Warning", code, message });
+        }
+    }
+
     /// MySQL's ERROR_FOR_DIVISION_BY_ZERO: without it, silent; with it, a
     /// warning, or error 1365 in a strict-mode write.
     fn division_by_zero(&self) -> SqlResult<()> {
@@ -532,8 +547,11 @@ impl SqlSession {
         if !keeps_warnings {
             warnings.splice(0..0, evaluation_warnings);
             warnings.truncate(WARNINGS_MAX);
-            if let QueryResponse::Ok(ok) = &mut response {
-                ok.warnings = u16::try_from(warnings.len()).unwrap_or(u16::MAX);
+            let count = u16::try_from(warnings.len()).unwrap_or(u16::MAX);
+            match &mut response {
+                QueryResponse::Ok(ok) => ok.warnings = count,
+                QueryResponse::ResultSet(result) => result.warnings = result.warnings.max(count),
+                QueryResponse::Stream(stream) => stream.warnings = stream.warnings.max(count),
             }
             state.warnings = warnings;
         }

@@ -44,6 +44,15 @@ pub trait Environment {
     fn division_by_zero(&self) -> SqlResult<()> {
         Ok(())
     }
+    /// max_allowed_packet: a string function's result longer than this is
+    /// NULL with warning 1301 (`strings.rs`).
+    fn max_allowed_packet_bytes(&self) -> u64 {
+        protocol::ConnectionConfig::default().max_allowed_packet as u64
+    }
+    /// A warning for the statement's SHOW WARNINGS.
+    fn warning(&self, code: u16, message: String) {
+        let _ = (code, message);
+    }
 }
 
 /// SLEEP() polls for KILL this often.
@@ -378,6 +387,9 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::temporal::function(&name, &values, environment) {
             return result;
         }
+        if let Some(result) = crate::eval::strings::call(&name, &values, environment) {
+            return result;
+        }
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
             ("VERSION", []) => environment.version()?,
@@ -386,25 +398,6 @@ impl<'a> Scope<'a> {
             ("LAST_INSERT_ID", []) => Value::UInt(environment.last_insert_id()),
             ("USER" | "SESSION_USER" | "SYSTEM_USER", []) => Value::Bytes(environment.user().into_bytes()),
             ("CURRENT_USER", []) => Value::Bytes(environment.current_user().into_bytes()),
-            ("REPEAT", [value, count]) => {
-                if value.is_null() || count.is_null() {
-                    Value::Null
-                } else {
-                    let count = to_number(count).map_or(0.0, Number::as_f64).max(0.0) as usize;
-                    let piece = to_text(value);
-                    if piece.len().saturating_mul(count) > 1 << 30 {
-                        return Err(not_supported("REPEAT() results over 1 GiB"));
-                    }
-                    Value::Bytes(piece.repeat(count))
-                }
-            }
-            ("CONCAT", values) => {
-                if values.iter().any(|v| v.is_null()) {
-                    Value::Null
-                } else {
-                    Value::Bytes(values.iter().flat_map(to_text).collect())
-                }
-            }
             ("LENGTH" | "OCTET_LENGTH", [value]) => {
                 if value.is_null() {
                     Value::Null

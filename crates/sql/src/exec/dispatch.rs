@@ -78,8 +78,8 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
 fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
     match ast {
         Ast::Query(query) => {
-            let result = transaction.read(context, |trx| crate::exec::select::run(query, context, Some(trx)))?;
-            Ok(Outcome::new(result))
+            let response = transaction.read(context, |trx| crate::exec::select::respond(query, context, trx))?;
+            Ok(Outcome::new(response))
         }
         Ast::Insert(insert) => crate::exec::dml::insert(insert, context, &mut transaction),
         Ast::Update(update) => crate::exec::dml::update(update, context, &mut transaction),

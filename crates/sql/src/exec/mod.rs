@@ -1,7 +1,8 @@
 //! Running a parsed statement: `dispatch.rs` checks its privileges and
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
-//! the index range `plan.rs` finds in WHERE), `dml.rs`, `ddl.rs`,
-//! `show.rs`, `set.rs` (and `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
+//! the index range `plan.rs` finds in WHERE, its rows streamed by
+//! `select_stream.rs`), `dml.rs`, `ddl.rs`, `show.rs`, `set.rs` (and
+//! `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
 //! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
 //! `transaction_statements.rs` (START / SET TRANSACTION) and
@@ -19,6 +20,7 @@ pub(crate) mod gtid_next;
 pub(crate) mod lock_statements;
 pub(crate) mod plan;
 pub(crate) mod select;
+pub(crate) mod select_stream;
 pub(crate) mod set;
 pub(crate) mod set_names;
 pub(crate) mod show;

@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use database::Catalog;
 use engine::{TableDef, Transaction};
-use protocol::{ColumnDefinition, ColumnType as WireType, ResultSet};
+use protocol::{ColumnDefinition, ColumnType as WireType, QueryResponse, ResultSet};
 use sqlparser::ast::{
     visit_expressions, Distinct, Expr, Function, GroupByExpr, LimitClause, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor,
     Value as Literal,
 };
 
+use super::select_stream;
 use crate::error::{not_supported, syntax_error, SqlResult};
 use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
@@ -24,19 +25,19 @@ use crate::session::Context;
 use crate::variables::{definition, Type};
 
 /// One output column: how to compute it and how to describe it.
-struct Output {
-    expr: Expr,
+pub(super) struct Output {
+    pub(super) expr: Expr,
     name: String,
-    definition: ColumnDefinition,
+    pub(super) definition: ColumnDefinition,
 }
 
 /// The single table a SELECT reads, if any.
-struct Source {
-    def: Arc<TableDef>,
-    columns: Columns,
+pub(super) struct Source {
+    pub(super) def: Arc<TableDef>,
+    pub(super) columns: Columns,
     /// An INFORMATION_SCHEMA table's rows, built when the statement
     /// started; `None` for a stored table, scanned through the engine.
-    rows: Option<Vec<Vec<Value>>>,
+    pub(super) rows: Option<Vec<Vec<Value>>>,
 }
 
 fn the_select(query: &Query) -> SqlResult<&Select> {
@@ -50,7 +51,12 @@ fn the_select(query: &Query) -> SqlResult<&Select> {
     }
 }
 
-fn source(select: &Select, catalog: Catalog<'_>, database: Option<&str>, viewer: Option<&Context<'_>>) -> SqlResult<Option<Source>> {
+pub(super) fn source(
+    select: &Select,
+    catalog: Catalog<'_>,
+    database: Option<&str>,
+    viewer: Option<&Context<'_>>,
+) -> SqlResult<Option<Source>> {
     match select.from.as_slice() {
         [] => Ok(None),
         [table] if table.joins.is_empty() => {
@@ -179,7 +185,7 @@ fn first_arg(function: &Function) -> Option<&Expr> {
     function_args(function).ok()?.into_iter().next().flatten()
 }
 
-fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
+pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec<Output>> {
     let mut outputs = Vec::new();
     for item in &select.projection {
         match item {
@@ -247,7 +253,7 @@ pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> 
 }
 
 /// `value` in the form the column's declared type promises the protocol.
-fn conform(value: Value, definition: &ColumnDefinition) -> Value {
+pub(super) fn conform(value: Value, definition: &ColumnDefinition) -> Value {
     use WireType::*;
     match (definition.column_type, &value) {
         (_, Value::Null) => value,
@@ -269,6 +275,22 @@ fn conform(value: Value, definition: &ColumnDefinition) -> Value {
         (MYSQL_TYPE_YEAR, Value::Int(year)) => Value::Bytes(format!("{year:04}").into_bytes()),
         _ => Value::Bytes(to_text(&value)),
     }
+}
+
+/// True when no output of `select` calls an aggregate (COUNT, SUM, ...).
+pub(super) fn is_aggregate_free(select: &Select) -> bool {
+    let mut found = false;
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } = item {
+            let _ = visit_expressions(expr, |e| {
+                if let Expr::Function(function) = e {
+                    found |= is_aggregate(function);
+                }
+                ControlFlow::<()>::Continue(())
+            });
+        }
+    }
+    !found
 }
 
 fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
@@ -335,7 +357,7 @@ fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, contex
     })
 }
 
-fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResult<(Option<u64>, u64)> {
+pub(super) fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResult<(Option<u64>, u64)> {
     let number = |expr: &Expr| -> SqlResult<u64> {
         match to_number(&constants.eval(expr)?) {
             Some(Number::Int(v)) if v >= 0 => Ok(v as u64),
@@ -358,6 +380,23 @@ fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResult<(Option<u
 /// their values by expression text.
 type Group = (Vec<Value>, Option<HashMap<String, Value>>);
 
+/// A SELECT as the client gets it: rows streamed as they are found where
+/// nothing needs them all first (`select_stream.rs`), else the whole
+/// result.
+pub fn respond(query: &Query, context: &Context<'_>, trx: &Transaction) -> SqlResult<QueryResponse<'static>> {
+    if select_stream::is_streamable(query) {
+        let select = the_select(query)?;
+        if select.into.is_none() && select.lateral_views.is_empty() {
+            if let Some(rows) = select_stream::SelectRows::open(query, select, context, trx)? {
+                return select_stream::respond(rows, context);
+            }
+        }
+    }
+    run(query, context, Some(trx)).map(QueryResponse::from)
+}
+
+/// The whole result of a SELECT, in memory: what INSERT ... SELECT reads,
+/// and what sorting, grouping and DISTINCT need.
 pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> SqlResult<ResultSet> {
     let select = the_select(query)?;
     if select.having.is_some() || select.into.is_some() || !select.lateral_views.is_empty() {

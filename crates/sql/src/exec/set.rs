@@ -148,6 +148,14 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
                 };
                 context.db().set_lock_wait_timeout(std::time::Duration::from_secs(seconds));
             }
+            ("max_prepared_stmt_count", _) => {
+                let max = match value {
+                    Value::Int(v) => usize::try_from(v).unwrap_or(0),
+                    Value::UInt(v) => usize::try_from(v).unwrap_or(usize::MAX),
+                    _ => protocol::registry::PREPARED_STATEMENTS_MAX_DEFAULT,
+                };
+                context.env.info.handle.registry().set_prepared_statements_max(max);
+            }
             ("pseudo_slave_mode" | "pseudo_replica_mode", _) => {
                 // One setting under its old and its new name.
                 outcome.set_variables.push(("pseudo_slave_mode", value.clone()));

@@ -105,6 +105,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Innodb_history_list_length", context.db().engine_status().purge_queued_keys().to_string()),
                 // MySQL's name for the redo log's fsyncs.
                 ("Innodb_os_log_fsyncs", database_counters.redo_fsyncs.to_string()),
+                ("Prepared_stmt_count", registry.prepared_statements().to_string()),
                 ("Questions", registry.questions().to_string()),
                 ("Threads_connected", registry.len().to_string()),
                 ("Uptime", registry.uptime_secs().to_string()),

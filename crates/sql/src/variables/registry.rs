@@ -425,4 +425,18 @@ pub const DEFINITIONS: &[Definition] = &[
     // The session clock, seconds since the epoch with microseconds; 0: the
     // real clock (session.rs).
     session("timestamp", Type::Text, own("0")),
+    // Bounded memory per client: the whole server's prepared statements,
+    // counted in the protocol's registry (SET GLOBAL reaches it in
+    // exec/set.rs).
+    global(
+        "max_prepared_stmt_count",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.prepared_statements_max.to_string(),
+            |config, value| {
+                config.server.connection.prepared_statements_max = value.number_within()?;
+                Ok(())
+            },
+        ),
+    ),
 ];
