@@ -15,14 +15,17 @@ use std::time::Duration;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use tracing::{debug, warn};
 
-use crate::auth::{generate_scramble, Authenticator};
+use crate::auth::{generate_scramble, Authenticator, SCRAMBLE_BYTES};
+use crate::authentication::{authenticate, Exchange};
+use crate::caching_sha2::{RsaKeys, Sha2Cache};
 use crate::errors::{MysqlError, ProtocolError};
-use crate::handshake::{authenticate, encode_initial_handshake, parse_handshake_response};
+use crate::handshake::{encode_initial_handshake_offering, is_ssl_request, parse_handshake_response};
 use crate::packet::PacketStream;
 use crate::prepared::StatementTable;
 use crate::registry::{client_host, ConnectionHandle, Registration};
 use crate::response::{write_err, write_ok, OkResponse};
 use crate::session::{ConnectionInfo, Session, SessionFactory};
+use crate::tls::{TlsAcceptor, TlsInfo};
 
 /// Per-connection settings (MySQL's variable names, durations as values).
 #[derive(Debug, Clone)]
@@ -43,6 +46,14 @@ pub struct ConnectionConfig {
     /// The statements open on the server now. Every connection's config is
     /// a clone of the server's, so all of them count in this one.
     pub prepared_statements_open: Arc<AtomicUsize>,
+    /// The server's certificate and key when it offers TLS (CLIENT_SSL in
+    /// the handshake); `None` offers plain connections only.
+    pub tls: Option<TlsAcceptor>,
+    /// caching_sha2_password's RSA keys, for clients without TLS.
+    pub rsa: Option<Arc<RsaKeys>>,
+    /// caching_sha2_password's fast-path cache, shared by every
+    /// connection (each config is a clone of the server's).
+    pub sha2_cache: Arc<Sha2Cache>,
 }
 
 impl Default for ConnectionConfig {
@@ -55,6 +66,9 @@ impl Default for ConnectionConfig {
             net_write_timeout: Duration::from_secs(60),
             prepared_statements_max: 16_382,
             prepared_statements_open: Arc::default(),
+            tls: None,
+            rsa: None,
+            sha2_cache: Arc::default(),
         }
     }
 }
@@ -87,6 +101,10 @@ pub struct Connection {
     /// Status after the last statement, for the EOF between column
     /// definitions and rows (sent before the statement has finished).
     pub(crate) last_status: StatusFlags,
+    /// The handshake's scramble, which COM_CHANGE_USER answers to again.
+    pub(crate) scramble: [u8; SCRAMBLE_BYTES],
+    /// The connection's TLS, `None` while plain.
+    pub(crate) tls: Option<TlsInfo>,
 }
 
 impl Connection {
@@ -106,6 +124,8 @@ impl Connection {
             multi_statements: false,
             statements,
             last_status: StatusFlags::SERVER_STATUS_AUTOCOMMIT,
+            scramble: [0; SCRAMBLE_BYTES],
+            tls: None,
         })
     }
 
@@ -127,16 +147,28 @@ impl Connection {
     /// the session exists.
     pub fn handshake(&mut self, authenticator: &dyn Authenticator) -> Result<Result<ConnectionInfo, MysqlError>, ProtocolError> {
         let scramble = generate_scramble();
-        self.stream.write_packet(&encode_initial_handshake(&self.config.server_version, self.id(), &scramble))?;
+        self.scramble = scramble;
+        let offer_tls = self.config.tls.is_some();
+        self.stream.write_packet(&encode_initial_handshake_offering(&self.config.server_version, self.id(), &scramble, offer_tls))?;
         self.stream.flush()?;
-        let packet = self.stream.read_packet()?;
-        let hello = match parse_handshake_response(&packet)? {
+        let mut packet = self.stream.read_packet()?;
+        let mut tls = None;
+        if is_ssl_request(&packet) {
+            let Some(acceptor) = &self.config.tls else {
+                return Ok(Err(MysqlError::bad_handshake()));
+            };
+            tls = Some(self.stream.start_tls(acceptor)?);
+            packet = self.stream.read_packet()?;
+        }
+        self.tls = tls.clone();
+        let hello = match parse_handshake_response(&packet, offer_tls)? {
             Ok(hello) => hello,
             Err(error) => return Ok(Err(error)),
         };
         self.capabilities = hello.capabilities;
         let host = client_host(self.peer);
-        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, authenticator)? {
+        let exchange = Exchange { authenticator, cache: &self.config.sha2_cache, rsa: self.config.rsa.as_deref(), tls: tls.as_ref() };
+        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, &exchange)? {
             Ok(account) => account,
             Err(error) => return Ok(Err(error)),
         };
@@ -155,6 +187,7 @@ impl Connection {
             attributes: hello.attributes,
             handle: self.handle.clone(),
             system_thread: false,
+            tls,
         }))
     }
 
@@ -185,8 +218,8 @@ impl Connection {
     /// The command phase: runs until the client quits or disconnects, the
     /// connection is killed, or a protocol error (returned) ends it. Open
     /// prepared statements are closed in the session at the end.
-    pub fn run<S: Session>(&mut self, session: &mut S) -> Result<(), ProtocolError> {
-        let result = self.command_loop(session);
+    pub fn run<S: Session>(&mut self, session: &mut S, authenticator: &dyn Authenticator) -> Result<(), ProtocolError> {
+        let result = self.command_loop(session, authenticator);
         for id in self.statements.drain_ids() {
             session.close_statement(id);
         }
@@ -194,7 +227,7 @@ impl Connection {
         result
     }
 
-    fn command_loop<S: Session>(&mut self, session: &mut S) -> Result<(), ProtocolError> {
+    fn command_loop<S: Session>(&mut self, session: &mut S, authenticator: &dyn Authenticator) -> Result<(), ProtocolError> {
         loop {
             if self.handle.is_killed() {
                 return Ok(());
@@ -205,7 +238,7 @@ impl Connection {
                 Err(ProtocolError::Closed) => return Ok(()),
                 Err(error) => return Err(error),
             };
-            let flow = self.dispatch(session, &packet)?;
+            let flow = self.dispatch(session, &packet, authenticator)?;
             self.stream.flush()?;
             self.handle.end_command();
             if let Flow::Quit = flow {
@@ -259,7 +292,7 @@ pub fn serve_connection<F: SessionFactory>(
         fail(connection, id, error);
         return;
     }
-    match connection.run(&mut session) {
+    match connection.run(&mut session, authenticator) {
         Ok(()) => debug!(id, "connection ended"),
         Err(error) => fail(connection, id, error),
     }

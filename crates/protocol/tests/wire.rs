@@ -37,7 +37,7 @@ fn handshake_advertises_version_capabilities_and_collation() {
     let (nonce, handshake) = client.read_handshake();
     assert_eq!(handshake.server_version_str(), VERSION);
     assert_eq!(handshake.default_collation(), 45);
-    assert_eq!(handshake.auth_plugin_name_str().unwrap(), "mysql_native_password");
+    assert_eq!(handshake.auth_plugin_name_str().unwrap(), "caching_sha2_password");
     assert_eq!(nonce.len(), 20);
     assert!(nonce.iter().all(|&b| b != 0));
     let capabilities = handshake.capabilities();
@@ -103,11 +103,47 @@ fn auth_switch_from_caching_sha2_and_ed25519_to_native_password() {
         assert!(switch.is_some());
         assert_eq!(result.err().unwrap().code, 1045);
     }
-    // Unknown users see the same switch (no hint about which accounts exist).
+    // Unknown users see what an account of the default plugin sees (no
+    // hint about which accounts exist): a switch from mysql_native_password.
     let (result, switch) =
-        RawClient::login_with(server.local_address(), "nobody", "x", AuthPlugin::CachingSha2Password, default_capabilities(), None);
-    assert!(switch.is_some());
+        RawClient::login_with(server.local_address(), "nobody", "x", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert_eq!(switch.expect("a switch").auth_plugin(), AuthPlugin::CachingSha2Password);
     assert_eq!(result.err().unwrap().code, 1045);
+}
+
+/// caching_sha2_password without TLS: the first login takes full
+/// authentication (`0x01 0x04`, the RSA key asked for and used), the next
+/// the fast path from the server's cache (`0x01 0x03`); a client that
+/// starts with mysql_native_password is switched over; wrong passwords are
+/// 1045 on both paths; an empty password needs no exchange.
+#[test]
+fn caching_sha2_full_authentication_then_the_fast_path() {
+    let (private_pem, _) = protocol::caching_sha2::generate_rsa_key_pem(1024).unwrap();
+    let keys = std::sync::Arc::new(protocol::RsaKeys::from_private_pem(&private_pem).unwrap());
+    let server = start_server(|config| config.connection.rsa = Some(keys));
+    let address = server.local_address();
+    let sha2 = AuthPlugin::CachingSha2Password;
+
+    let (result, switch, statuses) = RawClient::login_traced(address, "carol", "wrong", sha2.clone(), default_capabilities(), None);
+    assert_eq!((result.err().unwrap().code, switch.is_none(), statuses), (1045, true, vec![0x04]));
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "sha2-pw", sha2.clone(), default_capabilities(), None);
+    assert_eq!(rows(result.expect("full authentication").query("SELECT 1")), one("1"));
+    assert_eq!(statuses, vec![0x04]);
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "sha2-pw", sha2.clone(), default_capabilities(), None);
+    assert!(result.is_ok());
+    assert_eq!(statuses, vec![0x03], "the fast path");
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "nope", sha2, default_capabilities(), None);
+    assert_eq!((result.err().unwrap().code, statuses), (1045, vec![]), "a cached password decides at once");
+
+    let (result, switch, statuses) =
+        RawClient::login_traced(address, "carol", "sha2-pw", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert!(result.is_ok());
+    assert_eq!(switch.expect("switched").auth_plugin(), AuthPlugin::CachingSha2Password);
+    assert_eq!(statuses, vec![0x03]);
+
+    let (result, switch, statuses) =
+        RawClient::login_traced(address, "root", "", AuthPlugin::CachingSha2Password, default_capabilities(), None);
+    assert!(result.is_ok() && switch.is_none() && statuses.is_empty());
 }
 
 #[test]
@@ -557,4 +593,45 @@ fn shutdown_is_prompt_and_closes_clients() {
     assert_eq!(result.unwrap_err().code, 1317);
     let mut buffer = [0u8; 1];
     assert!(std::net::TcpStream::connect(address).map(|mut s| s.read(&mut buffer).unwrap_or(0) == 0).unwrap_or(true));
+}
+
+/// COM_CHANGE_USER: the new account authenticates with its own plugin (a
+/// client answering for mysql_native_password is switched to
+/// caching_sha2_password and completes it with the RSA key), the session
+/// goes on as that account in the new schema with its prepared statements
+/// closed; a refused change is 1045 and ends the connection.
+#[test]
+fn change_user_logs_in_again_and_resets_the_session() {
+    let (private_pem, _) = protocol::caching_sha2::generate_rsa_key_pem(1024).unwrap();
+    let keys = std::sync::Arc::new(protocol::RsaKeys::from_private_pem(&private_pem).unwrap());
+    let server = start_server(|config| config.connection.rsa = Some(keys));
+    let mut client = RawClient::login(server.local_address(), "alice", "secret");
+    assert_eq!(rows(client.query("SELECT CURRENT_USER()")), one("alice@%"));
+    let (id, _, _) = client.prepare("SELECT ?").unwrap();
+
+    let change_user = |user: &str, database: &str| {
+        let mut packet = vec![0x11];
+        packet.extend_from_slice(user.as_bytes());
+        packet.push(0);
+        packet.push(20);
+        packet.extend_from_slice(&[0x5A; 20]);
+        packet.extend_from_slice(database.as_bytes());
+        packet.push(0);
+        packet.extend_from_slice(&45u16.to_le_bytes());
+        packet.extend_from_slice(b"mysql_native_password\0");
+        packet
+    };
+    client.command(&change_user("carol", "db1"));
+    let (result, switch, statuses) = client.finish_authentication(Vec::new(), "sha2-pw");
+    result.expect("changed to carol");
+    assert_eq!(switch.expect("switched").auth_plugin(), AuthPlugin::CachingSha2Password);
+    assert_eq!(statuses, vec![0x04]);
+    assert_eq!(rows(client.query("SELECT CURRENT_USER()")), one("carol@%"));
+    assert_eq!(rows(client.query("SELECT DATABASE()")), one("db1"));
+    assert_eq!(client.execute(id, &[MValue::Int(1)]).unwrap_err().code, 1243, "statements closed");
+
+    client.command(&change_user("alice", ""));
+    let (result, _, _) = client.finish_authentication(Vec::new(), "wrong");
+    assert_eq!(result.unwrap_err().code, 1045);
+    assert!(client.closed_by_server(), "a refused change ends the connection");
 }
