@@ -43,11 +43,15 @@ pub fn authenticate(
     let plugin = account.as_ref().map_or(AuthPlugin::CachingSha2, |account| account.credential.plugin());
     let client_plugin = hello.auth_plugin.as_deref().unwrap_or(AuthPlugin::Native.name());
     let mut response = hello.auth_response.clone();
-    // An account without a password takes an empty answer under any
-    // plugin, without a switch: nothing secret is exchanged, and a client
-    // that lacks the account's plugin (a MariaDB server replicating as
-    // root) still logs in.
-    let passwordless = account.as_ref().is_some_and(|account| account.credential.is_empty()) && response.is_empty();
+    // An account without a password takes an empty answer given under
+    // either real plugin without a switch: nothing secret is exchanged,
+    // and a client that lacks the account's plugin (a MariaDB server
+    // replicating as root) still logs in. Any other plugin name
+    // (libmariadb's `dummy_fallback_auth`, sent while another thread loads
+    // the real plugin) is switched, as mysqld does: such a client goes on
+    // talking until it is.
+    let known_plugin = [AuthPlugin::Native.name(), AuthPlugin::CachingSha2.name()].contains(&client_plugin);
+    let passwordless = account.as_ref().is_some_and(|account| account.credential.is_empty()) && is_empty_answer(&response) && known_plugin;
     // An empty answer for an account with a password comes from a client
     // that could not answer the announced plugin (a MariaDB server's
     // replication client has no caching_sha2_password): asking it again
@@ -71,7 +75,7 @@ pub fn authenticate(
     let verified = match account.as_ref().map(|account| &account.credential) {
         _ if passwordless => true,
         Some(Credential::Native(stored)) => verify_native_password(scramble, &response, stored.as_ref()),
-        Some(Credential::CachingSha2(None)) => response.is_empty(),
+        Some(Credential::CachingSha2(None)) => is_empty_answer(&response),
         Some(Credential::CachingSha2(Some(hash))) => {
             let account = account.as_ref().expect("matched");
             match caching_sha2(stream, &response, scramble, exchange, &account.user, &account.host, hash)? {
@@ -94,6 +98,12 @@ pub fn authenticate(
         Some(account) if verified => Ok(Ok(account)),
         _ => denied(used_password),
     }
+}
+
+/// The answer of a client with an empty password: no bytes, or the single
+/// NUL MySQL's own clients send (mysqld accepts both).
+fn is_empty_answer(response: &[u8]) -> bool {
+    response.is_empty() || response == [0]
 }
 
 /// caching_sha2_password after the client's scramble: the fast path when

@@ -111,6 +111,29 @@ fn auth_switch_from_caching_sha2_and_ed25519_to_native_password() {
     assert_eq!(result.err().unwrap().code, 1045);
 }
 
+/// A client that names a plugin it has not loaded (libmariadb's
+/// `dummy_fallback_auth`, when threads race to load the real one) and
+/// answers nothing is switched to the account's plugin even for an account
+/// without a password, as mysqld does: such a client keeps talking until
+/// it is switched. An empty answer under a real plugin needs no switch
+/// (a MariaDB server's replication client has no caching_sha2_password).
+#[test]
+fn an_unloaded_client_plugin_is_switched_even_without_a_password() {
+    let server = start_server(|_| {});
+    let fallback = AuthPlugin::Other(std::borrow::Cow::Borrowed(b"dummy_fallback_auth"));
+    let (result, switch) = RawClient::login_with(server.local_address(), "root", "", fallback, default_capabilities(), None);
+    // root is a mysql_native_password account in this harness.
+    assert_eq!(switch.expect("the server asks to switch plugins").auth_plugin(), AuthPlugin::MysqlNativePassword);
+    let mut client = result.expect("login after the switch");
+    assert_eq!(rows(client.query("SELECT 1")), one("1"));
+
+    for plugin in [AuthPlugin::MysqlNativePassword, AuthPlugin::CachingSha2Password] {
+        let (result, switch) = RawClient::login_with(server.local_address(), "root", "", plugin, default_capabilities(), None);
+        assert!(switch.is_none(), "{switch:?}");
+        assert_eq!(rows(result.expect("login").query("SELECT 1")), one("1"));
+    }
+}
+
 /// caching_sha2_password without TLS: the first login takes full
 /// authentication (`0x01 0x04`, the RSA key asked for and used), the next
 /// the fast path from the server's cache (`0x01 0x03`); a client that
