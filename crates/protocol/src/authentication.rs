@@ -41,31 +41,16 @@ pub fn authenticate(
 ) -> Result<Result<StoredAccount, MysqlError>, ProtocolError> {
     let account = exchange.authenticator.lookup(&hello.user, host);
     let plugin = account.as_ref().map_or(AuthPlugin::CachingSha2, |account| account.credential.plugin());
-    let client_plugin = hello.auth_plugin.as_deref().unwrap_or(AuthPlugin::Native.name());
     let mut response = hello.auth_response.clone();
-    // An account without a password takes an empty answer given under
-    // either real plugin without a switch: nothing secret is exchanged,
-    // and a client that lacks the account's plugin (a MariaDB server
-    // replicating as root) still logs in. Any other plugin name
-    // (libmariadb's `dummy_fallback_auth`, sent while another thread loads
-    // the real plugin) is switched, as mysqld does: such a client goes on
-    // talking until it is.
-    let known_plugin = [AuthPlugin::Native.name(), AuthPlugin::CachingSha2.name()].contains(&client_plugin);
-    let passwordless = account.as_ref().is_some_and(|account| account.credential.is_empty()) && is_empty_answer(&response) && known_plugin;
-    // An empty answer for an account with a password comes from a client
-    // that could not answer the announced plugin (a MariaDB server's
-    // replication client has no caching_sha2_password): asking it again
-    // for the account's plugin costs nothing, since that answer cannot
-    // succeed anyway.
-    let unanswered = account.as_ref().is_some_and(|account| !account.credential.is_empty()) && response.is_empty();
-    if (client_plugin != plugin.name() || unanswered) && !passwordless {
+    let passwordless_account = account.as_ref().is_some_and(|account| account.credential.is_empty());
+    if let Some(switch_to) = switch_target(hello, &response, plugin, passwordless_account) {
         if !hello.capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
             return Ok(Err(MysqlError::auth_mode_not_supported()));
         }
         let mut plugin_data = scramble.to_vec();
         plugin_data.push(0);
         let mut switch = Vec::with_capacity(64);
-        AuthSwitchRequest::new(plugin.name().as_bytes(), plugin_data).serialize(&mut switch);
+        AuthSwitchRequest::new(switch_to.name().as_bytes(), plugin_data).serialize(&mut switch);
         stream.write_packet(&switch)?;
         stream.flush()?;
         response = stream.read_packet()?;
@@ -73,9 +58,8 @@ pub fn authenticate(
     let denied = |used_password: bool| Ok(Err(MysqlError::access_denied(&hello.user, host, used_password)));
     let used_password = !response.is_empty();
     let verified = match account.as_ref().map(|account| &account.credential) {
-        _ if passwordless => true,
+        Some(Credential::Native(None) | Credential::CachingSha2(None)) => is_empty_answer(&response),
         Some(Credential::Native(stored)) => verify_native_password(scramble, &response, stored.as_ref()),
-        Some(Credential::CachingSha2(None)) => is_empty_answer(&response),
         Some(Credential::CachingSha2(Some(hash))) => {
             let account = account.as_ref().expect("matched");
             match caching_sha2(stream, &response, scramble, exchange, &account.user, &account.host, hash)? {
@@ -98,6 +82,40 @@ pub fn authenticate(
         Some(account) if verified => Ok(Ok(account)),
         _ => denied(used_password),
     }
+}
+
+/// The plugin the client must be asked to switch to before its answer can
+/// be checked, or `None` when `response` is its answer for `plugin` (the
+/// account's).
+///
+/// A client that names another plugin than the handshake announced had no
+/// scramble for it: an empty answer from it is no password but a request to
+/// be spoken to first (MariaDB's own client library, which a MariaDB
+/// replica uses, always starts with mysql_native_password and waits for
+/// that plugin's scramble; an OK there is "Error in server handshake").
+/// It is switched even for an account without a password: to its own
+/// plugin when binlogd speaks it (nothing secret is exchanged, and a
+/// MariaDB server has no caching_sha2_password client plugin), else to the
+/// account's (libmariadb's `dummy_fallback_auth`, sent while another thread
+/// loads the real plugin, keeps talking until it is switched).
+///
+/// An empty answer for an account with a password comes from a client
+/// that could not answer: asking it again for the account's plugin costs
+/// nothing, since that answer cannot succeed anyway.
+fn switch_target(hello: &ClientHello, response: &[u8], plugin: AuthPlugin, passwordless_account: bool) -> Option<AuthPlugin> {
+    let client_plugin = hello.auth_plugin.as_deref().unwrap_or(AuthPlugin::Native.name());
+    let announced = hello.auth_plugin.as_deref() == Some(AuthPlugin::DEFAULT.name());
+    let waiting_to_be_spoken_to =
+        hello.capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) && !announced && is_empty_answer(response);
+    if waiting_to_be_spoken_to {
+        let own_plugin = AuthPlugin::from_name(client_plugin).filter(|_| passwordless_account);
+        return Some(own_plugin.unwrap_or(plugin));
+    }
+    if passwordless_account && is_empty_answer(response) {
+        return None;
+    }
+    let unanswered = !passwordless_account && response.is_empty();
+    (client_plugin != plugin.name() || unanswered).then_some(plugin)
 }
 
 /// The answer of a client with an empty password: no bytes, or the single

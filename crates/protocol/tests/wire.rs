@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use common::{start_server, VERSION};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
-use mysql_common::packets::{AuthPlugin, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, Sid};
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{
+    AuthPlugin, AuthSwitchRequest, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, HandshakeResponse, Sid,
+};
 use mysql_common::proto::MySerialize;
 use testkit::raw_client::{default_capabilities, parse_err, MValue, RawClient, Response};
 
@@ -115,8 +118,8 @@ fn auth_switch_from_caching_sha2_and_ed25519_to_native_password() {
 /// `dummy_fallback_auth`, when threads race to load the real one) and
 /// answers nothing is switched to the account's plugin even for an account
 /// without a password, as mysqld does: such a client keeps talking until
-/// it is switched. An empty answer under a real plugin needs no switch
-/// (a MariaDB server's replication client has no caching_sha2_password).
+/// it is switched. An empty answer under the announced plugin needs no
+/// switch.
 #[test]
 fn an_unloaded_client_plugin_is_switched_even_without_a_password() {
     let server = start_server(|_| {});
@@ -127,11 +130,54 @@ fn an_unloaded_client_plugin_is_switched_even_without_a_password() {
     let mut client = result.expect("login after the switch");
     assert_eq!(rows(client.query("SELECT 1")), one("1"));
 
-    for plugin in [AuthPlugin::MysqlNativePassword, AuthPlugin::CachingSha2Password] {
-        let (result, switch) = RawClient::login_with(server.local_address(), "root", "", plugin, default_capabilities(), None);
+    for user in ["root", "dana"] {
+        let (result, switch) =
+            RawClient::login_with(server.local_address(), user, "", AuthPlugin::CachingSha2Password, default_capabilities(), None);
         assert!(switch.is_none(), "{switch:?}");
         assert_eq!(rows(result.expect("login").query("SELECT 1")), one("1"));
     }
+}
+
+/// What a MariaDB replica sends (MariaDB's own client library starts with
+/// mysql_native_password whatever the handshake announced, and its answer
+/// carries nothing because the announced plugin's scramble is not for it):
+/// it then waits for that plugin's scramble and takes an OK at that point
+/// as "Error in server handshake" (2012). The server asks it again with an
+/// auth switch to its own plugin for an account without a password (a
+/// MariaDB server has no caching_sha2_password client plugin), and to the
+/// account's plugin for an account with one.
+#[test]
+fn an_empty_answer_for_another_plugin_than_announced_is_asked_again() {
+    let server = start_server(|_| {});
+    let address = server.local_address();
+    for user in ["root", "dana"] {
+        let mut client = RawClient::connect(address);
+        let (nonce, handshake) = client.read_handshake();
+        assert_eq!(handshake.auth_plugin_name_str().unwrap(), "caching_sha2_password");
+        let response = HandshakeResponse::new(
+            Some(&[][..]),
+            (10, 11, 19),
+            Some(user.as_bytes()),
+            None::<&[u8]>,
+            Some(AuthPlugin::MysqlNativePassword),
+            default_capabilities(),
+            None,
+            1 << 24,
+        );
+        let mut bytes = Vec::new();
+        response.serialize(&mut bytes);
+        client.write_packet(&bytes);
+        let packet = client.read_packet();
+        assert_eq!(packet[0], 0xFE, "{user}: an auth switch, not {packet:?}");
+        let switch: AuthSwitchRequest<'_> = ParseBuf(&packet).parse(()).expect("auth switch");
+        assert_eq!(switch.auth_plugin(), AuthPlugin::MysqlNativePassword, "{user}");
+        assert_eq!(&switch.plugin_data()[..20], &nonce[..], "{user}: the handshake's scramble again");
+        client.write_packet(&[]);
+        assert_eq!(client.read_packet()[0], 0x00, "{user}: OK");
+    }
+    let (result, switch) = RawClient::login_with(address, "alice", "secret", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert!(switch.is_none(), "a real answer for the account's plugin is checked at once");
+    assert!(result.is_ok());
 }
 
 /// caching_sha2_password without TLS: the first login takes full

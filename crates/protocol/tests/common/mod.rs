@@ -282,12 +282,14 @@ impl Session for ToySession {
 
 /// Accounts: root@localhost without a password, alice with `secret`
 /// (mysql_native_password), carol with `sha2-pw` (caching_sha2_password),
+/// dana without a password (caching_sha2_password, as binlogd's own root),
 /// and a locked account.
 pub fn accounts(user: &str, _host: &str) -> Option<StoredAccount> {
     match user {
         "root" => Some(StoredAccount::with_password("root", "localhost", "")),
         "alice" => Some(StoredAccount::with_password("alice", "%", "secret")),
         "carol" => Some(carol()),
+        "dana" => Some(StoredAccount::new("dana", "%", Credential::new(AuthPlugin::CachingSha2, ""))),
         "locked" => {
             let mut account = StoredAccount::with_password("locked", "%", "x");
             account.locked = true;
