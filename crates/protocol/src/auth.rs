@@ -111,6 +111,9 @@ pub struct StoredAccount {
     pub locked: bool,
     /// `REQUIRE SSL` / `REQUIRE X509`: refused with 1045 when unmet.
     pub ssl: SslRequirement,
+    /// CONNECTION_ADMIN or SUPER: may take the connection reserved beyond
+    /// `max_connections`.
+    pub connection_admin: bool,
 }
 
 /// What an account requires of the connection (`CREATE USER ... REQUIRE`).
@@ -138,7 +141,14 @@ impl SslRequirement {
 
 impl StoredAccount {
     pub fn new(user: impl Into<String>, host: impl Into<String>, credential: Credential) -> Self {
-        StoredAccount { user: user.into(), host: host.into(), credential, locked: false, ssl: SslRequirement::None }
+        StoredAccount {
+            user: user.into(),
+            host: host.into(),
+            credential,
+            locked: false,
+            ssl: SslRequirement::None,
+            connection_admin: false,
+        }
     }
 
     /// A `mysql_native_password` account whose password is `password`

@@ -20,6 +20,7 @@ use crate::authentication::{authenticate, Exchange};
 use crate::caching_sha2::{RsaKeys, Sha2Cache};
 use crate::errors::{MysqlError, ProtocolError};
 use crate::handshake::{encode_initial_handshake_offering, is_ssl_request, parse_handshake_response};
+use crate::login_gate::LoginTicket;
 use crate::packet::PacketStream;
 use crate::prepared::StatementTable;
 use crate::registry::{client_host, ConnectionHandle, Registration};
@@ -34,7 +35,8 @@ pub struct ConnectionConfig {
     pub server_version: String,
     /// Largest packet accepted, in bytes (MySQL 8.4's default is 64 MiB).
     pub max_allowed_packet: usize,
-    /// Time allowed for the whole handshake.
+    /// Time from accept to the end of authentication (the login gate's
+    /// watchdog enforces it; each read is bounded by it too).
     pub connect_timeout: Duration,
     /// Idle time after which a connection is closed.
     pub wait_timeout: Duration,
@@ -248,12 +250,14 @@ impl Connection {
     }
 }
 
-/// The whole life of one accepted connection: handshake, login, session,
-/// command loop, close. Runs on the connection's own thread.
+/// The whole life of one accepted connection: handshake, login (a session
+/// slot from `ticket`'s gate, or 1040), session, command loop, close. Runs
+/// on the connection's own thread.
 pub fn serve_connection<F: SessionFactory>(
     socket: TcpStream,
     config: ConnectionConfig,
     registration: Registration,
+    ticket: LoginTicket,
     authenticator: &dyn Authenticator,
     factory: &F,
 ) {
@@ -276,6 +280,15 @@ pub fn serve_connection<F: SessionFactory>(
         }
         Err(error) => {
             fail(connection, id, error);
+            return;
+        }
+    };
+    let _slot = match ticket.enter(info.account.connection_admin) {
+        Ok(slot) => slot,
+        Err(error) => {
+            debug!(id, %error, "login refused after authentication");
+            let _ = connection.send_error(&error);
+            connection.close();
             return;
         }
     };

@@ -1,7 +1,9 @@
 //! binlogd's MySQL client/server protocol, server side.
 //!
 //! A [`Server`] accepts TCP connections and runs each on its own thread
-//! (blocking I/O, no async runtime). A [`Connection`] does the handshake
+//! (blocking I/O, no async runtime); its [`LoginGate`] times and bounds
+//! logins apart from the `max_connections` logged-in ones and keeps one
+//! connection for an administrator. A [`Connection`] does the handshake
 //! (TLS with rustls when the server has a certificate, [`tls`]) and the
 //! authentication of the account's plugin, `caching_sha2_password` or
 //! `mysql_native_password` ([`authentication`]), against the caller's
@@ -39,6 +41,7 @@ mod command;
 pub mod connection;
 pub mod errors;
 pub mod handshake;
+pub mod login_gate;
 pub mod packet;
 pub mod packet_reader;
 mod prepared;
@@ -60,6 +63,7 @@ pub use caching_sha2::{RsaKeys, Sha2Cache, Sha2Hash};
 pub use command::syntax_error_near;
 pub use connection::{serve_connection, Connection, ConnectionConfig};
 pub use errors::{MysqlError, ProtocolError};
+pub use login_gate::{LoginGate, LoginTicket, SessionSlot};
 pub use registry::{ConnectionHandle, KillScope, ProcessInfo, Registry};
 pub use replication::{BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, GnoInterval, GtidSetEntry, RegisterReplica};
 pub use response::OkResponse;

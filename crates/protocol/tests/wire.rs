@@ -590,16 +590,81 @@ fn processlist_kill_query_and_kill() {
 fn too_many_connections_get_1040() {
     let server = start_server(|config| config.max_connections = 2);
     let address = server.local_address();
+    let login = |user: &str, password: &str| {
+        RawClient::login_with(address, user, password, AuthPlugin::MysqlNativePassword, default_capabilities(), None).0
+    };
     let first = RawClient::login(address, "root", "");
-    let _second = RawClient::login(address, "root", "");
-    let mut third = RawClient::connect(address);
-    let packet = third.read_packet();
-    let error = parse_err(&packet, CapabilityFlags::empty());
+    let _second = RawClient::login(address, "alice", "secret");
+    // At max_connections: an account without CONNECTION_ADMIN or SUPER is
+    // refused once it has authenticated, an administrator takes the one
+    // connection reserved beyond.
+    let refused = login("alice", "secret").err().expect("no slot for alice");
+    assert_eq!((refused.code, refused.state.as_str(), refused.message.as_str()), (1040, "08004", "Too many connections"));
+    let mut reserved = login("root", "").expect("root takes the reserved connection");
+    assert_eq!(rows(reserved.query("SELECT 1")), one("1"));
+    // With that one taken too, a connection is refused before the handshake.
+    let mut fourth = RawClient::connect(address);
+    let error = parse_err(&fourth.read_packet(), CapabilityFlags::empty());
     assert_eq!((error.code, error.message.as_str()), (1040, "Too many connections"));
     drop(first);
+    drop(reserved);
     wait_until("a slot frees up", || server.registry().len() < 2);
-    let mut again = RawClient::login(address, "root", "");
+    let mut again = login("alice", "secret").expect("a free slot");
     assert_eq!(rows(again.query("SELECT 1")), one("1"));
+}
+
+/// A login has `connect_timeout` from accept, however slowly its bytes
+/// come, and logins are not counted in `max_connections`: root gets in
+/// while slow clients hold more sockets than `max_connections` and
+/// `logins_max`; the oldest of those is evicted for it at once, the
+/// others are closed at their deadline.
+#[test]
+fn slow_logins_neither_outlast_connect_timeout_nor_lock_anyone_out() {
+    let server = start_server(|config| {
+        config.max_connections = 2;
+        config.logins_max = 8;
+        config.connection.connect_timeout = Duration::from_millis(1500);
+    });
+    let address = server.local_address();
+    let started = Instant::now();
+    let mut slow: Vec<std::net::TcpStream> = (0..10)
+        .map(|_| {
+            let socket = std::net::TcpStream::connect(address).unwrap();
+            socket.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+            socket
+        })
+        .collect();
+    let mut closed_at: Vec<Option<Duration>> = vec![None; slow.len()];
+    let mut root = None;
+    while closed_at.iter().any(Option::is_none) && started.elapsed() < Duration::from_secs(6) {
+        for (socket, closed) in slow.iter_mut().zip(closed_at.iter_mut()).filter(|(_, closed)| closed.is_none()) {
+            let mut buffer = [0u8; 256];
+            match socket.read(&mut buffer) {
+                Ok(0) => *closed = Some(started.elapsed()),
+                Err(error) if !matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                    *closed = Some(started.elapsed())
+                }
+                _ => {
+                    // One byte of a handshake response: a read timeout
+                    // alone would start over with each.
+                    let _ = std::io::Write::write(socket, &[0x01]);
+                }
+            }
+        }
+        if root.is_none() && started.elapsed() > Duration::from_millis(300) {
+            let mut client = RawClient::login(address, "root", "");
+            assert_eq!(rows(client.query("SELECT 1")), one("1"));
+            root = Some(started.elapsed());
+        }
+    }
+    assert!(root.expect("root logged in") < Duration::from_millis(1200), "root waited for the slow logins");
+    let evicted = closed_at.iter().filter(|closed| closed.is_some_and(|at| at < Duration::from_millis(1300))).count();
+    assert_eq!(evicted, 3, "10 slow logins and root with logins_max 8: the three oldest go early; {closed_at:?}");
+    for closed in &closed_at {
+        let closed = closed.expect("every slow login is closed");
+        assert!(closed < Duration::from_millis(3000), "{closed_at:?}");
+    }
+    assert!(closed_at.iter().flatten().filter(|at| **at >= Duration::from_millis(1400)).count() >= 7, "{closed_at:?}");
 }
 
 #[test]

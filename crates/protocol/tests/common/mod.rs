@@ -280,13 +280,17 @@ impl Session for ToySession {
     }
 }
 
-/// Accounts: root@localhost without a password, alice with `secret`
+/// Accounts: root@localhost without a password (CONNECTION_ADMIN), alice with `secret`
 /// (mysql_native_password), carol with `sha2-pw` (caching_sha2_password),
 /// dana without a password (caching_sha2_password, as binlogd's own root),
 /// and a locked account.
 pub fn accounts(user: &str, _host: &str) -> Option<StoredAccount> {
     match user {
-        "root" => Some(StoredAccount::with_password("root", "localhost", "")),
+        "root" => {
+            let mut account = StoredAccount::with_password("root", "localhost", "");
+            account.connection_admin = true;
+            Some(account)
+        }
         "alice" => Some(StoredAccount::with_password("alice", "%", "secret")),
         "carol" => Some(carol()),
         "dana" => Some(StoredAccount::new("dana", "%", Credential::new(AuthPlugin::CachingSha2, ""))),

@@ -328,6 +328,8 @@ impl Authenticator for Accounts {
         let mut stored = StoredAccount::new(account.user.clone(), account.host.clone(), account.credential.clone());
         stored.locked = account.locked;
         stored.ssl = account.ssl;
+        stored.connection_admin =
+            [Privilege::ConnectionAdmin, Privilege::Super].iter().any(|privilege| account.grants.global.contains(*privilege));
         Some(stored)
     }
 }

@@ -451,4 +451,21 @@ pub const DEFINITIONS: &[Definition] = &[
     // The session clock, seconds since the epoch with microseconds; 0: the
     // real clock (session.rs).
     session("timestamp", Type::Text, own("0")),
+    // The login path (protocol's login gate): seconds from accept to the
+    // end of authentication, however slowly the client's bytes arrive.
+    // Given at startup; the server reads it once.
+    read_only(
+        "connect_timeout",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.connect_timeout.as_secs().to_string(),
+            |config, value| match value.number()? {
+                0 => Err("is too small".into()),
+                seconds => {
+                    config.server.connection.connect_timeout = Duration::from_secs(seconds);
+                    Ok(())
+                }
+            },
+        ),
+    ),
 ];
