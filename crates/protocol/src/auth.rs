@@ -1,4 +1,5 @@
-//! Accounts and `mysql_native_password`.
+//! Accounts, their credentials by plugin, and `mysql_native_password`
+//! (`caching_sha2_password` is in [`crate::caching_sha2`]).
 //!
 //! The server stores SHA1(SHA1(password)) (MySQL shows it as `*` and 40
 //! upper-case hex digits). The client answers a 20-byte scramble with
@@ -9,11 +10,92 @@
 use rand::Rng;
 use sha1::{Digest, Sha1};
 
+use crate::caching_sha2::{Sha2Hash, CACHING_SHA2_PLUGIN};
+use crate::tls::TlsInfo;
+
 /// Length of the handshake scramble (auth plugin data), in bytes.
 pub const SCRAMBLE_BYTES: usize = 20;
 
-/// Name of the one authentication method the server speaks.
+/// The older plugin's name on the wire and in `IDENTIFIED WITH`.
 pub const NATIVE_PASSWORD_PLUGIN: &str = "mysql_native_password";
+
+/// The authentication plugins binlogd speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthPlugin {
+    /// `mysql_native_password`: SHA-1 scrambles, for old clients.
+    Native,
+    /// `caching_sha2_password`: MySQL 8.4's default.
+    CachingSha2,
+}
+
+impl AuthPlugin {
+    /// What CREATE USER takes without `IDENTIFIED WITH`, as in MySQL 8.4.
+    pub const DEFAULT: AuthPlugin = AuthPlugin::CachingSha2;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AuthPlugin::Native => NATIVE_PASSWORD_PLUGIN,
+            AuthPlugin::CachingSha2 => CACHING_SHA2_PLUGIN,
+        }
+    }
+
+    /// By name, in any case.
+    pub fn from_name(name: &str) -> Option<AuthPlugin> {
+        [AuthPlugin::Native, AuthPlugin::CachingSha2].into_iter().find(|plugin| plugin.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// An account's password as its plugin stores it; `None` inside is an
+/// empty password (only an empty answer logs in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// SHA1(SHA1(password)).
+    Native(Option<[u8; 20]>),
+    /// `$A$005$` salt and SHA-256 crypt.
+    CachingSha2(Option<Sha2Hash>),
+}
+
+impl Credential {
+    /// `password` stored for `plugin` (empty: no password).
+    pub fn new(plugin: AuthPlugin, password: &str) -> Credential {
+        let password = (!password.is_empty()).then_some(password.as_bytes());
+        match plugin {
+            AuthPlugin::Native => Credential::Native(password.map(native_password_hash)),
+            AuthPlugin::CachingSha2 => Credential::CachingSha2(password.map(Sha2Hash::new)),
+        }
+    }
+
+    /// A stored hash in the form `IDENTIFIED WITH plugin AS '...'` and
+    /// users.json show (`*HEX` or `$A$005$...`); empty for no password.
+    pub fn from_stored(plugin: AuthPlugin, text: &str) -> Option<Credential> {
+        if text.is_empty() {
+            return Some(Credential::new(plugin, ""));
+        }
+        match plugin {
+            AuthPlugin::Native => parse_native_password_hash_hex(text).map(|hash| Credential::Native(Some(hash))),
+            AuthPlugin::CachingSha2 => Sha2Hash::parse(text).map(|hash| Credential::CachingSha2(Some(hash))),
+        }
+    }
+
+    pub fn plugin(&self) -> AuthPlugin {
+        match self {
+            Credential::Native(_) => AuthPlugin::Native,
+            Credential::CachingSha2(_) => AuthPlugin::CachingSha2,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        matches!(self, Credential::Native(None) | Credential::CachingSha2(None))
+    }
+
+    /// The stored form (see [`Credential::from_stored`]); `None` for no password.
+    pub fn stored_text(&self) -> Option<String> {
+        match self {
+            Credential::Native(hash) => hash.as_ref().map(native_password_hash_hex),
+            Credential::CachingSha2(hash) => hash.as_ref().map(|hash| hash.as_str().to_string()),
+        }
+    }
+}
 
 /// An account as the caller's user table stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,21 +105,56 @@ pub struct StoredAccount {
     /// The account's host pattern, as matched (`localhost`, `%`, ...): what
     /// `CURRENT_USER()` shows.
     pub host: String,
-    /// SHA1(SHA1(password)); `None` for an empty password.
-    pub password_hash: Option<[u8; 20]>,
+    /// The password as the account's plugin stores it.
+    pub credential: Credential,
     /// `ALTER USER ... ACCOUNT LOCK`: refused with error 3118.
     pub locked: bool,
+    /// `REQUIRE SSL` / `REQUIRE X509`: refused with 1045 when unmet.
+    pub ssl: SslRequirement,
+    /// CONNECTION_ADMIN or SUPER: may take the connection reserved beyond
+    /// `max_connections`.
+    pub connection_admin: bool,
+}
+
+/// What an account requires of the connection (`CREATE USER ... REQUIRE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SslRequirement {
+    #[default]
+    None,
+    /// `REQUIRE SSL`: a TLS connection.
+    Ssl,
+    /// `REQUIRE X509`: a TLS connection with a client certificate that
+    /// `ssl_ca` verified.
+    X509,
+}
+
+impl SslRequirement {
+    /// Whether a connection with `tls` (`None`: plain) meets it.
+    pub fn met_by(self, tls: Option<&TlsInfo>) -> bool {
+        match self {
+            SslRequirement::None => true,
+            SslRequirement::Ssl => tls.is_some(),
+            SslRequirement::X509 => tls.is_some_and(|tls| tls.client_certificate),
+        }
+    }
 }
 
 impl StoredAccount {
-    pub fn new(user: impl Into<String>, host: impl Into<String>, password_hash: Option<[u8; 20]>) -> Self {
-        StoredAccount { user: user.into(), host: host.into(), password_hash, locked: false }
+    pub fn new(user: impl Into<String>, host: impl Into<String>, credential: Credential) -> Self {
+        StoredAccount {
+            user: user.into(),
+            host: host.into(),
+            credential,
+            locked: false,
+            ssl: SslRequirement::None,
+            connection_admin: false,
+        }
     }
 
-    /// An account whose password is `password` (empty means no password).
+    /// A `mysql_native_password` account whose password is `password`
+    /// (empty means no password).
     pub fn with_password(user: impl Into<String>, host: impl Into<String>, password: &str) -> Self {
-        let hash = (!password.is_empty()).then(|| native_password_hash(password.as_bytes()));
-        Self::new(user, host, hash)
+        Self::new(user, host, Credential::new(AuthPlugin::Native, password))
     }
 }
 

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use mysql_common::constants::{CapabilityFlags, ColumnType, Command, StatusFlags};
 use mysql_common::io::ParseBuf;
 
+use crate::auth::Authenticator;
 use crate::charset::{convert_results, ClientCharset};
 use crate::connection::{Connection, Flow};
 use crate::errors::{MysqlError, ProtocolError};
@@ -24,7 +25,12 @@ const MYSQL_OPTION_MULTI_STATEMENTS_ON: u16 = 0;
 const MYSQL_OPTION_MULTI_STATEMENTS_OFF: u16 = 1;
 
 impl Connection {
-    pub(crate) fn dispatch<S: Session>(&mut self, session: &mut S, packet: &[u8]) -> Result<Flow, ProtocolError> {
+    pub(crate) fn dispatch<S: Session>(
+        &mut self,
+        session: &mut S,
+        packet: &[u8],
+        authenticator: &dyn Authenticator,
+    ) -> Result<Flow, ProtocolError> {
         let Some(&command) = packet.first() else {
             self.error(&MysqlError::unknown_command())?;
             return Ok(Flow::Continue);
@@ -48,6 +54,7 @@ impl Connection {
                 self.ok_or_error(session, result)?;
             }
             c if c == Command::COM_SET_OPTION as u8 => self.com_set_option(session, payload)?,
+            c if c == Command::COM_CHANGE_USER as u8 => return self.com_change_user(session, payload, authenticator),
             c if c == Command::COM_RESET_CONNECTION as u8 => {
                 self.handle.begin_command("Reset Connection", None);
                 for id in self.statements.drain_ids() {

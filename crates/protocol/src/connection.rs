@@ -14,14 +14,18 @@ use std::time::Duration;
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use tracing::{debug, warn};
 
-use crate::auth::{generate_scramble, Authenticator};
+use crate::auth::{generate_scramble, Authenticator, SCRAMBLE_BYTES};
+use crate::authentication::{authenticate, Exchange};
+use crate::caching_sha2::{RsaKeys, Sha2Cache};
 use crate::errors::{MysqlError, ProtocolError};
-use crate::handshake::{authenticate, encode_initial_handshake, parse_handshake_response};
+use crate::handshake::{encode_initial_handshake_offering, is_ssl_request, parse_handshake_response};
+use crate::login_gate::LoginTicket;
 use crate::packet::PacketStream;
 use crate::prepared::StatementTable;
 use crate::registry::{client_host, ConnectionHandle, Registration};
 use crate::response::{write_err, write_ok, OkResponse};
 use crate::session::{ConnectionInfo, Session, SessionFactory};
+use crate::tls::{TlsAcceptor, TlsInfo};
 
 /// Per-connection settings (MySQL's variable names, durations as values).
 #[derive(Debug, Clone)]
@@ -30,7 +34,8 @@ pub struct ConnectionConfig {
     pub server_version: String,
     /// Largest packet accepted, in bytes (MySQL 8.4's default is 64 MiB).
     pub max_allowed_packet: usize,
-    /// Time allowed for the whole handshake.
+    /// Time from accept to the end of authentication (the login gate's
+    /// watchdog enforces it; each read is bounded by it too).
     pub connect_timeout: Duration,
     /// Idle time after which a connection is closed.
     pub wait_timeout: Duration,
@@ -39,6 +44,14 @@ pub struct ConnectionConfig {
     /// max_prepared_stmt_count at startup: prepared statements the whole
     /// server may hold open (counted in the [`crate::Registry`]).
     pub prepared_statements_max: usize,
+    /// The server's certificate and key when it offers TLS (CLIENT_SSL in
+    /// the handshake); `None` offers plain connections only.
+    pub tls: Option<TlsAcceptor>,
+    /// caching_sha2_password's RSA keys, for clients without TLS.
+    pub rsa: Option<Arc<RsaKeys>>,
+    /// caching_sha2_password's fast-path cache, shared by every
+    /// connection (each config is a clone of the server's).
+    pub sha2_cache: Arc<Sha2Cache>,
 }
 
 impl Default for ConnectionConfig {
@@ -50,6 +63,9 @@ impl Default for ConnectionConfig {
             wait_timeout: Duration::from_secs(28_800),
             net_write_timeout: Duration::from_secs(60),
             prepared_statements_max: crate::registry::PREPARED_STATEMENTS_MAX_DEFAULT,
+            tls: None,
+            rsa: None,
+            sha2_cache: Arc::default(),
         }
     }
 }
@@ -82,6 +98,10 @@ pub struct Connection {
     /// Status after the last statement, for the EOF between column
     /// definitions and rows (sent before the statement has finished).
     pub(crate) last_status: StatusFlags,
+    /// The handshake's scramble, which COM_CHANGE_USER answers to again.
+    pub(crate) scramble: [u8; SCRAMBLE_BYTES],
+    /// The connection's TLS, `None` while plain.
+    pub(crate) tls: Option<TlsInfo>,
 }
 
 impl Connection {
@@ -100,6 +120,8 @@ impl Connection {
             multi_statements: false,
             statements,
             last_status: StatusFlags::SERVER_STATUS_AUTOCOMMIT,
+            scramble: [0; SCRAMBLE_BYTES],
+            tls: None,
         })
     }
 
@@ -121,16 +143,28 @@ impl Connection {
     /// the session exists.
     pub fn handshake(&mut self, authenticator: &dyn Authenticator) -> Result<Result<ConnectionInfo, MysqlError>, ProtocolError> {
         let scramble = generate_scramble();
-        self.stream.write_packet(&encode_initial_handshake(&self.config.server_version, self.id(), &scramble))?;
+        self.scramble = scramble;
+        let offer_tls = self.config.tls.is_some();
+        self.stream.write_packet(&encode_initial_handshake_offering(&self.config.server_version, self.id(), &scramble, offer_tls))?;
         self.stream.flush()?;
-        let packet = self.stream.read_packet()?;
-        let hello = match parse_handshake_response(&packet)? {
+        let mut packet = self.stream.read_packet()?;
+        let mut tls = None;
+        if is_ssl_request(&packet) {
+            let Some(acceptor) = &self.config.tls else {
+                return Ok(Err(MysqlError::bad_handshake()));
+            };
+            tls = Some(self.stream.start_tls(acceptor)?);
+            packet = self.stream.read_packet()?;
+        }
+        self.tls = tls.clone();
+        let hello = match parse_handshake_response(&packet, offer_tls)? {
             Ok(hello) => hello,
             Err(error) => return Ok(Err(error)),
         };
         self.capabilities = hello.capabilities;
         let host = client_host(self.peer);
-        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, authenticator)? {
+        let exchange = Exchange { authenticator, cache: &self.config.sha2_cache, rsa: self.config.rsa.as_deref(), tls: tls.as_ref() };
+        let account = match authenticate(&mut self.stream, &hello, &host, &scramble, &exchange)? {
             Ok(account) => account,
             Err(error) => return Ok(Err(error)),
         };
@@ -149,6 +183,7 @@ impl Connection {
             attributes: hello.attributes,
             handle: self.handle.clone(),
             system_thread: false,
+            tls,
         }))
     }
 
@@ -179,8 +214,8 @@ impl Connection {
     /// The command phase: runs until the client quits or disconnects, the
     /// connection is killed, or a protocol error (returned) ends it. Open
     /// prepared statements are closed in the session at the end.
-    pub fn run<S: Session>(&mut self, session: &mut S) -> Result<(), ProtocolError> {
-        let result = self.command_loop(session);
+    pub fn run<S: Session>(&mut self, session: &mut S, authenticator: &dyn Authenticator) -> Result<(), ProtocolError> {
+        let result = self.command_loop(session, authenticator);
         for id in self.statements.drain_ids() {
             session.close_statement(id);
         }
@@ -188,7 +223,7 @@ impl Connection {
         result
     }
 
-    fn command_loop<S: Session>(&mut self, session: &mut S) -> Result<(), ProtocolError> {
+    fn command_loop<S: Session>(&mut self, session: &mut S, authenticator: &dyn Authenticator) -> Result<(), ProtocolError> {
         loop {
             if self.handle.is_killed() {
                 return Ok(());
@@ -199,7 +234,7 @@ impl Connection {
                 Err(ProtocolError::Closed) => return Ok(()),
                 Err(error) => return Err(error),
             };
-            let flow = self.dispatch(session, &packet)?;
+            let flow = self.dispatch(session, &packet, authenticator)?;
             self.stream.flush()?;
             self.handle.end_command();
             if let Flow::Quit = flow {
@@ -209,12 +244,14 @@ impl Connection {
     }
 }
 
-/// The whole life of one accepted connection: handshake, login, session,
-/// command loop, close. Runs on the connection's own thread.
+/// The whole life of one accepted connection: handshake, login (a session
+/// slot from `ticket`'s gate, or 1040), session, command loop, close. Runs
+/// on the connection's own thread.
 pub fn serve_connection<F: SessionFactory>(
     socket: TcpStream,
     config: ConnectionConfig,
     registration: Registration,
+    ticket: LoginTicket,
     authenticator: &dyn Authenticator,
     factory: &F,
 ) {
@@ -240,6 +277,15 @@ pub fn serve_connection<F: SessionFactory>(
             return;
         }
     };
+    let _slot = match ticket.enter(info.account.connection_admin) {
+        Ok(slot) => slot,
+        Err(error) => {
+            debug!(id, %error, "login refused after authentication");
+            let _ = connection.send_error(&error);
+            connection.close();
+            return;
+        }
+    };
     let mut session = match factory.open_session(&info) {
         Ok(session) => session,
         Err(error) => {
@@ -253,7 +299,7 @@ pub fn serve_connection<F: SessionFactory>(
         fail(connection, id, error);
         return;
     }
-    match connection.run(&mut session) {
+    match connection.run(&mut session, authenticator) {
         Ok(()) => debug!(id, "connection ended"),
         Err(error) => fail(connection, id, error),
     }

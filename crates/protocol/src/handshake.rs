@@ -1,25 +1,26 @@
-//! Connection phase: the server's Handshake v10, the client's response, and
-//! `mysql_native_password` authentication, switching a client that asks for
-//! another plugin (caching_sha2_password from MySQL 8 clients,
-//! client_ed25519, ...) over to mysql_native_password.
+//! Connection phase packets: the server's Handshake v10 (announcing
+//! caching_sha2_password, MySQL 8.4's default plugin), the client's SSL
+//! Request and Handshake Response. The exchange that follows is in
+//! [`crate::authentication`].
 //!
-//! Sequence ids: handshake 0, response 1, [switch request 2, switch
-//! response 3], then the OK or ERR that ends the phase.
+//! Sequence ids: handshake 0, [SSL Request 1, then TLS], response, [switch
+//! request, switch response], [the plugin's own packets], then the OK or
+//! ERR that ends the phase.
 
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
 use mysql_common::io::ParseBuf;
-use mysql_common::packets::{AuthSwitchRequest, HandshakePacket, HandshakeResponse};
+use mysql_common::packets::{HandshakePacket, HandshakeResponse};
 use mysql_common::proto::MySerialize;
 
-use crate::auth::{verify_native_password, Authenticator, StoredAccount, NATIVE_PASSWORD_PLUGIN, SCRAMBLE_BYTES};
+use crate::auth::{AuthPlugin, SCRAMBLE_BYTES};
 use crate::errors::{MysqlError, ProtocolError};
-use crate::packet::PacketStream;
 use crate::resultset::UTF8MB4_GENERAL_CI;
 
 /// Protocol version of Handshake v10.
 const PROTOCOL_VERSION: u8 = 10;
 
-/// What the server offers. Not offered: CLIENT_SSL, CLIENT_COMPRESS,
+/// What the server offers, CLIENT_SSL when it has a certificate (see
+/// [`server_capabilities_offering`]). Not offered: CLIENT_COMPRESS,
 /// CLIENT_LOCAL_FILES (LOAD DATA LOCAL lets a server read client files),
 /// CLIENT_SESSION_TRACK and CLIENT_QUERY_ATTRIBUTES (no session tracking
 /// or query attributes to carry).
@@ -41,9 +42,22 @@ pub fn server_capabilities() -> CapabilityFlags {
         | CapabilityFlags::CLIENT_DEPRECATE_EOF
 }
 
-/// The initial handshake packet. The scramble goes out as 8 bytes, then 12
-/// bytes and a NUL (auth-plugin-data length 21), as MySQL sends it.
+/// [`server_capabilities`], with CLIENT_SSL when `tls` is offered.
+pub fn server_capabilities_offering(tls: bool) -> CapabilityFlags {
+    let mut capabilities = server_capabilities();
+    capabilities.set(CapabilityFlags::CLIENT_SSL, tls);
+    capabilities
+}
+
+/// The initial handshake packet of a server without TLS.
 pub fn encode_initial_handshake(server_version: &str, connection_id: u32, scramble: &[u8; SCRAMBLE_BYTES]) -> Vec<u8> {
+    encode_initial_handshake_offering(server_version, connection_id, scramble, false)
+}
+
+/// The initial handshake packet, offering TLS when `tls`. The scramble
+/// goes out as 8 bytes, then 12 bytes and a NUL (auth-plugin-data length
+/// 21), as MySQL sends it.
+pub fn encode_initial_handshake_offering(server_version: &str, connection_id: u32, scramble: &[u8; SCRAMBLE_BYTES], tls: bool) -> Vec<u8> {
     let mut scramble_1 = [0u8; 8];
     scramble_1.copy_from_slice(&scramble[..8]);
     let mut scramble_2 = scramble[8..].to_vec();
@@ -54,10 +68,10 @@ pub fn encode_initial_handshake(server_version: &str, connection_id: u32, scramb
         connection_id,
         scramble_1,
         Some(scramble_2),
-        server_capabilities(),
+        server_capabilities_offering(tls),
         UTF8MB4_GENERAL_CI as u8,
         StatusFlags::SERVER_STATUS_AUTOCOMMIT,
-        Some(NATIVE_PASSWORD_PLUGIN.as_bytes()),
+        Some(AuthPlugin::DEFAULT.name().as_bytes()),
     );
     let mut out = Vec::with_capacity(80 + server_version.len());
     packet.serialize(&mut out);
@@ -81,9 +95,19 @@ pub struct ClientHello {
 /// Length of an SSL Request (the first 32 bytes of a Handshake Response).
 const SSL_REQUEST_BYTES: usize = 32;
 
-/// Parses a Handshake Response 4.1. Older (pre-4.1) clients get 1251;
-/// clients that insist on TLS, which the server does not offer, get 1043.
-pub fn parse_handshake_response(packet: &[u8]) -> Result<Result<ClientHello, MysqlError>, ProtocolError> {
+/// True for an SSL Request: CLIENT_SSL and nothing after the first 32
+/// bytes of a Handshake Response.
+pub fn is_ssl_request(packet: &[u8]) -> bool {
+    packet.len() == SSL_REQUEST_BYTES
+        && packet
+            .get(..4)
+            .is_some_and(|bytes| u32::from_le_bytes(bytes.try_into().expect("4 bytes")) & CapabilityFlags::CLIENT_SSL.bits() != 0)
+}
+
+/// Parses a Handshake Response 4.1; `tls` says whether the server offered
+/// TLS (the response's flags are limited to the offer). Older (pre-4.1)
+/// clients get 1251; an SSL Request where it cannot be honoured gets 1043.
+pub fn parse_handshake_response(packet: &[u8], tls: bool) -> Result<Result<ClientHello, MysqlError>, ProtocolError> {
     let client_flags = match packet.get(..4) {
         Some(bytes) => CapabilityFlags::from_bits_truncate(u32::from_le_bytes(bytes.try_into().expect("4 bytes"))),
         None => return Err(ProtocolError::malformed("handshake response", "shorter than its flags")),
@@ -100,7 +124,7 @@ pub fn parse_handshake_response(packet: &[u8]) -> Result<Result<ClientHello, Mys
     let mut attributes: Vec<(String, String)> = response.connect_attributes().unwrap_or_default().into_iter().collect();
     attributes.sort();
     Ok(Ok(ClientHello {
-        capabilities: response.capabilities() & server_capabilities(),
+        capabilities: response.capabilities() & server_capabilities_offering(tls),
         collation: response.collation(),
         user: text(response.user()),
         auth_response: response.scramble_buf().to_vec(),
@@ -108,40 +132,6 @@ pub fn parse_handshake_response(packet: &[u8]) -> Result<Result<ClientHello, Mys
         auth_plugin: response.auth_plugin().map(|plugin| text(plugin.as_bytes())).filter(|name| !name.is_empty()),
         attributes,
     }))
-}
-
-/// Authenticates `hello` against `authenticator`, asking the client to
-/// switch to mysql_native_password first when it answered for another
-/// plugin. The switch happens even for unknown users, so the exchange does
-/// not reveal which accounts exist.
-pub fn authenticate(
-    stream: &mut PacketStream,
-    hello: &ClientHello,
-    host: &str,
-    scramble: &[u8; SCRAMBLE_BYTES],
-    authenticator: &dyn Authenticator,
-) -> Result<Result<StoredAccount, MysqlError>, ProtocolError> {
-    let plugin = hello.auth_plugin.as_deref().unwrap_or(NATIVE_PASSWORD_PLUGIN);
-    let mut response = hello.auth_response.clone();
-    if plugin != NATIVE_PASSWORD_PLUGIN {
-        if !hello.capabilities.contains(CapabilityFlags::CLIENT_PLUGIN_AUTH) {
-            return Ok(Err(MysqlError::auth_mode_not_supported()));
-        }
-        let mut plugin_data = scramble.to_vec();
-        plugin_data.push(0);
-        let mut switch = Vec::with_capacity(64);
-        AuthSwitchRequest::new(NATIVE_PASSWORD_PLUGIN.as_bytes(), plugin_data).serialize(&mut switch);
-        stream.write_packet(&switch)?;
-        stream.flush()?;
-        response = stream.read_packet()?;
-    }
-    let account = authenticator.lookup(&hello.user, host);
-    let verified = account.as_ref().is_some_and(|account| verify_native_password(scramble, &response, account.password_hash.as_ref()));
-    match account {
-        Some(account) if verified && account.locked => Ok(Err(MysqlError::account_locked(&hello.user, host))),
-        Some(account) if verified => Ok(Ok(account)),
-        _ => Ok(Err(MysqlError::access_denied(&hello.user, host, !response.is_empty()))),
-    }
 }
 
 #[cfg(test)]
@@ -159,7 +149,7 @@ mod tests {
         assert_eq!(packet.nonce(), scramble.to_vec());
         assert_eq!(packet.capabilities(), server_capabilities());
         assert_eq!(packet.default_collation(), 45);
-        assert_eq!(packet.auth_plugin_name_str().unwrap(), "mysql_native_password");
+        assert_eq!(packet.auth_plugin_name_str().unwrap(), "caching_sha2_password");
         assert!(!packet.capabilities().contains(CapabilityFlags::CLIENT_SSL));
         assert!(!packet.capabilities().contains(CapabilityFlags::CLIENT_LOCAL_FILES));
     }
@@ -184,7 +174,7 @@ mod tests {
         );
         let mut bytes = Vec::new();
         response.serialize(&mut bytes);
-        let hello = parse_handshake_response(&bytes).unwrap().unwrap();
+        let hello = parse_handshake_response(&bytes, false).unwrap().unwrap();
         assert_eq!(hello.user, "root");
         assert_eq!(hello.database.as_deref(), Some("db1"));
         assert_eq!(hello.auth_plugin.as_deref(), Some("caching_sha2_password"));
@@ -193,8 +183,8 @@ mod tests {
         assert!(!hello.capabilities.contains(CapabilityFlags::CLIENT_SSL), "limited to the server's offer");
         assert!(hello.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF));
 
-        assert_eq!(parse_handshake_response(&bytes[..32]).unwrap().unwrap_err().code, 1043);
-        assert!(parse_handshake_response(&bytes[..40]).is_err());
-        assert_eq!(parse_handshake_response(&[0, 0, 0, 0, 0]).unwrap().unwrap_err().code, 1251);
+        assert_eq!(parse_handshake_response(&bytes[..32], false).unwrap().unwrap_err().code, 1043);
+        assert!(parse_handshake_response(&bytes[..40], false).is_err());
+        assert_eq!(parse_handshake_response(&[0, 0, 0, 0, 0], false).unwrap().unwrap_err().code, 1251);
     }
 }

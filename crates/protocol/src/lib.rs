@@ -1,8 +1,12 @@
 //! binlogd's MySQL client/server protocol, server side.
 //!
 //! A [`Server`] accepts TCP connections and runs each on its own thread
-//! (blocking I/O, no async runtime). A [`Connection`] does the handshake and
-//! `mysql_native_password` authentication against the caller's
+//! (blocking I/O, no async runtime); its [`LoginGate`] times and bounds
+//! logins apart from the `max_connections` logged-in ones and keeps one
+//! connection for an administrator. A [`Connection`] does the handshake
+//! (TLS with rustls when the server has a certificate, [`tls`]) and the
+//! authentication of the account's plugin, `caching_sha2_password` or
+//! `mysql_native_password` ([`authentication`]), against the caller's
 //! [`Authenticator`], then reads commands and hands them to the caller's
 //! [`Session`] (one per connection, made by a [`SessionFactory`]):
 //!
@@ -13,7 +17,7 @@
 //!   bitmap, new-params-bound flag, remembered types, long data) and binary
 //!   result rows are done here; the session sees `prepare(id, sql)` and
 //!   `execute(id, &[Value])`;
-//! - COM_INIT_DB, COM_PING, COM_QUIT, COM_SET_OPTION, COM_FIELD_LIST,
+//! - COM_CHANGE_USER, COM_INIT_DB, COM_PING, COM_QUIT, COM_SET_OPTION, COM_FIELD_LIST,
 //!   COM_PROCESS_KILL, COM_STATISTICS, COM_RESET_CONNECTION;
 //! - replication: COM_REGISTER_SLAVE, COM_BINLOG_DUMP and
 //!   COM_BINLOG_DUMP_GTID parsed into structs, with a [`BinlogStream`] to
@@ -29,12 +33,16 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+pub mod authentication;
 pub mod binary;
+pub mod caching_sha2;
+mod change_user;
 pub mod charset;
 mod command;
 pub mod connection;
 pub mod errors;
 pub mod handshake;
+pub mod login_gate;
 pub mod packet;
 pub mod packet_reader;
 mod prepared;
@@ -45,15 +53,19 @@ pub mod resultset;
 pub mod server;
 pub mod session;
 pub mod splitter;
+pub mod tls;
 pub mod value;
 
 pub use auth::{
-    native_password_hash, native_password_hash_hex, native_password_response, parse_native_password_hash_hex, Authenticator, StoredAccount,
+    native_password_hash, native_password_hash_hex, native_password_response, parse_native_password_hash_hex, AuthPlugin, Authenticator,
+    Credential, SslRequirement, StoredAccount,
 };
 pub use charset::{CharacterSets, ClientCharset};
+pub use caching_sha2::{RsaKeys, Sha2Cache, Sha2Hash};
 pub use command::syntax_error_near;
 pub use connection::{serve_connection, Connection, ConnectionConfig};
 pub use errors::{MysqlError, ProtocolError};
+pub use login_gate::{LoginGate, LoginTicket, SessionSlot};
 pub use registry::{ConnectionHandle, KillScope, ProcessInfo, Registry};
 pub use replication::{BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, GnoInterval, GtidSetEntry, RegisterReplica};
 pub use response::OkResponse;
@@ -61,6 +73,7 @@ pub use resultset::{ColumnDefinition, QueryResponse, ResultSet, RowIterator, Row
 pub use server::{Server, ServerConfig, STATEMENT_STACK_BYTES};
 pub use session::{ConnectionInfo, PreparedStatement, Session, SessionFactory};
 pub use splitter::split_statements;
+pub use tls::{TlsAcceptor, TlsInfo};
 pub use value::{DateTime, Time, Value};
 
 /// mysql_common's constants the API uses (column types and flags, status

@@ -11,6 +11,7 @@ use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
 use crate::errors::ProtocolError;
+use crate::tls::{TlsAcceptor, TlsInfo, Transport};
 
 /// Largest payload of one chunk; a chunk of exactly this size means "more
 /// chunks follow".
@@ -150,12 +151,12 @@ fn read_exact_or_eof<R: Read>(reader: &mut R, buffer: &mut [u8]) -> io::Result<b
     Ok(true)
 }
 
-/// A framed, buffered packet stream over one TCP connection. Writes are
-/// buffered until [`PacketStream::flush`], so a whole response leaves in as
-/// few segments as possible.
+/// A framed, buffered packet stream over one TCP connection, plain or
+/// TLS. Writes are buffered until [`PacketStream::flush`], so a whole
+/// response leaves in as few segments as possible.
 pub struct PacketStream {
-    reader: BufReader<TcpStream>,
-    writer: BufWriter<TcpStream>,
+    reader: BufReader<Transport>,
+    writer: BufWriter<Transport>,
     sequence_id: u8,
     max_allowed_packet_bytes: usize,
 }
@@ -164,9 +165,28 @@ impl PacketStream {
     pub fn new(stream: TcpStream, max_allowed_packet_bytes: usize) -> io::Result<Self> {
         // Commands and responses are small and interactive: send at once.
         stream.set_nodelay(true)?;
-        let reader = BufReader::with_capacity(READ_BUFFER_BYTES, stream.try_clone()?);
-        let writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, stream);
+        let reader = BufReader::with_capacity(READ_BUFFER_BYTES, Transport::Plain(stream.try_clone()?));
+        let writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, Transport::Plain(stream));
         Ok(PacketStream { reader, writer, sequence_id: 0, max_allowed_packet_bytes })
+    }
+
+    /// Switches to TLS after the client's SSL Request: bytes the client
+    /// sent after it (the start of its TLS hello) are already in the read
+    /// buffer and go to the TLS handshake first. Errors end the connection:
+    /// the client is talking TLS, so no ERR packet can reach it.
+    pub fn start_tls(&mut self, acceptor: &TlsAcceptor) -> Result<TlsInfo, ProtocolError> {
+        self.writer.flush()?;
+        let early = self.reader.buffer().to_vec();
+        let socket = self.socket().try_clone()?;
+        let (transport, info) = acceptor.accept(socket, &early)?;
+        self.reader = BufReader::with_capacity(READ_BUFFER_BYTES, transport.try_clone()?);
+        self.writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, transport);
+        Ok(info)
+    }
+
+    /// True once [`PacketStream::start_tls`] has succeeded.
+    pub fn is_tls(&self) -> bool {
+        self.writer.get_ref().is_tls()
     }
 
     /// Every command starts a new exchange at sequence id 0.
@@ -210,8 +230,8 @@ impl PacketStream {
         if !self.reader.buffer().is_empty() {
             return Err(ProtocolError::malformed("read buffer change", "bytes are still buffered"));
         }
-        let socket = self.reader.get_ref().try_clone()?;
-        self.reader = BufReader::with_capacity(bytes, socket);
+        let transport = self.reader.get_ref().try_clone()?;
+        self.reader = BufReader::with_capacity(bytes, transport);
         Ok(())
     }
 
@@ -242,13 +262,13 @@ impl PacketStream {
     /// binlog dump streams megabytes and sends fewer, larger segments.
     pub fn set_write_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {
         self.writer.flush()?;
-        let socket = self.writer.get_ref().try_clone()?;
-        self.writer = BufWriter::with_capacity(bytes, socket);
+        let transport = self.writer.get_ref().try_clone()?;
+        self.writer = BufWriter::with_capacity(bytes, transport);
         Ok(())
     }
 
     pub fn socket(&self) -> &TcpStream {
-        self.writer.get_ref()
+        self.writer.get_ref().socket()
     }
 
     pub fn set_read_timeout(&self, timeout: Duration) -> io::Result<()> {
@@ -266,7 +286,7 @@ impl PacketStream {
         if !self.reader.buffer().is_empty() {
             return false;
         }
-        let socket = self.reader.get_ref();
+        let socket = self.reader.get_ref().socket();
         if socket.set_nonblocking(true).is_err() {
             return true;
         }
@@ -286,8 +306,8 @@ impl PacketStream {
     /// Discards input for at most `linger`.
     pub fn close_gracefully(mut self, linger: Duration) {
         let _ = self.writer.flush();
-        let socket = self.writer.get_ref();
-        let _ = socket.shutdown(Shutdown::Write);
+        self.writer.get_ref().shutdown_write();
+        let socket = self.writer.get_ref().socket();
         let deadline = Instant::now() + linger;
         let mut scratch = vec![0u8; 64 * 1024];
         loop {
@@ -295,7 +315,7 @@ impl PacketStream {
             if now >= deadline {
                 break;
             }
-            if self.reader.get_ref().set_read_timeout(Some(deadline - now)).is_err() {
+            if self.reader.get_ref().socket().set_read_timeout(Some(deadline - now)).is_err() {
                 break;
             }
             match self.reader.read(&mut scratch) {

@@ -1,7 +1,8 @@
-//! The listening server: accepts connections, refuses those beyond
-//! `max_connections` with error 1040, runs each accepted one on its own
-//! thread (DESIGN.md: blocking I/O, a thread per connection), and shuts down
-//! gracefully.
+//! The listening server: accepts connections, lets them in through the
+//! [`LoginGate`] (logins bounded and timed apart from the `max_connections`
+//! logged-in ones, one connection reserved for an administrator), runs each
+//! accepted one on its own thread (DESIGN.md: blocking I/O, a thread per
+//! connection), and shuts down gracefully.
 //!
 //! Shutdown: stop accepting; shut every connection's socket for reading
 //! (idle clients wake up and leave; running statements can still answer);
@@ -21,6 +22,7 @@ use tracing::{info, warn};
 use crate::auth::Authenticator;
 use crate::connection::{serve_connection, ConnectionConfig};
 use crate::errors::MysqlError;
+use crate::login_gate::{LoginGate, LOGINS_MAX_DEFAULT};
 use crate::registry::{KillScope, Registry};
 use crate::response::encode_err;
 use crate::session::SessionFactory;
@@ -39,8 +41,13 @@ pub struct ServerConfig {
     /// Loopback by default: binlogd refuses to listen elsewhere while an
     /// account has an empty password (the caller enforces that).
     pub bind_address: SocketAddr,
-    /// Connections served at once; one more is refused with 1040.
+    /// Logged-in connections served at once, plus one for an account with
+    /// CONNECTION_ADMIN or SUPER; one more gets 1040. Connections still
+    /// logging in are not counted here but in `logins_max`.
     pub max_connections: usize,
+    /// Connections between accept and the end of authentication at once;
+    /// one more evicts the oldest (see [`LoginGate`]).
+    pub logins_max: usize,
     pub connection: ConnectionConfig,
     /// How long shutdown waits for running statements before cutting
     /// connections.
@@ -52,6 +59,7 @@ impl Default for ServerConfig {
         ServerConfig {
             bind_address: SocketAddr::from(([127, 0, 0, 1], 3306)),
             max_connections: 151,
+            logins_max: LOGINS_MAX_DEFAULT,
             connection: ConnectionConfig::default(),
             shutdown_grace: Duration::from_secs(5),
         }
@@ -62,7 +70,6 @@ impl Default for ServerConfig {
 /// connections pick them up.
 #[derive(Debug)]
 struct Dynamic {
-    max_connections: AtomicUsize,
     max_allowed_packet: AtomicUsize,
 }
 
@@ -70,6 +77,7 @@ struct Shared {
     config: ServerConfig,
     dynamic: Dynamic,
     registry: Arc<Registry>,
+    gate: Arc<LoginGate>,
     shutting_down: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -79,6 +87,8 @@ pub struct Server {
     shared: Arc<Shared>,
     local_address: SocketAddr,
     accept_thread: Option<JoinHandle<()>>,
+    /// Shuts logins past `connect_timeout`.
+    watchdog_thread: Option<JoinHandle<()>>,
 }
 
 impl Server {
@@ -106,21 +116,21 @@ impl Server {
         let registry = Registry::new();
         registry.set_prepared_statements_max(config.connection.prepared_statements_max);
         let shared = Arc::new(Shared {
-            dynamic: Dynamic {
-                max_connections: AtomicUsize::new(config.max_connections),
-                max_allowed_packet: AtomicUsize::new(config.connection.max_allowed_packet),
-            },
+            dynamic: Dynamic { max_allowed_packet: AtomicUsize::new(config.connection.max_allowed_packet) },
+            gate: LoginGate::new(config.max_connections, config.logins_max),
             config,
             registry,
             shutting_down: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
         });
+        let gate = Arc::clone(&shared.gate);
+        let watchdog_thread = thread::Builder::new().name("mysql-login-watchdog".into()).spawn(move || gate.watch())?;
         let accept_shared = shared.clone();
         let accept_thread = thread::Builder::new()
             .name("mysql-accept".into())
             .spawn(move || accept_loop(listener, accept_shared, authenticator, factory))?;
         info!(address = %local_address, "listening for MySQL clients");
-        Ok(Server { shared, local_address, accept_thread: Some(accept_thread) })
+        Ok(Server { shared, local_address, accept_thread: Some(accept_thread), watchdog_thread: Some(watchdog_thread) })
     }
 
     pub fn local_address(&self) -> SocketAddr {
@@ -134,7 +144,7 @@ impl Server {
 
     /// SET GLOBAL max_connections.
     pub fn set_max_connections(&self, max_connections: usize) {
-        self.shared.dynamic.max_connections.store(max_connections, Ordering::Relaxed);
+        self.shared.gate.set_max_connections(max_connections);
     }
 
     /// SET GLOBAL max_allowed_packet (bytes; for new connections, as in
@@ -157,6 +167,10 @@ impl Server {
         // Wake the blocking accept with a connection of our own.
         let _ = TcpStream::connect_timeout(&wake_address(self.local_address), Duration::from_secs(1));
         let _ = accept_thread.join();
+        self.shared.gate.stop();
+        if let Some(watchdog_thread) = self.watchdog_thread.take() {
+            let _ = watchdog_thread.join();
+        }
 
         self.shared.registry.kill_all(KillScope::Query);
         let deadline = Instant::now() + self.shared.config.shutdown_grace;
@@ -207,7 +221,9 @@ fn accept_loop<F: SessionFactory>(listener: TcpListener, shared: Arc<Shared>, au
         };
         // Forget threads that have ended, so the list stays bounded.
         shared.threads.lock().retain(|thread| !thread.is_finished());
-        if shared.registry.len() >= shared.dynamic.max_connections.load(Ordering::Relaxed) {
+        // Only when not even the administrator's connection is free; else
+        // the account decides after authentication.
+        if !shared.gate.has_room() {
             refuse(socket, &MysqlError::too_many_connections());
             continue;
         }
@@ -217,6 +233,7 @@ fn accept_loop<F: SessionFactory>(listener: TcpListener, shared: Arc<Shared>, au
         };
         let registration = shared.registry.register(peer, socket.try_clone().ok());
         let mut config = shared.config.connection.clone();
+        let ticket = shared.gate.admit(&socket, config.connect_timeout);
         config.max_allowed_packet = shared.dynamic.max_allowed_packet.load(Ordering::Relaxed);
         let authenticator = authenticator.clone();
         let factory = factory.clone();
@@ -224,7 +241,7 @@ fn accept_loop<F: SessionFactory>(listener: TcpListener, shared: Arc<Shared>, au
         let spawned = thread::Builder::new()
             .name(format!("mysql-conn-{id}"))
             .stack_size(STATEMENT_STACK_BYTES)
-            .spawn(move || serve_connection(socket, config, registration, authenticator.as_ref(), factory.as_ref()));
+            .spawn(move || serve_connection(socket, config, registration, ticket, authenticator.as_ref(), factory.as_ref()));
         match spawned {
             Ok(thread) => shared.threads.lock().push(thread),
             Err(error) => warn!(%error, "cannot start a connection thread"),

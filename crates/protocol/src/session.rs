@@ -16,6 +16,7 @@ use crate::errors::MysqlError;
 use crate::registry::{ConnectionHandle, KillScope, Registry};
 use crate::replication::{BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, RegisterReplica};
 use crate::resultset::{ColumnDefinition, QueryResponse};
+use crate::tls::TlsInfo;
 use crate::value::Value;
 
 /// Who connected, as established by the handshake.
@@ -43,6 +44,8 @@ pub struct ConnectionInfo {
     /// client: it holds every privilege and no account. Only code inside
     /// the server makes one; the handshake always sets `false`.
     pub system_thread: bool,
+    /// The connection's TLS (version, cipher), `None` for a plain one.
+    pub tls: Option<TlsInfo>,
 }
 
 impl ConnectionInfo {
@@ -137,6 +140,16 @@ pub trait Session {
     /// threads, questions).
     fn statistics(&mut self) -> Option<String> {
         None
+    }
+
+    /// COM_CHANGE_USER, once `info`'s account has authenticated: roll back,
+    /// reset the session as COM_RESET_CONNECTION does, and go on as that
+    /// account in `info.database`. Prepared statements are closed by the
+    /// protocol first. An error (1044, 1049 for the schema) is sent and ends
+    /// the connection.
+    fn change_user(&mut self, info: &ConnectionInfo) -> Result<(), MysqlError> {
+        let _ = info;
+        Err(MysqlError::unknown_command())
     }
 
     /// COM_RESET_CONNECTION: roll back, drop temporary state, reset session

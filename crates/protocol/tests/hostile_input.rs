@@ -73,8 +73,8 @@ fn parsers_survive_random_and_mutated_bytes() {
     let gtid_dump = valid_gtid_dump();
     for _ in 0..20_000 {
         let random: Vec<u8> = (0..rng.gen_range(0..80)).map(|_| rng.gen()).collect();
-        let _ = parse_handshake_response(&random);
-        let _ = parse_handshake_response(&mutate(&mut rng, &handshake));
+        let _ = parse_handshake_response(&random, false);
+        let _ = parse_handshake_response(&mutate(&mut rng, &handshake), true);
         let _ = parse_binlog_dump_gtid(&mutate(&mut rng, &gtid_dump));
         let mut command = vec![0x1E];
         command.extend_from_slice(&random);

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use common::{start_server, VERSION};
 use mysql_common::constants::{CapabilityFlags, StatusFlags};
-use mysql_common::packets::{AuthPlugin, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, Sid};
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{
+    AuthPlugin, AuthSwitchRequest, ComBinlogDump, ComBinlogDumpGtid, ComRegisterSlave, GnoInterval, HandshakeResponse, Sid,
+};
 use mysql_common::proto::MySerialize;
 use testkit::raw_client::{default_capabilities, parse_err, MValue, RawClient, Response};
 
@@ -37,7 +40,7 @@ fn handshake_advertises_version_capabilities_and_collation() {
     let (nonce, handshake) = client.read_handshake();
     assert_eq!(handshake.server_version_str(), VERSION);
     assert_eq!(handshake.default_collation(), 45);
-    assert_eq!(handshake.auth_plugin_name_str().unwrap(), "mysql_native_password");
+    assert_eq!(handshake.auth_plugin_name_str().unwrap(), "caching_sha2_password");
     assert_eq!(nonce.len(), 20);
     assert!(nonce.iter().all(|&b| b != 0));
     let capabilities = handshake.capabilities();
@@ -103,11 +106,113 @@ fn auth_switch_from_caching_sha2_and_ed25519_to_native_password() {
         assert!(switch.is_some());
         assert_eq!(result.err().unwrap().code, 1045);
     }
-    // Unknown users see the same switch (no hint about which accounts exist).
+    // Unknown users see what an account of the default plugin sees (no
+    // hint about which accounts exist): a switch from mysql_native_password.
     let (result, switch) =
-        RawClient::login_with(server.local_address(), "nobody", "x", AuthPlugin::CachingSha2Password, default_capabilities(), None);
-    assert!(switch.is_some());
+        RawClient::login_with(server.local_address(), "nobody", "x", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert_eq!(switch.expect("a switch").auth_plugin(), AuthPlugin::CachingSha2Password);
     assert_eq!(result.err().unwrap().code, 1045);
+}
+
+/// A client that names a plugin it has not loaded (libmariadb's
+/// `dummy_fallback_auth`, when threads race to load the real one) and
+/// answers nothing is switched to the account's plugin even for an account
+/// without a password, as mysqld does: such a client keeps talking until
+/// it is switched. An empty answer under the announced plugin needs no
+/// switch.
+#[test]
+fn an_unloaded_client_plugin_is_switched_even_without_a_password() {
+    let server = start_server(|_| {});
+    let fallback = AuthPlugin::Other(std::borrow::Cow::Borrowed(b"dummy_fallback_auth"));
+    let (result, switch) = RawClient::login_with(server.local_address(), "root", "", fallback, default_capabilities(), None);
+    // root is a mysql_native_password account in this harness.
+    assert_eq!(switch.expect("the server asks to switch plugins").auth_plugin(), AuthPlugin::MysqlNativePassword);
+    let mut client = result.expect("login after the switch");
+    assert_eq!(rows(client.query("SELECT 1")), one("1"));
+
+    for user in ["root", "dana"] {
+        let (result, switch) =
+            RawClient::login_with(server.local_address(), user, "", AuthPlugin::CachingSha2Password, default_capabilities(), None);
+        assert!(switch.is_none(), "{switch:?}");
+        assert_eq!(rows(result.expect("login").query("SELECT 1")), one("1"));
+    }
+}
+
+/// What a MariaDB replica sends (MariaDB's own client library starts with
+/// mysql_native_password whatever the handshake announced, and its answer
+/// carries nothing because the announced plugin's scramble is not for it):
+/// it then waits for that plugin's scramble and takes an OK at that point
+/// as "Error in server handshake" (2012). The server asks it again with an
+/// auth switch to its own plugin for an account without a password (a
+/// MariaDB server has no caching_sha2_password client plugin), and to the
+/// account's plugin for an account with one.
+#[test]
+fn an_empty_answer_for_another_plugin_than_announced_is_asked_again() {
+    let server = start_server(|_| {});
+    let address = server.local_address();
+    for user in ["root", "dana"] {
+        let mut client = RawClient::connect(address);
+        let (nonce, handshake) = client.read_handshake();
+        assert_eq!(handshake.auth_plugin_name_str().unwrap(), "caching_sha2_password");
+        let response = HandshakeResponse::new(
+            Some(&[][..]),
+            (10, 11, 19),
+            Some(user.as_bytes()),
+            None::<&[u8]>,
+            Some(AuthPlugin::MysqlNativePassword),
+            default_capabilities(),
+            None,
+            1 << 24,
+        );
+        let mut bytes = Vec::new();
+        response.serialize(&mut bytes);
+        client.write_packet(&bytes);
+        let packet = client.read_packet();
+        assert_eq!(packet[0], 0xFE, "{user}: an auth switch, not {packet:?}");
+        let switch: AuthSwitchRequest<'_> = ParseBuf(&packet).parse(()).expect("auth switch");
+        assert_eq!(switch.auth_plugin(), AuthPlugin::MysqlNativePassword, "{user}");
+        assert_eq!(&switch.plugin_data()[..20], &nonce[..], "{user}: the handshake's scramble again");
+        client.write_packet(&[]);
+        assert_eq!(client.read_packet()[0], 0x00, "{user}: OK");
+    }
+    let (result, switch) = RawClient::login_with(address, "alice", "secret", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert!(switch.is_none(), "a real answer for the account's plugin is checked at once");
+    assert!(result.is_ok());
+}
+
+/// caching_sha2_password without TLS: the first login takes full
+/// authentication (`0x01 0x04`, the RSA key asked for and used), the next
+/// the fast path from the server's cache (`0x01 0x03`); a client that
+/// starts with mysql_native_password is switched over; wrong passwords are
+/// 1045 on both paths; an empty password needs no exchange.
+#[test]
+fn caching_sha2_full_authentication_then_the_fast_path() {
+    let (private_pem, _) = protocol::caching_sha2::generate_rsa_key_pem(1024).unwrap();
+    let keys = std::sync::Arc::new(protocol::RsaKeys::from_private_pem(&private_pem).unwrap());
+    let server = start_server(|config| config.connection.rsa = Some(keys));
+    let address = server.local_address();
+    let sha2 = AuthPlugin::CachingSha2Password;
+
+    let (result, switch, statuses) = RawClient::login_traced(address, "carol", "wrong", sha2.clone(), default_capabilities(), None);
+    assert_eq!((result.err().unwrap().code, switch.is_none(), statuses), (1045, true, vec![0x04]));
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "sha2-pw", sha2.clone(), default_capabilities(), None);
+    assert_eq!(rows(result.expect("full authentication").query("SELECT 1")), one("1"));
+    assert_eq!(statuses, vec![0x04]);
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "sha2-pw", sha2.clone(), default_capabilities(), None);
+    assert!(result.is_ok());
+    assert_eq!(statuses, vec![0x03], "the fast path");
+    let (result, _, statuses) = RawClient::login_traced(address, "carol", "nope", sha2, default_capabilities(), None);
+    assert_eq!((result.err().unwrap().code, statuses), (1045, vec![]), "a cached password decides at once");
+
+    let (result, switch, statuses) =
+        RawClient::login_traced(address, "carol", "sha2-pw", AuthPlugin::MysqlNativePassword, default_capabilities(), None);
+    assert!(result.is_ok());
+    assert_eq!(switch.expect("switched").auth_plugin(), AuthPlugin::CachingSha2Password);
+    assert_eq!(statuses, vec![0x03]);
+
+    let (result, switch, statuses) =
+        RawClient::login_traced(address, "root", "", AuthPlugin::CachingSha2Password, default_capabilities(), None);
+    assert!(result.is_ok() && switch.is_none() && statuses.is_empty());
 }
 
 #[test]
@@ -485,16 +590,81 @@ fn processlist_kill_query_and_kill() {
 fn too_many_connections_get_1040() {
     let server = start_server(|config| config.max_connections = 2);
     let address = server.local_address();
+    let login = |user: &str, password: &str| {
+        RawClient::login_with(address, user, password, AuthPlugin::MysqlNativePassword, default_capabilities(), None).0
+    };
     let first = RawClient::login(address, "root", "");
-    let _second = RawClient::login(address, "root", "");
-    let mut third = RawClient::connect(address);
-    let packet = third.read_packet();
-    let error = parse_err(&packet, CapabilityFlags::empty());
+    let _second = RawClient::login(address, "alice", "secret");
+    // At max_connections: an account without CONNECTION_ADMIN or SUPER is
+    // refused once it has authenticated, an administrator takes the one
+    // connection reserved beyond.
+    let refused = login("alice", "secret").err().expect("no slot for alice");
+    assert_eq!((refused.code, refused.state.as_str(), refused.message.as_str()), (1040, "08004", "Too many connections"));
+    let mut reserved = login("root", "").expect("root takes the reserved connection");
+    assert_eq!(rows(reserved.query("SELECT 1")), one("1"));
+    // With that one taken too, a connection is refused before the handshake.
+    let mut fourth = RawClient::connect(address);
+    let error = parse_err(&fourth.read_packet(), CapabilityFlags::empty());
     assert_eq!((error.code, error.message.as_str()), (1040, "Too many connections"));
     drop(first);
+    drop(reserved);
     wait_until("a slot frees up", || server.registry().len() < 2);
-    let mut again = RawClient::login(address, "root", "");
+    let mut again = login("alice", "secret").expect("a free slot");
     assert_eq!(rows(again.query("SELECT 1")), one("1"));
+}
+
+/// A login has `connect_timeout` from accept, however slowly its bytes
+/// come, and logins are not counted in `max_connections`: root gets in
+/// while slow clients hold more sockets than `max_connections` and
+/// `logins_max`; the oldest of those is evicted for it at once, the
+/// others are closed at their deadline.
+#[test]
+fn slow_logins_neither_outlast_connect_timeout_nor_lock_anyone_out() {
+    let server = start_server(|config| {
+        config.max_connections = 2;
+        config.logins_max = 8;
+        config.connection.connect_timeout = Duration::from_millis(1500);
+    });
+    let address = server.local_address();
+    let started = Instant::now();
+    let mut slow: Vec<std::net::TcpStream> = (0..10)
+        .map(|_| {
+            let socket = std::net::TcpStream::connect(address).unwrap();
+            socket.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+            socket
+        })
+        .collect();
+    let mut closed_at: Vec<Option<Duration>> = vec![None; slow.len()];
+    let mut root = None;
+    while closed_at.iter().any(Option::is_none) && started.elapsed() < Duration::from_secs(6) {
+        for (socket, closed) in slow.iter_mut().zip(closed_at.iter_mut()).filter(|(_, closed)| closed.is_none()) {
+            let mut buffer = [0u8; 256];
+            match socket.read(&mut buffer) {
+                Ok(0) => *closed = Some(started.elapsed()),
+                Err(error) if !matches!(error.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                    *closed = Some(started.elapsed())
+                }
+                _ => {
+                    // One byte of a handshake response: a read timeout
+                    // alone would start over with each.
+                    let _ = std::io::Write::write(socket, &[0x01]);
+                }
+            }
+        }
+        if root.is_none() && started.elapsed() > Duration::from_millis(300) {
+            let mut client = RawClient::login(address, "root", "");
+            assert_eq!(rows(client.query("SELECT 1")), one("1"));
+            root = Some(started.elapsed());
+        }
+    }
+    assert!(root.expect("root logged in") < Duration::from_millis(1200), "root waited for the slow logins");
+    let evicted = closed_at.iter().filter(|closed| closed.is_some_and(|at| at < Duration::from_millis(1300))).count();
+    assert_eq!(evicted, 3, "10 slow logins and root with logins_max 8: the three oldest go early; {closed_at:?}");
+    for closed in &closed_at {
+        let closed = closed.expect("every slow login is closed");
+        assert!(closed < Duration::from_millis(3000), "{closed_at:?}");
+    }
+    assert!(closed_at.iter().flatten().filter(|at| **at >= Duration::from_millis(1400)).count() >= 7, "{closed_at:?}");
 }
 
 #[test]
@@ -557,4 +727,45 @@ fn shutdown_is_prompt_and_closes_clients() {
     assert_eq!(result.unwrap_err().code, 1317);
     let mut buffer = [0u8; 1];
     assert!(std::net::TcpStream::connect(address).map(|mut s| s.read(&mut buffer).unwrap_or(0) == 0).unwrap_or(true));
+}
+
+/// COM_CHANGE_USER: the new account authenticates with its own plugin (a
+/// client answering for mysql_native_password is switched to
+/// caching_sha2_password and completes it with the RSA key), the session
+/// goes on as that account in the new schema with its prepared statements
+/// closed; a refused change is 1045 and ends the connection.
+#[test]
+fn change_user_logs_in_again_and_resets_the_session() {
+    let (private_pem, _) = protocol::caching_sha2::generate_rsa_key_pem(1024).unwrap();
+    let keys = std::sync::Arc::new(protocol::RsaKeys::from_private_pem(&private_pem).unwrap());
+    let server = start_server(|config| config.connection.rsa = Some(keys));
+    let mut client = RawClient::login(server.local_address(), "alice", "secret");
+    assert_eq!(rows(client.query("SELECT CURRENT_USER()")), one("alice@%"));
+    let (id, _, _) = client.prepare("SELECT ?").unwrap();
+
+    let change_user = |user: &str, database: &str| {
+        let mut packet = vec![0x11];
+        packet.extend_from_slice(user.as_bytes());
+        packet.push(0);
+        packet.push(20);
+        packet.extend_from_slice(&[0x5A; 20]);
+        packet.extend_from_slice(database.as_bytes());
+        packet.push(0);
+        packet.extend_from_slice(&45u16.to_le_bytes());
+        packet.extend_from_slice(b"mysql_native_password\0");
+        packet
+    };
+    client.command(&change_user("carol", "db1"));
+    let (result, switch, statuses) = client.finish_authentication(Vec::new(), "sha2-pw");
+    result.expect("changed to carol");
+    assert_eq!(switch.expect("switched").auth_plugin(), AuthPlugin::CachingSha2Password);
+    assert_eq!(statuses, vec![0x04]);
+    assert_eq!(rows(client.query("SELECT CURRENT_USER()")), one("carol@%"));
+    assert_eq!(rows(client.query("SELECT DATABASE()")), one("db1"));
+    assert_eq!(client.execute(id, &[MValue::Int(1)]).unwrap_err().code, 1243, "statements closed");
+
+    client.command(&change_user("alice", ""));
+    let (result, _, _) = client.finish_authentication(Vec::new(), "wrong");
+    assert_eq!(result.unwrap_err().code, 1045);
+    assert!(client.closed_by_server(), "a refused change ends the connection");
 }

@@ -1,7 +1,8 @@
 //! A blocking MySQL client for a replication source: what a MySQL replica's
 //! I/O thread sends, in the order it sends it.
 //!
-//! Handshake v10 and `mysql_native_password` (with auth switch) come from
+//! Handshake v10, `mysql_native_password` and `caching_sha2_password` (auth
+//! switch; full authentication with the source's RSA key) come from
 //! `mysql_common` and the protocol crate's framing ([`PacketStream`]: split
 //! and joined packets, sequence ids, a `max_allowed_packet` bound checked
 //! before the buffer grows). COM_QUERY reads text result sets; then
@@ -56,6 +57,18 @@ const BINLOG_SEND_ANNOTATE_ROWS_EVENT: u16 = 0x02;
 /// 10.x replicas send; the source then sends its events unchanged.
 pub const MARIADB_SLAVE_CAPABILITY_GTID: u8 = 4;
 const NATIVE_PASSWORD_PLUGIN: &[u8] = b"mysql_native_password";
+const CACHING_SHA2_PLUGIN: &[u8] = b"caching_sha2_password";
+
+/// caching_sha2_password's first answer: a 32-byte scramble (empty for an
+/// empty password, as clients send).
+fn caching_sha2_scramble(nonce: &[u8], password: &[u8]) -> Vec<u8> {
+    let Ok(nonce) = <[u8; protocol::auth::SCRAMBLE_BYTES]>::try_from(nonce) else {
+        return Vec::new();
+    };
+    mysql_common::auth::plugins::caching_sha2_password::scramble_sha256(&nonce, password)
+        .map(|scramble| scramble.to_vec())
+        .unwrap_or_default()
+}
 
 /// Largest packet accepted from the source: a 1 GiB event (MySQL's
 /// `replica_max_allowed_packet` maximum) plus its 0x00 marker.
@@ -152,6 +165,8 @@ impl SourceClient {
         // byte already; checked so a change there cannot go unnoticed.
         debug_assert_eq!(bytes.get(8), Some(&(UTF8MB4_GENERAL_CI as u8)));
         self.write_packet(&bytes)?;
+        // caching_sha2_password's nonce, once the source switched to it.
+        let mut sha2_nonce: Option<Vec<u8>> = None;
         loop {
             let answer = self.read_packet()?;
             match answer.first() {
@@ -161,14 +176,37 @@ impl SourceClient {
                 Some(0xFE) => {
                     let rest = &answer[1..];
                     let name_end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
-                    if &rest[..name_end] != NATIVE_PASSWORD_PLUGIN {
-                        return Err(errors::auth_plugin_not_supported(&String::from_utf8_lossy(&rest[..name_end])));
-                    }
                     let data = rest.get(name_end + 1..).unwrap_or_default();
                     let scramble = &data[..data.len().min(protocol::auth::SCRAMBLE_BYTES)];
-                    let response = protocol::native_password_response(scramble, address.password.as_bytes());
+                    let response = match &rest[..name_end] {
+                        NATIVE_PASSWORD_PLUGIN => protocol::native_password_response(scramble, address.password.as_bytes()),
+                        CACHING_SHA2_PLUGIN => {
+                            sha2_nonce = Some(scramble.to_vec());
+                            caching_sha2_scramble(scramble, address.password.as_bytes())
+                        }
+                        other => return Err(errors::auth_plugin_not_supported(&String::from_utf8_lossy(other))),
+                    };
                     self.write_packet(&response)?;
                 }
+                // caching_sha2_password's more-data packets.
+                Some(0x01) if sha2_nonce.is_some() => match answer.get(1) {
+                    // Fast path: the OK follows.
+                    Some(0x03) if answer.len() == 2 => {}
+                    // Full authentication: ask for the source's RSA key.
+                    Some(0x04) if answer.len() == 2 => self.write_packet(&[0x02])?,
+                    // The RSA public key: the password goes encrypted with it.
+                    _ => {
+                        let nonce = sha2_nonce.as_deref().unwrap_or_default();
+                        let mut masked = address.password.as_bytes().to_vec();
+                        masked.push(0);
+                        for (index, byte) in masked.iter_mut().enumerate() {
+                            *byte ^= nonce[index % nonce.len().max(1)];
+                        }
+                        let encrypted = mysql_common::crypto::encrypt(&masked, &answer[1..])
+                            .map_err(|_| errors::auth_plugin_not_supported("caching_sha2_password"))?;
+                        self.write_packet(&encrypted)?;
+                    }
+                },
                 _ => return Err(errors::malformed_packet()),
             }
         }

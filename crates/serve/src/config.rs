@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 
 use sql::variables::{definition, Definition, Setting, StartupConfig};
 
+use super::certificates::{TlsFiles, CA_FILE, CERT_FILE, KEY_FILE, RSA_PRIVATE_KEY_FILE, RSA_PUBLIC_KEY_FILE};
 use super::options::ServeOptions;
 
 pub struct Settings {
@@ -17,6 +18,28 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The startup value of `name`, else `default`.
+    fn given_or(&self, name: &str, default: &str) -> String {
+        self.given.iter().rev().find(|(definition, _)| definition.name == name).map_or(default.to_string(), |(_, setting)| setting.text())
+    }
+
+    /// `ssl_ca`, `ssl_cert` and `ssl_key` as given, else their defaults.
+    pub fn tls_files(&self) -> TlsFiles {
+        TlsFiles {
+            ca: self.given_or("ssl_ca", CA_FILE),
+            cert: self.given_or("ssl_cert", CERT_FILE),
+            key: self.given_or("ssl_key", KEY_FILE),
+        }
+    }
+
+    /// `caching_sha2_password_private_key_path` and `_public_key_path`.
+    pub fn rsa_key_files(&self) -> (String, String) {
+        (
+            self.given_or("caching_sha2_password_private_key_path", RSA_PRIVATE_KEY_FILE),
+            self.given_or("caching_sha2_password_public_key_path", RSA_PUBLIC_KEY_FILE),
+        )
+    }
+
     pub fn from_options(options: &ServeOptions) -> Result<Settings, String> {
         let mut startup = StartupConfig::new(&options.datadir, SocketAddr::new(options.bind, options.port));
         let mut given = Vec::new();

@@ -7,6 +7,7 @@
 //! in their own process with [`start`], from the same options as the
 //! command line, and wait for signals as the server does ([`signals`]).
 
+mod certificates;
 mod config;
 mod options;
 pub mod signals;
@@ -127,7 +128,13 @@ pub fn start(options: &ServeOptions) -> Result<Running, String> {
     }
     let replica_source =
         sql::ReplicaSource::open(&options.datadir).map_err(|error| format!("cannot load the replica's source settings: {error}"))?;
-    let settings = config::Settings::from_options(options)?;
+    let mut settings = config::Settings::from_options(options)?;
+    // Before the global variables, which show whether TLS is on (have_ssl).
+    let tls = certificates::load_or_generate(&options.datadir, &settings.tls_files())?;
+    settings.startup.server.connection.tls = Some(tls);
+    let (private_key, public_key) = settings.rsa_key_files();
+    let rsa = certificates::load_or_generate_rsa(&options.datadir, &private_key, &public_key)?;
+    settings.startup.server.connection.rsa = Some(Arc::new(rsa));
     let globals = GlobalVariables::new(&settings.startup, &settings.given).map_err(|error| error.message)?;
     let StartupConfig { database: database_config, server: mut server_config } = settings.startup;
     if database_config.binlog_storage_engine == database::BinlogStorageEngine::Engine {

@@ -17,7 +17,7 @@ use sqlparser::tokenizer::{Token, Tokenizer, Whitespace};
 use crate::error::{not_supported, syntax_error, SqlResult};
 
 mod users;
-pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
+pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, SslRequirement, UserName};
 mod depth;
 mod replica;
 pub use depth::EXPRESSION_DEPTH_MAX;

@@ -84,6 +84,15 @@ impl SessionFactory for SqlService {
     type Session = SqlSession;
 
     fn open_session(&self, info: &ConnectionInfo) -> Result<SqlSession, MysqlError> {
+        // TCP without TLS is insecure transport, loopback included, as in
+        // MySQL (only a Unix socket would be secure without TLS).
+        if info.tls.is_none() && matches!(self.shared.globals.get("require_secure_transport"), Some(Value::Int(1))) {
+            return Err(MysqlError::new(
+                3159,
+                "HY000",
+                "Connections using insecure transport are prohibited while --require_secure_transport=ON.",
+            ));
+        }
         if let Some(database) = &info.database {
             // The privilege first, as MySQL does: 1044 does not reveal
             // whether the database exists.
@@ -448,13 +457,14 @@ impl SqlSession {
             user: "system user".into(),
             host: String::new(),
             peer,
-            account: protocol::StoredAccount::new("system user", "", None),
+            account: protocol::StoredAccount::new("system user", "", protocol::Credential::Native(None)),
             database: None,
             capabilities: protocol::CapabilityFlags::empty(),
             collation: protocol::resultset::UTF8MB4_GENERAL_CI as u8,
             attributes: Vec::new(),
             handle: registration.handle().clone(),
             system_thread: true,
+            tls: None,
         };
         SqlSession { shared, info, state: State::default(), prepared: HashMap::new() }
     }
@@ -995,6 +1005,21 @@ impl Session for SqlSession {
 
     fn close_statement(&mut self, statement_id: u32) {
         self.prepared.remove(&statement_id);
+    }
+
+    fn change_user(&mut self, info: &ConnectionInfo) -> Result<(), MysqlError> {
+        if let Some(database) = &info.database {
+            // As at login: the privilege first, then whether it exists.
+            Principal::new(&self.shared, info).require_database_access(database)?;
+            if !database.eq_ignore_ascii_case("information_schema") && !self.shared.db.catalog().databases().contains(database) {
+                return Err(unknown_database(database));
+            }
+        }
+        self.reset_connection()?;
+        self.shared.replicas.unregister(self.info.connection_id);
+        self.info = info.clone();
+        self.state.database = info.database.clone();
+        Ok(())
     }
 
     fn reset_connection(&mut self) -> Result<(), MysqlError> {

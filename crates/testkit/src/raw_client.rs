@@ -122,7 +122,7 @@ impl RawClient {
     }
 
     /// Logs in, answering the handshake for `plugin` and following an auth
-    /// switch to mysql_native_password. Returns the switch request seen.
+    /// switch. Returns the switch request seen.
     pub fn login_with(
         address: SocketAddr,
         user: &str,
@@ -131,15 +131,28 @@ impl RawClient {
         capabilities: CapabilityFlags,
         database: Option<&str>,
     ) -> (Result<RawClient, ServerErr>, Option<AuthSwitchRequest<'static>>) {
+        let (result, switch, _) = Self::login_traced(address, user, password, plugin, capabilities, database);
+        (result, switch)
+    }
+
+    /// [`RawClient::login_with`], also returning caching_sha2_password's
+    /// more-data statuses seen (`0x03` fast path, `0x04` full
+    /// authentication, which this client completes with the server's RSA
+    /// key, asked for with `0x02`).
+    pub fn login_traced(
+        address: SocketAddr,
+        user: &str,
+        password: &str,
+        plugin: AuthPlugin<'static>,
+        capabilities: CapabilityFlags,
+        database: Option<&str>,
+    ) -> (Result<RawClient, ServerErr>, Option<AuthSwitchRequest<'static>>, Vec<u8>) {
         let mut client = RawClient::connect(address);
         let (nonce, handshake) = client.read_handshake();
         client.connection_id = handshake.connection_id();
-        // Answer as the plugin would; for caching_sha2_password the token
-        // is a SHA-256 scramble the server cannot use.
-        let token = match plugin {
-            AuthPlugin::MysqlNativePassword => protocol::native_password_response(&nonce, password.as_bytes()),
-            _ => vec![0x5A; 32],
-        };
+        // Answer as the plugin would; for another plugin the token is
+        // bytes the server cannot use.
+        let token = answer(&plugin, &nonce, password);
         let response = HandshakeResponse::new(
             Some(token),
             (8, 4, 0),
@@ -154,19 +167,52 @@ impl RawClient {
         response.serialize(&mut bytes);
         client.write_packet(&bytes);
         client.capabilities = capabilities & handshake.capabilities();
+        let (result, switch, statuses) = client.finish_authentication(nonce, password);
+        (result.map(|()| client), switch, statuses)
+    }
+
+    /// Answers the server after a Handshake Response or COM_CHANGE_USER
+    /// (sent with a scramble of `nonce`): follows an auth switch and
+    /// caching_sha2_password's exchange to the OK or ERR.
+    pub fn finish_authentication(
+        &mut self,
+        nonce: Vec<u8>,
+        password: &str,
+    ) -> (Result<(), ServerErr>, Option<AuthSwitchRequest<'static>>, Vec<u8>) {
+        let client = self;
         let mut switch = None;
-        let mut packet = client.read_packet();
-        if packet[0] == 0xFE {
-            let request: AuthSwitchRequest<'_> = ParseBuf(&packet).parse(()).expect("auth switch");
-            let answer = protocol::native_password_response(request.plugin_data(), password.as_bytes());
-            switch = Some(request.into_owned());
-            client.write_packet(&answer);
-            packet = client.read_packet();
-        }
-        match packet[0] {
-            0x00 => (Ok(client), switch),
-            0xFF => (Err(parse_err(&packet, CapabilityFlags::CLIENT_PROTOCOL_41)), switch),
-            other => panic!("unexpected login reply {other:#x}"),
+        let mut statuses = Vec::new();
+        let mut nonce = nonce;
+        loop {
+            let packet = client.read_packet();
+            match packet[0] {
+                0x00 => return (Ok(()), switch, statuses),
+                0xFF => return (Err(parse_err(&packet, CapabilityFlags::CLIENT_PROTOCOL_41)), switch, statuses),
+                0xFE => {
+                    let request: AuthSwitchRequest<'_> = ParseBuf(&packet).parse(()).expect("auth switch");
+                    nonce = request.plugin_data().iter().copied().take(20).collect();
+                    client.write_packet(&answer(&request.auth_plugin(), &nonce, password));
+                    switch = Some(request.into_owned());
+                }
+                0x01 if packet.len() == 2 => {
+                    statuses.push(packet[1]);
+                    if packet[1] == 0x04 {
+                        client.write_packet(&[0x02]);
+                    }
+                }
+                // The server's RSA public key (PEM): the password goes
+                // XORed with the nonce, then encrypted with it.
+                0x01 => {
+                    let mut masked = password.as_bytes().to_vec();
+                    masked.push(0);
+                    for (index, byte) in masked.iter_mut().enumerate() {
+                        *byte ^= nonce[index % nonce.len()];
+                    }
+                    let encrypted = mysql_common::crypto::encrypt(&masked, &packet[1..]).expect("an RSA public key");
+                    client.write_packet(&encrypted);
+                }
+                other => panic!("unexpected login reply {other:#x}"),
+            }
         }
     }
 
@@ -402,5 +448,21 @@ impl RawClient {
     /// Half-closes the connection: the server reads EOF.
     pub fn close_write(&self) {
         let _ = self.socket.shutdown(Shutdown::Write);
+    }
+}
+
+/// What a client with `password` answers for `plugin` to `nonce`.
+fn answer(plugin: &AuthPlugin<'_>, nonce: &[u8], password: &str) -> Vec<u8> {
+    match plugin {
+        AuthPlugin::MysqlNativePassword => protocol::native_password_response(nonce, password.as_bytes()),
+        AuthPlugin::CachingSha2Password => match <[u8; 20]>::try_from(nonce) {
+            Ok(nonce) => mysql_common::auth::plugins::caching_sha2_password::scramble_sha256(&nonce, password.as_bytes())
+                .map(|scramble| scramble.to_vec())
+                .unwrap_or_default(),
+            Err(_) => Vec::new(),
+        },
+        // A client with an empty password answers nothing.
+        _ if password.is_empty() => Vec::new(),
+        _ => vec![0x5A; 32],
     }
 }

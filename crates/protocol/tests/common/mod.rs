@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use protocol::{
-    syntax_error_near, BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ColumnDefinition, ColumnFlags, ColumnType, ConnectionInfo,
-    KillScope, MysqlError, OkResponse, PreparedStatement, QueryResponse, RegisterReplica, ResultSet, RowStream, Server, ServerConfig,
-    Session, SessionFactory, StatusFlags, StoredAccount, Value,
+    syntax_error_near, AuthPlugin, BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ColumnDefinition, ColumnFlags, ColumnType,
+    ConnectionInfo, Credential, KillScope, MysqlError, OkResponse, PreparedStatement, QueryResponse, RegisterReplica, ResultSet, RowStream,
+    Server, ServerConfig, Session, SessionFactory, StatusFlags, StoredAccount, Value,
 };
 
 pub const VERSION: &str = "8.4.0-binlogd";
@@ -79,6 +79,10 @@ impl Session for ToySession {
         }
         if upper == "SELECT @@VERSION" {
             return Ok(one_value("@@version", ColumnDefinition::varchar(""), VERSION.into()));
+        }
+        if upper == "SELECT CURRENT_USER()" {
+            let account = format!("{}@{}", self.info.account.user, self.info.account.host);
+            return Ok(one_value("CURRENT_USER()", ColumnDefinition::varchar(""), Value::from(account)));
         }
         if upper == "SELECT DATABASE()" {
             let value = self.database.clone().map_or(Value::Null, Value::from);
@@ -217,6 +221,16 @@ impl Session for ToySession {
         Ok(result.into())
     }
 
+    fn change_user(&mut self, info: &ConnectionInfo) -> Result<(), MysqlError> {
+        if let Some(database) = &info.database {
+            check_database(database)?;
+        }
+        self.info = info.clone();
+        self.database = info.database.clone();
+        self.in_transaction = false;
+        Ok(())
+    }
+
     fn close_statement(&mut self, statement_id: u32) {
         self.prepared.remove(&statement_id);
     }
@@ -266,12 +280,20 @@ impl Session for ToySession {
     }
 }
 
-/// Accounts: root@localhost without a password, alice with `secret`, and a
-/// locked account.
+/// Accounts: root@localhost without a password (CONNECTION_ADMIN), alice with `secret`
+/// (mysql_native_password), carol with `sha2-pw` (caching_sha2_password),
+/// dana without a password (caching_sha2_password, as binlogd's own root),
+/// and a locked account.
 pub fn accounts(user: &str, _host: &str) -> Option<StoredAccount> {
     match user {
-        "root" => Some(StoredAccount::with_password("root", "localhost", "")),
+        "root" => {
+            let mut account = StoredAccount::with_password("root", "localhost", "");
+            account.connection_admin = true;
+            Some(account)
+        }
         "alice" => Some(StoredAccount::with_password("alice", "%", "secret")),
+        "carol" => Some(carol()),
+        "dana" => Some(StoredAccount::new("dana", "%", Credential::new(AuthPlugin::CachingSha2, ""))),
         "locked" => {
             let mut account = StoredAccount::with_password("locked", "%", "x");
             account.locked = true;
@@ -279,6 +301,14 @@ pub fn accounts(user: &str, _host: &str) -> Option<StoredAccount> {
         }
         _ => None,
     }
+}
+
+/// A caching_sha2_password account, its hash made once (5000 rounds of
+/// SHA-256 crypt per login check are enough).
+fn carol() -> StoredAccount {
+    static CREDENTIAL: std::sync::OnceLock<Credential> = std::sync::OnceLock::new();
+    let credential = CREDENTIAL.get_or_init(|| Credential::new(AuthPlugin::CachingSha2, "sha2-pw")).clone();
+    StoredAccount::new("carol", "%", credential)
 }
 
 /// A toy server on 127.0.0.1 and a free port.

@@ -12,8 +12,10 @@
 //! for an fsync.
 //!
 //! File format (version 1):
-//! `{"version": 1, "accounts": [{"user", "host", "password_hash" ("*HEX" or
-//! null), "locked", "privileges": ["SELECT", ...], "databases": {"db":
+//! `{"version": 1, "accounts": [{"user", "host", "plugin"
+//! ("caching_sha2_password" or "mysql_native_password", the latter when
+//! absent, as in files written before there was a choice), "password_hash"
+//! ("$A$005$..." or "*HEX" by plugin, or null), "locked", "ssl" ("SSL" or "X509", absent for none), "privileges": ["SELECT", ...], "databases": {"db":
 //! [...]}, "tables": [{"database", "table", "privileges": [...]}]}]}`.
 //! A plain array of accounts is the format from before privileges existed;
 //! those accounts could do everything, so they load with every privilege.
@@ -24,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
-use protocol::{native_password_hash_hex, parse_native_password_hash_hex, Authenticator, MysqlError, StoredAccount};
+use protocol::{AuthPlugin, Authenticator, Credential, MysqlError, SslRequirement, StoredAccount};
 use serde::{Deserialize, Serialize};
 use storage::{OsStorage, Storage};
 
@@ -40,9 +42,11 @@ pub struct Account {
     pub user: String,
     /// Host pattern (`localhost`, `%`, `10.0.0.%`), stored in lower case.
     pub host: String,
-    /// SHA1(SHA1(password)); `None` for an empty password.
-    pub password_hash: Option<[u8; 20]>,
+    /// The password as the account's plugin stores it.
+    pub credential: Credential,
     pub locked: bool,
+    /// `REQUIRE SSL` / `REQUIRE X509`.
+    pub ssl: SslRequirement,
     pub grants: Grants,
 }
 
@@ -73,9 +77,13 @@ enum FileContents {
 struct AccountRecord {
     user: String,
     host: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    plugin: Option<String>,
     password_hash: Option<String>,
     #[serde(default)]
     locked: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ssl: Option<String>,
     #[serde(default)]
     privileges: Vec<String>,
     #[serde(default)]
@@ -132,12 +140,22 @@ fn names(set: PrivilegeSet) -> Vec<String> {
     set.iter().map(|privilege| privilege.name().to_string()).collect()
 }
 
-fn parse_hash(path: &Path, text: &Option<String>, account: &str) -> std::io::Result<Option<[u8; 20]>> {
+fn parse_credential(path: &Path, plugin: Option<&str>, text: &Option<String>, account: &str) -> std::io::Result<Credential> {
+    let plugin = match plugin {
+        None => AuthPlugin::Native,
+        Some(name) => AuthPlugin::from_name(name).ok_or_else(|| invalid(path, format!("unknown plugin {name:?} for {account}")))?,
+    };
+    Credential::from_stored(plugin, text.as_deref().unwrap_or(""))
+        .filter(|credential| text.is_none() || !credential.is_empty())
+        .ok_or_else(|| invalid(path, format!("bad password_hash for {account}")))
+}
+
+fn parse_ssl(path: &Path, text: Option<&str>, account: &str) -> std::io::Result<SslRequirement> {
     match text {
-        None => Ok(None),
-        Some(text) => {
-            parse_native_password_hash_hex(text).map(Some).ok_or_else(|| invalid(path, format!("bad password_hash for {account}")))
-        }
+        None => Ok(SslRequirement::None),
+        Some("SSL") => Ok(SslRequirement::Ssl),
+        Some("X509") => Ok(SslRequirement::X509),
+        Some(other) => Err(invalid(path, format!("bad ssl requirement {other:?} for {account}"))),
     }
 }
 
@@ -164,7 +182,8 @@ fn decode(path: &Path, bytes: &[u8]) -> std::io::Result<Vec<Account>> {
                     grants.set(&level, set);
                 }
                 accounts.push(Account {
-                    password_hash: parse_hash(path, &record.password_hash, &name)?,
+                    credential: parse_credential(path, record.plugin.as_deref(), &record.password_hash, &name)?,
+                    ssl: parse_ssl(path, record.ssl.as_deref(), &name)?,
                     user: record.user,
                     host: record.host.to_ascii_lowercase(),
                     locked: record.locked,
@@ -176,10 +195,11 @@ fn decode(path: &Path, bytes: &[u8]) -> std::io::Result<Vec<Account>> {
             for record in records {
                 let name = format!("'{}'@'{}'", record.user, record.host);
                 accounts.push(Account {
-                    password_hash: parse_hash(path, &record.password_hash, &name)?,
+                    credential: parse_credential(path, None, &record.password_hash, &name)?,
                     user: record.user,
                     host: record.host.to_ascii_lowercase(),
                     locked: record.locked,
+                    ssl: SslRequirement::None,
                     grants: Grants::everything(),
                 });
             }
@@ -199,8 +219,14 @@ fn encode(accounts: &[Account]) -> Vec<u8> {
         .map(|account| AccountRecord {
             user: account.user.clone(),
             host: account.host.clone(),
-            password_hash: account.password_hash.as_ref().map(native_password_hash_hex),
+            plugin: Some(account.credential.plugin().name().to_string()),
+            password_hash: account.credential.stored_text(),
             locked: account.locked,
+            ssl: match account.ssl {
+                SslRequirement::None => None,
+                SslRequirement::Ssl => Some("SSL".into()),
+                SslRequirement::X509 => Some("X509".into()),
+            },
             privileges: names(account.grants.global),
             databases: account.grants.databases.iter().map(|(database, set)| (database.clone(), names(*set))).collect(),
             tables: account
@@ -232,8 +258,9 @@ impl Accounts {
                 let root = Account {
                     user: "root".into(),
                     host: "localhost".into(),
-                    password_hash: None,
+                    credential: Credential::new(AuthPlugin::DEFAULT, ""),
                     locked: false,
+                    ssl: SslRequirement::None,
                     grants: Grants::everything(),
                 };
                 (vec![root], true)
@@ -248,7 +275,7 @@ impl Accounts {
 
     /// Accounts without a password (the server then listens on loopback only).
     pub fn passwordless(&self) -> Vec<String> {
-        self.snapshot().iter().filter(|account| account.password_hash.is_none()).map(Account::quoted).collect()
+        self.snapshot().iter().filter(|account| account.credential.is_empty()).map(Account::quoted).collect()
     }
 
     /// The server listens beyond loopback: from now on CREATE USER and
@@ -298,8 +325,11 @@ impl Authenticator for Accounts {
     fn lookup(&self, user: &str, host: &str) -> Option<StoredAccount> {
         let accounts = self.snapshot();
         let account = matching_account(&accounts, user, host)?;
-        let mut stored = StoredAccount::new(account.user.clone(), account.host.clone(), account.password_hash);
+        let mut stored = StoredAccount::new(account.user.clone(), account.host.clone(), account.credential.clone());
         stored.locked = account.locked;
+        stored.ssl = account.ssl;
+        stored.connection_admin =
+            [Privilege::ConnectionAdmin, Privilege::Super].iter().any(|privilege| account.grants.global.contains(*privilege));
         Some(stored)
     }
 }
@@ -316,7 +346,7 @@ mod tests {
         assert!(accounts.lookup("root", "localhost").is_some());
         assert!(accounts.lookup("root", "10.0.0.1").is_none());
         let again = Accounts::open(dir.path()).unwrap();
-        assert_eq!(again.lookup("root", "localhost").unwrap().password_hash, None);
+        assert!(again.lookup("root", "localhost").unwrap().credential.is_empty());
         assert_eq!(again.snapshot()[0].grants, Grants::everything());
     }
 
@@ -333,8 +363,9 @@ mod tests {
                 table.push(Account {
                     user: "app".into(),
                     host: "%".into(),
-                    password_hash: Some(protocol::native_password_hash(b"pw")),
+                    credential: Credential::new(AuthPlugin::CachingSha2, "pw"),
                     locked: false,
+                    ssl: SslRequirement::X509,
                     grants,
                 });
                 Ok(())
@@ -364,8 +395,14 @@ mod tests {
 
     #[test]
     fn the_most_specific_host_wins() {
-        let account =
-            |host: &str| Account { user: "u".into(), host: host.into(), password_hash: None, locked: false, grants: Grants::default() };
+        let account = |host: &str| Account {
+            user: "u".into(),
+            host: host.into(),
+            credential: Credential::Native(None),
+            locked: false,
+            ssl: SslRequirement::None,
+            grants: Grants::default(),
+        };
         let table = vec![account("%"), account("10.0.%"), account("10.0.0.1"), account("localhost")];
         assert_eq!(matching_account(&table, "u", "10.0.0.1").unwrap().host, "10.0.0.1");
         assert_eq!(matching_account(&table, "u", "10.0.0.2").unwrap().host, "10.0.%");
@@ -399,6 +436,25 @@ mod tests {
             let error = Accounts::open(dir.path()).err().unwrap_or_else(|| panic!("{contents} should be refused")).to_string();
             assert!(error.contains(expected) && error.contains("users.json"), "{contents}: {error}");
         }
+    }
+
+    /// users.json written before accounts had a plugin: each hash is a
+    /// mysql_native_password one, and it is written back with its plugin.
+    #[test]
+    fn files_without_plugins_load_as_mysql_native_password() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(ACCOUNTS_FILE),
+            r#"{"version": 1, "accounts": [{"user": "app", "host": "%", "password_hash": "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7"}]}"#,
+        )
+        .unwrap();
+        let accounts = Accounts::open(dir.path()).unwrap();
+        let app = accounts.lookup("app", "10.0.0.1").unwrap();
+        assert_eq!(app.credential, Credential::Native(Some(protocol::native_password_hash(b"secret"))));
+        accounts.change(|_| Ok(())).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(ACCOUNTS_FILE)).unwrap();
+        assert!(text.contains(r#""plugin": "mysql_native_password""#), "{text}");
+        assert_eq!(Accounts::open(dir.path()).unwrap().lookup("app", "%").unwrap().credential, app.credential);
     }
 
     #[test]

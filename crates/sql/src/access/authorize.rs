@@ -168,7 +168,7 @@ impl<'a> Principal<'a> {
 
     /// 1045, which MySQL answers for a global GRANT without the privilege.
     pub fn login_denied(&self) -> MysqlError {
-        MysqlError::access_denied(&self.info.user, &self.info.host, self.info.account.password_hash.is_some())
+        MysqlError::access_denied(&self.info.user, &self.info.host, !self.info.account.credential.is_empty())
     }
 }
 

@@ -10,13 +10,13 @@
 //! SELECT on the `mysql` schema). Changing one's own password needs
 //! nothing.
 
-use protocol::{native_password_hash, parse_native_password_hash_hex, ColumnDefinition, MysqlError, ResultSet, Value as Wire};
+use protocol::{AuthPlugin, ColumnDefinition, Credential, MysqlError, ResultSet, Value as Wire};
 
 use crate::access::accounts::Account;
 use crate::access::authorize::Principal;
 use crate::access::privileges::{quote_identifier, Grants, Level, Privilege, PrivilegeSet};
 use crate::error::SqlResult;
-use crate::parse::{AccountStatement, Authentication, LevelName, PrivilegeList, UserName};
+use crate::parse::{AccountStatement, Authentication, LevelName, PrivilegeList, SslRequirement, UserName};
 use crate::session::{Context, Outcome};
 
 /// MySQL 8's limits (ER_WRONG_STRING_LENGTH beyond them).
@@ -26,8 +26,12 @@ const HOST_NAME_CHARS_MAX: usize = 255;
 pub fn execute(statement: &AccountStatement, context: &Context<'_>) -> SqlResult<Outcome> {
     let principal = context.principal();
     match statement {
-        AccountStatement::CreateUser { if_not_exists, users, lock } => create_user(context, &principal, *if_not_exists, users, *lock),
-        AccountStatement::AlterUser { if_exists, users, lock } => alter_user(context, &principal, *if_exists, users, *lock),
+        AccountStatement::CreateUser { if_not_exists, users, require, lock } => {
+            create_user(context, &principal, *if_not_exists, users, AccountOptions { require: *require, lock: *lock })
+        }
+        AccountStatement::AlterUser { if_exists, users, require, lock } => {
+            alter_user(context, &principal, *if_exists, users, AccountOptions { require: *require, lock: *lock })
+        }
         AccountStatement::DropUser { if_exists, users } => drop_user(context, &principal, *if_exists, users),
         AccountStatement::Grant { privileges, level, users, with_grant_option } => {
             let level = resolve_level(level, context)?;
@@ -197,26 +201,33 @@ fn validate_name(user: &str, host: &str) -> SqlResult<()> {
     Ok(())
 }
 
-/// SHA1(SHA1(password)), `None` for an empty one; refused when the server
-/// listens beyond loopback (it would not start with such an account).
-fn password_hash(authentication: &Option<Authentication>, context: &Context<'_>) -> SqlResult<Option<[u8; 20]>> {
-    let hash = match authentication {
-        None => None,
-        Some(Authentication::Password(password)) if password.is_empty() => None,
-        Some(Authentication::Password(password)) => Some(native_password_hash(password.as_bytes())),
-        Some(Authentication::Hash(text)) => Some(
-            parse_native_password_hash_hex(text)
-                .ok_or_else(|| MysqlError::new(1827, "HY000", "The password hash doesn't have the expected format."))?,
-        ),
+/// The credential `authentication` gives an account whose plugin is now
+/// `current` (CREATE USER: the default); an empty password is refused
+/// when the server listens beyond loopback (it would not start with such
+/// an account).
+fn credential(authentication: &Option<Authentication>, current: AuthPlugin, context: &Context<'_>) -> SqlResult<Credential> {
+    let credential = match authentication {
+        None => Credential::new(current, ""),
+        Some(Authentication::Password { plugin, password }) => Credential::new(plugin.unwrap_or(current), password),
+        Some(Authentication::Hash { plugin, hash }) => Credential::from_stored(*plugin, hash)
+            .ok_or_else(|| MysqlError::new(1827, "HY000", "The password hash doesn't have the expected format."))?,
     };
-    if hash.is_none() && context.shared.accounts.passwords_required() {
+    if credential.is_empty() && context.shared.accounts.passwords_required() {
         return Err(MysqlError::new(
             1819,
             "HY000",
             "Your password does not satisfy the current policy requirements (binlogd listens beyond loopback: every account needs a password)",
         ));
     }
-    Ok(hash)
+    Ok(credential)
+}
+
+/// The options after the users of CREATE / ALTER USER; `None` leaves the
+/// account's as it is (ALTER) or at its default (CREATE).
+#[derive(Clone, Copy)]
+struct AccountOptions {
+    require: Option<SslRequirement>,
+    lock: Option<bool>,
 }
 
 fn create_user(
@@ -224,15 +235,22 @@ fn create_user(
     principal: &Principal<'_>,
     if_not_exists: bool,
     users: &[(UserName, Option<Authentication>)],
-    lock: Option<bool>,
+    options: AccountOptions,
 ) -> SqlResult<Outcome> {
     principal.require(Privilege::CreateUser)?;
     let mut new_accounts = Vec::with_capacity(users.len());
     for (name, authentication) in users {
         let (user, host) = resolve_user(name, context);
         validate_name(&user, &host)?;
-        let password_hash = password_hash(authentication, context)?;
-        new_accounts.push(Account { user, host, password_hash, locked: lock.unwrap_or(false), grants: Grants::default() });
+        let credential = credential(authentication, AuthPlugin::DEFAULT, context)?;
+        new_accounts.push(Account {
+            user,
+            host,
+            credential,
+            locked: options.lock.unwrap_or(false),
+            ssl: options.require.unwrap_or_default(),
+            grants: Grants::default(),
+        });
     }
     context.shared.accounts.change(|accounts| {
         let existing: Vec<String> =
@@ -260,20 +278,18 @@ fn alter_user(
     principal: &Principal<'_>,
     if_exists: bool,
     users: &[(UserName, Option<Authentication>)],
-    lock: Option<bool>,
+    options: AccountOptions,
 ) -> SqlResult<Outcome> {
+    let lock = options.lock;
     let mut changes = Vec::with_capacity(users.len());
     for (name, authentication) in users {
         let (user, host) = resolve_user(name, context);
         // Changing one's own password needs no privilege; anything else does.
-        if !(principal.is(&user, &host) && lock.is_none()) {
+        if !(principal.is(&user, &host) && lock.is_none() && options.require.is_none()) {
             principal.require(Privilege::CreateUser)?;
         }
-        let hash = match authentication {
-            Some(_) => Some(password_hash(authentication, context)?),
-            None => None,
-        };
-        changes.push((user, host, hash));
+        let authentication = authentication.clone();
+        changes.push((user, host, authentication));
     }
     context.shared.accounts.change(|accounts| {
         let missing: Vec<String> =
@@ -281,13 +297,16 @@ fn alter_user(
         if !missing.is_empty() && !if_exists {
             return Err(operation_failed("ALTER USER", &missing));
         }
-        for (user, host, hash) in &changes {
+        for (user, host, authentication) in &changes {
             let Some(account) = find_mut(accounts, user, host) else { continue };
-            if let Some(hash) = hash {
-                account.password_hash = *hash;
+            if authentication.is_some() {
+                account.credential = credential(authentication, account.credential.plugin(), context)?;
             }
             if let Some(locked) = lock {
                 account.locked = locked;
+            }
+            if let Some(ssl) = options.require {
+                account.ssl = ssl;
             }
         }
         Ok(())
@@ -357,7 +376,14 @@ mod tests {
 
     #[test]
     fn show_grants_lines_follow_mysql() {
-        let mut account = Account { user: "app".into(), host: "%".into(), password_hash: None, locked: false, grants: Grants::default() };
+        let mut account = Account {
+            user: "app".into(),
+            host: "%".into(),
+            credential: Credential::Native(None),
+            locked: false,
+            ssl: SslRequirement::None,
+            grants: Grants::default(),
+        };
         assert_eq!(grant_lines(&account), ["GRANT USAGE ON *.* TO `app`@`%`"]);
         account.grants.global =
             [Privilege::ReplicationSlave, Privilege::Super, Privilege::SystemVariablesAdmin, Privilege::BinlogAdmin].into_iter().collect();
@@ -375,8 +401,14 @@ mod tests {
                 "GRANT ALL PRIVILEGES ON `shop`.`items` TO `app`@`%` WITH GRANT OPTION",
             ]
         );
-        let root =
-            Account { user: "root".into(), host: "localhost".into(), password_hash: None, locked: false, grants: Grants::everything() };
+        let root = Account {
+            user: "root".into(),
+            host: "localhost".into(),
+            credential: Credential::Native(None),
+            locked: false,
+            ssl: SslRequirement::None,
+            grants: Grants::everything(),
+        };
         assert_eq!(grant_lines(&root), ["GRANT ALL PRIVILEGES ON *.* TO `root`@`localhost` WITH GRANT OPTION"]);
     }
 

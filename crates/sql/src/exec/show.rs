@@ -107,6 +107,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Innodb_os_log_fsyncs", database_counters.redo_fsyncs.to_string()),
                 ("Prepared_stmt_count", registry.prepared_statements().to_string()),
                 ("Questions", registry.questions().to_string()),
+                // This connection's TLS, empty for a plain one.
+                ("Ssl_cipher", context.env.info.tls.as_ref().map(|tls| tls.cipher.clone()).unwrap_or_default()),
+                ("Ssl_version", context.env.info.tls.as_ref().map(|tls| tls.version.clone()).unwrap_or_default()),
                 ("Threads_connected", registry.len().to_string()),
                 ("Uptime", registry.uptime_secs().to_string()),
             ];

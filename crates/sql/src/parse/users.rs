@@ -3,8 +3,8 @@
 //! in MySQL's form). A child module of `parse`, sharing its token reader.
 //!
 //! Accepted forms:
-//! - `CREATE USER [IF NOT EXISTS] user [auth] [, user [auth]]... [ACCOUNT LOCK|UNLOCK]`
-//! - `ALTER USER [IF EXISTS] user [auth] [, ...] [ACCOUNT LOCK|UNLOCK]`
+//! - `CREATE USER [IF NOT EXISTS] user [auth] [, user [auth]]... [REQUIRE NONE|SSL|X509] [ACCOUNT LOCK|UNLOCK]`
+//! - `ALTER USER [IF EXISTS] user [auth] [, ...] [REQUIRE NONE|SSL|X509] [ACCOUNT LOCK|UNLOCK]`
 //! - `DROP USER [IF EXISTS] user [, user]...`
 //! - `GRANT privileges ON [TABLE] level TO user [, user]... [WITH GRANT OPTION]`
 //! - `REVOKE privileges ON [TABLE] level FROM user [, user]...`
@@ -13,9 +13,12 @@
 //!
 //! where user is `'name'@'host'` (quoted or not; the host defaults to `%`)
 //! or `CURRENT_USER[()]`, auth is `IDENTIFIED BY 'password'` or
-//! `IDENTIFIED WITH mysql_native_password [BY 'password' | AS '*HASH']`,
+//! `IDENTIFIED WITH mysql_native_password | caching_sha2_password [BY
+//! 'password' | AS 'hash']`,
 //! and level is `*.*`, `*`, `db.*`, `db.table` or `table`.
 
+use protocol::AuthPlugin;
+pub use protocol::SslRequirement;
 use sqlparser::tokenizer::Token;
 
 use super::{Statement, Words};
@@ -27,11 +30,14 @@ pub enum AccountStatement {
     CreateUser {
         if_not_exists: bool,
         users: Vec<(UserName, Option<Authentication>)>,
+        /// `REQUIRE NONE | SSL | X509`.
+        require: Option<SslRequirement>,
         lock: Option<bool>,
     },
     AlterUser {
         if_exists: bool,
         users: Vec<(UserName, Option<Authentication>)>,
+        require: Option<SslRequirement>,
         lock: Option<bool>,
     },
     DropUser {
@@ -71,11 +77,14 @@ pub enum UserName {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authentication {
-    /// `IDENTIFIED BY 'password'` (empty: no password).
-    Password(String),
-    /// `IDENTIFIED WITH mysql_native_password AS '*HASH'`: the hash as
-    /// SHOW CREATE USER / users.json show it.
-    Hash(String),
+    /// `IDENTIFIED [WITH plugin] BY 'password'` (empty: no password);
+    /// without a plugin, CREATE USER takes the default and ALTER USER
+    /// keeps the account's.
+    Password { plugin: Option<AuthPlugin>, password: String },
+    /// `IDENTIFIED WITH plugin AS 'hash'`: the hash as users.json stores
+    /// it (`*HEX` for mysql_native_password, `$A$005$...` for
+    /// caching_sha2_password).
+    Hash { plugin: AuthPlugin, hash: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,18 +138,20 @@ pub(super) fn parse_account_statement(words: &mut Words) -> SqlResult<Option<Sta
             words.position += 2;
             let if_not_exists = words.keywords(&["IF", "NOT", "EXISTS"]);
             let users = users_with_authentication(words)?;
+            let require = ssl_requirement(words)?;
             let lock = account_lock(words);
-            AccountStatement::CreateUser { if_not_exists, users, lock }
+            AccountStatement::CreateUser { if_not_exists, users, require, lock }
         }
         (Some("ALTER"), Some("USER")) => {
             words.position += 2;
             let if_exists = words.keywords(&["IF", "EXISTS"]);
             let users = users_with_authentication(words)?;
+            let require = ssl_requirement(words)?;
             let lock = account_lock(words);
-            if lock.is_none() && users.iter().all(|(_, authentication)| authentication.is_none()) {
+            if lock.is_none() && require.is_none() && users.iter().all(|(_, authentication)| authentication.is_none()) {
                 return Err(syntax_error(&words.rest()));
             }
-            AccountStatement::AlterUser { if_exists, users, lock }
+            AccountStatement::AlterUser { if_exists, users, require, lock }
         }
         (Some("DROP"), Some("USER")) => {
             words.position += 2;
@@ -211,11 +222,28 @@ fn users_with_authentication(words: &mut Words) -> SqlResult<Vec<(UserName, Opti
             break;
         }
     }
-    if !words.at_end() && !matches!(words.peek_keyword(0).as_deref(), Some("ACCOUNT")) {
-        // REQUIRE, WITH MAX_..., PASSWORD EXPIRE, DEFAULT ROLE, COMMENT, ...
+    if !words.at_end() && !matches!(words.peek_keyword(0).as_deref(), Some("ACCOUNT" | "REQUIRE")) {
+        // WITH MAX_..., PASSWORD EXPIRE, DEFAULT ROLE, COMMENT, ...
         return Err(not_supported(format!("account option {}", words.rest())));
     }
     Ok(users)
+}
+
+/// `REQUIRE NONE | SSL | X509`; the certificate details (ISSUER, SUBJECT,
+/// CIPHER) are not supported.
+fn ssl_requirement(words: &mut Words) -> SqlResult<Option<SslRequirement>> {
+    if !words.keyword("REQUIRE") {
+        return Ok(None);
+    }
+    let requirement = match words.peek_keyword(0).as_deref() {
+        Some("NONE") => SslRequirement::None,
+        Some("SSL") => SslRequirement::Ssl,
+        Some("X509") => SslRequirement::X509,
+        Some("ISSUER" | "SUBJECT" | "CIPHER") => return Err(not_supported(format!("REQUIRE {}", words.rest()))),
+        _ => return Err(syntax_error(&words.rest())),
+    };
+    words.position += 1;
+    Ok(Some(requirement))
 }
 
 fn account_lock(words: &mut Words) -> Option<bool> {
@@ -279,25 +307,24 @@ fn authentication(words: &mut Words) -> SqlResult<Option<Authentication>> {
             return Err(syntax_error(&format!("PASSWORD {}", words.rest())));
         }
         let password = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
-        return Ok(Some(Authentication::Password(password)));
+        return Ok(Some(Authentication::Password { plugin: None, password }));
     }
     if !words.keyword("WITH") {
         return Err(syntax_error(&words.rest()));
     }
     let plugin = words.string().or_else(|| words.identifier()).ok_or_else(|| syntax_error(&words.rest()))?;
-    if !plugin.eq_ignore_ascii_case(protocol::auth::NATIVE_PASSWORD_PLUGIN) {
-        // ER_PLUGIN_IS_NOT_LOADED: mysql_native_password is the one plugin.
-        return Err(protocol::MysqlError::new(1524, "HY000", format!("Plugin '{plugin}' is not loaded")));
-    }
+    // ER_PLUGIN_IS_NOT_LOADED for any other plugin.
+    let plugin = AuthPlugin::from_name(&plugin)
+        .ok_or_else(|| protocol::MysqlError::new(1524, "HY000", format!("Plugin '{plugin}' is not loaded")))?;
     if words.keyword("BY") {
         let password = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
-        return Ok(Some(Authentication::Password(password)));
+        return Ok(Some(Authentication::Password { plugin: Some(plugin), password }));
     }
     if words.keyword("AS") {
         let hash = words.string().ok_or_else(|| syntax_error(&words.rest()))?;
-        return Ok(Some(Authentication::Hash(hash)));
+        return Ok(Some(Authentication::Hash { plugin, hash }));
     }
-    Ok(Some(Authentication::Password(String::new())))
+    Ok(Some(Authentication::Password { plugin: Some(plugin), password: String::new() }))
 }
 
 /// `ALL [PRIVILEGES]` or a comma-separated list of privilege names, up to ON.
@@ -421,10 +448,11 @@ mod tests {
             AccountStatement::CreateUser {
                 if_not_exists: true,
                 users: vec![
-                    (named("a", "%"), Some(Authentication::Password("pw".into()))),
-                    (named("b", "%"), Some(Authentication::Password("x".into()))),
+                    (named("a", "%"), Some(Authentication::Password { plugin: None, password: "pw".into() })),
+                    (named("b", "%"), Some(Authentication::Password { plugin: Some(AuthPlugin::Native), password: "x".into() })),
                     (named("c", "%"), None),
                 ],
+                require: None,
                 lock: None,
             }
         );
@@ -432,15 +460,41 @@ mod tests {
             account("ALTER USER CURRENT_USER() IDENTIFIED WITH 'mysql_native_password' AS '*14E65567ABDB5135D0CFD9A70B3032C179A49EE7'"),
             AccountStatement::AlterUser {
                 if_exists: false,
-                users: vec![(UserName::Current, Some(Authentication::Hash("*14E65567ABDB5135D0CFD9A70B3032C179A49EE7".into())))],
+                users: vec![(
+                    UserName::Current,
+                    Some(Authentication::Hash { plugin: AuthPlugin::Native, hash: "*14E65567ABDB5135D0CFD9A70B3032C179A49EE7".into() }),
+                )],
+                require: None,
                 lock: None,
             }
         );
         assert_eq!(
             account("ALTER USER u ACCOUNT LOCK"),
-            AccountStatement::AlterUser { if_exists: false, users: vec![(named("u", "%"), None)], lock: Some(true) }
+            AccountStatement::AlterUser { if_exists: false, users: vec![(named("u", "%"), None)], require: None, lock: Some(true) }
         );
-        assert_eq!(parse("CREATE USER u IDENTIFIED WITH caching_sha2_password BY 'x'").unwrap_err().code, 1524);
+        assert_eq!(
+            account("ALTER USER u REQUIRE X509 ACCOUNT UNLOCK"),
+            AccountStatement::AlterUser {
+                if_exists: false,
+                users: vec![(named("u", "%"), None)],
+                require: Some(SslRequirement::X509),
+                lock: Some(false)
+            }
+        );
+        assert_eq!(
+            account("CREATE USER u IDENTIFIED WITH caching_sha2_password BY 'x' REQUIRE SSL"),
+            AccountStatement::CreateUser {
+                if_not_exists: false,
+                users: vec![(
+                    named("u", "%"),
+                    Some(Authentication::Password { plugin: Some(AuthPlugin::CachingSha2), password: "x".into() })
+                )],
+                require: Some(SslRequirement::Ssl),
+                lock: None,
+            }
+        );
+        assert_eq!(parse("CREATE USER u IDENTIFIED WITH sha256_password BY 'x'").unwrap_err().code, 1524);
+        assert_eq!(parse("CREATE USER u REQUIRE ISSUER 'x'").unwrap_err().code, 1235);
         assert_eq!(parse("CREATE USER u IDENTIFIED BY 'x' PASSWORD EXPIRE").unwrap_err().code, 1235);
         assert_eq!(parse("CREATE USER u IDENTIFIED BY").unwrap_err().code, 1064);
         assert_eq!(parse("ALTER USER u").unwrap_err().code, 1064);

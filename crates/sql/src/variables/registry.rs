@@ -46,6 +46,15 @@ const fn startup(
     Origin::Startup(Field { read, write })
 }
 
+fn have_ssl(config: &StartupConfig) -> String {
+    if config.server.connection.tls.is_some() { "YES" } else { "DISABLED" }.to_string()
+}
+
+/// For variables that report what the server found, not what it was told.
+fn refuse_startup_value(_: &mut StartupConfig, _: &super::startup::Setting) -> Result<(), String> {
+    Err("is read-only".into())
+}
+
 fn on_off(on: bool) -> String {
     u8::from(on).to_string()
 }
@@ -209,6 +218,11 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    // caching_sha2_password's RSA key pair, relative to the data directory
+    // unless absolute; made on first start (serve's certificates.rs).
+    read_only("caching_sha2_password_auto_generate_rsa_keys", Type::Boolean, own("1")),
+    read_only("caching_sha2_password_private_key_path", Type::Text, own("private_key.pem")),
+    read_only("caching_sha2_password_public_key_path", Type::Text, own("public_key.pem")),
     both("character_set_client", Type::Text, own("utf8mb4")),
     both("character_set_connection", Type::Text, own("utf8mb4")),
     both("character_set_database", Type::Text, own("utf8mb4")),
@@ -238,6 +252,10 @@ pub const DEFINITIONS: &[Definition] = &[
     // Read and set through exec/gtid_next.rs.
     session("gtid_next", Type::Text, own("AUTOMATIC")),
     read_only("gtid_purged", Type::Text, own("")),
+    // TLS: YES once the certificate and key are loaded (serve makes them
+    // on first start, as mysqld does), DISABLED otherwise.
+    read_only("have_openssl", Type::Text, startup(have_ssl, refuse_startup_value)),
+    read_only("have_ssl", Type::Text, startup(have_ssl, refuse_startup_value)),
     read_only("hostname", Type::Text, own("localhost")),
     global("init_connect", Type::Text, own("")),
     read_only(
@@ -339,6 +357,8 @@ pub const DEFINITIONS: &[Definition] = &[
     global("replica_net_timeout", Type::Integer, Origin::Owner(|| replica::receiver::NET_TIMEOUT_DEFAULT.as_secs().to_string())),
     global("replica_parallel_workers", Type::Integer, Origin::Owner(|| CoordinatorConfig::default().workers.to_string())),
     global("replica_preserve_commit_order", Type::Boolean, Origin::Owner(|| on_off(CoordinatorConfig::default().preserve_commit_order))),
+    // Refuses TCP logins without TLS (3159), checked as a session opens.
+    global("require_secure_transport", Type::Boolean, own("0")),
     read_only(
         "server_id",
         Type::Integer,
@@ -366,6 +386,11 @@ pub const DEFINITIONS: &[Definition] = &[
     both("sql_notes", Type::Boolean, own("1")),
     both("sql_quote_show_create", Type::Boolean, own("1")),
     both("sql_select_limit", Type::Integer, own("18446744073709551615")),
+    // The TLS files, relative to the data directory unless absolute; read
+    // by serve at startup.
+    read_only("ssl_ca", Type::Text, own("ca.pem")),
+    read_only("ssl_cert", Type::Text, own("server-cert.pem")),
+    read_only("ssl_key", Type::Text, own("server-key.pem")),
     read_only(
         "sync_binlog",
         Type::Integer,
@@ -379,6 +404,7 @@ pub const DEFINITIONS: &[Definition] = &[
     ),
     read_only("system_time_zone", Type::Text, own("UTC")),
     both("time_zone", Type::Text, own("SYSTEM")),
+    read_only("tls_version", Type::Text, own("TLSv1.2,TLSv1.3")),
     both("transaction_isolation", Type::Enumeration(ISOLATION_LEVELS), own("REPEATABLE-READ")),
     both("transaction_read_only", Type::Boolean, own("0")),
     both("tx_isolation", Type::Enumeration(ISOLATION_LEVELS), own("REPEATABLE-READ")),
@@ -436,6 +462,23 @@ pub const DEFINITIONS: &[Definition] = &[
             |config, value| {
                 config.server.connection.prepared_statements_max = value.number_within()?;
                 Ok(())
+            },
+        ),
+    ),
+    // The login path (protocol's login gate): seconds from accept to the
+    // end of authentication, however slowly the client's bytes arrive.
+    // Given at startup; the server reads it once.
+    read_only(
+        "connect_timeout",
+        Type::Integer,
+        startup(
+            |config| config.server.connection.connect_timeout.as_secs().to_string(),
+            |config, value| match value.number()? {
+                0 => Err("is too small".into()),
+                seconds => {
+                    config.server.connection.connect_timeout = Duration::from_secs(seconds);
+                    Ok(())
+                }
             },
         ),
     ),
