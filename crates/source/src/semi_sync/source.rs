@@ -186,7 +186,7 @@ impl SemiSyncSource {
         let waiting = state.waiting_sessions;
         drop(state);
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        let average = |total: u64, count: u64| if count == 0 { 0 } else { total / count };
+        let average = |total: u64, count: u64| total.checked_div(count).unwrap_or(0);
         let counters = &self.counters;
         // (MySQL 8.4's name, MariaDB's name, value)
         let values = [
