@@ -16,6 +16,10 @@
 //!    (engine commit) run in binlog order; then every follower is woken
 //!    with its result.
 //!
+//! With semi-synchronous replication the COMMIT stage also waits for a
+//! replica's acknowledgement, before the hooks (AFTER_SYNC) or after them
+//! (AFTER_COMMIT): see `replica_acks.rs`.
+//!
 //! A write or sync error fails the whole group and poisons the log: every
 //! later commit fails until the log is reopened and recovered.
 
@@ -36,6 +40,7 @@ use crate::crash_points;
 use crate::error::{BinlogError, Result};
 use crate::gtid_owners::{next_automatic_gno, CommitOutcome, GivenGtid, OwnedGtid, Ownership};
 use crate::log::{now_micros, BinaryLog, Writer};
+use crate::replica_acks::AckWaitPoint;
 
 /// Bytes the leader accumulates before one write call.
 const FLUSH_BUFFER_BYTES: usize = 4 << 20;
@@ -388,6 +393,23 @@ impl BinaryLog {
         // COMMIT: hooks in binlog order.
         let commit = inner.commit_stage.lock();
         drop(sync);
+        // Semi-synchronous replication (replica_acks.rs): the batch's last
+        // transaction stands for all of it. Write-behind batches (assigned
+        // numbers) were committed in redo already: nothing to hold.
+        let ack_wait =
+            inner.replica_acks.active().filter(|_| !batch.iter().any(|flushed| flushed.group.iter().any(|p| p.assigned.is_some())));
+        let ack_target = ack_wait.as_ref().and_then(|_| {
+            batch.iter().rev().find_map(|flushed| flushed.infos.last()).map(|info| (info.file_name.clone(), info.end_position))
+        });
+        let transactions = batch.iter().map(|flushed| flushed.infos.len() as u64).sum::<u64>();
+        let wait_for_ack = |point: AckWaitPoint| {
+            if let (Some((acks, wait_point)), Some((file_name, end_position))) = (&ack_wait, &ack_target) {
+                if *wait_point == point {
+                    acks.wait_for_ack(file_name, *end_position, transactions);
+                }
+            }
+        };
+        wait_for_ack(AckWaitPoint::AfterSync);
         let mut results = Vec::new();
         let mut last_global = 0;
         let groups = batch.len() as u64;
@@ -418,6 +440,7 @@ impl BinaryLog {
             }
             return;
         }
+        wait_for_ack(AckWaitPoint::AfterCommit);
         let mut caches = Vec::with_capacity(results.len());
         for (slot, info, cache) in results {
             deliver(&slot, Ok(info));

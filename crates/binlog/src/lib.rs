@@ -22,6 +22,7 @@ pub mod promotion;
 pub mod purge;
 pub mod reader;
 pub mod recovery;
+pub mod replica_acks;
 pub mod reset;
 pub mod spill_reference;
 pub mod visible_end;
@@ -35,6 +36,7 @@ pub use log::BinaryLog;
 pub use options::{DependencyTracking, Options};
 pub use reader::{LogEvent, LogEventRef, LogReader, LogRunRef};
 pub use recovery::RecoveryReport;
+pub use replica_acks::{AckWaitPoint, ReplicaAcks};
 pub use spill_reference::SpillReference;
 // The seam the log is opened on, for callers that name only this crate.
 pub use storage::{OsStorage, Storage};

@@ -97,6 +97,8 @@ pub(crate) struct Inner {
     pub in_flight: crate::in_flight::InFlight,
     /// Given GTIDs owned by sessions (`gtid_next`).
     pub owners: Arc<crate::gtid_owners::GtidOwners>,
+    /// Semi-synchronous replication's wait in the COMMIT stage.
+    pub replica_acks: crate::replica_acks::AcksSlot,
 }
 
 /// An open binary log. Cheap to clone; all clones share one log.
@@ -171,12 +173,19 @@ impl BinaryLog {
                 purged_gtids: Mutex::new(purged),
                 in_flight: Default::default(),
                 owners: Arc::new(crate::gtid_owners::GtidOwners::new(options_uuid)),
+                replica_acks: Default::default(),
             }),
         };
         if log.inner.options.binlog_expire_logs_seconds > 0 {
             log.purge_expired()?;
         }
         Ok((log, report))
+    }
+
+    /// Installs (or removes) semi-synchronous replication's wait in the
+    /// COMMIT stage (`replica_acks.rs`).
+    pub fn set_replica_acks(&self, acks: Option<Arc<dyn crate::replica_acks::ReplicaAcks>>) {
+        self.inner.replica_acks.set(acks);
     }
 
     pub fn options(&self) -> &Options {

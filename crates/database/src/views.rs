@@ -156,6 +156,14 @@ impl Database {
         self.inner.binlog.set_large_transaction_optimization_enabled(enabled);
     }
 
+    /// Semi-synchronous replication's wait in the binlog's COMMIT stage
+    /// (binlog's `replica_acks.rs`). Classic binlog files only: with the
+    /// engine-integrated binlog a commit is decided in redo and written
+    /// to the binlog behind, where no committer waits.
+    pub fn set_replica_acks(&self, acks: Option<std::sync::Arc<dyn binlog::ReplicaAcks>>) {
+        self.inner.binlog.set_replica_acks(acks);
+    }
+
     /// The global `binlog_row_image`, `binlog_row_metadata` and
     /// `binlog_rows_query_log_events`: what a statement logs its rows
     /// with unless its session set its own.

@@ -259,8 +259,24 @@ impl<'a> BinlogStream<'a> {
         Ok(())
     }
 
+    /// Buffers one event behind the semi-synchronous header: the packet is
+    /// `0x00 0xEF flags` + event bytes (see the source crate's
+    /// `semi_sync/packet.rs`).
+    pub fn send_semi_sync_event(&mut self, flags: u8, event: &[u8]) -> Result<(), ProtocolError> {
+        self.stream.write_packet_parts(&[0x00, 0xEF, flags], event)?;
+        self.events_sent += 1;
+        self.bytes_sent += event.len() as u64 + 3;
+        Ok(())
+    }
+
     pub fn flush(&mut self) -> Result<(), ProtocolError> {
         self.stream.flush()
+    }
+
+    /// The connection's socket, for a thread reading what the reader sends
+    /// during the dump (a semi-synchronous replica's acknowledgements).
+    pub fn try_clone_socket(&self) -> std::io::Result<std::net::TcpStream> {
+        self.stream.socket().try_clone()
     }
 
     /// A larger write buffer for this connection (bounded by the caller):

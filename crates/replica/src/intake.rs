@@ -114,6 +114,11 @@ impl<'a> Intake<'a> {
         }
     }
 
+    /// The source's binlog file the events come from now.
+    pub fn source_file(&self) -> &str {
+        &self.source_file
+    }
+
     /// Takes one event (checksum already verified).
     pub fn take(&mut self, event: &[u8]) -> Result<(), IntakeError> {
         let header = EventHeader::decode(event).map_err(|error| errors::relay_log_write_failure(&error.to_string()))?;

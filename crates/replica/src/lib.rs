@@ -27,6 +27,7 @@ pub mod receiver;
 pub mod receiver_status;
 pub mod relay;
 pub mod scheduler;
+pub mod semi_sync_ack;
 pub mod source_client;
 pub mod stop;
 mod worker;

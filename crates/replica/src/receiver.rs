@@ -72,6 +72,9 @@ pub struct ReceiverConfig {
     pub connect_retry: Duration,
     /// SOURCE_RETRY_COUNT (MySQL 8.4's default is 10).
     pub retry_count: u64,
+    /// `rpl_semi_sync_replica_enabled`: ask the source for semi-synchronous
+    /// replication and acknowledge what it asks for (`semi_sync_ack.rs`).
+    pub semi_sync: bool,
 }
 
 /// `replica_net_timeout`'s default (MySQL's).
@@ -88,6 +91,7 @@ impl ReceiverConfig {
             net_timeout: NET_TIMEOUT_DEFAULT,
             connect_retry: Duration::from_secs(60),
             retry_count: 10,
+            semi_sync: false,
         }
     }
 }
@@ -255,6 +259,7 @@ impl Run {
         if mariadb {
             client.declare_mariadb_capability()?;
         }
+        let semi_sync = config.semi_sync && client.declare_semi_sync()?;
         if !config.replica_uuid.is_empty() && !mariadb {
             client.query(&format!("SET @slave_uuid = '{}'", config.replica_uuid.replace('\'', "")))?;
         }
@@ -299,6 +304,7 @@ impl Run {
         status.source_version = client.server_version.clone();
         status.source_clock_offset_seconds = source_now - our_now;
         status.connections += 1;
+        status.semi_sync = semi_sync;
         status.state = IoState::Yes;
         Ok(client)
     }
@@ -328,13 +334,23 @@ impl Run {
                 Err(error) if is_fatal(&error) => break Ended::Fatal(error),
                 Err(error) => break Ended::Retry(error),
             };
+            // A semi-sync ack names the event's end in the source's file;
+            // read before the event is handed on (it borrows the client).
+            let end_position = event.get(13..17).map_or(0, |bytes| u32::from_le_bytes(bytes.try_into().expect("4 bytes")));
             match intake.take(event) {
                 Ok(()) => {}
                 Err(IntakeError::Stopped) => break Ended::Stopped,
                 Err(IntakeError::Failed(error)) => break Ended::Fatal(error),
             }
+            // The relay log holds the event now.
+            if client.take_ack_request() {
+                if let Err(error) = client.send_ack(intake.source_file(), u64::from(end_position)) {
+                    break Ended::Retry(error);
+                }
+            }
         };
         client.close();
+        self.status.lock().semi_sync = false;
         if let Err(error) = intake.abandon_open() {
             return Ended::Fatal(error);
         }

@@ -53,6 +53,9 @@ pub struct ReceiverStatus {
     pub bytes_received: u64,
     /// Connections made (the first and every reconnect).
     pub connections: u64,
+    /// The live connection replicates semi-synchronously
+    /// (`Rpl_semi_sync_replica_status`).
+    pub semi_sync: bool,
     /// Time spent waiting for the boundary queue (the ring's wait is in
     /// the relay log counters).
     pub queue_blocked: Duration,

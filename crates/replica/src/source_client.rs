@@ -118,6 +118,10 @@ pub struct SourceClient {
     /// (commands and their answers go through `stream` before that).
     dump: Option<PacketReader<TcpStream>>,
     pub server_version: String,
+    /// The dump's packets carry the semi-sync header (`semi_sync_ack.rs`).
+    semi_sync: bool,
+    /// The last event read asked for an ack.
+    ack_requested: bool,
 }
 
 impl SourceClient {
@@ -129,8 +133,15 @@ impl SourceClient {
         let stream = PacketStream::new(socket, PACKET_BYTES_MAX).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_read_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
         stream.set_write_timeout(timeout).map_err(|error| errors::lost_connection(&error.to_string()))?;
-        let mut client =
-            SourceClient { stream, events_have_checksum: false, verify_checksums: true, dump: None, server_version: String::new() };
+        let mut client = SourceClient {
+            stream,
+            events_have_checksum: false,
+            verify_checksums: true,
+            dump: None,
+            server_version: String::new(),
+            semi_sync: false,
+            ack_requested: false,
+        };
         client.log_in(address)?;
         Ok(client)
     }
@@ -365,7 +376,13 @@ impl SourceClient {
             Some(0xFF) => return Err(parse_err_packet(packet)),
             _ => return Err(errors::malformed_packet()),
         }
-        let event = &packet[1..];
+        let event = if self.semi_sync {
+            let (event, ack) = crate::semi_sync_ack::strip_header(&packet[1..])?;
+            self.ack_requested = ack;
+            event
+        } else {
+            &packet[1..]
+        };
         if !self.verify_checksums {
             return Ok(DumpPacket::Event(event));
         }
@@ -375,6 +392,31 @@ impl SourceClient {
             Err(DecodeError::BadChecksum { .. }) => Err(errors::network_read_event_checksum_failure()),
             Err(error) => Err(errors::relay_log_write_failure(&format!("could not parse the event: {error}"))),
         }
+    }
+
+    /// Asks for semi-synchronous replication before the dump, when the
+    /// source has it; returns whether it does (`semi_sync_ack.rs`).
+    pub fn declare_semi_sync(&mut self) -> Result<bool, MysqlError> {
+        let rows = self.query(crate::semi_sync_ack::SUPPORT_QUERY)?;
+        if !crate::semi_sync_ack::source_supports(&rows) {
+            return Ok(false);
+        }
+        self.query(crate::semi_sync_ack::DECLARE)?;
+        self.semi_sync = true;
+        Ok(true)
+    }
+
+    /// Whether the event last read asked for an ack (cleared by asking).
+    pub fn take_ack_request(&mut self) -> bool {
+        std::mem::take(&mut self.ack_requested)
+    }
+
+    /// Acknowledges the source's binlog up to `end_position` of
+    /// `file_name` (a packet of its own, sequence id 0, as MySQL's and
+    /// MariaDB's replicas send it).
+    pub fn send_ack(&mut self, file_name: &str, end_position: u64) -> Result<(), MysqlError> {
+        self.stream.reset_sequence();
+        self.write_packet(&crate::semi_sync_ack::encode_ack(file_name, end_position))
     }
 
     /// The dump's reader, taking over the socket's input where the command

@@ -26,6 +26,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use binlog::{BinlogError, LogEventRef, LogReader, LogRunRef};
@@ -37,6 +38,8 @@ use binlog_format::constants::{
 use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
 use database::BinlogStatus;
 use protocol::{BinlogStream, GtidSetEntry, MysqlError};
+
+use crate::semi_sync::{packet, AckReader, LastRequest, LogPosition, SemiSyncSource};
 
 /// Where a dump starts.
 pub enum DumpStart {
@@ -66,6 +69,10 @@ pub struct DumpSettings {
     /// visible rests until the next multiple of it before it reads again
     /// (see [`dump`]).
     pub send_delay: Duration,
+    /// The reader set `@rpl_semi_sync_replica` (or `@rpl_semi_sync_slave`):
+    /// the server's semi-synchronous replication, whose header every
+    /// packet then carries and whose acknowledgements the reader sends.
+    pub semi_sync: Option<Arc<SemiSyncSource>>,
 }
 
 impl DumpSettings {
@@ -130,6 +137,19 @@ pub fn dump(log: BinlogStatus<'_>, start: DumpStart, settings: &DumpSettings, st
     let _batch = (!settings.non_blocking).then(crate::scheduling::BatchScheduling::enter);
     let _named = crate::thread_name::DumpThreadName::enter();
     reader.set_verify_checksums(settings.verify_checksums);
+    let semi_sync = match &settings.semi_sync {
+        Some(source) => Some(SemiSyncDump::start(source.clone(), stream)?),
+        None => None,
+    };
+    let paced;
+    let settings = match &semi_sync {
+        // A committer waits for this dump: no resting between sends.
+        Some(_) => {
+            paced = DumpSettings { send_delay: Duration::ZERO, ..settings.clone() };
+            &paced
+        }
+        None => settings,
+    };
     let mut sender = Sender {
         log,
         stream,
@@ -142,8 +162,39 @@ pub fn dump(log: BinlogStatus<'_>, start: DumpStart, settings: &DumpSettings, st
         unflushed: false,
         rotated: false,
         first_file: Some(plan),
+        semi_sync: semi_sync.as_ref(),
     };
     sender.run(reader)
+}
+
+/// A semi-synchronous reader's dump: counted as a client while it lasts,
+/// its acknowledgements read by their own thread.
+struct SemiSyncDump {
+    source: Arc<SemiSyncSource>,
+    connection_id: u32,
+    last_request: Arc<LastRequest>,
+    /// Stopped (and joined) before the replica is uncounted.
+    reader: Option<AckReader>,
+}
+
+impl SemiSyncDump {
+    fn start(source: Arc<SemiSyncSource>, stream: &BinlogStream<'_>) -> Result<SemiSyncDump, MysqlError> {
+        let connection_id = stream.handle().id();
+        let socket = stream.try_clone_socket().map_err(|error| fatal(format!("semi-sync: cannot read acknowledgements: {error}")))?;
+        let last_request = Arc::new(LastRequest::default());
+        source.add_replica(connection_id);
+        let reader = AckReader::start(socket, connection_id, source.clone(), last_request.clone());
+        let mut dump = SemiSyncDump { source, connection_id, last_request, reader: None };
+        dump.reader = Some(reader.map_err(|error| fatal(format!("semi-sync: cannot start the acknowledgement reader: {error}")))?);
+        Ok(dump)
+    }
+}
+
+impl Drop for SemiSyncDump {
+    fn drop(&mut self) {
+        drop(self.reader.take());
+        self.source.remove_replica(self.connection_id);
+    }
 }
 
 /// How the first file starts.
@@ -268,6 +319,8 @@ struct Sender<'l, 's, 'a> {
     rotated: bool,
     /// Set until the first file's header has been sent.
     first_file: Option<FirstFile>,
+    /// Set for a semi-synchronous reader.
+    semi_sync: Option<&'s SemiSyncDump>,
 }
 
 impl Sender<'_, '_, '_> {
@@ -379,7 +432,7 @@ impl Sender<'_, '_, '_> {
         }
         self.expected_position = run.end_position();
         for event in run.event_bytes() {
-            self.stream.send_event(event).map_err(network)?;
+            self.emit(event)?;
         }
         self.unflushed = true;
         Ok(())
@@ -397,9 +450,26 @@ impl Sender<'_, '_, '_> {
     }
 
     fn send_bytes(&mut self, bytes: &[u8]) -> Result<(), MysqlError> {
-        self.stream.send_event(bytes).map_err(network)?;
+        self.emit(bytes)?;
         self.unflushed = true;
         Ok(())
+    }
+
+    /// One event into the write buffer; for a semi-synchronous reader
+    /// behind the header, asking for an acknowledgement at a transaction's
+    /// end while semi-synchronous replication is enabled (ON, or OFF and
+    /// waiting for a replica to catch up).
+    fn emit(&mut self, event: &[u8]) -> Result<(), MysqlError> {
+        let Some(semi_sync) = self.semi_sync else {
+            return self.stream.send_event(event).map_err(network);
+        };
+        let ack = semi_sync.source.enabled() && ends_transaction(event, self.checksum_on);
+        if ack {
+            let end = u32::from_le_bytes(event[LOG_POS_OFFSET..LOG_POS_OFFSET + 4].try_into().expect("4 bytes"));
+            semi_sync.last_request.note(LogPosition::new(&self.file_name, u64::from(end)));
+        }
+        let flags = if ack { packet::FLAG_ACK_REQUEST } else { 0 };
+        self.stream.send_semi_sync_event(flags, event).map_err(network)
     }
 
     /// The artificial Rotate that opens every file of the stream.
@@ -480,6 +550,32 @@ impl Sender<'_, '_, '_> {
 fn network(error: protocol::ProtocolError) -> MysqlError {
     // The reader is gone; nobody will read an error packet.
     MysqlError::new(1158, "08S01", format!("Got an error reading communication packets: {error}"))
+}
+
+/// Whether `event` is the last of a transaction: an Xid, an XA PREPARE,
+/// or a Query other than `BEGIN` (DDL, and the `COMMIT` of a transaction
+/// logged without rows).
+fn ends_transaction(event: &[u8], checksum_on: bool) -> bool {
+    /// Query's post-header: thread id, exec time, db length, error code,
+    /// status variables length.
+    const QUERY_POST_HEADER: usize = 13;
+    if event.len() < COMMON_HEADER_LENGTH {
+        return false;
+    }
+    match event[TYPE_OFFSET] {
+        t if t == EventType::Xid as u8 || t == EventType::XaPrepare as u8 => true,
+        t if t == EventType::Query as u8 => {
+            let body = &event[COMMON_HEADER_LENGTH..event.len() - if checksum_on { CHECKSUM_LENGTH } else { 0 }];
+            if body.len() < QUERY_POST_HEADER {
+                return false;
+            }
+            let database_bytes = body[8] as usize;
+            let status_bytes = u16::from_le_bytes([body[11], body[12]]) as usize;
+            let query = body.get(QUERY_POST_HEADER + status_bytes + database_bytes + 1..).unwrap_or_default();
+            query != b"BEGIN"
+        }
+        _ => false,
+    }
 }
 
 /// An FDE ends with the checksum algorithm byte and, when that is CRC32,

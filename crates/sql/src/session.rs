@@ -52,6 +52,9 @@ pub struct Shared {
     pub this: Weak<Shared>,
     /// FLUSH TABLES WITH READ LOCK and LOCK TABLES, across sessions.
     pub(crate) locks: crate::locking::ServerLocks,
+    /// Semi-synchronous replication as a source: its settings, the
+    /// replicas' acknowledgements and the binlog's wait for them.
+    pub semi_sync: Arc<source::SemiSyncSource>,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -70,8 +73,12 @@ impl SqlService {
             replica: ReplicaThreads::default(),
             this: this.clone(),
             locks: crate::locking::ServerLocks::default(),
+            semi_sync: Arc::new(source::SemiSyncSource::default()),
         });
         crate::variables::row_logging::publish_global_row_logging(&shared.db, &shared.globals);
+        crate::variables::semi_sync::reconcile_aliases(&shared.globals);
+        crate::variables::semi_sync::publish_source_settings(&shared.semi_sync, &shared.globals);
+        shared.db.set_replica_acks(Some(shared.semi_sync.clone()));
         SqlService { shared }
     }
 
@@ -1116,7 +1123,13 @@ impl SqlSession {
             _ => 0,
         };
         let send_delay = Duration::from_micros(send_delay_us).min(DumpSettings::SEND_DELAY_MAX);
-        DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking, verify_checksums, send_delay }
+        // MySQL 8.4's replica sets @rpl_semi_sync_replica, MariaDB's and
+        // older MySQL's @rpl_semi_sync_slave; any non-zero number asks.
+        let asks_semi_sync = ["rpl_semi_sync_replica", "rpl_semi_sync_slave"]
+            .iter()
+            .any(|name| variables.get(*name).and_then(crate::eval::value::to_number).is_some_and(|number| number.as_f64() != 0.0));
+        let semi_sync = asks_semi_sync.then(|| self.shared.semi_sync.clone());
+        DumpSettings { checksum_declared, checksum_declared_crc32, heartbeat_period, non_blocking, verify_checksums, send_delay, semi_sync }
     }
 }
 

@@ -165,6 +165,11 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             _ => {}
         }
         match scope {
+            VariableScope::Global if crate::variables::semi_sync::alias_of(definition.name).is_some() => {
+                context.shared.globals.set(definition, value.clone());
+                crate::variables::semi_sync::set_alias(&context.shared.globals, definition.name, value);
+                crate::variables::semi_sync::publish_source_settings(&context.shared.semi_sync, &context.shared.globals);
+            }
             VariableScope::Global => {
                 row_logging_changed |= ROW_LOGGING_VARIABLES.contains(&definition.name);
                 context.shared.globals.set(definition, value)

@@ -115,6 +115,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             ];
             // The replica's relay log and boundary queue.
             status.extend(context.shared.replica.counters());
+            // Semi-synchronous replication, as a source.
+            status.extend(context.shared.semi_sync.status());
             let rows = status
                 .into_iter()
                 .filter(|(name, _)| passes(filter, name))

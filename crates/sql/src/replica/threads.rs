@@ -223,6 +223,7 @@ impl ReplicaThreads {
     /// SHOW STATUS's relay log counters (zero without a relay log).
     pub fn counters(&self) -> Vec<(&'static str, String)> {
         let guard = self.pipeline.lock();
+        let semi_sync = guard.as_ref().and_then(|pipeline| pipeline.receiver.as_ref()).is_some_and(|receiver| receiver.status().semi_sync);
         let (relay, queue_length, received, applied) = match guard.as_ref() {
             Some(pipeline) => {
                 let received = pipeline
@@ -251,6 +252,10 @@ impl ReplicaThreads {
             ("Replica_relay_log_spilled_transactions_total", relay.spilled_transactions_total.to_string()),
             ("Replica_transactions_applied", applied.to_string()),
             ("Replica_transactions_received", received.to_string()),
+            // The receiver replicates semi-synchronously (MySQL 8.4's
+            // name and MariaDB's).
+            ("Rpl_semi_sync_replica_status", if semi_sync { "ON" } else { "OFF" }.to_string()),
+            ("Rpl_semi_sync_slave_status", if semi_sync { "ON" } else { "OFF" }.to_string()),
         ]
     }
 }
@@ -381,6 +386,7 @@ fn receiver_config(shared: &Shared, settings: &SourceSettings, start: StartPosit
     }
     config.connect_retry = Duration::from_secs(settings.connect_retry_seconds);
     config.retry_count = settings.retry_count;
+    config.semi_sync = crate::variables::semi_sync::replica_enabled(&shared.globals);
     config
 }
 

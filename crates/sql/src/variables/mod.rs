@@ -13,6 +13,7 @@ use crate::eval::value::{text, to_number, Value};
 mod registry;
 pub mod replay;
 pub mod row_logging;
+pub mod semi_sync;
 pub mod startup;
 
 pub use startup::{Origin, Setting, StartupConfig};

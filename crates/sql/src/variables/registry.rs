@@ -423,6 +423,19 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    // Semi-synchronous replication (`variables/semi_sync.rs`), under MySQL
+    // 8.4's names and the master/slave ones MariaDB uses; SET GLOBAL of
+    // either sets both. The source's reach the server's SemiSyncSource.
+    global("rpl_semi_sync_master_enabled", Type::Boolean, own("0")),
+    global("rpl_semi_sync_master_timeout", Type::Integer, own("10000")),
+    global("rpl_semi_sync_master_wait_for_slave_count", Type::Integer, own("1")),
+    global("rpl_semi_sync_master_wait_point", Type::Enumeration(&["AFTER_SYNC", "AFTER_COMMIT"]), own("AFTER_SYNC")),
+    global("rpl_semi_sync_replica_enabled", Type::Boolean, own("0")),
+    global("rpl_semi_sync_slave_enabled", Type::Boolean, own("0")),
+    global("rpl_semi_sync_source_enabled", Type::Boolean, own("0")),
+    global("rpl_semi_sync_source_timeout", Type::Integer, own("10000")),
+    global("rpl_semi_sync_source_wait_for_replica_count", Type::Integer, own("1")),
+    global("rpl_semi_sync_source_wait_point", Type::Enumeration(&["AFTER_SYNC", "AFTER_COMMIT"]), own("AFTER_SYNC")),
     // Point-in-time recovery: what `mysqlbinlog` and `mariadb-binlog`
     // print before the statements they replay (`variables/replay.rs` reads
     // their numeric forms, says which need a privilege and which values
