@@ -293,6 +293,12 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
     match &column.column_type {
         ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
             definition = definition.with_length(u32::from(*max_length_bytes)).with_character_set(column.collation);
+            // BINARY and VARBINARY carry MySQL's BINARY_FLAG: Connector/J
+            // takes a binary-charset string without it for text and
+            // decodes its bytes as UTF-8.
+            if column.collation == BINARY_COLLATION {
+                flags |= ColumnFlags::BINARY_FLAG;
+            }
         }
         ColumnType::Blob { .. } if column.collation != BINARY_COLLATION => {
             definition = definition.with_character_set(column.collation);

@@ -134,13 +134,20 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         }
         Show::Tables { database, full, filter } => {
             let database = context.database(database.as_deref())?;
-            let tables = catalog.tables(&database).map_err(|_| unknown_database(&database))?;
+            // INFORMATION_SCHEMA's tables are MySQL's system views, which
+            // every account sees (CDC connectors list every database's tables).
+            let (tables, table_type) = if crate::information_schema::is_information_schema(&database) {
+                (crate::information_schema::table_names().map(String::from).collect(), "SYSTEM VIEW")
+            } else {
+                let principal = context.principal();
+                let tables = catalog.tables(&database).map_err(|_| unknown_database(&database))?;
+                (tables.into_iter().filter(|t| principal.can_see_table(&database, t)).collect::<Vec<_>>(), "BASE TABLE")
+            };
             let column = format!("Tables_in_{database}");
-            let principal = context.principal();
             let rows = tables
                 .into_iter()
-                .filter(|t| passes(filter, t) && principal.can_see_table(&database, t))
-                .map(|t| if *full { vec![Some(t), Some("BASE TABLE".into())] } else { vec![Some(t)] })
+                .filter(|t| passes(filter, t))
+                .map(|t| if *full { vec![Some(t), Some(table_type.into())] } else { vec![Some(t)] })
                 .collect();
             if *full {
                 text_result(&[&column, "Table_type"], rows)

@@ -28,6 +28,11 @@ pub fn is_information_schema(database: &str) -> bool {
     database.eq_ignore_ascii_case(DATABASE)
 }
 
+/// The names of INFORMATION_SCHEMA's tables, upper case as MySQL lists them.
+pub fn table_names() -> impl Iterator<Item = &'static str> {
+    tables::ALL.iter().map(|(name, _)| *name)
+}
+
 /// An INFORMATION_SCHEMA table as of now.
 pub struct VirtualTable {
     pub def: Arc<TableDef>,
