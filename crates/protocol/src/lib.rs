@@ -60,8 +60,8 @@ pub use auth::{
     native_password_hash, native_password_hash_hex, native_password_response, parse_native_password_hash_hex, AuthPlugin, Authenticator,
     Credential, SslRequirement, StoredAccount,
 };
-pub use charset::{CharacterSets, ClientCharset};
 pub use caching_sha2::{RsaKeys, Sha2Cache, Sha2Hash};
+pub use charset::{CharacterSets, ClientCharset};
 pub use command::syntax_error_near;
 pub use connection::{serve_connection, Connection, ConnectionConfig};
 pub use errors::{MysqlError, ProtocolError};

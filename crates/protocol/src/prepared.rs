@@ -306,12 +306,15 @@ mod tests {
         table.append_long_data(&long_data(first, b"123456")).unwrap();
         // Six bytes held by the first statement leave four for the second.
         table.append_long_data(&long_data(second, b"abcde")).unwrap();
-        assert_eq!(table.parse_execute(&execute_packet(second, &[M::NULL])).unwrap().unwrap_err().code, 1153);
+        assert_eq!(table.parse_execute(&execute_packet(second, &[M::NULL]), ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1153);
         table.append_long_data(&long_data(second, b"abcd")).unwrap();
-        assert_eq!(table.parse_execute(&execute_packet(second, &[M::NULL])).unwrap().unwrap().params, vec![Value::Bytes(b"abcd".to_vec())]);
+        assert_eq!(
+            table.parse_execute(&execute_packet(second, &[M::NULL]), ClientCharset::Utf8mb4).unwrap().unwrap().params,
+            vec![Value::Bytes(b"abcd".to_vec())]
+        );
         // An execution, a reset or a close gives the bytes back.
         assert_eq!(
-            table.parse_execute(&execute_packet(first, &[M::NULL])).unwrap().unwrap().params,
+            table.parse_execute(&execute_packet(first, &[M::NULL]), ClientCharset::Utf8mb4).unwrap().unwrap().params,
             vec![Value::Bytes(b"123456".to_vec())]
         );
         table.append_long_data(&long_data(first, b"0123456789")).unwrap();
@@ -320,7 +323,7 @@ mod tests {
         assert!(table.remove(second));
         table.append_long_data(&long_data(first, b"0123456789")).unwrap();
         assert_eq!(
-            table.parse_execute(&execute_packet(first, &[M::NULL])).unwrap().unwrap().params,
+            table.parse_execute(&execute_packet(first, &[M::NULL]), ClientCharset::Utf8mb4).unwrap().unwrap().params,
             vec![Value::Bytes(b"0123456789".to_vec())]
         );
     }

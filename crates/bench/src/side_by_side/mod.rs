@@ -487,7 +487,7 @@ struct Running {
 /// rounds, reversed in even ones, so neither binary always runs first.
 pub fn round_order(servers: usize, round: u32) -> Vec<usize> {
     let mut order: Vec<usize> = (0..servers).collect();
-    if round % 2 == 0 {
+    if round.is_multiple_of(2) {
         order.reverse();
     }
     order
