@@ -23,7 +23,12 @@ const REPL_PASSWORD: &str = "repl-pw";
 
 fn start_source(extra: &[&str]) -> ServerProcess {
     let source = ServerProcess::start_with(extra);
-    source.query(None, &format!("CREATE USER 'repl'@'%' IDENTIFIED BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'"));
+    // mysql_native_password, as for a MariaDB replica of MySQL 8.4: MariaDB
+    // has no caching_sha2_password client plugin.
+    source.query(
+        None,
+        &format!("CREATE USER 'repl'@'%' IDENTIFIED WITH mysql_native_password BY '{REPL_PASSWORD}'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%'"),
+    );
     source
 }
 
