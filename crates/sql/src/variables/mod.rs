@@ -207,6 +207,10 @@ mod tests {
         let mut fields = 0;
         for definition in DEFINITIONS {
             let Origin::Startup(field) = definition.origin else { continue };
+            // Reports of what the server found (the certificates), not fields.
+            if matches!(definition.name, "have_ssl" | "have_openssl") {
+                continue;
+            }
             let mut config = StartupConfig::default();
             definition.apply_startup(&mut config, &definition.default_text()).unwrap();
             assert_eq!(format!("{config:?}"), untouched, "{}", definition.name);

@@ -50,8 +50,12 @@ fn have_ssl(config: &StartupConfig) -> String {
     if config.server.connection.tls.is_some() { "YES" } else { "DISABLED" }.to_string()
 }
 
-/// For variables that report what the server found, not what it was told.
-fn refuse_startup_value(_: &mut StartupConfig, _: &super::startup::Setting) -> Result<(), String> {
+/// `have_ssl` reports what the server found, not what it was told: a
+/// startup value is refused unless it says what the server reports.
+fn given_have_ssl(config: &mut StartupConfig, value: &super::startup::Setting) -> Result<(), String> {
+    if value.text().eq_ignore_ascii_case(&have_ssl(config)) {
+        return Ok(());
+    }
     Err("is read-only".into())
 }
 
@@ -254,8 +258,8 @@ pub const DEFINITIONS: &[Definition] = &[
     read_only("gtid_purged", Type::Text, own("")),
     // TLS: YES once the certificate and key are loaded (serve makes them
     // on first start, as mysqld does), DISABLED otherwise.
-    read_only("have_openssl", Type::Text, startup(have_ssl, refuse_startup_value)),
-    read_only("have_ssl", Type::Text, startup(have_ssl, refuse_startup_value)),
+    read_only("have_openssl", Type::Text, startup(have_ssl, given_have_ssl)),
+    read_only("have_ssl", Type::Text, startup(have_ssl, given_have_ssl)),
     read_only("hostname", Type::Text, own("localhost")),
     global("init_connect", Type::Text, own("")),
     read_only(
