@@ -1,14 +1,17 @@
 //! What a column's SQL type says beyond its binlog type and metadata:
 //! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
-//! SET members. The engine keeps them with the definition (redo and
-//! checkpoints) for SHOW CREATE TABLE, the result-set column definitions
-//! and the Table_map's ENUM/SET metadata; it never looks inside them.
+//! SET members, a geometry column's kind and SRID. The engine keeps them
+//! with the definition (redo and checkpoints) for SHOW CREATE TABLE, the
+//! result-set column definitions and the Table_map's ENUM/SET and
+//! GEOMETRY_TYPE metadata; it never looks inside them.
 //!
 //! Encoding (after a column's DEFAULT, only when not all default, see
-//! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow),
-//! [M u8, D u8], member count u32, each member u32 length + bytes.
+//! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow,
+//! 4 geometry follows), [M u8, D u8], member count u32, each member u32
+//! length + bytes, [geometry kind u8, SRID given u8, SRID u32].
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
+use binlog_format::value::geometry::Kind;
 
 use crate::codec::{put_bytes, put_count, CountedReads};
 use crate::error::{EngineError, Result};
@@ -26,11 +29,23 @@ pub struct ColumnAttributes {
     /// ENUM and SET members in declaration order (an ENUM value is a
     /// 1-based index into them, a SET value a bit mask over them).
     pub members: Vec<Vec<u8>>,
+    /// A geometry column's declared kind and SRID.
+    pub geometry: Option<GeometryAttributes>,
+}
+
+/// What a GEOMETRY, POINT, ... column declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GeometryAttributes {
+    /// The kind the column takes (GEOMETRY takes any).
+    pub kind: Kind,
+    /// `SRID n`: every value must have this SRID; `None` takes any.
+    pub srid: Option<u32>,
 }
 
 const ZEROFILL: u8 = 1;
 const FLOAT_DIGITS: u8 = 2;
-const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS;
+const GEOMETRY: u8 = 4;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY;
 
 impl ColumnAttributes {
     pub fn is_default(&self) -> bool {
@@ -41,7 +56,8 @@ impl ColumnAttributes {
         out.put_u8(self.display_width);
         let zerofill = if self.zerofill { ZEROFILL } else { 0 };
         let float_digits = if self.float_digits.is_some() { FLOAT_DIGITS } else { 0 };
-        out.put_u8(zerofill | float_digits);
+        let geometry = if self.geometry.is_some() { GEOMETRY } else { 0 };
+        out.put_u8(zerofill | float_digits | geometry);
         if let Some((digits, decimals)) = self.float_digits {
             out.put_u8(digits);
             out.put_u8(decimals);
@@ -49,6 +65,11 @@ impl ColumnAttributes {
         put_count(out, self.members.len());
         for member in &self.members {
             put_bytes(out, member);
+        }
+        if let Some(geometry) = &self.geometry {
+            out.put_u8(geometry.kind.code());
+            out.put_u8(u8::from(geometry.srid.is_some()));
+            out.put_u32(geometry.srid.unwrap_or(0));
         }
     }
 
@@ -64,7 +85,16 @@ impl ColumnAttributes {
         for _ in 0..count {
             members.push(reader.bytes("member")?.to_vec());
         }
-        Ok(ColumnAttributes { display_width, zerofill: flags & ZEROFILL != 0, float_digits, members })
+        let geometry = if flags & GEOMETRY != 0 {
+            let code = reader.u8("geometry kind")?;
+            let kind = Kind::from_code(code).ok_or_else(|| EngineError::corrupt(format!("geometry kind {code}")))?;
+            let srid_given = reader.u8("geometry SRID given")? != 0;
+            let srid = reader.u32("geometry SRID")?;
+            Some(GeometryAttributes { kind, srid: srid_given.then_some(srid) })
+        } else {
+            None
+        };
+        Ok(ColumnAttributes { display_width, zerofill: flags & ZEROFILL != 0, float_digits, members, geometry })
     }
 }
 
@@ -74,13 +104,24 @@ mod tests {
 
     #[test]
     fn attributes_round_trip_and_unknown_flags_are_corruption() {
-        let attributes =
-            ColumnAttributes { display_width: 10, zerofill: true, float_digits: Some((7, 2)), members: vec![b"a".to_vec(), Vec::new()] };
+        let attributes = ColumnAttributes {
+            display_width: 10,
+            zerofill: true,
+            float_digits: Some((7, 2)),
+            members: vec![b"a".to_vec(), Vec::new()],
+            ..Default::default()
+        };
         let mut out = Vec::new();
         attributes.encode(&mut out);
         let mut reader = ByteReader::new(&out);
         assert_eq!(ColumnAttributes::decode(&mut reader).unwrap(), attributes);
         assert!(reader.is_empty());
+        for srid in [None, Some(0), Some(4326)] {
+            let geometry = ColumnAttributes { geometry: Some(GeometryAttributes { kind: Kind::Point, srid }), ..Default::default() };
+            let mut out = Vec::new();
+            geometry.encode(&mut out);
+            assert_eq!(ColumnAttributes::decode(&mut ByteReader::new(&out)).unwrap(), geometry);
+        }
         out[1] |= 0x80;
         assert!(ColumnAttributes::decode(&mut ByteReader::new(&out)).is_err());
     }

@@ -185,9 +185,12 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 match &option.option {
                     ColumnOption::Null => def.nullable = true,
                     ColumnOption::NotNull => def.nullable = false,
-                    ColumnOption::Default(expr) if def.column_type == binlog_format::ColumnType::Json => {
+                    ColumnOption::Default(expr)
+                        if matches!(def.column_type, binlog_format::ColumnType::Json | binlog_format::ColumnType::Geometry) =>
+                    {
                         return Err(json_default(&def.name, expr))
                     }
+                    ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
                     ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
                         check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
                         def.current_timestamp.on_insert = true;
@@ -250,6 +253,22 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
     check_no_json_keys(&spec.columns, std::iter::once(&spec.primary_key).chain(spec.indexes.iter().map(|index| &index.columns)))?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
+}
+
+/// `SRID n` on a geometry column: its values must have SRID n, which
+/// must be one binlogd knows (3548); on another column it is 1221.
+fn column_srid(def: &mut engine::ColumnDef, expr: &Expr) -> SqlResult<()> {
+    let Some(geometry) = def.attributes.geometry.as_mut() else {
+        return Err(protocol::MysqlError::new(1221, "HY000", "Incorrect usage of SRID and non-geometry column"));
+    };
+    let srid = match expr {
+        Expr::Value(value) => value.value.to_string().parse::<u32>().ok(),
+        _ => None,
+    };
+    let Some(srid) = srid else { return Err(syntax_error(&expr.to_string())) };
+    crate::eval::spatial::spatial_reference_system(srid)?;
+    geometry.srid = Some(srid);
+    Ok(())
 }
 
 /// DEFAULT / ON UPDATE CURRENT_TIMESTAMP[(fsp)] is for TIMESTAMP and

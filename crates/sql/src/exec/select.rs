@@ -175,6 +175,8 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             "UNIX_TIMESTAMP" if first_arg(function).is_none() => MYSQL_TYPE_LONGLONG,
             name if crate::eval::json_functions::RETURNING_JSON.contains(&name) => MYSQL_TYPE_JSON,
             name if crate::eval::json_functions::RETURNING_INTEGER.contains(&name) => MYSQL_TYPE_LONGLONG,
+            name if crate::eval::spatial::RETURNING_GEOMETRY.contains(&name) => MYSQL_TYPE_GEOMETRY,
+            name if crate::eval::spatial::RETURNING_DOUBLE.contains(&name) => MYSQL_TYPE_DOUBLE,
             _ => MYSQL_TYPE_VAR_STRING,
         },
         _ => MYSQL_TYPE_VAR_STRING,

@@ -169,6 +169,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     // MySQL names a TIMESTAMP's NULL, which once was not the default.
                     line.push_str(" NULL");
                 }
+                if let Some(srid) = column.attributes.geometry.and_then(|geometry| geometry.srid) {
+                    line.push_str(&format!(" /*!80003 SRID {srid} */"));
+                }
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
                 } else if column.current_timestamp.on_insert {

@@ -184,7 +184,7 @@ fn column_row(def: &TableDef, position: usize, zone: TimeZone) -> Vec<Value> {
         text("select,insert,update,references"),
         text(""),
         text(""),
-        Value::Null,
+        column.attributes.geometry.and_then(|geometry| geometry.srid).map_or(Value::Null, |srid| number(u64::from(srid))),
     ]
 }
 
