@@ -4,12 +4,15 @@
 //! ST_GeomFromText, POINT() and ST_GeomFromWKB through both protocols,
 //! updated and deleted; then
 //! - the text and the binary protocol return the stored bytes (SRID u32 LE
-//!   + little-endian WKB, built here by hand) as MYSQL_TYPE_GEOMETRY
+//!   then little-endian WKB, built here by hand) as MYSQL_TYPE_GEOMETRY
 //!   columns, and ST_AsText prints MySQL's WKT;
 //! - mysql_common decodes every row image to the same bytes and reads the
 //!   Table_map's GEOMETRY_TYPE metadata;
 //! - `mariadb-binlog --verbose` reads the file (exit 0);
 //! - python-mysql-replication returns the same bytes;
+//! - a MariaDB replica applies the rows and ends with the same bytes
+//!   (MariaDB stores geometries the same way; it has no `SRID n` clause,
+//!   so its table has none);
 //! - SHOW CREATE TABLE and INFORMATION_SCHEMA.COLUMNS print MySQL's types
 //!   and SRIDs, also after a restart;
 //! - bad input gets MySQL's errors (3037, 3548, 3643, 1416, 1101, 1221)
@@ -26,6 +29,7 @@ use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use mysql_common::constants::{ColumnFlags, ColumnType};
 use serde_json::Value as Json;
+use support::mariadb::MariaDb;
 use support::{python_script, Binlogd};
 use testkit::raw_client::{MValue, RawClient, Response};
 
@@ -186,9 +190,12 @@ fn stored_rows(client: &mut RawClient) -> Vec<Vec<Option<Vec<u8>>>> {
     rows
 }
 
-/// The row images of table t mysql_common decodes: (event, id, spatial
-/// values as bytes), and the GEOMETRY_TYPE codes of t's Table_map.
-fn binlog_images(path: &std::path::Path) -> (Vec<(&'static str, i64, Vec<Option<Vec<u8>>>)>, Vec<u8>) {
+/// One row image of table t: (event, id, the spatial values' bytes).
+type Image = (&'static str, i64, Vec<Option<Vec<u8>>>);
+
+/// The row images of table t mysql_common decodes, and the GEOMETRY_TYPE
+/// codes of t's Table_map.
+fn binlog_images(path: &std::path::Path) -> (Vec<Image>, Vec<u8>) {
     let bytes = std::fs::read(path).unwrap();
     let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
     let mut images = Vec::new();
@@ -349,7 +356,7 @@ fn geometries_round_trip_through_both_protocols_and_every_binlog_reader() {
     client.query("DELETE FROM t").unwrap();
 
     // The binlog: every image, as mysql_common and python-mysql-replication read it.
-    let mut images: Vec<(&str, i64, Vec<Option<Vec<u8>>>)> = Vec::new();
+    let mut images: Vec<Image> = Vec::new();
     for id in [1, 2, 3, 4] {
         images.push(("write", id, expected[&id].clone()));
     }
@@ -446,4 +453,54 @@ fn bad_geometries_get_mysqls_errors_and_change_nothing() {
         [Some("POINT(1 1)".into()), Some("POINT(1 1)".into())]
     );
     assert!(client.query("SHOW CREATE TABLE u").is_err(), "no table u was created");
+}
+
+#[test]
+fn a_mariadb_replica_applies_the_spatial_rows() {
+    let source = Binlogd::start(&[]);
+    let replica = MariaDb::start(&["--server-id=2", "--skip-log-bin"]);
+    replica.query(&format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', MASTER_PASSWORD='',
+             MASTER_USE_GTID=no, MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_HEARTBEAT_PERIOD=1;
+         START SLAVE;",
+        source.port
+    ));
+    let create = CREATE.replace("gt.t", "gr.t").replace(",\n    geo POINT SRID 4326", "");
+    source.query(&format!("CREATE DATABASE gr; {create}"));
+    let mut client = RawClient::login_to(source.port, "root", "", Some("gr")).unwrap();
+    for (id, cells) in rows() {
+        client.query(&insert_sql(id, &cells[..COLUMNS.len() - 1])).unwrap();
+    }
+    client.query("UPDATE t SET g = a, p = POINT(-7, 8.5) WHERE id = 1").unwrap();
+    client.query("DELETE FROM t WHERE id = 2").unwrap();
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let status = source.query("SHOW MASTER STATUS");
+        let mut fields = status.split('\t');
+        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
+        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
+            break;
+        }
+        let error = replica.status("Last_SQL_Error");
+        assert!(error.is_empty() && std::time::Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let spatial = &COLUMNS[..COLUMNS.len() - 1];
+    let Response::Rows { rows: ours, .. } = client.query(&format!("SELECT id, {} FROM t ORDER BY id", spatial.join(", "))).unwrap() else {
+        panic!("rows")
+    };
+    let ours: Vec<String> = ours
+        .iter()
+        .map(|row| {
+            let id = String::from_utf8(row[0].clone().unwrap()).unwrap();
+            let values: Vec<String> = row[1..].iter().map(|v| v.as_deref().map_or("NULL".to_owned(), |b| hex(b).to_uppercase())).collect();
+            format!("{id}\t{}", values.join("\t"))
+        })
+        .collect();
+    assert_eq!(ours.len(), 2);
+    let hexes: Vec<String> = spatial.iter().map(|c| format!("HEX({c})")).collect();
+    let theirs = replica.query(&format!("SELECT id, {} FROM gr.t ORDER BY id", hexes.join(", ")));
+    // MariaDB's HEX of NULL is NULL, which its client prints as NULL.
+    assert_eq!(theirs.trim_end().lines().collect::<Vec<_>>(), ours, "the MariaDB replica's rows");
 }

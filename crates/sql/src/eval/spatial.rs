@@ -247,7 +247,7 @@ mod tests {
         assert_eq!(&stored[..4], &4326u32.to_le_bytes());
         assert_eq!(&stored[9..17], &20f64.to_le_bytes(), "longitude first");
         assert_eq!(wkt(Ok(point.clone())), "POINT(10 20)");
-        assert_eq!(run("ST_X", &[point.clone()]).unwrap(), Value::Double(10.0));
+        assert_eq!(run("ST_X", std::slice::from_ref(&point)).unwrap(), Value::Double(10.0));
         assert_eq!(run("ST_SRID", &[point]).unwrap(), Value::Int(4326));
         let error = run("ST_GEOMFROMTEXT", &[bytes("POINT(91 0)"), Value::Int(4326)]).unwrap_err();
         assert_eq!(error.code, 3617);
@@ -272,7 +272,7 @@ mod tests {
     fn wkb_round_trips_and_point_builds_a_cartesian_point() {
         let point = run("POINT", &[Value::Int(1), Value::Double(-2.5)]).unwrap();
         assert_eq!(wkt(Ok(point.clone())), "POINT(1 -2.5)");
-        let wkb = run("ST_ASBINARY", &[point.clone()]).unwrap();
+        let wkb = run("ST_ASBINARY", std::slice::from_ref(&point)).unwrap();
         assert_eq!(run("ST_GEOMFROMWKB", &[wkb]).unwrap(), point);
         let relabelled = run("ST_SRID", &[point, Value::Int(3857)]).unwrap();
         assert_eq!(run("ST_SRID", &[relabelled]).unwrap(), Value::Int(3857));
