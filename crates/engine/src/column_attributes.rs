@@ -1,13 +1,13 @@
 //! What a column's SQL type says beyond its binlog type and metadata:
 //! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
-//! SET members, a geometry column's kind and SRID. The engine keeps them
+//! SET members, a geometry column's kind and SRID, INVISIBLE. The engine keeps them
 //! with the definition (redo and checkpoints) for SHOW CREATE TABLE, the
 //! result-set column definitions and the Table_map's ENUM/SET and
 //! GEOMETRY_TYPE metadata; it never looks inside them.
 //!
 //! Encoding (after a column's DEFAULT, only when not all default, see
 //! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow,
-//! 4 geometry follows), [M u8, D u8], member count u32, each member u32
+//! 4 geometry follows, 8 INVISIBLE), [M u8, D u8], member count u32, each member u32
 //! length + bytes, [geometry kind u8, SRID given u8, SRID u32].
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
@@ -31,6 +31,9 @@ pub struct ColumnAttributes {
     pub members: Vec<Vec<u8>>,
     /// A geometry column's declared kind and SRID.
     pub geometry: Option<GeometryAttributes>,
+    /// INVISIBLE: left out of `SELECT *` and of an INSERT without a column
+    /// list; the Table_map's COLUMN_VISIBILITY says so.
+    pub invisible: bool,
 }
 
 /// What a GEOMETRY, POINT, ... column declares.
@@ -45,7 +48,8 @@ pub struct GeometryAttributes {
 const ZEROFILL: u8 = 1;
 const FLOAT_DIGITS: u8 = 2;
 const GEOMETRY: u8 = 4;
-const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY;
+const INVISIBLE: u8 = 8;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE;
 
 impl ColumnAttributes {
     pub fn is_default(&self) -> bool {
@@ -57,7 +61,8 @@ impl ColumnAttributes {
         let zerofill = if self.zerofill { ZEROFILL } else { 0 };
         let float_digits = if self.float_digits.is_some() { FLOAT_DIGITS } else { 0 };
         let geometry = if self.geometry.is_some() { GEOMETRY } else { 0 };
-        out.put_u8(zerofill | float_digits | geometry);
+        let invisible = if self.invisible { INVISIBLE } else { 0 };
+        out.put_u8(zerofill | float_digits | geometry | invisible);
         if let Some((digits, decimals)) = self.float_digits {
             out.put_u8(digits);
             out.put_u8(decimals);
@@ -94,7 +99,14 @@ impl ColumnAttributes {
         } else {
             None
         };
-        Ok(ColumnAttributes { display_width, zerofill: flags & ZEROFILL != 0, float_digits, members, geometry })
+        Ok(ColumnAttributes {
+            display_width,
+            zerofill: flags & ZEROFILL != 0,
+            float_digits,
+            members,
+            geometry,
+            invisible: flags & INVISIBLE != 0,
+        })
     }
 }
 
@@ -109,6 +121,7 @@ mod tests {
             zerofill: true,
             float_digits: Some((7, 2)),
             members: vec![b"a".to_vec(), Vec::new()],
+            invisible: true,
             ..Default::default()
         };
         let mut out = Vec::new();

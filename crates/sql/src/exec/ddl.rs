@@ -191,6 +191,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                         return Err(json_default(&def.name, expr))
                     }
                     ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
+                    ColumnOption::Invisible => def.attributes.invisible = true,
                     ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
                         check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
                         def.current_timestamp.on_insert = true;
@@ -225,6 +226,9 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 other => other,
             };
             spec.columns.push(def);
+        }
+        if spec.columns.iter().all(|column| column.attributes.invisible) {
+            return Err(protocol::MysqlError::new(4028, "HY000", "A table must have at least one visible column."));
         }
         for constraint in &create.constraints {
             match constraint {

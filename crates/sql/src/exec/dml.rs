@@ -43,7 +43,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         targets.push(position);
     }
     if insert.columns.is_empty() {
-        targets = (0..def.columns.len()).collect();
+        // Without a column list, the values are the visible columns'.
+        targets = (0..def.columns.len()).filter(|&position| !def.columns[position].attributes.invisible).collect();
     }
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
     let no_columns = Columns::default();

@@ -193,7 +193,8 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
         match item {
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
                 let source = source.ok_or_else(|| protocol::MysqlError::new(1096, "HY000", "No tables used"))?;
-                for (position, column) in source.def.columns.iter().enumerate() {
+                // `*` leaves INVISIBLE columns out, as MySQL's.
+                for (position, column) in source.def.columns.iter().enumerate().filter(|(_, column)| !column.attributes.invisible) {
                     outputs.push(Output {
                         expr: Expr::Identifier(sqlparser::ast::Ident::new(column.name.clone())),
                         name: column.name.clone(),

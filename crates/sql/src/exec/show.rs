@@ -188,6 +188,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 if column.current_timestamp.on_update {
                     line.push_str(&format!(" ON UPDATE {}", current_timestamp_text(column)));
                 }
+                if column.attributes.invisible {
+                    line.push_str(" /*!80023 INVISIBLE */");
+                }
                 lines.push(line);
             }
             let names = |positions: &[usize]| positions.iter().map(|&p| format!("`{}`", def.columns[p].name)).collect::<Vec<_>>().join(",");

@@ -31,8 +31,18 @@ pub fn column_default(column: &ColumnDef, zone: TimeZone) -> Option<String> {
         .map(|d| default_text(column, d, zone).unwrap_or_else(|| column_default_text(column, d)))
 }
 
-/// MySQL's EXTRA: `auto_increment`, `DEFAULT_GENERATED`, `on update ...`.
+/// MySQL's EXTRA: `auto_increment`, `DEFAULT_GENERATED`, `on update ...`,
+/// then `INVISIBLE`.
 pub fn column_extra(column: &ColumnDef) -> String {
+    let extra = default_extra(column);
+    match (column.attributes.invisible, extra.is_empty()) {
+        (false, _) => extra,
+        (true, true) => "INVISIBLE".to_string(),
+        (true, false) => format!("{extra} INVISIBLE"),
+    }
+}
+
+fn default_extra(column: &ColumnDef) -> String {
     match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
         (true, ..) => "auto_increment".to_string(),
         (_, true, true) => format!("DEFAULT_GENERATED on update {}", current_timestamp_text(column)),
