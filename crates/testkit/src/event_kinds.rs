@@ -203,7 +203,14 @@ pub fn heartbeat_v2() -> HeartbeatV2Event {
 /// The MySQL 8.4 file; see the module's description. Every transaction
 /// has a GTID and its `transaction_length`.
 pub fn mysql_84_event_kinds_file() -> Vec<u8> {
-    let mut builder = BinlogBuilder::new(true, &GtidSet::new());
+    mysql_84_event_kinds_file_with(true)
+}
+
+/// [`mysql_84_event_kinds_file`] with events that carry a CRC32 or (as
+/// with `binlog_checksum = NONE`) none: the fuzzer's seed, whose mutations
+/// then reach the decoders instead of failing the checksum.
+pub fn mysql_84_event_kinds_file_with(checksum: bool) -> Vec<u8> {
+    let mut builder = BinlogBuilder::new(checksum, &GtidSet::new());
     let begin = query("BEGIN");
     let xid = |xid| Event::Xid(XidEvent { xid });
 
