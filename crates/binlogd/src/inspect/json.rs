@@ -5,7 +5,10 @@
 //! checksums) and a type-specific `data` object. Rows events carry their
 //! table, columns and rows: `{"after": {...}}` for an insert,
 //! `{"before": {...}, "after": {...}}` for an update, `{"before": {...}}`
-//! for a delete, each keyed by column name (`@N` without names).
+//! for a delete, each keyed by column name (`@N` without names), and the
+//! extra row info of a v2 event (`partition_id`, an Update's
+//! `source_partition_id`, `ndb_info`). A Partial_update_rows event's partial
+//! JSON column is `{"json_diffs": [{"operation", "path", "value"}...]}`.
 
 use std::io::{self, Write};
 
