@@ -228,7 +228,12 @@ impl Connection {
             None => (payload, &[][..]),
         };
         let client = session.character_sets().client;
-        let (Some(table), Ok(wildcard)) = (self.text(table, client)?, client.decode(wildcard)) else {
+        // Both are text in the client's character set; either one that is
+        // not gets 1300, as a statement would.
+        let Some(table) = self.text(table, client)? else {
+            return Ok(());
+        };
+        let Some(wildcard) = self.text(wildcard, client)? else {
             return Ok(());
         };
         let (table, wildcard): (&str, &str) = (&table, &wildcard);
