@@ -189,7 +189,7 @@ impl Connection {
     }
 
     fn write_body(&mut self, response: QueryResponse<'_>, encoding: RowEncoding) -> Result<Pending, ProtocolError> {
-        write_response_body(&mut self.stream, self.capabilities, response, encoding, self.last_status)
+        write_response_body(&mut self.stream, self.capabilities, response, encoding, self.last_status, self.handle.memory())
     }
 
     /// Sends the packet that carries the final status. Returns false when the
@@ -294,7 +294,7 @@ impl Connection {
             Err(error) => return self.error(&error),
         };
         match session.prepare(id, sql) {
-            Ok(prepared) => match self.statements.insert(id, prepared.param_count) {
+            Ok(prepared) => match self.statements.insert(id, prepared.param_count, sql.len()) {
                 Ok(()) => self.write_prepare_ok(id, &prepared),
                 Err(error) => {
                     session.close_statement(id);

@@ -20,6 +20,7 @@ use crate::caching_sha2::{RsaKeys, Sha2Cache};
 use crate::errors::{MysqlError, ProtocolError};
 use crate::handshake::{encode_initial_handshake_offering, is_ssl_request, parse_handshake_response};
 use crate::login_gate::LoginTicket;
+use crate::memory::MemoryPart;
 use crate::packet::PacketStream;
 use crate::prepared::StatementTable;
 use crate::registry::{client_host, ConnectionHandle, Registration};
@@ -196,6 +197,7 @@ impl Connection {
         self.stream.set_read_timeout(self.config.wait_timeout)?;
         self.stream.set_write_timeout(self.config.net_write_timeout)?;
         self.last_status = status;
+        self.account_memory(0);
         Ok(())
     }
 
@@ -234,13 +236,28 @@ impl Connection {
                 Err(ProtocolError::Closed) => return Ok(()),
                 Err(error) => return Err(error),
             };
+            self.account_memory(packet.capacity());
             let flow = self.dispatch(session, &packet, authenticator)?;
             self.stream.flush()?;
+            drop(packet);
+            self.account_memory(0);
             self.handle.end_command();
             if let Flow::Quit = flow {
                 return Ok(());
             }
         }
+    }
+}
+
+impl Connection {
+    /// Sets the connection's memory figure between commands and while one
+    /// runs: buffers, the command packet of `packet_bytes`, prepared
+    /// statements (a result's part is set while it is written).
+    fn account_memory(&self, packet_bytes: usize) {
+        let memory = self.handle.memory();
+        memory.set(MemoryPart::Packets, self.stream.buffers_bytes() + packet_bytes);
+        memory.set(MemoryPart::Statements, self.statements.held_bytes());
+        memory.set(MemoryPart::Result, 0);
     }
 }
 

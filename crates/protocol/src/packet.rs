@@ -189,6 +189,12 @@ impl PacketStream {
         self.writer.get_ref().is_tls()
     }
 
+    /// The read and write buffers' sizes (the connection's memory figure
+    /// counts them).
+    pub fn buffers_bytes(&self) -> usize {
+        self.reader.capacity() + self.writer.capacity()
+    }
+
     /// Every command starts a new exchange at sequence id 0.
     pub fn reset_sequence(&mut self) {
         self.sequence_id = 0;

@@ -14,6 +14,7 @@ use std::time::Instant;
 use parking_lot::Mutex;
 
 use crate::errors::MysqlError;
+use crate::memory::MemoryAccount;
 
 /// Bound on the statement text kept per connection for SHOW PROCESSLIST's
 /// Info column, so a 1 GiB statement is not copied for display.
@@ -40,6 +41,9 @@ pub struct ProcessInfo {
     pub time_secs: u64,
     pub state: String,
     pub info: Option<String>,
+    /// MariaDB's MEMORY_USED and MAX_MEMORY_USED ([`MemoryAccount`]).
+    pub memory_used_bytes: usize,
+    pub memory_used_bytes_max: usize,
 }
 
 #[derive(Debug)]
@@ -62,6 +66,7 @@ struct Entry {
     connection_killed: AtomicBool,
     query_killed: AtomicBool,
     status: Mutex<Status>,
+    memory: MemoryAccount,
 }
 
 /// All live connections of one server.
@@ -120,6 +125,7 @@ impl Registry {
                 info: None,
                 command_started: Instant::now(),
             }),
+            memory: MemoryAccount::default(),
         });
         entries.insert(id, entry.clone());
         Registration { handle: ConnectionHandle { entry, registry: self.clone() } }
@@ -175,6 +181,12 @@ impl Registry {
         self.prepared_statements_open.fetch_sub(count, Ordering::Relaxed);
     }
 
+    /// `SHOW GLOBAL STATUS LIKE 'Memory_used'`: every connection's
+    /// memory figure added up.
+    pub fn memory_used_bytes(&self) -> usize {
+        self.entries.lock().values().map(|entry| entry.memory.used_bytes()).sum()
+    }
+
     /// SHOW PROCESSLIST, ordered by id.
     pub fn processes(&self) -> Vec<ProcessInfo> {
         let entries: Vec<Arc<Entry>> = self.entries.lock().values().cloned().collect();
@@ -191,6 +203,8 @@ impl Registry {
                     time_secs: status.command_started.elapsed().as_secs(),
                     state: status.state.clone(),
                     info: status.info.clone(),
+                    memory_used_bytes: entry.memory.used_bytes(),
+                    memory_used_bytes_max: entry.memory.used_bytes_max(),
                 }
             })
             .collect()
@@ -276,6 +290,11 @@ impl ConnectionHandle {
     /// should stop and return [`MysqlError::query_interrupted`].
     pub fn is_query_killed(&self) -> bool {
         self.entry.query_killed.load(Ordering::Relaxed)
+    }
+
+    /// The connection's memory figure: set by its thread, read by anyone.
+    pub fn memory(&self) -> &MemoryAccount {
+        &self.entry.memory
     }
 
     /// SHOW PROCESSLIST's State column (`executing`, `Sending data`, ...).
