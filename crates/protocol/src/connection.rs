@@ -189,11 +189,12 @@ impl Connection {
     }
 
     /// Sends the OK that ends the connection phase and switches to the
-    /// command phase's limits.
-    pub fn complete_login(&mut self, status: StatusFlags) -> Result<(), ProtocolError> {
+    /// command phase's limits (`max_allowed_packet_bytes` is the session's,
+    /// `None` for the server's startup value).
+    pub fn complete_login(&mut self, status: StatusFlags, max_allowed_packet_bytes: Option<usize>) -> Result<(), ProtocolError> {
         write_ok(&mut self.stream, &OkResponse::default(), status)?;
         self.stream.flush()?;
-        self.stream.set_max_allowed_packet_bytes(self.config.max_allowed_packet);
+        self.stream.set_max_allowed_packet_bytes(max_allowed_packet_bytes.unwrap_or(self.config.max_allowed_packet));
         self.stream.set_read_timeout(self.config.wait_timeout)?;
         self.stream.set_write_timeout(self.config.net_write_timeout)?;
         self.last_status = status;
@@ -311,7 +312,7 @@ pub fn serve_connection<F: SessionFactory>(
             return;
         }
     };
-    if let Err(error) = connection.complete_login(session.server_status()) {
+    if let Err(error) = connection.complete_login(session.server_status(), session.max_allowed_packet_bytes()) {
         session.disconnect();
         fail(connection, id, error);
         return;

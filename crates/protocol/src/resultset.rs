@@ -369,6 +369,12 @@ pub(crate) fn write_response_body(
                 }
             }
         }
+        // mysqld's net layer refuses a packet over max_allowed_packet, a
+        // row too: the rows before it stay sent and 1153 ends the result.
+        if buffer.len() > stream.max_allowed_packet_bytes() {
+            write_err(stream, &MysqlError::packet_too_large(), capabilities)?;
+            return Ok(Pending::Failed);
+        }
         stream.write_packet(&buffer)?;
     }
     Ok(Pending::EndOfRows { warnings })

@@ -338,11 +338,7 @@ impl Environment for Env<'_> {
     }
 
     fn max_allowed_packet_bytes(&self) -> u64 {
-        match self.shared.globals.get("max_allowed_packet") {
-            Some(Value::Int(bytes)) => u64::try_from(bytes).unwrap_or(0),
-            Some(Value::UInt(bytes)) => bytes,
-            _ => protocol::ConnectionConfig::default().max_allowed_packet as u64,
-        }
+        global_max_allowed_packet_bytes(self.shared)
     }
 
     fn warning(&self, code: u16, message: String) {
@@ -942,7 +938,21 @@ impl Outcome {
     }
 }
 
+/// The global max_allowed_packet, in bytes: what string functions are
+/// bounded by, and a new session's packet bound.
+fn global_max_allowed_packet_bytes(shared: &Shared) -> u64 {
+    match shared.globals.get("max_allowed_packet") {
+        Some(Value::Int(bytes)) => u64::try_from(bytes).unwrap_or(0),
+        Some(Value::UInt(bytes)) => bytes,
+        _ => protocol::ConnectionConfig::default().max_allowed_packet as u64,
+    }
+}
+
 impl Session for SqlSession {
+    fn max_allowed_packet_bytes(&self) -> Option<usize> {
+        usize::try_from(global_max_allowed_packet_bytes(&self.shared)).ok()
+    }
+
     fn process_kill(&mut self, connection_id: u32, registry: &protocol::Registry) -> Result<(), MysqlError> {
         crate::exec::admin::kill_as(&self.principal(), &self.info.user, registry, connection_id, protocol::KillScope::Connection)
     }
