@@ -256,3 +256,34 @@ fn a_row_over_max_allowed_packet_ends_the_result_with_1153() {
     setup.command(b"\x03SELECT id, a, b FROM wide.t");
     assert_eq!(read_rows(&mut setup, |_| {}), (3, None));
 }
+
+#[test]
+fn warnings_raised_while_a_result_streams_are_counted_and_kept() {
+    let server = ServerProcess::start();
+    let mut setup = login(&server, None);
+    setup.query_rows("CREATE DATABASE warn").unwrap();
+    setup.query_rows("CREATE TABLE warn.t (id INT PRIMARY KEY)").unwrap();
+    let ids: Vec<String> = (0..1000).map(|id| format!("({id})")).collect();
+    setup.query_rows(&format!("INSERT INTO warn.t VALUES {}", ids.join(","))).unwrap();
+
+    // 1/0 warns (1365, not an error in a SELECT) at rows 10 (in the first
+    // batch, read while the statement runs) and 700 and 900 (streamed
+    // after it returned); the result's EOF counts all three and SHOW
+    // WARNINGS lists them, as pymysql reads them.
+    let script = format!(
+        "import pymysql\nc = pymysql.connect(host='127.0.0.1', port={}, user='root')\ncur = c.cursor()\n\
+         cur.execute('SELECT id, 1 / ((id - 10) * (id - 700) * (id - 900)) FROM warn.t')\n\
+         rows = cur.fetchall()\nprint(len(rows), [row[0] for row in rows if row[1] is None], cur._result.warning_count)\n\
+         cur.execute('SHOW WARNINGS')\nprint(cur.fetchall())\n\
+         cur.execute('SELECT id FROM warn.t')\nprint(len(cur.fetchall()), cur._result.warning_count)\n",
+        server.port
+    );
+    let output = std::process::Command::new("python3").args(["-c", &script]).output().unwrap();
+    let warning = "('Warning', 1365, 'Division by 0')";
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("1000 [10, 700, 900] 3\n({warning}, {warning}, {warning})\n1000 0\n"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

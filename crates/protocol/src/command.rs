@@ -194,7 +194,7 @@ impl Connection {
 
     /// Sends the packet that carries the final status. Returns false when the
     /// response was an error.
-    fn finish_response<S: Session>(&mut self, session: &S, pending: Pending, more_results: bool) -> Result<bool, ProtocolError> {
+    fn finish_response<S: Session>(&mut self, session: &mut S, pending: Pending, more_results: bool) -> Result<bool, ProtocolError> {
         self.last_status = session.server_status();
         let mut status = self.last_status;
         if more_results {
@@ -202,7 +202,10 @@ impl Connection {
         }
         match pending {
             Pending::Ok(ok) => write_ok(&mut self.stream, &ok, status)?,
-            Pending::EndOfRows { warnings } => write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?,
+            Pending::EndOfRows { warnings } => {
+                let warnings = session.result_sent(warnings);
+                write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?
+            }
             Pending::Failed => return Ok(false),
         }
         Ok(true)

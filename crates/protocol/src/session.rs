@@ -100,6 +100,14 @@ pub trait Session {
         None
     }
 
+    /// A result set's rows are all sent; `warnings` is the count the
+    /// statement answered with. Returns the count for the result's last
+    /// packet, which may be larger: a streamed result's rows can raise
+    /// warnings after the statement returned.
+    fn result_sent(&mut self, warnings: u16) -> u16 {
+        warnings
+    }
+
     /// COM_INIT_DB (`USE db`).
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
         let _ = database;
