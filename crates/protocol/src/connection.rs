@@ -155,6 +155,7 @@ impl Connection {
                 return Ok(Err(MysqlError::bad_handshake()));
             };
             tls = Some(self.stream.start_tls(acceptor)?);
+            self.handle.set_tls();
             packet = self.stream.read_packet()?;
         }
         self.tls = tls.clone();
@@ -239,6 +240,12 @@ impl Connection {
             };
             self.account_memory(packet.capacity());
             let flow = self.dispatch(session, &packet, authenticator)?;
+            if self.handle.is_killed_by_statement() {
+                // KILL CONNECTION: the statement's answer is not sent, as
+                // in mysqld; the close follows (`serve_connection`).
+                self.stream.discard_unsent()?;
+                return Ok(());
+            }
             self.stream.flush()?;
             drop(packet);
             self.account_memory(0);
@@ -317,9 +324,17 @@ pub fn serve_connection<F: SessionFactory>(
         fail(connection, id, error);
         return;
     }
-    match connection.run(&mut session, authenticator) {
-        Ok(()) => debug!(id, "connection ended"),
-        Err(error) => fail(connection, id, error),
+    let result = connection.run(&mut session, authenticator);
+    if connection.handle.is_killed() {
+        // KILL left a TLS connection's sending side open: the close_notify
+        // goes out, then the close (a plain one is shut already).
+        debug!(id, "connection killed");
+        connection.close();
+    } else {
+        match result {
+            Ok(()) => debug!(id, "connection ended"),
+            Err(error) => fail(connection, id, error),
+        }
     }
     drop(registration);
 }

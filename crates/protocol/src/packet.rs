@@ -264,6 +264,15 @@ impl PacketStream {
         Ok(())
     }
 
+    /// Drops what is buffered and not yet sent (a killed connection's
+    /// last answer).
+    pub fn discard_unsent(&mut self) -> Result<(), ProtocolError> {
+        let transport = self.writer.get_ref().try_clone()?;
+        let unsent = std::mem::replace(&mut self.writer, BufWriter::with_capacity(WRITE_BUFFER_BYTES, transport));
+        drop(unsent.into_parts());
+        Ok(())
+    }
+
     /// Replaces the write buffer with one of `bytes` (after flushing): a
     /// binlog dump streams megabytes and sends fewer, larger segments.
     pub fn set_write_buffer_bytes(&mut self, bytes: usize) -> Result<(), ProtocolError> {

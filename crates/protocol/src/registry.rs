@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
@@ -65,9 +65,21 @@ struct Entry {
     socket: Option<TcpStream>,
     connection_killed: AtomicBool,
     query_killed: AtomicBool,
+    /// The connection speaks TLS: KILL leaves its sending side open for
+    /// the close_notify ([`KILLED_TLS_CLOSE_GRACE`]).
+    tls: AtomicBool,
+    /// A KILL statement (not a server shutdown) ended the connection: the
+    /// statement it interrupted gets no answer, as in mysqld.
+    killed_by_statement: AtomicBool,
     status: Mutex<Status>,
     memory: MemoryAccount,
 }
+
+/// How long a killed TLS connection's thread has to send its close_notify
+/// (and the mariadb client to report 2013 "Lost connection", as against
+/// MySQL, rather than a TLS error) before its socket is shut both ways: a
+/// thread blocked writing to a client that reads nothing wakes only then.
+pub const KILLED_TLS_CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// All live connections of one server.
 #[derive(Debug)]
@@ -116,6 +128,8 @@ impl Registry {
             socket,
             connection_killed: AtomicBool::new(false),
             query_killed: AtomicBool::new(false),
+            tls: AtomicBool::new(false),
+            killed_by_statement: AtomicBool::new(false),
             status: Mutex::new(Status {
                 user: "unauthenticated user".into(),
                 host: display_host(peer),
@@ -239,13 +253,36 @@ impl Registry {
 }
 
 impl Entry {
-    fn kill(&self, scope: KillScope) {
+    /// A plain connection's socket is shut both ways: its thread wakes,
+    /// whether reading or writing, and the client sees the connection
+    /// end. A TLS connection's is shut for reading, which wakes a thread
+    /// waiting for the next command to close with a close_notify
+    /// ([`crate::connection::serve_connection`]); both ways only after
+    /// [`KILLED_TLS_CLOSE_GRACE`], for a thread blocked in a write.
+    fn kill(self: &Arc<Self>, scope: KillScope) {
         self.query_killed.store(true, Ordering::Relaxed);
-        if scope == KillScope::Connection {
-            self.connection_killed.store(true, Ordering::Relaxed);
-            if let Some(socket) = &self.socket {
+        if scope != KillScope::Connection {
+            return;
+        }
+        self.killed_by_statement.store(true, Ordering::Relaxed);
+        self.connection_killed.store(true, Ordering::Relaxed);
+        let Some(socket) = &self.socket else { return };
+        if !self.tls.load(Ordering::Relaxed) {
+            let _ = socket.shutdown(Shutdown::Both);
+            return;
+        }
+        let _ = socket.shutdown(Shutdown::Read);
+        let entry = Arc::clone(self);
+        // The entry's socket is its own descriptor (a clone), so a late
+        // shutdown never reaches another connection's socket.
+        let spawned = std::thread::Builder::new().name("kill-tls-grace".into()).spawn(move || {
+            std::thread::sleep(KILLED_TLS_CLOSE_GRACE);
+            if let Some(socket) = &entry.socket {
                 let _ = socket.shutdown(Shutdown::Both);
             }
+        });
+        if spawned.is_err() {
+            let _ = socket.shutdown(Shutdown::Both);
         }
     }
 }
@@ -290,6 +327,17 @@ impl ConnectionHandle {
     /// should stop and return [`MysqlError::query_interrupted`].
     pub fn is_query_killed(&self) -> bool {
         self.entry.query_killed.load(Ordering::Relaxed)
+    }
+
+    /// True after a KILL statement ended the connection (not a shutdown,
+    /// whose interrupted statements still answer).
+    pub(crate) fn is_killed_by_statement(&self) -> bool {
+        self.entry.killed_by_statement.load(Ordering::Relaxed)
+    }
+
+    /// The connection now speaks TLS (see [`KILLED_TLS_CLOSE_GRACE`]).
+    pub(crate) fn set_tls(&self) {
+        self.entry.tls.store(true, Ordering::Relaxed);
     }
 
     /// The connection's memory figure: set by its thread, read by anyone.
