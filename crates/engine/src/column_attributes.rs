@@ -1,14 +1,16 @@
 //! What a column's SQL type says beyond its binlog type and metadata:
 //! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
-//! SET members, a geometry column's kind and SRID, INVISIBLE. The engine keeps them
+//! SET members, a geometry column's kind and SRID, INVISIBLE, a generated
+//! column's expression. The engine keeps them
 //! with the definition (redo and checkpoints) for SHOW CREATE TABLE, the
 //! result-set column definitions and the Table_map's ENUM/SET and
 //! GEOMETRY_TYPE metadata; it never looks inside them.
 //!
 //! Encoding (after a column's DEFAULT, only when not all default, see
 //! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow,
-//! 4 geometry follows, 8 INVISIBLE), [M u8, D u8], member count u32, each member u32
-//! length + bytes, [geometry kind u8, SRID given u8, SRID u32].
+//! 4 geometry follows, 8 INVISIBLE, 16 generated follows), [M u8, D u8], member count u32, each member u32
+//! length + bytes, [geometry kind u8, SRID given u8, SRID u32],
+//! [STORED u8, expression u32 length + bytes].
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::value::geometry::Kind;
@@ -34,6 +36,18 @@ pub struct ColumnAttributes {
     /// INVISIBLE: left out of `SELECT *` and of an INSERT without a column
     /// list; the Table_map's COLUMN_VISIBILITY says so.
     pub invisible: bool,
+    /// A generated column's expression and kind.
+    pub generated: Option<Generated>,
+}
+
+/// `GENERATED ALWAYS AS (expression) VIRTUAL | STORED`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// The expression as the SQL layer wrote it (sqlparser's text), parsed
+    /// again when a row is written.
+    pub expression: String,
+    /// STORED rather than VIRTUAL.
+    pub stored: bool,
 }
 
 /// What a GEOMETRY, POINT, ... column declares.
@@ -49,7 +63,8 @@ const ZEROFILL: u8 = 1;
 const FLOAT_DIGITS: u8 = 2;
 const GEOMETRY: u8 = 4;
 const INVISIBLE: u8 = 8;
-const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE;
+const GENERATED: u8 = 16;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE | GENERATED;
 
 impl ColumnAttributes {
     pub fn is_default(&self) -> bool {
@@ -62,7 +77,8 @@ impl ColumnAttributes {
         let float_digits = if self.float_digits.is_some() { FLOAT_DIGITS } else { 0 };
         let geometry = if self.geometry.is_some() { GEOMETRY } else { 0 };
         let invisible = if self.invisible { INVISIBLE } else { 0 };
-        out.put_u8(zerofill | float_digits | geometry | invisible);
+        let generated = if self.generated.is_some() { GENERATED } else { 0 };
+        out.put_u8(zerofill | float_digits | geometry | invisible | generated);
         if let Some((digits, decimals)) = self.float_digits {
             out.put_u8(digits);
             out.put_u8(decimals);
@@ -75,6 +91,10 @@ impl ColumnAttributes {
             out.put_u8(geometry.kind.code());
             out.put_u8(u8::from(geometry.srid.is_some()));
             out.put_u32(geometry.srid.unwrap_or(0));
+        }
+        if let Some(generated) = &self.generated {
+            out.put_u8(u8::from(generated.stored));
+            put_bytes(out, generated.expression.as_bytes());
         }
     }
 
@@ -99,6 +119,14 @@ impl ColumnAttributes {
         } else {
             None
         };
+        let generated = if flags & GENERATED != 0 {
+            let stored = reader.u8("generated kind")? != 0;
+            let expression = String::from_utf8(reader.bytes("generation expression")?.to_vec())
+                .map_err(|_| EngineError::corrupt("a generation expression that is not UTF-8".to_string()))?;
+            Some(Generated { expression, stored })
+        } else {
+            None
+        };
         Ok(ColumnAttributes {
             display_width,
             zerofill: flags & ZEROFILL != 0,
@@ -106,6 +134,7 @@ impl ColumnAttributes {
             members,
             geometry,
             invisible: flags & INVISIBLE != 0,
+            generated,
         })
     }
 }
@@ -122,6 +151,7 @@ mod tests {
             float_digits: Some((7, 2)),
             members: vec![b"a".to_vec(), Vec::new()],
             invisible: true,
+            generated: Some(Generated { expression: "a + 1".into(), stored: true }),
             ..Default::default()
         };
         let mut out = Vec::new();

@@ -12,6 +12,7 @@ pub(crate) mod bit;
 pub(crate) mod columns;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
+pub(crate) mod generated;
 pub(crate) mod group_concat;
 pub(crate) mod json;
 pub(crate) mod json_functions;
