@@ -6,7 +6,9 @@
 //! VIRTUAL and STORED columns are both computed whenever a row is written
 //! (INSERT, and UPDATE after its assignments) and kept with the row, so a
 //! read returns what the expression gives for the row's current values,
-//! and the row images carry every column, as MySQL's do.
+//! and the row images carry every column, as MySQL's do. A replica or a
+//! `BINLOG` statement applies the values the images carry, as MySQL's
+//! applier does, without computing them again.
 
 use std::ops::ControlFlow;
 
