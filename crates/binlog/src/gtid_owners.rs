@@ -162,7 +162,7 @@ impl Drop for OwnedGtid {
 /// there).
 pub fn next_automatic_gno(next_gno: u64, owners: &GtidOwners, is_executed: impl Fn(&Gtid) -> bool) -> u64 {
     let mut gno = next_gno.max(owners.own_gno_floor() + 1);
-    while is_executed(&Gtid { uuid: owners.server_uuid, gno }) {
+    while is_executed(&Gtid::new(owners.server_uuid, gno)) {
         gno += 1;
     }
     gno

@@ -154,7 +154,7 @@ impl Order {
                 let gno = binlog::gtid_owners::next_automatic_gno(self.next_gno, inner.binlog.owners(), |gtid| {
                     inner.engine.is_gtid_executed(gtid)
                 });
-                Ok(Gtid { uuid: server_uuid, gno })
+                Ok(Gtid::new(server_uuid, gno))
             }
         }
     }

@@ -6,6 +6,7 @@
 pub mod enum_set_metadata;
 pub mod format_description;
 pub mod gtid;
+pub mod gtid_tagged;
 pub mod large_transaction_header;
 pub mod mariadb_compressed;
 pub mod mariadb_gtid;
@@ -68,6 +69,7 @@ impl Default for DecodeContext {
 pub enum Event {
     FormatDescription(FormatDescription),
     PreviousGtids(GtidSet),
+    /// Gtid (33), or Gtid_tagged_log_event (42) for a tagged GTID.
     Gtid(GtidEvent),
     AnonymousGtid(GtidEvent),
     Query(QueryEvent),
@@ -111,7 +113,7 @@ impl Event {
         match self {
             Event::FormatDescription(_) => EventType::FormatDescription as u8,
             Event::PreviousGtids(_) => EventType::PreviousGtids as u8,
-            Event::Gtid(_) => EventType::Gtid as u8,
+            Event::Gtid(e) => e.event_type(),
             Event::AnonymousGtid(_) => EventType::AnonymousGtid as u8,
             Event::Query(_) => EventType::Query as u8,
             Event::Xid(_) => EventType::Xid as u8,
@@ -141,6 +143,7 @@ impl Event {
             Some(EventType::FormatDescription) => Event::FormatDescription(FormatDescription::decode_body(body)?),
             Some(EventType::PreviousGtids) => Event::PreviousGtids(GtidSet::decode_previous_gtids_body(body)?),
             Some(EventType::Gtid) => Event::Gtid(GtidEvent::decode_body(body)?),
+            Some(EventType::GtidTagged) => Event::Gtid(GtidEvent::decode_tagged_body(body)?),
             Some(EventType::AnonymousGtid) => Event::AnonymousGtid(GtidEvent::decode_body(body)?),
             Some(EventType::Query) => Event::Query(QueryEvent::decode_body(body)?),
             Some(EventType::Xid) => Event::Xid(XidEvent::decode_body(body)?),
