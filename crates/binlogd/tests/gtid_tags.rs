@@ -169,6 +169,9 @@ fn tagged_gtids_through_serve_the_file_the_dump_and_inspect() {
     let next = inspect(&[], &files[1]);
     assert!(next.contains(&format!("{SOURCE}:5:domain_1:1-2")), "{next}");
     inspect(&["--verify"], &files[0]);
+    let json = inspect(&["--json"], &files[0]);
+    let line = json.lines().find(|line| line.contains(&format!("\"gtid\":\"{SOURCE}:domain_1:2\""))).expect("the Gtid event's line");
+    assert!(line.contains("\"type_code\":42") && line.contains("\"tag\":\"domain_1\"") && line.contains("\"gno\":2"), "{line}");
 
     server.restart();
     assert_eq!(server.query(None, "SELECT @@gtid_executed"), expected_executed(&own, own_last, &source_part));
