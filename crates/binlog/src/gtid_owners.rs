@@ -92,7 +92,8 @@ impl GtidOwners {
         is_executed: impl Fn(&Gtid) -> bool,
         interrupted: &dyn Fn() -> bool,
     ) -> Option<Ownership> {
-        if gtid.uuid == self.server_uuid {
+        // Automatic numbering is of the untagged GTIDs only.
+        if gtid.uuid == self.server_uuid && !gtid.is_tagged() {
             // Before the executed check: see the module docs.
             self.own_gno_floor.fetch_max(gtid.gno, Ordering::SeqCst);
         }

@@ -253,3 +253,22 @@ fn a_binlogd_replica_applies_tagged_gtids_with_their_tags() {
     assert_eq!(replica.query(None, "SELECT id FROM shop.t ORDER BY id"), "1\n2\n3\n");
     assert_eq!(executed(&replica), executed(&source));
 }
+
+/// A tagged GTID with the server's own UUID is a GTID of its own: the
+/// automatic numbering of the untagged ones goes on where it was, in both
+/// storage modes and after a restart.
+#[test]
+fn a_tagged_gtid_of_the_servers_uuid_leaves_automatic_numbering_alone() {
+    for options in [&[][..], &["--binlog_storage_engine=engine"][..]] {
+        let mut server = ServerProcess::start_with(options);
+        server.query(None, "CREATE DATABASE shop; CREATE TABLE shop.t (id INT NOT NULL, PRIMARY KEY (id))");
+        let own = server.query(None, "SELECT @@server_uuid").trim().to_string();
+        server.query(None, &format!("SET gtid_next = '{own}:mine:100'; INSERT INTO shop.t VALUES (1); SET gtid_next = 'AUTOMATIC'"));
+        server.query(None, "INSERT INTO shop.t VALUES (2)");
+        assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{own}:1-3:mine:100\n"), "{options:?}");
+        server.restart();
+        server.query(None, "INSERT INTO shop.t VALUES (3)");
+        assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{own}:1-4:mine:100\n"), "{options:?}");
+        server.stop();
+    }
+}

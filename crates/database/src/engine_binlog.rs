@@ -160,9 +160,9 @@ impl Order {
     }
 
     /// `gtid` committed: automatic numbering continues after it when it
-    /// has the server's UUID.
+    /// has the server's UUID and no tag.
     fn note_committed(&mut self, gtid: Gtid, server_uuid: binlog_format::Uuid) {
-        if gtid.uuid == server_uuid {
+        if gtid.uuid == server_uuid && !gtid.is_tagged() {
             self.next_gno = self.next_gno.max(gtid.gno + 1);
         }
     }
