@@ -5,12 +5,14 @@
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), and the string functions bounded by
 //! max_allowed_packet (`strings.rs`), the GTID set functions
-//! (`gtid_functions.rs`).
+//! (`gtid_functions.rs`), and GROUP_CONCAT with its
+//! `group_concat_max_len` (`group_concat.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
+pub(crate) mod group_concat;
 pub(crate) mod gtid_functions;
 pub(crate) mod json;
 pub(crate) mod json_functions;
