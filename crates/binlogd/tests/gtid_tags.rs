@@ -4,8 +4,9 @@
 //! Previous_gtids of the next file as `mysql_common` decodes them, a
 //! COM_BINLOG_DUMP_GTID from a tagged set skipping what the set holds,
 //! `binlogd inspect` printing the GTIDs as mysqlbinlog 8.4 does, the
-//! GTIDs after a restart, the GTID set functions, and what
-//! `mariadb-binlog` makes of the files.
+//! GTIDs after a restart, the GTID set functions, SHOW BINARY LOG STATUS
+//! and `gtid_purged` with tags, and what `mariadb-binlog` makes of the
+//! files.
 
 mod support;
 
@@ -269,6 +270,51 @@ fn a_tagged_gtid_of_the_servers_uuid_leaves_automatic_numbering_alone() {
         server.restart();
         server.query(None, "INSERT INTO shop.t VALUES (3)");
         assert_eq!(server.query(None, "SELECT @@gtid_executed"), format!("{own}:1-4:mine:100\n"), "{options:?}");
+        server.stop();
+    }
+}
+
+/// SHOW BINARY LOG STATUS prints the tagged `gtid_executed`, and once the
+/// file holding tagged transactions is purged, `gtid_purged` names their
+/// tags, in both storage modes.
+#[test]
+fn binary_log_status_and_gtid_purged_show_tagged_sets() {
+    for options in [&[][..], &["--binlog_storage_engine=engine"][..]] {
+        let mut server = ServerProcess::start_with(options);
+        server.query(None, "CREATE DATABASE shop; CREATE TABLE shop.t (id INT NOT NULL, PRIMARY KEY (id))");
+        let own = server.query(None, "SELECT @@server_uuid").trim().to_string();
+        server.query(
+            None,
+            &format!(
+                "SET gtid_next = '{SOURCE}:domain_1:1'; INSERT INTO shop.t VALUES (1);
+                 SET gtid_next = '{SOURCE}:4'; INSERT INTO shop.t VALUES (4); SET gtid_next = 'AUTOMATIC'"
+            ),
+        );
+        server.query(None, "FLUSH BINARY LOGS");
+        server.query(None, &format!("SET gtid_next = '{SOURCE}:domain_1:2'; INSERT INTO shop.t VALUES (2); SET gtid_next = 'AUTOMATIC'"));
+
+        let executed = server.query(None, "SELECT @@gtid_executed");
+        assert_eq!(executed, expected_executed(&own, 2, &format!("{SOURCE}:4:domain_1:1-2")), "{options:?}");
+        let status = server.query(None, "SHOW BINARY LOG STATUS");
+        let columns: Vec<&str> = status.trim_end_matches('\n').split('\t').collect();
+        assert_eq!(columns.len(), 5, "{status}");
+        assert_eq!(columns[4], executed.trim_end_matches('\n'), "Executed_Gtid_Set, {options:?}");
+        assert_eq!(server.query(None, "SELECT @@gtid_purged"), "\n", "{options:?}");
+
+        let logs = server.query(None, "SHOW BINARY LOGS");
+        let active = logs.lines().last().and_then(|line| line.split('\t').next()).unwrap().to_string();
+        server.query(None, &format!("PURGE BINARY LOGS TO '{active}'"));
+        assert_eq!(server.query(None, "SHOW BINARY LOGS").lines().count(), 1, "{options:?}");
+        assert_eq!(
+            server.query(None, "SELECT @@gtid_purged"),
+            expected_executed(&own, 2, &format!("{SOURCE}:4:domain_1:1")),
+            "the first file's GTIDs, {options:?}"
+        );
+        assert_eq!(
+            server.query(None, &format!("SELECT GTID_SUBSET('{SOURCE}:domain_1:1', @@gtid_purged), GTID_SUBSET('{SOURCE}:domain_1:2', @@gtid_purged)")),
+            "1\t0\n",
+            "{options:?}"
+        );
         server.stop();
     }
 }

@@ -37,6 +37,7 @@ fn count_rows(event: Event, maps: &mut HashMap<u64, TableMap>, counts: &mut [usi
                 }] += 1;
             }
         }
+        Event::PartialUpdateRows(rows) => counts[1] += rows.decode_rows(&maps[&rows.rows.table_id]).unwrap().len(),
         _ => {}
     }
 }
