@@ -311,7 +311,10 @@ fn binary_log_status_and_gtid_purged_show_tagged_sets() {
             "the first file's GTIDs, {options:?}"
         );
         assert_eq!(
-            server.query(None, &format!("SELECT GTID_SUBSET('{SOURCE}:domain_1:1', @@gtid_purged), GTID_SUBSET('{SOURCE}:domain_1:2', @@gtid_purged)")),
+            server.query(
+                None,
+                &format!("SELECT GTID_SUBSET('{SOURCE}:domain_1:1', @@gtid_purged), GTID_SUBSET('{SOURCE}:domain_1:2', @@gtid_purged)")
+            ),
             "1\t0\n",
             "{options:?}"
         );

@@ -37,13 +37,32 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 /// What both decoders say of one event, in a form both can give.
 #[derive(Debug, PartialEq)]
 enum Seen {
-    Query { schema: Vec<u8>, query: Vec<u8>, error_code: u16 },
+    Query {
+        schema: Vec<u8>,
+        query: Vec<u8>,
+        error_code: u16,
+    },
     Xid(u64),
-    Rotate { position: u64, name: Vec<u8> },
-    Gtid { uuid: [u8; 16], gno: u64, tag: Option<String> },
-    TableMap { table_id: u64, database: Vec<u8>, table: Vec<u8>, types: Vec<u8> },
+    Rotate {
+        position: u64,
+        name: Vec<u8>,
+    },
+    Gtid {
+        uuid: [u8; 16],
+        gno: u64,
+        tag: Option<String>,
+    },
+    TableMap {
+        table_id: u64,
+        database: Vec<u8>,
+        table: Vec<u8>,
+        types: Vec<u8>,
+    },
     /// (before, after) images of every row.
-    Rows { table_id: u64, rows: Vec<(Option<Vec<Compared>>, Option<Vec<Compared>>)> },
+    Rows {
+        table_id: u64,
+        rows: Vec<(Option<Vec<Compared>>, Option<Vec<Compared>>)>,
+    },
     Other,
 }
 
@@ -97,12 +116,11 @@ fn read_with_mysql_common(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
             flags: header.flags_raw(),
         };
         offset += u64::from(header.event_size());
-        let what = match event.read_data().unwrap_or_else(|error| panic!("mysql_common decodes {name} at {}: {error}", ours_header.offset)) {
-            Some(EventData::QueryEvent(query)) => Seen::Query {
-                schema: query.schema_raw().to_vec(),
-                query: query.query_raw().to_vec(),
-                error_code: query.error_code(),
-            },
+        let what = match event.read_data().unwrap_or_else(|error| panic!("mysql_common decodes {name} at {}: {error}", ours_header.offset))
+        {
+            Some(EventData::QueryEvent(query)) => {
+                Seen::Query { schema: query.schema_raw().to_vec(), query: query.query_raw().to_vec(), error_code: query.error_code() }
+            }
             Some(EventData::XidEvent(xid)) => Seen::Xid(xid.xid),
             Some(EventData::RotateEvent(rotate)) => Seen::Rotate { position: rotate.position(), name: rotate.name_raw().to_vec() },
             Some(EventData::GtidEvent(gtid)) if header.event_type_raw() != 34 => {
@@ -219,11 +237,9 @@ fn read_with_binlogd(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
             Event::Query(query) => Seen::Query { schema: query.database, query: query.query, error_code: query.error_code },
             Event::Xid(xid) => Seen::Xid(xid.xid),
             Event::Rotate(rotate) => Seen::Rotate { position: rotate.position, name: rotate.next_file.into_bytes() },
-            Event::Gtid(gtid) => Seen::Gtid {
-                uuid: gtid.gtid.uuid.0,
-                gno: gtid.gtid.gno,
-                tag: gtid.gtid.is_tagged().then(|| gtid.gtid.tag.to_string()),
-            },
+            Event::Gtid(gtid) => {
+                Seen::Gtid { uuid: gtid.gtid.uuid.0, gno: gtid.gtid.gno, tag: gtid.gtid.is_tagged().then(|| gtid.gtid.tag.to_string()) }
+            }
             Event::TableMap(map) => {
                 let seen = Seen::TableMap {
                     table_id: map.table_id,
@@ -236,7 +252,8 @@ fn read_with_binlogd(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
             }
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
                 let map = &maps[&rows.table_id];
-                let changes = rows.decode_rows(map).unwrap_or_else(|error| panic!("binlogd decodes the rows of {name} at {offset}: {error:?}"));
+                let changes =
+                    rows.decode_rows(map).unwrap_or_else(|error| panic!("binlogd decodes the rows of {name} at {offset}: {error:?}"));
                 let (before_columns, after_columns) = (rows.before_columns(), rows.after_columns());
                 let rows_seen = changes
                     .iter()
