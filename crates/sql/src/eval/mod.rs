@@ -4,9 +4,10 @@
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), the string functions bounded by
-//! max_allowed_packet (`strings.rs`), GROUP_CONCAT with its
-//! `group_concat_max_len` (`group_concat.rs`), and spatial values and
-//! functions (`spatial.rs`).
+//! max_allowed_packet (`strings.rs`), the GTID set functions
+//! (`gtid_functions.rs`), GROUP_CONCAT with its `group_concat_max_len`
+//! (`group_concat.rs`), generated columns (`generated.rs`), and spatial
+//! values and functions (`spatial.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
@@ -14,6 +15,7 @@ pub(crate) mod enumeration;
 pub(crate) mod expr;
 pub(crate) mod generated;
 pub(crate) mod group_concat;
+pub(crate) mod gtid_functions;
 pub(crate) mod json;
 pub(crate) mod json_functions;
 pub(crate) mod numeric_display;
