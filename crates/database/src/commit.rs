@@ -627,7 +627,7 @@ impl Database {
             // The GTID joins the engine's set first, then the record: a
             // checkpoint in between could only see the GTID twice, never lose it.
             let result = engine
-                .apply_redo_transaction(&[], Some(info.gtid))
+                .apply_redo_transaction(&[], Some(info.gtid), None)
                 .and_then(|()| {
                     redo.append(&redo_sink::commit_record(key, Some(info.gtid)), Durability::Buffered).map_err(redo_sink::storage_error)
                 })

@@ -230,6 +230,13 @@ impl Database {
         self.inner.binlog.options().server_uuid
     }
 
+    /// The replica appliers' committed slots ([`engine::ApplierSlot`]):
+    /// each the bytes its latest committed transaction carried, as
+    /// recovered after a crash.
+    pub fn applier_slots(&self) -> std::collections::BTreeMap<u32, Vec<u8>> {
+        self.inner.engine.applier_slots()
+    }
+
     /// `gtid_executed`: every GTID committed. The engine's set with the
     /// engine-integrated binlog (its files are written behind commits),
     /// the binlog's otherwise (it is ahead of the engine's only between a

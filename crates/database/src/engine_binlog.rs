@@ -632,7 +632,7 @@ impl Database {
             let gtid = order.gtid_for(inner, given)?;
             // The GTID joins the engine's set first, then the record: a
             // checkpoint in between could only see the GTID twice.
-            inner.engine.apply_redo_transaction(&[], Some(gtid))?;
+            inner.engine.apply_redo_transaction(&[], Some(gtid), None)?;
             let end_lsn = inner.redo.append(&redo_sink::engine_ddl_binlog_record(gtid, &events), Durability::Buffered)?;
             order.note_committed(gtid, inner.binlog.options().server_uuid);
             let global_sequence = engine_binlog.committed.fetch_add(1, Ordering::AcqRel) + 1;

@@ -25,6 +25,8 @@
 //! | engine commit (kind 7) or engine DDL binlog (kind 8) | its GTID          | replayed; the files are right |
 //! | engine commit or engine DDL binlog | not its GTID                          | replayed; its events re-appended to the binlog in redo order (`engine_binlog::rebuild`); a large transaction's referenced spill file promoted |
 //! | no record referring to a referenced spill file | —                       | the file is removed (its transaction never reached redo, or its promotion renamed it away) |
+//! | a prepare or engine commit carrying an applier slot (a replica worker's applied source position) | as for its transaction | the slot takes the record's value exactly when the transaction commits, in commit-record order; a rolled-back one leaves the slot's earlier value |
+//! | the replica's slots, after the rows above                           | —     | merged by the replica at its start: the highest low-water mark, plus every position beyond it a slot names; it re-fetches from the mark and skips those (`replica::applied_positions`) |
 //!
 //! The last two rows (`binlog_storage_engine = engine`, see
 //! `engine_binlog.rs`) apply whatever mode the database opens in, so a
@@ -53,7 +55,7 @@ use std::time::Instant;
 
 use binlog::{BinaryLog, RecoveryReport};
 use binlog_format::{Gtid, GtidSet};
-use engine::{CheckpointLsns, Engine, RowChange};
+use engine::{ApplierSlot, CheckpointLsns, Engine, RowChange};
 use parking_lot::{Mutex, RwLock};
 use redo::{Durability, RedoLog};
 
@@ -74,6 +76,7 @@ struct InDoubt {
     key: RedoTrxKey,
     xid: Option<u64>,
     changes: Vec<RowChange>,
+    slot: Option<ApplierSlot>,
     /// A DDL intent rather than a transaction.
     ddl_intent: bool,
 }
@@ -259,7 +262,7 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
             RedoEntry::PreparePart { key, changes } => {
                 parts.entry(key).or_default().extend(changes);
             }
-            RedoEntry::Prepare { key, xid, changes } => {
+            RedoEntry::Prepare { key, xid, changes, slot } => {
                 replay.max_xid = replay.max_xid.max(xid.unwrap_or(0));
                 let changes = match parts.remove(&key) {
                     Some(mut first) => {
@@ -268,13 +271,13 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                     }
                     None => changes,
                 };
-                let entry = InDoubt { key, xid, changes, ddl_intent: false };
+                let entry = InDoubt { key, xid, changes, slot, ddl_intent: false };
                 if pending.insert(key, (logged.lsn, entry)).is_some() {
                     return Err(DatabaseError::corruption(where_, format!("second prepare of transaction {key:?}")));
                 }
             }
             RedoEntry::DdlIntent { key } => {
-                pending.insert(key, (logged.lsn, InDoubt { key, xid: None, changes: Vec::new(), ddl_intent: true }));
+                pending.insert(key, (logged.lsn, InDoubt { key, xid: None, changes: Vec::new(), slot: None, ddl_intent: true }));
             }
             RedoEntry::Commit { key, gtid } => {
                 let prepared = pending.remove(&key);
@@ -282,7 +285,7 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                     let Some((_, prepared)) = prepared else {
                         return Err(DatabaseError::corruption(where_, format!("commit of transaction {key:?} without its prepare record")));
                     };
-                    engine.apply_redo_transaction(&prepared.changes, gtid)?;
+                    engine.apply_redo_transaction(&prepared.changes, gtid, prepared.slot.as_ref())?;
                     replay.transactions += 1;
                 }
             }
@@ -290,17 +293,17 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                 pending.remove(&key);
                 parts.remove(&key);
             }
-            RedoEntry::EngineCommit { key: _, xid, changes, gtid, binlog } => {
+            RedoEntry::EngineCommit { key: _, xid, changes, gtid, binlog, slot } => {
                 replay.max_xid = replay.max_xid.max(xid.unwrap_or(0));
                 if after_start {
-                    engine.apply_redo_transaction(&changes, Some(gtid))?;
+                    engine.apply_redo_transaction(&changes, Some(gtid), slot.as_ref())?;
                     replay.transactions += 1;
                 }
                 replay.engine_binlog.push((gtid, binlog));
             }
             RedoEntry::EngineDdlBinlog { gtid, binlog } => {
                 if after_start {
-                    engine.apply_redo_transaction(&[], Some(gtid))?;
+                    engine.apply_redo_transaction(&[], Some(gtid), None)?;
                 }
                 replay.engine_binlog.push((gtid, redo_sink::BinlogBody::Events(binlog)));
             }
@@ -356,7 +359,7 @@ fn settle_in_doubt(
         }
     }
     for ((gtid, xid), entry) in commits {
-        engine.apply_redo_transaction(&entry.changes, gtid)?;
+        engine.apply_redo_transaction(&entry.changes, gtid, entry.slot.as_ref())?;
         redo.append(&redo_sink::commit_record(entry.key, gtid), Durability::Buffered)?;
         report.committed_at_recovery.push(xid);
     }
@@ -372,7 +375,7 @@ fn settle_in_doubt(
         for (index, intent) in intents.into_iter().enumerate() {
             if index == 0 && !gtids.is_empty() {
                 for gtid in &gtids {
-                    engine.apply_redo_transaction(&[], Some(*gtid))?;
+                    engine.apply_redo_transaction(&[], Some(*gtid), None)?;
                     redo.append(&redo_sink::commit_record(intent.key, Some(*gtid)), Durability::Buffered)?;
                 }
                 report.ddl_gtids_recovered = missing.clone();

@@ -7,13 +7,13 @@
 //!
 //! | kind | name | sections |
 //! |------|------|----------|
-//! | 1 | prepare | `TRANSACTION` (with the XID, if any), `PAYLOAD` = `engine::codec::encode_changes` |
+//! | 1 | prepare | `TRANSACTION` (with the XID, if any), `PAYLOAD` = `engine::codec::encode_changes`, and `APPLIER_SLOT` when the transaction carries one |
 //! | 2 | commit | `TRANSACTION`, `PAYLOAD` = `engine::codec::encode_gtid` |
 //! | 3 | rollback | `TRANSACTION` |
 //! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
 //! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
-//! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, and `BINLOG_EVENTS` or, for a large transaction promoted by rename, `BINLOG_FILE_REFERENCE` |
+//! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, and `BINLOG_EVENTS` or, for a large transaction promoted by rename, `BINLOG_FILE_REFERENCE`; `APPLIER_SLOT` as in a prepare |
 //! | 8 | engine DDL binlog | `binlog_storage_engine = engine`: a DDL statement's binlog transaction: `GTID`, `BINLOG_EVENTS` (the change itself is the kind 4 record before it) |
 //! | 9 | prepare part | `TRANSACTION` (no XID), `PAYLOAD` = `engine::codec::encode_changes` of the first changes of a large transaction; its prepare record (kind 1) carries the rest |
 //!
@@ -52,6 +52,10 @@
 //! by (boot, id): the boot is the redo's end LSN when the database opened,
 //! which no earlier boot that appended anything can share.
 //!
+//! `APPLIER_SLOT` (tag 0x81): slot u32 LE, then the slot's bytes
+//! ([`engine::ApplierSlot`]: a replica worker's applied source position,
+//! committed with the transaction's rows).
+//!
 //! ## Durability of each record
 //!
 //! | record | waits for | why |
@@ -71,7 +75,7 @@ use std::collections::{HashMap, HashSet};
 
 use binlog::SpillReference;
 use binlog_format::Gtid;
-use engine::{codec, DdlRecord, EngineError, Lsn, RedoSink, RowChange, TrxId, Xid};
+use engine::{codec, ApplierSlot, DdlRecord, EngineError, Lsn, RedoSink, RowChange, TrxId, Xid};
 use parking_lot::Mutex;
 use redo::{section, Durability, Record, RedoError, RedoLog};
 
@@ -99,6 +103,8 @@ const BINLOG_EVENTS_CHECKSUM: u8 = 1;
 /// The (boot, transaction id, XID) section.
 pub const SECTION_TRANSACTION: u8 = section::ENGINE_FIRST;
 const TRANSACTION_SECTION_BYTES: usize = 8 + 8 + 1 + 8;
+/// The transaction's [`ApplierSlot`].
+pub const SECTION_APPLIER_SLOT: u8 = section::ENGINE_FIRST + 1;
 
 /// A transaction as redo names it: (boot, engine transaction id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,6 +120,7 @@ pub enum RedoEntry {
         key: RedoTrxKey,
         xid: Option<Xid>,
         changes: Vec<RowChange>,
+        slot: Option<ApplierSlot>,
     },
     /// The first changes of a large transaction; its `Prepare` has the rest.
     PreparePart {
@@ -139,6 +146,7 @@ pub enum RedoEntry {
         changes: Vec<RowChange>,
         gtid: Gtid,
         binlog: BinlogBody,
+        slot: Option<ApplierSlot>,
     },
     /// A DDL statement's binlog transaction (engine-integrated binlog).
     EngineDdlBinlog {
@@ -238,6 +246,25 @@ fn gtid_section(gtid: Gtid) -> Vec<u8> {
     out
 }
 
+fn applier_slot_section(slot: &ApplierSlot) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + slot.bytes.len());
+    out.extend_from_slice(&slot.slot.to_le_bytes());
+    out.extend_from_slice(&slot.bytes);
+    out
+}
+
+fn decode_applier_slot_section(bytes: &[u8]) -> Option<ApplierSlot> {
+    let (slot, rest) = bytes.split_first_chunk::<4>()?;
+    Some(ApplierSlot { slot: u32::from_le_bytes(*slot), bytes: rest.to_vec() })
+}
+
+fn with_applier_slot(record: Record, slot: Option<&ApplierSlot>) -> Record {
+    match slot {
+        Some(slot) => record.with_section(SECTION_APPLIER_SLOT, applier_slot_section(slot)),
+        None => record,
+    }
+}
+
 fn decode_gtid_section(bytes: &[u8]) -> Option<Gtid> {
     if bytes.len() < GTID_SECTION_BYTES {
         return None;
@@ -257,12 +284,14 @@ pub fn engine_commit_record(
     changes_payload: Vec<u8>,
     gtid: Gtid,
     binlog_section: (u8, Vec<u8>),
+    slot: Option<&ApplierSlot>,
 ) -> Record {
-    Record::new(KIND_ENGINE_COMMIT)
+    let record = Record::new(KIND_ENGINE_COMMIT)
         .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
         .with_section(section::PAYLOAD, changes_payload)
         .with_section(section::GTID, gtid_section(gtid))
-        .with_section(binlog_section.0, binlog_section.1)
+        .with_section(binlog_section.0, binlog_section.1);
+    with_applier_slot(record, slot)
 }
 
 pub fn engine_ddl_binlog_record(gtid: Gtid, binlog: &BinlogEvents) -> Record {
@@ -285,16 +314,15 @@ fn transaction_section(key: RedoTrxKey, xid: Option<Xid>) -> Vec<u8> {
     out
 }
 
-pub fn prepare_record(key: RedoTrxKey, xid: Option<Xid>, changes: &[RowChange]) -> Record {
-    Record::new(KIND_PREPARE)
-        .with_section(SECTION_TRANSACTION, transaction_section(key, xid))
-        .with_section(section::PAYLOAD, codec::encode_changes(changes))
+pub fn prepare_record(key: RedoTrxKey, xid: Option<Xid>, changes: &[RowChange], slot: Option<&ApplierSlot>) -> Record {
+    prepare_record_encoded(KIND_PREPARE, key, xid, codec::encode_changes(changes), slot)
 }
 
-/// A prepare record (kind 1) or prepare part (kind 9) around changes
-/// already encoded by `engine::codec`.
-fn prepare_record_encoded(kind: u8, key: RedoTrxKey, xid: Option<Xid>, changes: Vec<u8>) -> Record {
-    Record::new(kind).with_section(SECTION_TRANSACTION, transaction_section(key, xid)).with_section(section::PAYLOAD, changes)
+/// A prepare record (kind 1) or prepare part (kind 9, never with a slot)
+/// around changes already encoded by `engine::codec`.
+fn prepare_record_encoded(kind: u8, key: RedoTrxKey, xid: Option<Xid>, changes: Vec<u8>, slot: Option<&ApplierSlot>) -> Record {
+    let record = Record::new(kind).with_section(SECTION_TRANSACTION, transaction_section(key, xid)).with_section(section::PAYLOAD, changes);
+    with_applier_slot(record, slot)
 }
 
 pub fn commit_record(key: RedoTrxKey, gtid: Option<Gtid>) -> Record {
@@ -322,14 +350,20 @@ pub fn ddl_record(ddl: &DdlRecord) -> Record {
 /// Decodes a record this module wrote. `where_` names it in errors.
 pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
     let bad = |reason: String| DatabaseError::corruption(where_.to_string(), reason);
-    let sections_expected = match record.kind {
-        KIND_PREPARE | KIND_PREPARE_PART | KIND_COMMIT => 2,
-        KIND_ROLLBACK | KIND_DDL | KIND_DDL_INTENT => 1,
-        KIND_GTID_RESET => 0,
-        KIND_ENGINE_COMMIT => 4,
-        KIND_ENGINE_DDL_BINLOG => 2,
-        other => return Err(bad(format!("unknown record kind {other}"))),
+    let has_slot = usize::from(record.section(SECTION_APPLIER_SLOT).is_some() && matches!(record.kind, KIND_PREPARE | KIND_ENGINE_COMMIT));
+    let slot = || match record.section(SECTION_APPLIER_SLOT) {
+        Some(bytes) => decode_applier_slot_section(bytes).map(Some).ok_or_else(|| bad("applier slot section too short".into())),
+        None => Ok(None),
     };
+    let sections_expected = has_slot
+        + match record.kind {
+            KIND_PREPARE | KIND_PREPARE_PART | KIND_COMMIT => 2,
+            KIND_ROLLBACK | KIND_DDL | KIND_DDL_INTENT => 1,
+            KIND_GTID_RESET => 0,
+            KIND_ENGINE_COMMIT => 4,
+            KIND_ENGINE_DDL_BINLOG => 2,
+            other => return Err(bad(format!("unknown record kind {other}"))),
+        };
     if record.sections.len() != sections_expected {
         return Err(bad(format!("record kind {} with {} sections", record.kind, record.sections.len())));
     }
@@ -351,7 +385,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
     Ok(match record.kind {
         KIND_PREPARE => {
             let (key, xid) = transaction()?;
-            RedoEntry::Prepare { key, xid, changes: codec::decode_changes(payload()?).map_err(engine_error)? }
+            RedoEntry::Prepare { key, xid, changes: codec::decode_changes(payload()?).map_err(engine_error)?, slot: slot()? }
         }
         KIND_PREPARE_PART => {
             let (key, _) = transaction()?;
@@ -373,7 +407,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
                 ),
                 None => BinlogBody::Events(binlog()?),
             };
-            RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: body }
+            RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: body, slot: slot()? }
         }
         KIND_ENGINE_DDL_BINLOG => RedoEntry::EngineDdlBinlog { gtid: gtid()?, binlog: binlog()? },
         _ => RedoEntry::Ddl(codec::decode_ddl(payload()?).map_err(engine_error)?),
@@ -414,6 +448,8 @@ struct Staged {
     binlog_section: (u8, Vec<u8>),
     /// Encoded by `log_prepare`, outside the engine's commit lock.
     changes_payload: Option<Vec<u8>>,
+    /// The transaction's applier slot, given to `log_prepare`.
+    slot: Option<ApplierSlot>,
 }
 
 impl RedoAdapter {
@@ -453,7 +489,7 @@ impl RedoAdapter {
             } else {
                 Durability::Written
             };
-            self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, full), part_durability).map(|_| ())
+            self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, full, None), part_durability).map(|_| ())
         })
         .map_err(storage_error)?;
         Ok(previous.expect("encode_changes_in_parts emits at least one part"))
@@ -470,7 +506,7 @@ impl RedoAdapter {
     /// `trx` commits in one record (engine-integrated binlog): its prepare
     /// logs nothing, its commit logs the changes, the GTID and `binlog`.
     pub fn stage_engine_commit(&self, trx: TrxId, xid: Option<Xid>, binlog: &BinlogBody) {
-        let staged = Staged { xid, binlog_section: binlog.section(), changes_payload: None };
+        let staged = Staged { xid, binlog_section: binlog.section(), changes_payload: None, slot: None };
         self.staged.lock().insert(trx, staged);
     }
 
@@ -486,15 +522,16 @@ impl RedoAdapter {
 }
 
 impl RedoSink for RedoAdapter {
-    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> engine::Result<Lsn> {
+    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange], slot: Option<&ApplierSlot>) -> engine::Result<Lsn> {
         if let Some(staged) = self.staged.lock().get_mut(&trx_id) {
             staged.changes_payload = Some(codec::encode_changes(changes));
+            staged.slot = slot.cloned();
             return Ok(self.redo.current_lsn());
         }
         let durability = if xid.is_some() { self.prepare_durability } else { Durability::Buffered };
         let key = self.key(trx_id);
         let last = self.append_parts(key, changes)?;
-        self.redo.append(&prepare_record_encoded(KIND_PREPARE, key, xid, last), durability).map_err(storage_error)
+        self.redo.append(&prepare_record_encoded(KIND_PREPARE, key, xid, last, slot), durability).map_err(storage_error)
     }
 
     fn log_changes_ahead(&self, trx_id: TrxId, changes: &[RowChange]) -> engine::Result<bool> {
@@ -506,7 +543,7 @@ impl RedoSink for RedoAdapter {
         let key = self.key(trx_id);
         let last = self.append_parts(key, changes)?;
         let durability = if self.syncs_parts() { Durability::Sync } else { Durability::Written };
-        self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, last), durability).map_err(storage_error)?;
+        self.redo.append(&prepare_record_encoded(KIND_PREPARE_PART, key, None, last, None), durability).map_err(storage_error)?;
         Ok(true)
     }
 
@@ -519,7 +556,8 @@ impl RedoSink for RedoAdapter {
                     reason: format!("engine-integrated commit of transaction {trx_id} without GTID or prepare"),
                 });
             };
-            let record = engine_commit_record(self.key(trx_id), staged.xid, changes_payload, gtid, staged.binlog_section);
+            let record =
+                engine_commit_record(self.key(trx_id), staged.xid, changes_payload, gtid, staged.binlog_section, staged.slot.as_ref());
             return self.redo.append(&record, Durability::Buffered).map_err(storage_error);
         }
         self.redo.append(&commit_record(self.key(trx_id), gtid), Durability::Buffered).map_err(storage_error)
@@ -567,6 +605,7 @@ mod tests {
         };
         let gtid = Gtid::new(Uuid([9; 16]), 42);
         let tagged = Gtid { tag: "domain_1".parse().unwrap(), ..gtid };
+        let slot = ApplierSlot { slot: 3, bytes: b"binlog.000002:1234".to_vec() };
         let reference = SpillReference {
             file_name: "binlogd-referenced-8".into(),
             checksum: true,
@@ -579,10 +618,14 @@ mod tests {
         };
         let cases = [
             (
-                prepare_record(key, Some(900), std::slice::from_ref(&change)),
-                RedoEntry::Prepare { key, xid: Some(900), changes: vec![change.clone()] },
+                prepare_record(key, Some(900), std::slice::from_ref(&change), None),
+                RedoEntry::Prepare { key, xid: Some(900), changes: vec![change.clone()], slot: None },
             ),
-            (prepare_record(key, None, &[]), RedoEntry::Prepare { key, xid: None, changes: vec![] }),
+            (
+                prepare_record(key, Some(901), std::slice::from_ref(&change), Some(&slot)),
+                RedoEntry::Prepare { key, xid: Some(901), changes: vec![change.clone()], slot: Some(slot.clone()) },
+            ),
+            (prepare_record(key, None, &[], None), RedoEntry::Prepare { key, xid: None, changes: vec![], slot: None }),
             (commit_record(key, Some(gtid)), RedoEntry::Commit { key, gtid: Some(gtid) }),
             (commit_record(key, Some(tagged)), RedoEntry::Commit { key, gtid: Some(tagged) }),
             (rollback_record(key), RedoEntry::Rollback { key }),
@@ -594,6 +637,7 @@ mod tests {
                     codec::encode_changes(std::slice::from_ref(&change)),
                     gtid,
                     BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }).section(),
+                    Some(&slot),
                 ),
                 RedoEntry::EngineCommit {
                     key,
@@ -601,6 +645,7 @@ mod tests {
                     changes: vec![change.clone()],
                     gtid,
                     binlog: BinlogBody::Events(BinlogEvents { checksum: true, events: vec![1, 2, 3] }),
+                    slot: Some(slot.clone()),
                 },
             ),
             (
@@ -610,6 +655,7 @@ mod tests {
                     codec::encode_changes(std::slice::from_ref(&change)),
                     gtid,
                     BinlogBody::Reference(reference.clone()).section(),
+                    None,
                 ),
                 RedoEntry::EngineCommit {
                     key,
@@ -617,6 +663,7 @@ mod tests {
                     changes: vec![change.clone()],
                     gtid,
                     binlog: BinlogBody::Reference(reference.clone()),
+                    slot: None,
                 },
             ),
             (

@@ -128,7 +128,7 @@ impl Transaction {
             commits.states.insert(self.id, TrxState::Prepared { redo_lsn_lower_bound });
         }
         self.status = Status::Prepared;
-        match self.shared.redo.log_prepare(self.id, xid, &self.changes[self.logged_ahead..]) {
+        match self.shared.redo.log_prepare(self.id, xid, &self.changes[self.logged_ahead..], self.applier_slot.as_ref()) {
             Ok(prepare_lsn) => Ok(PreparedTransaction { trx: self, xid, prepare_lsn }),
             Err(error) => {
                 // The record may or may not be in the log: log_rollback
@@ -179,10 +179,10 @@ impl Transaction {
     }
 
     /// One-phase commit: prepare (without XID) and commit. A read-only
-    /// transaction without GTID logs nothing.
+    /// transaction without GTID or applier slot logs nothing.
     pub fn commit(mut self, gtid: Option<Gtid>) -> Result<CommitOutcome> {
         self.ensure_active()?;
-        if self.changes.is_empty() && gtid.is_none() {
+        if self.changes.is_empty() && gtid.is_none() && self.applier_slot.is_none() {
             self.release_resources();
             self.status = Status::Finished;
             return Ok(CommitOutcome { commit_seq: None, commit_lsn: None });
@@ -237,6 +237,9 @@ impl PreparedTransaction {
                 commits.states.insert(self.trx.id, TrxState::Committed { seq });
                 if let Some(gtid) = gtid {
                     commits.executed_gtids.add(gtid);
+                }
+                if let Some(slot) = &self.trx.applier_slot {
+                    commits.applier_slots.insert(slot.slot, slot.bytes.clone());
                 }
                 (seq, commit_lsn)
             })

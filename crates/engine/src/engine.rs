@@ -168,6 +168,11 @@ impl Engine {
         self.shared.commits.read().executed_gtids.clone()
     }
 
+    /// The latest committed bytes of every [`crate::ApplierSlot`], by slot.
+    pub fn applier_slots(&self) -> std::collections::BTreeMap<u32, Vec<u8>> {
+        self.shared.commits.read().applier_slots.clone()
+    }
+
     /// Whether `gtid` is in the executed set (without copying the set).
     pub fn is_gtid_executed(&self, gtid: &binlog_format::Gtid) -> bool {
         self.shared.commits.read().executed_gtids.contains(gtid)

@@ -81,7 +81,7 @@ pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use key::RowKey;
 pub use purge::PURGE_QUEUED_KEYS_DEFERRED_MAX;
-pub use redo::{DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, Xid};
+pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, Xid};
 pub use registry::TrxId;
 pub use row::Row;
 pub use scan::{Scan, ScanSpec};

@@ -18,16 +18,17 @@ use crate::ddl::apply_ddl;
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
 use crate::mvcc::{current, live_row, CommitLookup, Version};
-use crate::redo::DdlRecord;
+use crate::redo::{ApplierSlot, DdlRecord};
 use crate::registry::TrxState;
 use crate::table::clustered_key;
 use crate::transaction::{IsolationLevel, Status, Transaction, Undo};
 
 impl Engine {
     /// Applies a committed transaction's changes, in order, and adds its
-    /// GTID, all visible in one step as a live commit would be. Changes to
-    /// a table that no longer exists are skipped (a later record drops it).
-    pub fn apply_redo_transaction(&self, changes: &[RowChange], gtid: Option<Gtid>) -> Result<()> {
+    /// GTID and applier slot, all visible in one step as a live commit
+    /// would be. Changes to a table that no longer exists are skipped (a
+    /// later record drops it).
+    pub fn apply_redo_transaction(&self, changes: &[RowChange], gtid: Option<Gtid>, slot: Option<&ApplierSlot>) -> Result<()> {
         let mut trx = Transaction::new(Arc::clone(&self.shared), IsolationLevel::ReadCommitted);
         for change in changes {
             let Ok(table) = self.shared.table(change.table) else {
@@ -76,6 +77,9 @@ impl Engine {
             commits.states.insert(trx.id, TrxState::Committed { seq });
             if let Some(gtid) = gtid {
                 commits.executed_gtids.add(gtid);
+            }
+            if let Some(slot) = slot {
+                commits.applier_slots.insert(slot.slot, slot.bytes.clone());
             }
             seq
         };

@@ -4,7 +4,7 @@
 //!
 //! | call | when | carries |
 //! |------|------|---------|
-//! | `log_prepare` | [`Transaction::prepare`](crate::Transaction::prepare) (also inside a one-phase commit) | the XID and every row change, in order |
+//! | `log_prepare` | [`Transaction::prepare`](crate::Transaction::prepare) (also inside a one-phase commit) | the XID, every row change, in order, and the transaction's [`ApplierSlot`], if any |
 //! | `log_commit` | [`PreparedTransaction::commit`](crate::PreparedTransaction::commit), under the commit lock, just before the data becomes visible | the GTID |
 //! | `log_rollback` | rollback of a prepared transaction (nothing was logged before prepare) | — |
 //! | `log_ddl` | every DDL, under the catalog lock, after validation and before the change is applied | a [`DdlRecord`] |
@@ -28,6 +28,17 @@ pub type Lsn = u64;
 /// The XID of a transaction's Xid event in the binlog.
 pub type Xid = u64;
 
+/// A replica applier's bookkeeping that commits with the transaction it
+/// describes (MySQL's `mysql.slave_worker_info` row, one per worker): the
+/// prepare record carries it, so it is durable exactly when the
+/// transaction's rows are; recovery replays it with them and checkpoints
+/// keep the latest per slot. The engine never reads the bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplierSlot {
+    pub slot: u32,
+    pub bytes: Vec<u8>,
+}
+
 /// Calls come with engine locks held (the commit registry for
 /// `log_commit` and `current_lsn`, the catalog for `log_ddl`): an
 /// implementation must not call back into the engine.
@@ -35,7 +46,7 @@ pub trait RedoSink: Send + Sync {
     /// Logs a transaction's changes before its binlog write. `xid` is
     /// `None` for a one-phase commit (no binlog participates); recovery
     /// rolls such a transaction back unless its commit record follows.
-    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> Result<Lsn>;
+    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange], slot: Option<&ApplierSlot>) -> Result<Lsn>;
     /// Logs a running transaction's `changes` ahead of its prepare (which
     /// will then carry only the changes after them), so a large
     /// transaction's redo is written while its statements run rather than
@@ -77,7 +88,7 @@ pub enum DdlRecord {
 pub struct NoRedo;
 
 impl RedoSink for NoRedo {
-    fn log_prepare(&self, _: TrxId, _: Option<Xid>, _: &[RowChange]) -> Result<Lsn> {
+    fn log_prepare(&self, _: TrxId, _: Option<Xid>, _: &[RowChange], _: Option<&ApplierSlot>) -> Result<Lsn> {
         Ok(0)
     }
     fn log_commit(&self, _: TrxId, _: Option<Gtid>) -> Result<Lsn> {
@@ -95,7 +106,7 @@ impl RedoSink for NoRedo {
 /// One record of a [`MemoryRedo`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum RedoEntry {
-    Prepare { trx_id: TrxId, xid: Option<Xid>, changes: Vec<RowChange> },
+    Prepare { trx_id: TrxId, xid: Option<Xid>, changes: Vec<RowChange>, slot: Option<ApplierSlot> },
     Commit { trx_id: TrxId, gtid: Option<Gtid> },
     Rollback { trx_id: TrxId },
     Ddl(DdlRecord),
@@ -128,8 +139,8 @@ impl MemoryRedo {
 }
 
 impl RedoSink for MemoryRedo {
-    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange]) -> Result<Lsn> {
-        Ok(self.push(RedoEntry::Prepare { trx_id, xid, changes: changes.to_vec() }))
+    fn log_prepare(&self, trx_id: TrxId, xid: Option<Xid>, changes: &[RowChange], slot: Option<&ApplierSlot>) -> Result<Lsn> {
+        Ok(self.push(RedoEntry::Prepare { trx_id, xid, changes: changes.to_vec(), slot: slot.cloned() }))
     }
     fn log_commit(&self, trx_id: TrxId, gtid: Option<Gtid>) -> Result<Lsn> {
         Ok(self.push(RedoEntry::Commit { trx_id, gtid }))

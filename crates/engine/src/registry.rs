@@ -6,7 +6,7 @@
 //! takes a read view either sees the whole commit (data and GTID) or none
 //! of it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use binlog_format::GtidSet;
 
@@ -37,6 +37,9 @@ pub(crate) enum TrxState {
 pub(crate) struct CommitState {
     pub(crate) last_commit_seq: u64,
     pub(crate) executed_gtids: GtidSet,
+    /// The latest [`ApplierSlot`](crate::ApplierSlot) bytes committed per
+    /// slot, changed with the data in the same step as the GTID.
+    pub(crate) applier_slots: BTreeMap<u32, Vec<u8>>,
     /// Prepared and committed transactions, until their versions are
     /// stamped. An active transaction has no entry: its versions are
     /// invisible to others whether or not it has one.
@@ -45,7 +48,12 @@ pub(crate) struct CommitState {
 
 impl CommitState {
     pub(crate) fn new() -> CommitState {
-        CommitState { last_commit_seq: RESTORED_COMMIT_SEQ, executed_gtids: GtidSet::new(), states: HashMap::new() }
+        CommitState {
+            last_commit_seq: RESTORED_COMMIT_SEQ,
+            executed_gtids: GtidSet::new(),
+            applier_slots: BTreeMap::new(),
+            states: HashMap::new(),
+        }
     }
 
     pub(crate) fn committed_seq(&self, trx: TrxId) -> Option<u64> {

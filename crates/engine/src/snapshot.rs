@@ -31,7 +31,8 @@
 //! Catalog image: magic `BLDCAT01`, start LSN u64, retain-from LSN u64,
 //! next table id u64, databases (count, names), table definitions (count,
 //! [`crate::codec`] table definitions), executed GTIDs (bytes: a
-//! Previous_gtids body).
+//! Previous_gtids body), applier slots (count, each: slot u64, bytes;
+//! absent in images written before there were slots).
 //!
 //! Table image: magic `BLDTBL01`, table id u64, AUTO_INCREMENT next u64,
 //! hidden row id next u64, row count u64, then per row its clustered key
@@ -105,6 +106,11 @@ impl Engine {
         let mut gtids = Vec::new();
         commits.executed_gtids.encode_previous_gtids_body(&mut gtids);
         put_bytes(&mut out, &gtids);
+        put_count(&mut out, commits.applier_slots.len());
+        for (slot, bytes) in &commits.applier_slots {
+            out.put_u64(u64::from(*slot));
+            put_bytes(&mut out, bytes);
+        }
         CheckpointBegin { lsns, catalog_image: out, tables }
     }
 
@@ -198,8 +204,14 @@ impl Engine {
         catalog.next_table_id = catalog.next_table_id.max(next_table_id);
         let gtids = GtidSet::decode_previous_gtids_body(reader.bytes("executed gtids")?)
             .map_err(|error| EngineError::corrupt(format!("executed gtids: {error}")))?;
-        reader.finish("catalog image")?;
         let mut commits = CommitState::new();
+        if !reader.is_empty() {
+            for _ in 0..reader.count(12, "applier slots")? {
+                let slot = u32::try_from(reader.u64("applier slot")?).map_err(|_| EngineError::corrupt("applier slot number"))?;
+                commits.applier_slots.insert(slot, reader.bytes("applier slot bytes")?.to_vec());
+            }
+        }
+        reader.finish("catalog image")?;
         commits.executed_gtids = gtids;
         let engine = Engine::from_parts(config, redo, catalog, commits);
         for image in table_images {

@@ -21,6 +21,7 @@ use crate::error::{EngineError, Result};
 use crate::key::RowKey;
 use crate::locks::LockKey;
 use crate::mvcc::{current, live_row, visible, CommitLookup, ReadView};
+use crate::redo::ApplierSlot;
 use crate::registry::TrxId;
 use crate::row::Row;
 use crate::scan::ScanSpec;
@@ -79,6 +80,8 @@ pub struct Transaction {
     pub(crate) logged_ahead: usize,
     /// Set once a row was inserted without a row lock (an implicit lock).
     pub(crate) inserted_without_lock: bool,
+    /// Committed with the changes (see [`ApplierSlot`]).
+    pub(crate) applier_slot: Option<ApplierSlot>,
 }
 
 impl std::fmt::Debug for Transaction {
@@ -107,7 +110,15 @@ impl Transaction {
             lock_wait_timeout: None,
             logged_ahead: 0,
             inserted_without_lock: false,
+            applier_slot: None,
         }
+    }
+
+    /// Commits `slot` with this transaction: its prepare record carries
+    /// it, and once the transaction is visible so is the slot's value
+    /// ([`crate::Engine::applier_slots`]). The last call wins.
+    pub fn set_applier_slot(&mut self, slot: ApplierSlot) {
+        self.applier_slot = Some(slot);
     }
 
     pub fn id(&self) -> TrxId {

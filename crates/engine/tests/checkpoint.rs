@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::thread;
 
 use binlog_format::{ColumnType, Gtid, Uuid, Value};
-use engine::{CheckpointLsns, ColumnDef, Engine, EngineConfig, IndexSpec, MemoryRedo, NoRedo, RedoEntry, RowChange, ScanSpec, TableSpec};
+use engine::{
+    ApplierSlot, CheckpointLsns, ColumnDef, Engine, EngineConfig, IndexSpec, MemoryRedo, NoRedo, RedoEntry, RowChange, ScanSpec, TableSpec,
+};
 use rand::{Rng, SeedableRng};
 use support::*;
 
@@ -27,19 +29,19 @@ fn state(engine: &Engine) -> (Vec<(String, Vec<engine::Row>)>, String) {
 }
 
 fn replay(engine: &Engine, redo: &MemoryRedo, lsns: CheckpointLsns) {
-    let mut prepared: HashMap<u64, Vec<RowChange>> = HashMap::new();
+    let mut prepared: HashMap<u64, (Vec<RowChange>, Option<ApplierSlot>)> = HashMap::new();
     for (lsn, entry) in redo.entries_from(lsns.redo_retain_from_lsn) {
         match entry {
-            RedoEntry::Prepare { trx_id, changes, .. } => {
-                prepared.insert(trx_id, changes);
+            RedoEntry::Prepare { trx_id, changes, slot, .. } => {
+                prepared.insert(trx_id, (changes, slot));
             }
             RedoEntry::Commit { trx_id, gtid } => {
                 // A commit before the start is in the images; its prepare
                 // record may be older than what redo kept.
                 let changes = prepared.remove(&trx_id);
                 if lsn >= lsns.start_lsn {
-                    let changes = changes.expect("redo kept the prepare record of a commit after the start");
-                    engine.apply_redo_transaction(&changes, gtid).unwrap();
+                    let (changes, slot) = changes.expect("redo kept the prepare record of a commit after the start");
+                    engine.apply_redo_transaction(&changes, gtid, slot.as_ref()).unwrap();
                 }
             }
             RedoEntry::Rollback { trx_id } => {
@@ -124,6 +126,8 @@ fn a_fuzzy_checkpoint_plus_replay_from_its_start_equals_the_engine() {
                         }
                     }
                     if ok {
+                        // Each writer's latest commit is its slot's value.
+                        trx.set_applier_slot(ApplierSlot { slot: seed as u32, bytes: format!("{seed}:{commits}").into_bytes() });
                         let gno = next_gno.fetch_add(1, Ordering::Relaxed);
                         if rng.gen_bool(0.8) {
                             trx.prepare(Some(gno)).unwrap().commit(Some(gtid(gno))).unwrap();
@@ -176,6 +180,10 @@ fn a_fuzzy_checkpoint_plus_replay_from_its_start_equals_the_engine() {
     replay(&restored, &redo, lsns);
     assert_eq!(state(&restored), state(&engine));
     assert!(!engine.executed_gtids().is_empty());
+    // Applier slots come back from the image and the replay, each at its
+    // latest commit.
+    assert_eq!(engine.applier_slots().len(), 3);
+    assert_eq!(restored.applier_slots(), engine.applier_slots());
     // The index created after the checkpoint's start was replayed too.
     let trx = restored.begin();
     let by_index = trx.scan(table, &ScanSpec::index("email_age")).unwrap().count();

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use binlog_format::{Gtid, GtidSet, Uuid};
-use engine::{DdlRecord, Engine, EngineConfig, EngineError, IsolationLevel, Lsn, MemoryRedo, RedoEntry, RedoSink, RowChange, TrxId, Xid};
+use engine::{
+    ApplierSlot, DdlRecord, Engine, EngineConfig, EngineError, IsolationLevel, Lsn, MemoryRedo, RedoEntry, RedoSink, RowChange, TrxId, Xid,
+};
 use support::*;
 
 fn gtid(gno: u64) -> Gtid {
@@ -41,7 +43,9 @@ fn prepare_then_commit_logs_both_and_publishes_data_with_the_gtid() {
     assert_eq!(engine.executed_gtids(), expected);
     let entries = redo.entries();
     let tail = &entries[entries.len() - 2..];
-    assert!(matches!(&tail[0], RedoEntry::Prepare { trx_id: id, xid: Some(77), changes } if *id == trx_id && changes.len() == 1));
+    assert!(
+        matches!(&tail[0], RedoEntry::Prepare { trx_id: id, xid: Some(77), changes, slot: None } if *id == trx_id && changes.len() == 1)
+    );
     assert_eq!(tail[1], RedoEntry::Commit { trx_id, gtid: Some(gtid(1)) });
     assert!(entries.iter().any(|entry| matches!(entry, RedoEntry::Ddl(DdlRecord::CreateTable { .. }))));
 }
@@ -90,7 +94,7 @@ struct FlakyRedo {
 }
 
 impl RedoSink for FlakyRedo {
-    fn log_prepare(&self, _: TrxId, _: Option<Xid>, _: &[RowChange]) -> engine::Result<Lsn> {
+    fn log_prepare(&self, _: TrxId, _: Option<Xid>, _: &[RowChange], _: Option<&ApplierSlot>) -> engine::Result<Lsn> {
         self.outcome()
     }
     fn log_commit(&self, _: TrxId, _: Option<Gtid>) -> engine::Result<Lsn> {

@@ -6,6 +6,7 @@
 
 use protocol::MysqlError;
 
+use crate::applied_positions::AppliedCheckpoint;
 use crate::boundary_queue::BoundaryEntry;
 use crate::relay::events::TransactionEvents;
 
@@ -34,6 +35,13 @@ pub trait WorkerApplier: Send {
     fn commit_ordered(&mut self, entry: &BoundaryEntry, ordered: &dyn Fn()) -> Result<(), MysqlError> {
         let _ = ordered;
         self.commit(entry)
+    }
+
+    /// Called before the commit with the applier's progress to commit with
+    /// the transaction's rows (see [`crate::applied_positions`]); an
+    /// applier without crash-safe positions ignores it.
+    fn applied_checkpoint(&mut self, checkpoint: AppliedCheckpoint) {
+        let _ = checkpoint;
     }
 
     /// Undoes what `apply` did.

@@ -50,6 +50,11 @@ pub struct BoundaryEntry {
 }
 
 impl BoundaryEntry {
+    /// Where the transaction ends in the source's binlog.
+    pub fn source_position(&self) -> crate::applied_positions::SourcePosition {
+        crate::applied_positions::SourcePosition { file: self.source_log_file.clone(), pos: self.source_end_log_pos }
+    }
+
     pub fn clock(&self) -> TransactionClock {
         TransactionClock { gtid: self.gtid, last_committed: self.last_committed, sequence_number: self.sequence_number }
     }

@@ -22,6 +22,7 @@ use std::time::SystemTime;
 use parking_lot::Mutex;
 use protocol::MysqlError;
 
+use crate::applied_positions::{AppliedCheckpoint, AppliedPositions};
 use crate::applier::Applier;
 use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::event_scan;
@@ -88,6 +89,8 @@ pub struct Shared {
     /// `stop` and by a worker that failed (the coordinator may be waiting
     /// for a transaction that never comes).
     pub dispatch_stop: StopFlag,
+    /// The applied position as a crash must find it.
+    pub positions: Arc<AppliedPositions>,
     status: Mutex<CoordinatorStatus>,
     /// Dispatched and not committed, by queue index; the coordinator adds
     /// the entry it held (popped, not dispatched) when it ends.
@@ -129,12 +132,27 @@ pub struct Coordinator {
 
 impl Coordinator {
     pub fn start(config: CoordinatorConfig, relay: Arc<RelayLog>, queue: Arc<BoundaryQueue>, applier: Arc<dyn Applier>) -> Coordinator {
+        let positions = Arc::new(AppliedPositions::new(AppliedCheckpoint::default()));
+        Coordinator::start_with_positions(config, relay, queue, applier, positions)
+    }
+
+    /// [`Coordinator::start`] continuing `positions` (kept across runs and
+    /// recovered after a crash by the caller).
+    pub fn start_with_positions(
+        config: CoordinatorConfig,
+        relay: Arc<RelayLog>,
+        queue: Arc<BoundaryQueue>,
+        applier: Arc<dyn Applier>,
+        positions: Arc<AppliedPositions>,
+    ) -> Coordinator {
+        positions.start_run();
         let worker_count = config.workers.clamp(1, WORKERS_MAX);
         let shared = Arc::new(Shared {
             relay,
             scheduler: Scheduler::new(config.preserve_commit_order),
             stop: StopFlag::new(),
             dispatch_stop: StopFlag::new(),
+            positions,
             status: Mutex::new(CoordinatorStatus::default()),
             in_flight: Mutex::new(BTreeMap::new()),
         });
@@ -239,6 +257,7 @@ fn dispatch_loop(
         *held = Some(entry.clone());
         let ticket = shared.scheduler.wait_to_dispatch(&entry.clock(), entry.connection_epoch, &shared.stop)?;
         shared.in_flight.lock().insert(entry.index, entry.clone());
+        shared.positions.dispatched(ticket.number, entry.source_position());
         *held = None;
         let job = Job { entry, ticket };
         if jobs.push(job, || shared.stop.is_requested() || shared.scheduler.error().is_some()).is_err() {

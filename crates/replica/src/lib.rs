@@ -13,6 +13,7 @@
 //! clock; workers read the bytes back and call the [`Applier`]. See the
 //! crate's README.md for the bounds and what the SQL integration adds.
 
+pub mod applied_positions;
 pub mod applier;
 pub mod boundary;
 pub mod boundary_queue;
@@ -32,6 +33,7 @@ pub mod source_client;
 pub mod stop;
 mod worker;
 
+pub use applied_positions::{AppliedCheckpoint, AppliedPositions, SourcePosition};
 pub use applier::{Applier, WorkerApplier};
 pub use boundary::TransactionClock;
 pub use boundary_queue::{BoundaryEntry, BoundaryQueue, QUEUE_ENTRIES_MAX_DEFAULT};

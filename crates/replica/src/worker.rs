@@ -28,6 +28,7 @@ pub fn run(worker_index: usize, shared: Arc<Shared>, jobs: Arc<JobQueue<Job>>, m
                 // is recorded in ticket order (the next transaction may
                 // finish its commit first once this one is ordered).
                 shared.record_applied(&job.entry, &job.ticket);
+                shared.positions.committed(job.ticket.number);
                 shared.scheduler.committed(&job.ticket);
             }
             Err(Interrupted::Stopped) => {}
@@ -63,6 +64,13 @@ fn apply_one(
             &error,
         ))
     };
+    if shared.positions.already_applied(&entry.source_position()) {
+        // Committed before a crash (or by an earlier run) beyond where the
+        // receiver resumed: counted, not applied again.
+        shared.scheduler.wait_commit_turn(&job.ticket)?;
+        shared.scheduler.ordered(&job.ticket);
+        return Ok(());
+    }
     let applied = shared.relay.events(&entry.location, buffer).and_then(|mut events| applier.apply(entry, &mut events));
     if let Err(error) = applied {
         applier.rollback(entry);
@@ -72,5 +80,6 @@ fn apply_one(
         applier.rollback(entry);
         return Err(interrupted);
     }
+    applier.applied_checkpoint(shared.positions.checkpoint_for(job.ticket.number));
     applier.commit_ordered(entry, &|| shared.scheduler.ordered(&job.ticket)).map_err(failed)
 }

@@ -15,6 +15,15 @@
 //!
 //! DDL waits for its commit turn because it cannot be undone: a failure
 //! of an earlier transaction must be able to stop the applier before it.
+//!
+//! Every commit carries the worker's applied position (`applied_slot.rs`)
+//! in the same engine transaction as its rows. A DDL statement commits
+//! through the SQL layer, so its position follows in a transaction of its
+//! own: a crash between the two leaves the DDL applied and its position
+//! not, and a file-and-position replica of a source without GTIDs then
+//! runs it again (a source with GTIDs has it skipped by its GTID).
+//! Transactions skipped for their GTID record nothing: they are skipped
+//! again after a crash.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -25,13 +34,14 @@ use binlog_format::frame::RawEvent;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
 use database::{CommitRequest, Database, NextGtid, StatementContext, WrittenAhead};
-use engine::Transaction;
+use engine::{ApplierSlot, Transaction};
 use protocol::MysqlError;
 use replica::relay::events::TransactionEvents;
-use replica::{Applier, BoundaryEntry, WorkerApplier};
+use replica::{AppliedCheckpoint, Applier, BoundaryEntry, WorkerApplier};
 
 use crate::error::{database_error, not_supported};
 use crate::exec::gtid_next::GtidNext;
+use crate::replica::applied_slot;
 use crate::session::{Shared, SqlSession};
 
 /// ER_REPLICA_RELAY_LOG_READ_FAILURE: an event that does not decode.
@@ -41,6 +51,8 @@ const ER_RELAY_LOG_READ_FAILURE: u16 = 1594;
 pub struct SqlApplier {
     shared: Arc<Shared>,
     progress: Arc<ApplierProgress>,
+    /// The source settings' `position_epoch`, written into every slot.
+    position_epoch: u64,
 }
 
 /// What the workers report for Seconds_Behind_Source.
@@ -49,11 +61,15 @@ pub struct ApplierProgress {
     /// The source's original commit timestamp (µs) of the last transaction
     /// committed here.
     pub last_original_commit_us: AtomicU64,
+    /// Transactions skipped because their GTID was executed here already
+    /// (received again): a replica that resumes where it applied up to
+    /// receives none (SHOW STATUS Replica_transactions_skipped_executed).
+    pub transactions_skipped_executed: AtomicU64,
 }
 
 impl SqlApplier {
-    pub fn new(shared: Arc<Shared>, progress: Arc<ApplierProgress>) -> SqlApplier {
-        SqlApplier { shared, progress }
+    pub fn new(shared: Arc<Shared>, progress: Arc<ApplierProgress>, position_epoch: u64) -> SqlApplier {
+        SqlApplier { shared, progress, position_epoch }
     }
 }
 
@@ -65,6 +81,8 @@ impl Applier for SqlApplier {
             worker_index,
             system_session: None,
             pending: Pending::Nothing,
+            position_epoch: self.position_epoch,
+            checkpoint: None,
         })
     }
 }
@@ -96,6 +114,9 @@ struct WorkerSession {
     /// Runs the DDL statements, with every privilege; made at the first.
     system_session: Option<SqlSession>,
     pending: Pending,
+    position_epoch: u64,
+    /// What the next commit records in this worker's slot.
+    checkpoint: Option<AppliedCheckpoint>,
 }
 
 impl WorkerSession {
@@ -107,6 +128,12 @@ impl WorkerSession {
     /// thread_id): above the ids clients get for a long time.
     fn thread_id(&self) -> u32 {
         u32::MAX - self.worker_index as u32
+    }
+
+    /// The slot the coming commit writes, if the pipeline gave a checkpoint.
+    fn take_slot(&mut self) -> Option<ApplierSlot> {
+        let checkpoint = self.checkpoint.take()?;
+        Some(ApplierSlot { slot: self.worker_index as u32, bytes: applied_slot::encode(self.position_epoch, &checkpoint) })
     }
 }
 
@@ -166,9 +193,20 @@ impl WorkerApplier for WorkerSession {
     /// skipped transactions when they return.
     fn commit_ordered(&mut self, _entry: &BoundaryEntry, ordered: &dyn Fn()) -> Result<(), MysqlError> {
         let original_commit_us = match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::Nothing | Pending::Skip => return Ok(()),
+            Pending::Nothing => {
+                self.checkpoint = None;
+                return Ok(());
+            }
+            Pending::Skip => {
+                self.checkpoint = None;
+                self.progress.transactions_skipped_executed.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
             Pending::Rows(rows) => {
-                let RowsTransaction { trx, ahead, gtid, context } = *rows;
+                let RowsTransaction { mut trx, ahead, gtid, context } = *rows;
+                if let Some(slot) = self.take_slot() {
+                    trx.set_applier_slot(slot);
+                }
                 let next = match &gtid {
                     Some((owned, given)) => NextGtid::Owned { owned, given: *given },
                     None => NextGtid::Automatic,
@@ -183,6 +221,11 @@ impl WorkerApplier for WorkerSession {
             Pending::Ddl { gtid, database, query } => {
                 let original = gtid.as_ref().and_then(|(_, given)| given.original_commit_timestamp_us);
                 self.run_ddl(gtid.map(|(owned, _)| owned), database, &query)?;
+                if let Some(slot) = self.take_slot() {
+                    let mut trx = self.db().begin();
+                    trx.set_applier_slot(slot);
+                    trx.commit(None).map_err(|error| database_error(error.into()))?;
+                }
                 original
             }
         };
@@ -192,7 +235,12 @@ impl WorkerApplier for WorkerSession {
         Ok(())
     }
 
+    fn applied_checkpoint(&mut self, checkpoint: AppliedCheckpoint) {
+        self.checkpoint = Some(checkpoint);
+    }
+
     fn rollback(&mut self, _entry: &BoundaryEntry) {
+        self.checkpoint = None;
         if let Pending::Rows(rows) = std::mem::replace(&mut self.pending, Pending::Nothing) {
             rows.trx.rollback();
         }

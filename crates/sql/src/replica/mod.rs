@@ -5,6 +5,7 @@
 //! REPLICA run (`threads.rs`), and what each applier worker does with a
 //! transaction (`applier.rs`).
 
+pub(crate) mod applied_slot;
 pub(crate) mod applier;
 pub mod source_settings;
 pub(crate) mod statements;

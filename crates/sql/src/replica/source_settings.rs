@@ -53,6 +53,10 @@ pub struct SourceSettings {
     pub in_memory_relaylog_enabled: bool,
     pub in_memory_relaylog_limit_bytes: u64,
     pub in_memory_relaylog_spill_threshold_bytes: u64,
+    /// Which applier slots are this source's (`applied_slot.rs`): a new
+    /// source or start position, or RESET REPLICA, moves to the next.
+    #[serde(default)]
+    pub position_epoch: u64,
 }
 
 impl Default for SourceSettings {
@@ -71,6 +75,7 @@ impl Default for SourceSettings {
             in_memory_relaylog_enabled: true,
             in_memory_relaylog_limit_bytes: RELAYLOG_LIMIT_DEFAULT_BYTES,
             in_memory_relaylog_spill_threshold_bytes: SPILL_THRESHOLD_DEFAULT_BYTES,
+            position_epoch: 0,
         }
     }
 }
@@ -136,6 +141,15 @@ impl ReplicaSource {
         if settings.in_memory_relaylog_spill_threshold_bytes > settings.in_memory_relaylog_limit_bytes {
             return Err(wrong_arguments(SourceOption::InMemoryRelaylogSpillThreshold));
         }
+        let new_stream = options.iter().any(|(option, _)| {
+            matches!(
+                option,
+                SourceOption::Host | SourceOption::Port | SourceOption::AutoPosition | SourceOption::LogFile | SourceOption::LogPos
+            )
+        });
+        if new_stream {
+            settings.position_epoch = next_epoch(settings.position_epoch);
+        }
         self.store(Some(&settings))?;
         *current = Some(settings.clone());
         Ok(settings)
@@ -164,6 +178,7 @@ impl ReplicaSource {
             (false, Some(mut settings)) => {
                 settings.log_file = String::new();
                 settings.log_pos = 4;
+                settings.position_epoch = next_epoch(settings.position_epoch);
                 Some(settings)
             }
         };
@@ -187,6 +202,13 @@ impl ReplicaSource {
         // ER_REPLICA_FATAL_ERROR-like: the settings could not be made durable.
         written.map_err(|error| MysqlError::new(1201, "HY000", format!("Could not initialize connection metadata structure; more error messages can be found in the MySQL error log ({}: {error})", self.path.display())))
     }
+}
+
+/// An epoch no slot of an earlier one can hold, even after RESET REPLICA
+/// ALL forgot the last: the time in microseconds, or one more.
+fn next_epoch(previous: u64) -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_micros() as u64);
+    now.max(previous + 1)
 }
 
 fn apply_option(settings: &mut SourceSettings, option: SourceOption, value: &OptionValue) -> Result<(), MysqlError> {

@@ -10,13 +10,15 @@
 //! | STOP REPLICA [IO_THREAD \| SQL_THREAD] | ends the connection | lets workers finish or roll back, keeps what was not applied | kept until both are stopped and one starts |
 //!
 //! Nothing of the relay log is persisted: a restart, a crash or a full
-//! stop starts again from what the database has durably executed (its
-//! GTID set), so nothing is lost or applied twice. A file-and-position
-//! replica (no auto-position) stores the source position of the last
-//! transaction applied in `replica_source.json` when its applier stops;
-//! that position is not atomic with the data (MySQL keeps it in an
-//! InnoDB table), so after a crash such a replica may apply again what it
-//! applied since its last stop: use SOURCE_AUTO_POSITION=1.
+//! stop starts again from what the database has durably executed, so
+//! nothing is lost or applied twice. With auto-position that is its GTID
+//! set. Without, it is the applied source position every transaction
+//! commits with its rows (`applied_slot.rs`, MySQL's
+//! `relay_log_info_repository=TABLE`): the receiver re-fetches from its
+//! low-water mark and the workers skip what committed beyond it
+//! (`replica::applied_positions`). STOP also copies the low-water mark
+//! into `replica_source.json` (the start position when no slot of the
+//! current source holds one).
 //!
 //! A thread that ended by itself (an error) is reaped at the next
 //! statement: its status (Last_IO_Error, Last_SQL_Error) stays visible
@@ -31,12 +33,13 @@ use protocol::MysqlError;
 use replica::relay::stats::RelayStatsSnapshot;
 use replica::relay::RelayLogConfig;
 use replica::{
-    BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorStatus, Receiver, ReceiverConfig,
-    ReceiverStatus, RelayLog, SourceAddress, StartPosition, QUEUE_ENTRIES_MAX_DEFAULT,
+    AppliedPositions, BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode, CoordinatorStatus, Receiver,
+    ReceiverConfig, ReceiverStatus, RelayLog, SourceAddress, SourcePosition, StartPosition, QUEUE_ENTRIES_MAX_DEFAULT,
 };
 
 use crate::eval::value::{to_number, Value};
 use crate::parse::ReplicaThreads as Which;
+use crate::replica::applied_slot;
 use crate::replica::applier::{ApplierProgress, SqlApplier};
 use crate::replica::source_settings::SourceSettings;
 use crate::session::{Shared, Warning};
@@ -63,6 +66,10 @@ struct Pipeline {
     /// Retrieved_Gtid_Set stay visible).
     receiver_stopped: ReceiverStatus,
     coordinator_stopped: CoordinatorStatus,
+    /// The applied position, continued by every applier run of this
+    /// relay log; recovered from the slots when it is made.
+    positions: Arc<AppliedPositions>,
+    position_epoch: u64,
     /// Popped by the last coordinator and not committed: first next time.
     unapplied: Vec<BoundaryEntry>,
 }
@@ -109,10 +116,15 @@ impl ReplicaThreads {
         }
         if start_sql && pipeline.coordinator.is_none() {
             pipeline.queue.push_front_all(std::mem::take(&mut pipeline.unapplied));
-            let applier = Arc::new(SqlApplier::new(shared.clone(), self.progress.clone()));
+            let applier = Arc::new(SqlApplier::new(shared.clone(), self.progress.clone(), pipeline.position_epoch));
             pipeline.coordinator_stopped.last_error = None;
-            pipeline.coordinator =
-                Some(Coordinator::start(coordinator_config(&shared), pipeline.relay.clone(), pipeline.queue.clone(), applier));
+            pipeline.coordinator = Some(Coordinator::start_with_positions(
+                coordinator_config(&shared),
+                pipeline.relay.clone(),
+                pipeline.queue.clone(),
+                applier,
+                pipeline.positions.clone(),
+            ));
             started = true;
         }
         if started {
@@ -188,13 +200,19 @@ impl ReplicaThreads {
         let mut guard = self.pipeline.lock();
         reap(&mut guard, shared);
         let Some(pipeline) = guard.as_ref() else {
-            return ThreadsStatus::default();
+            // Before the first START: where the slots say the applier is.
+            let mut status = ThreadsStatus::default();
+            if let Some(settings) = shared.replica_source.settings() {
+                show_position(&mut status.coordinator, applied_slot::recover(&shared.db, settings.position_epoch).low_water);
+            }
+            return status;
         };
         let receiver = pipeline
             .receiver
             .as_ref()
             .map_or_else(|| pipeline.receiver_stopped.clone(), |receiver| pipeline.with_earlier_retrieved(receiver.status()));
-        let coordinator = pipeline.coordinator.as_ref().map_or_else(|| pipeline.coordinator_stopped.clone(), Coordinator::status);
+        let mut coordinator = pipeline.coordinator.as_ref().map_or_else(|| pipeline.coordinator_stopped.clone(), Coordinator::status);
+        show_position(&mut coordinator, pipeline.positions.low_water());
         let queue_length = pipeline.queue.len();
         let relay = pipeline.relay.stats();
         let seconds_behind_source = pipeline.coordinator.as_ref().map(|_| {
@@ -252,6 +270,10 @@ impl ReplicaThreads {
             ("Replica_relay_log_spilled_transactions_total", relay.spilled_transactions_total.to_string()),
             ("Replica_transactions_applied", applied.to_string()),
             ("Replica_transactions_received", received.to_string()),
+            (
+                "Replica_transactions_skipped_executed",
+                self.progress.transactions_skipped_executed.load(std::sync::atomic::Ordering::Relaxed).to_string(),
+            ),
             // The receiver replicates semi-synchronously (MySQL 8.4's
             // name and MariaDB's).
             ("Rpl_semi_sync_replica_status", if semi_sync { "ON" } else { "OFF" }.to_string()),
@@ -294,6 +316,8 @@ impl Pipeline {
             receiver_stopped: ReceiverStatus::default(),
             coordinator_stopped: CoordinatorStatus::default(),
             unapplied: Vec::new(),
+            positions: Arc::new(AppliedPositions::new(applied_slot::recover(&shared.db, settings.position_epoch))),
+            position_epoch: settings.position_epoch,
         })
     }
 
@@ -309,7 +333,10 @@ impl Pipeline {
             Some((file_name, position)) if self.coordinator.is_some() || !self.unapplied.is_empty() || !self.queue.is_empty() => {
                 StartPosition::FilePosition { file_name: file_name.to_string(), position }
             }
-            _ => StartPosition::FilePosition { file_name: settings.log_file.clone(), position: settings.log_pos },
+            _ => match self.positions.low_water() {
+                Some(applied) => StartPosition::FilePosition { file_name: applied.file.to_string(), position: applied.pos },
+                None => StartPosition::FilePosition { file_name: settings.log_file.clone(), position: settings.log_pos },
+            },
         }
     }
 
@@ -328,20 +355,30 @@ impl Pipeline {
         let outcome = coordinator.stop();
         self.coordinator_stopped = outcome.status;
         self.unapplied = outcome.unapplied;
-        store_applied_position(shared, &self.coordinator_stopped)
+        store_applied_position(shared, self.positions.low_water())
     }
 }
 
-/// A file-and-position replica's next start: the source position after
-/// the last transaction applied (MySQL's relay log info).
-fn store_applied_position(shared: &Shared, status: &CoordinatorStatus) -> Result<(), MysqlError> {
-    let Some(settings) = shared.replica_source.settings() else {
+/// Relay_Source_Log_File / Exec_Source_Log_Pos: the low-water mark of
+/// consecutively committed transactions, the position a restart resumes
+/// from.
+fn show_position(status: &mut CoordinatorStatus, low_water: Option<SourcePosition>) {
+    if let Some(applied) = low_water {
+        status.source_log_file = applied.file;
+        status.exec_source_log_pos = applied.pos;
+    }
+}
+
+/// A file-and-position replica's start when no slot of its source holds
+/// a position: the low-water mark of the applier that stopped.
+fn store_applied_position(shared: &Shared, low_water: Option<SourcePosition>) -> Result<(), MysqlError> {
+    let (Some(settings), Some(applied)) = (shared.replica_source.settings(), low_water) else {
         return Ok(());
     };
-    if settings.auto_position || status.source_log_file.is_empty() || status.transactions_applied == 0 {
+    if settings.auto_position {
         return Ok(());
     }
-    shared.replica_source.set_position(&status.source_log_file, status.exec_source_log_pos)
+    shared.replica_source.set_position(&applied.file, applied.pos)
 }
 
 /// Collects the threads that ended by themselves (an error), keeping
