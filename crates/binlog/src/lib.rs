@@ -22,6 +22,7 @@ pub mod promotion;
 pub mod purge;
 pub mod reader;
 pub mod recovery;
+pub mod reframe;
 pub mod replica_acks;
 pub mod reset;
 pub mod spill_reference;

@@ -277,7 +277,7 @@ impl Environment for Env<'_> {
             // What the binlog really uses, whatever the option text said.
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
-            "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
+            "binlog_checksum" => Value::Bytes(if binlog.checksum() { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
             "binlog_expire_logs_seconds" => Value::UInt(binlog.options().binlog_expire_logs_seconds),
             "binlog_group_commit_sync_delay" => {
                 // MySQL's unit: microseconds.

@@ -1,5 +1,6 @@
 //! SET [GLOBAL | SESSION] name = value, ... for system variables.
-//! SET GLOBAL of the large-transaction variables reaches the binlog at once.
+//! SET GLOBAL of the large-transaction variables and of binlog_checksum
+//! reaches the binlog at once.
 
 use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
 
@@ -125,6 +126,12 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             }
             ("time_zone", _) => {
                 crate::eval::temporal::TimeZone::parse(&shown)?;
+            }
+            ("binlog_checksum", _) => {
+                // Rotates the log, even to the same algorithm, as MySQL does;
+                // the value shown is the binlog's (session.rs).
+                context.db().set_binlog_checksum(shown == "CRC32").map_err(crate::error::database_error)?;
+                continue;
             }
             ("binlog_large_transaction_optimization_enabled", _) => {
                 context.db().set_large_transaction_optimization_enabled(value == Value::Int(1));

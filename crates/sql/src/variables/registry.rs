@@ -83,7 +83,9 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    read_only(
+    // Dynamic as in MySQL: SET GLOBAL rotates the log (exec/set.rs); the
+    // value shown is the binlog's (session.rs).
+    global(
         "binlog_checksum",
         Type::Enumeration(&["CRC32", "NONE"]),
         startup(
