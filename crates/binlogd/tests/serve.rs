@@ -187,15 +187,17 @@ fn administrative_statements(server: &ServerProcess) {
     assert_eq!(row.len(), 8, "{row:?}");
     assert_eq!((row[1], row[3], row[4], row[7]), ("root", "shop", "Query", "SHOW FULL PROCESSLIST"));
     assert!(row[2].starts_with("localhost:"), "{row:?}");
-    // KILL QUERY interrupts a statement, KILL CONNECTION ends the session.
-    for (statement, kill, expected) in [
-        ("SELECT SLEEP(60) FROM items", "KILL QUERY", "ERROR 1317 (70100) at line 1: Query execution was interrupted"),
-        ("SELECT SLEEP(61)", "KILL CONNECTION", "ERROR 2013"),
+    // KILL QUERY interrupts a statement, KILL CONNECTION ends the session,
+    // over plain TCP and over TLS: a TLS session ends with its
+    // close_notify, so the client reports the lost connection (2013) as
+    // against MySQL, not a TLS error (2026).
+    for (statement, kill, transport, expected) in [
+        ("SELECT SLEEP(60) FROM items", "KILL QUERY", "--skip-ssl", "ERROR 1317 (70100) at line 1: Query execution was interrupted"),
+        ("SELECT SLEEP(61)", "KILL CONNECTION", "--skip-ssl", "ERROR 2013"),
+        ("SELECT SLEEP(62)", "KILL CONNECTION", "--ssl", "ERROR 2013"),
     ] {
-        // Plain TCP: KILL closes a TLS session without its close_notify,
-        // which the client reports as 2026 rather than MySQL's 2013.
         let sleeper = Command::new("mariadb")
-            .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", "--skip-ssl", "-e", statement, "shop"])
+            .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", transport, "-e", statement, "shop"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -212,7 +214,7 @@ fn administrative_statements(server: &ServerProcess) {
         server.query(None, &format!("{kill} {id}"));
         let output = sleeper.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success() && stderr.contains(expected), "{statement} after {kill}: {stderr}");
+        assert!(!output.status.success() && stderr.contains(expected), "{statement} after {kill} ({transport}): {stderr}");
     }
     assert_eq!(server.query(None, "SELECT 1"), "1\n");
 }

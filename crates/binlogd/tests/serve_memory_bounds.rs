@@ -219,3 +219,71 @@ fn max_prepared_stmt_count_bounds_the_whole_servers_statements() {
     first.prepare("SELECT 6").unwrap();
     assert_eq!(first.prepare("SELECT 7").unwrap_err().code, 1461);
 }
+
+#[test]
+fn a_row_over_max_allowed_packet_ends_the_result_with_1153() {
+    let server = ServerProcess::start();
+    let mut setup = login(&server, None);
+    setup.query_rows("CREATE DATABASE wide").unwrap();
+    setup.query_rows("CREATE TABLE wide.t (id INT PRIMARY KEY, a LONGTEXT, b LONGTEXT)").unwrap();
+    setup.query_rows("INSERT INTO wide.t VALUES (1, 'a', 'b'), (2, REPEAT('a', 600000), REPEAT('b', 600000)), (3, 'a', 'b')").unwrap();
+    // The session value is the global one when the session began (it is
+    // read-only in MySQL), so the bound comes with a new connection.
+    setup.query_rows("SET GLOBAL max_allowed_packet = 1048576").unwrap();
+    let mut client = login(&server, None);
+    assert_eq!(client.value("SELECT @@max_allowed_packet"), "1048576");
+
+    // Each column fits alone; both do not.
+    assert_eq!(client.value("SELECT SUM(LENGTH(a)) FROM wide.t WHERE id = 2"), "600000");
+    client.command(b"\x03SELECT id, a FROM wide.t");
+    assert_eq!(read_rows(&mut client, |_| {}), (3, None));
+    let expected = (1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
+    client.command(b"\x03SELECT id, a, b FROM wide.t");
+    let (rows, error) = read_rows(&mut client, |_| {});
+    let error = error.expect("an ERR after the rows that fit");
+    assert_eq!((rows, error.code, error.state.as_str(), error.message.as_str()), (1, expected.0, expected.1, expected.2));
+    assert_eq!(client.value("SELECT COUNT(*) FROM wide.t"), "3", "the connection goes on");
+
+    // The binary protocol's rows are bounded as well.
+    let (id, _, _) = client.prepare("SELECT id, a, b FROM wide.t WHERE id >= ?").unwrap();
+    let error = client.execute(id, &[testkit::raw_client::MValue::Int(2)]).unwrap_err();
+    assert_eq!((error.code, error.state.as_str(), error.message.as_str()), expected);
+    assert_eq!(client.value("SELECT COUNT(*) FROM wide.t"), "3");
+
+    // A connection made before the change keeps its bound, as in MySQL.
+    client.command(b"\x03SELECT id, a, b FROM wide.t");
+    assert_eq!(read_rows(&mut client, |_| {}).0, 1);
+    setup.command(b"\x03SELECT id, a, b FROM wide.t");
+    assert_eq!(read_rows(&mut setup, |_| {}), (3, None));
+}
+
+#[test]
+fn warnings_raised_while_a_result_streams_are_counted_and_kept() {
+    let server = ServerProcess::start();
+    let mut setup = login(&server, None);
+    setup.query_rows("CREATE DATABASE warn").unwrap();
+    setup.query_rows("CREATE TABLE warn.t (id INT PRIMARY KEY)").unwrap();
+    let ids: Vec<String> = (0..1000).map(|id| format!("({id})")).collect();
+    setup.query_rows(&format!("INSERT INTO warn.t VALUES {}", ids.join(","))).unwrap();
+
+    // 1/0 warns (1365, not an error in a SELECT) at rows 10 (in the first
+    // batch, read while the statement runs) and 700 and 900 (streamed
+    // after it returned); the result's EOF counts all three and SHOW
+    // WARNINGS lists them, as pymysql reads them.
+    let script = format!(
+        "import pymysql\nc = pymysql.connect(host='127.0.0.1', port={}, user='root')\ncur = c.cursor()\n\
+         cur.execute('SELECT id, 1 / ((id - 10) * (id - 700) * (id - 900)) FROM warn.t')\n\
+         rows = cur.fetchall()\nprint(len(rows), [row[0] for row in rows if row[1] is None], cur._result.warning_count)\n\
+         cur.execute('SHOW WARNINGS')\nprint(cur.fetchall())\n\
+         cur.execute('SELECT id FROM warn.t')\nprint(len(cur.fetchall()), cur._result.warning_count)\n",
+        server.port
+    );
+    let output = std::process::Command::new("python3").args(["-c", &script]).output().unwrap();
+    let warning = "('Warning', 1365, 'Division by 0')";
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("1000 [10, 700, 900] 3\n({warning}, {warning}, {warning})\n1000 0\n"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

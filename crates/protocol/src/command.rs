@@ -189,12 +189,12 @@ impl Connection {
     }
 
     fn write_body(&mut self, response: QueryResponse<'_>, encoding: RowEncoding) -> Result<Pending, ProtocolError> {
-        write_response_body(&mut self.stream, self.capabilities, response, encoding, self.last_status)
+        write_response_body(&mut self.stream, self.capabilities, response, encoding, self.last_status, self.handle.memory())
     }
 
     /// Sends the packet that carries the final status. Returns false when the
     /// response was an error.
-    fn finish_response<S: Session>(&mut self, session: &S, pending: Pending, more_results: bool) -> Result<bool, ProtocolError> {
+    fn finish_response<S: Session>(&mut self, session: &mut S, pending: Pending, more_results: bool) -> Result<bool, ProtocolError> {
         self.last_status = session.server_status();
         let mut status = self.last_status;
         if more_results {
@@ -202,7 +202,10 @@ impl Connection {
         }
         match pending {
             Pending::Ok(ok) => write_ok(&mut self.stream, &ok, status)?,
-            Pending::EndOfRows { warnings } => write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?,
+            Pending::EndOfRows { warnings } => {
+                let warnings = session.result_sent(warnings);
+                write_terminator(&mut self.stream, self.capabilities, warnings, status, true)?
+            }
             Pending::Failed => return Ok(false),
         }
         Ok(true)
@@ -228,7 +231,12 @@ impl Connection {
             None => (payload, &[][..]),
         };
         let client = session.character_sets().client;
-        let (Some(table), Ok(wildcard)) = (self.text(table, client)?, client.decode(wildcard)) else {
+        // Both are text in the client's character set; either one that is
+        // not gets 1300, as a statement would.
+        let Some(table) = self.text(table, client)? else {
+            return Ok(());
+        };
+        let Some(wildcard) = self.text(wildcard, client)? else {
             return Ok(());
         };
         let (table, wildcard): (&str, &str) = (&table, &wildcard);
@@ -289,7 +297,7 @@ impl Connection {
             Err(error) => return self.error(&error),
         };
         match session.prepare(id, sql) {
-            Ok(prepared) => match self.statements.insert(id, prepared.param_count) {
+            Ok(prepared) => match self.statements.insert(id, prepared.param_count, sql.len()) {
                 Ok(()) => self.write_prepare_ok(id, &prepared),
                 Err(error) => {
                     session.close_statement(id);

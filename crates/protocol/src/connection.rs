@@ -20,6 +20,7 @@ use crate::caching_sha2::{RsaKeys, Sha2Cache};
 use crate::errors::{MysqlError, ProtocolError};
 use crate::handshake::{encode_initial_handshake_offering, is_ssl_request, parse_handshake_response};
 use crate::login_gate::LoginTicket;
+use crate::memory::MemoryPart;
 use crate::packet::PacketStream;
 use crate::prepared::StatementTable;
 use crate::registry::{client_host, ConnectionHandle, Registration};
@@ -154,6 +155,7 @@ impl Connection {
                 return Ok(Err(MysqlError::bad_handshake()));
             };
             tls = Some(self.stream.start_tls(acceptor)?);
+            self.handle.set_tls();
             packet = self.stream.read_packet()?;
         }
         self.tls = tls.clone();
@@ -188,14 +190,16 @@ impl Connection {
     }
 
     /// Sends the OK that ends the connection phase and switches to the
-    /// command phase's limits.
-    pub fn complete_login(&mut self, status: StatusFlags) -> Result<(), ProtocolError> {
+    /// command phase's limits (`max_allowed_packet_bytes` is the session's,
+    /// `None` for the server's startup value).
+    pub fn complete_login(&mut self, status: StatusFlags, max_allowed_packet_bytes: Option<usize>) -> Result<(), ProtocolError> {
         write_ok(&mut self.stream, &OkResponse::default(), status)?;
         self.stream.flush()?;
-        self.stream.set_max_allowed_packet_bytes(self.config.max_allowed_packet);
+        self.stream.set_max_allowed_packet_bytes(max_allowed_packet_bytes.unwrap_or(self.config.max_allowed_packet));
         self.stream.set_read_timeout(self.config.wait_timeout)?;
         self.stream.set_write_timeout(self.config.net_write_timeout)?;
         self.last_status = status;
+        self.account_memory(0);
         Ok(())
     }
 
@@ -234,13 +238,34 @@ impl Connection {
                 Err(ProtocolError::Closed) => return Ok(()),
                 Err(error) => return Err(error),
             };
+            self.account_memory(packet.capacity());
             let flow = self.dispatch(session, &packet, authenticator)?;
+            if self.handle.is_killed_by_statement() {
+                // KILL CONNECTION: the statement's answer is not sent, as
+                // in mysqld; the close follows (`serve_connection`).
+                self.stream.discard_unsent()?;
+                return Ok(());
+            }
             self.stream.flush()?;
+            drop(packet);
+            self.account_memory(0);
             self.handle.end_command();
             if let Flow::Quit = flow {
                 return Ok(());
             }
         }
+    }
+}
+
+impl Connection {
+    /// Sets the connection's memory figure between commands and while one
+    /// runs: buffers, the command packet of `packet_bytes`, prepared
+    /// statements (a result's part is set while it is written).
+    fn account_memory(&self, packet_bytes: usize) {
+        let memory = self.handle.memory();
+        memory.set(MemoryPart::Packets, self.stream.buffers_bytes() + packet_bytes);
+        memory.set(MemoryPart::Statements, self.statements.held_bytes());
+        memory.set(MemoryPart::Result, 0);
     }
 }
 
@@ -294,14 +319,22 @@ pub fn serve_connection<F: SessionFactory>(
             return;
         }
     };
-    if let Err(error) = connection.complete_login(session.server_status()) {
+    if let Err(error) = connection.complete_login(session.server_status(), session.max_allowed_packet_bytes()) {
         session.disconnect();
         fail(connection, id, error);
         return;
     }
-    match connection.run(&mut session, authenticator) {
-        Ok(()) => debug!(id, "connection ended"),
-        Err(error) => fail(connection, id, error),
+    let result = connection.run(&mut session, authenticator);
+    if connection.handle.is_killed() {
+        // KILL left a TLS connection's sending side open: the close_notify
+        // goes out, then the close (a plain one is shut already).
+        debug!(id, "connection killed");
+        connection.close();
+    } else {
+        match result {
+            Ok(()) => debug!(id, "connection ended"),
+            Err(error) => fail(connection, id, error),
+        }
     }
     drop(registration);
 }

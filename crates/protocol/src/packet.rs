@@ -189,6 +189,12 @@ impl PacketStream {
         self.writer.get_ref().is_tls()
     }
 
+    /// The read and write buffers' sizes (the connection's memory figure
+    /// counts them).
+    pub fn buffers_bytes(&self) -> usize {
+        self.reader.capacity() + self.writer.capacity()
+    }
+
     /// Every command starts a new exchange at sequence id 0.
     pub fn reset_sequence(&mut self) {
         self.sequence_id = 0;
@@ -255,6 +261,15 @@ impl PacketStream {
 
     pub fn flush(&mut self) -> Result<(), ProtocolError> {
         self.writer.flush()?;
+        Ok(())
+    }
+
+    /// Drops what is buffered and not yet sent (a killed connection's
+    /// last answer).
+    pub fn discard_unsent(&mut self) -> Result<(), ProtocolError> {
+        let transport = self.writer.get_ref().try_clone()?;
+        let unsent = std::mem::replace(&mut self.writer, BufWriter::with_capacity(WRITE_BUFFER_BYTES, transport));
+        drop(unsent.into_parts());
         Ok(())
     }
 

@@ -25,6 +25,8 @@ const LAST_PREPARED_STATEMENT_ID: u32 = u32::MAX;
 #[derive(Debug)]
 struct StatementState {
     param_count: u16,
+    /// The statement's text, which the session keeps (parsed) too.
+    text_bytes: usize,
     /// Types from the last execution that bound them.
     param_types: Option<Vec<ParameterType>>,
     /// Long data per parameter; empty until the first COM_STMT_SEND_LONG_DATA.
@@ -65,6 +67,8 @@ pub(crate) struct StatementTable {
     long_data_bytes_max: usize,
     /// Long data held now, every statement's.
     long_data_bytes: usize,
+    /// Every statement's text, for the connection's memory figure.
+    text_bytes: usize,
 }
 
 fn malformed(context: &'static str) -> ProtocolError {
@@ -73,7 +77,15 @@ fn malformed(context: &'static str) -> ProtocolError {
 
 impl StatementTable {
     pub fn new(registry: Arc<Registry>, long_data_bytes_max: usize) -> Self {
-        StatementTable { statements: HashMap::new(), next_id: 1, last_prepared: None, registry, long_data_bytes_max, long_data_bytes: 0 }
+        StatementTable {
+            statements: HashMap::new(),
+            next_id: 1,
+            last_prepared: None,
+            registry,
+            long_data_bytes_max,
+            long_data_bytes: 0,
+            text_bytes: 0,
+        }
     }
 
     /// The id the next prepared statement will get, if the server's limit
@@ -89,14 +101,20 @@ impl StatementTable {
     }
 
     /// Records a statement the session prepared under `id` (from
-    /// `next_id`), taking one of the server's slots; 1461 when another
-    /// connection took the last one since `next_id`.
-    pub fn insert(&mut self, id: u32, param_count: u16) -> Result<(), MysqlError> {
+    /// `next_id`) from `text_bytes` of text, taking one of the server's
+    /// slots; 1461 when another connection took the last one since
+    /// `next_id`.
+    pub fn insert(&mut self, id: u32, param_count: u16, text_bytes: usize) -> Result<(), MysqlError> {
         if !self.statements.contains_key(&id) {
             self.registry.open_prepared_statement()?;
         }
-        let state = StatementState { param_count, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None };
-        self.statements.insert(id, state);
+        let state =
+            StatementState { param_count, text_bytes, param_types: None, long_data: Vec::new(), long_data_bytes: 0, long_data_error: None };
+        self.text_bytes += text_bytes;
+        if let Some(replaced) = self.statements.insert(id, state) {
+            self.text_bytes -= replaced.text_bytes;
+            self.long_data_bytes -= replaced.long_data_bytes;
+        }
         self.next_id = id.wrapping_add(1);
         self.last_prepared = Some(id);
         Ok(())
@@ -107,8 +125,14 @@ impl StatementTable {
             return false;
         };
         self.long_data_bytes -= state.long_data_bytes;
+        self.text_bytes -= state.text_bytes;
         self.registry.close_prepared_statements(1);
         true
+    }
+
+    /// What the statements hold: their text and long data, in bytes.
+    pub fn held_bytes(&self) -> usize {
+        self.text_bytes + self.long_data_bytes
     }
 
     /// Every open statement id (to close them all on reset or disconnect).
@@ -116,6 +140,7 @@ impl StatementTable {
         self.last_prepared = None;
         self.registry.close_prepared_statements(self.statements.len());
         self.long_data_bytes = 0;
+        self.text_bytes = 0;
         self.statements.drain().map(|(id, _)| id).collect()
     }
 
@@ -248,7 +273,7 @@ mod tests {
     fn executes_decode_like_mysql_commons_client_encodes() {
         let mut table = StatementTable::new(registry(10), 1 << 20);
         let id = table.next_id().unwrap();
-        table.insert(id, 5).unwrap();
+        table.insert(id, 5, 0).unwrap();
         let params = [M::Int(-3), M::UInt(u64::MAX), M::Bytes(b"abc".to_vec()), M::NULL, M::Double(2.5)];
         let execution = table.parse_execute(&execute_packet(id, &params), ClientCharset::Utf8mb4).unwrap().unwrap();
         assert_eq!(
@@ -269,7 +294,7 @@ mod tests {
     fn long_data_replaces_the_value_once() {
         let mut table = StatementTable::new(registry(10), 8);
         let id = table.next_id().unwrap();
-        table.insert(id, 2).unwrap();
+        table.insert(id, 2, 0).unwrap();
         let mut long_data = vec![0x18];
         long_data.extend_from_slice(&id.to_le_bytes());
         long_data.extend_from_slice(&1u16.to_le_bytes());
@@ -293,9 +318,9 @@ mod tests {
     fn long_data_is_bounded_for_the_whole_connection() {
         let mut table = StatementTable::new(registry(10), 10);
         let first = table.next_id().unwrap();
-        table.insert(first, 1).unwrap();
+        table.insert(first, 1, 0).unwrap();
         let second = table.next_id().unwrap();
-        table.insert(second, 1).unwrap();
+        table.insert(second, 1, 0).unwrap();
         let long_data = |id: u32, data: &[u8]| {
             let mut packet = vec![0x18];
             packet.extend_from_slice(&id.to_le_bytes());
@@ -335,22 +360,22 @@ mod tests {
         let mut second = StatementTable::new(Arc::clone(&server), 1 << 20);
         for _ in 0..2 {
             let id = first.next_id().unwrap();
-            first.insert(id, 0).unwrap();
+            first.insert(id, 0, 0).unwrap();
         }
         let id = second.next_id().unwrap();
-        second.insert(id, 0).unwrap();
+        second.insert(id, 0, 0).unwrap();
         assert_eq!(second.next_id().unwrap_err().code, 1461, "two on the first connection and one here fill the server's three");
         assert_eq!(first.next_id().unwrap_err().code, 1461);
-        assert_eq!(second.insert(99, 0).unwrap_err().code, 1461, "the slot is taken atomically, whatever next_id said");
+        assert_eq!(second.insert(99, 0, 0).unwrap_err().code, 1461, "the slot is taken atomically, whatever next_id said");
         assert!(second.remove(id));
         assert!(!second.remove(id));
         let id = first.next_id().unwrap();
-        first.insert(id, 0).unwrap();
+        first.insert(id, 0, 0).unwrap();
         assert_eq!(server.prepared_statements(), 3);
         assert_eq!(first.drain_ids().len(), 3);
         assert_eq!(server.prepared_statements(), 0);
         let id = first.next_id().unwrap();
-        first.insert(id, 0).unwrap();
+        first.insert(id, 0, 0).unwrap();
         drop(first);
         assert_eq!(server.prepared_statements(), 0, "a connection that ends gives its statements back");
     }
@@ -359,7 +384,7 @@ mod tests {
     fn errors_for_the_client_and_fatal_ones() {
         let mut table = StatementTable::new(registry(1), 1 << 20);
         let id = table.next_id().unwrap();
-        table.insert(id, 1).unwrap();
+        table.insert(id, 1, 0).unwrap();
         assert_eq!(table.next_id().unwrap_err().code, 1461);
         assert_eq!(table.parse_execute(&execute_packet(99, &[]), ClientCharset::Utf8mb4).unwrap().unwrap_err().code, 1243);
         let mut unbound = execute_packet(id, &[M::Int(1)]);
@@ -378,7 +403,7 @@ mod tests {
         let mut table = StatementTable::new(registry(4), 1 << 16);
         for params in [0u16, 1, 3, 9] {
             let id = table.next_id().unwrap();
-            table.insert(id, params).unwrap();
+            table.insert(id, params, 0).unwrap();
         }
         for _ in 0..20_000 {
             let mut packet = vec![if rng.gen() { 0x17 } else { 0x18 }];

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
 use crate::errors::MysqlError;
+use crate::memory::MemoryAccount;
 
 /// Bound on the statement text kept per connection for SHOW PROCESSLIST's
 /// Info column, so a 1 GiB statement is not copied for display.
@@ -40,6 +41,9 @@ pub struct ProcessInfo {
     pub time_secs: u64,
     pub state: String,
     pub info: Option<String>,
+    /// MariaDB's MEMORY_USED and MAX_MEMORY_USED ([`MemoryAccount`]).
+    pub memory_used_bytes: usize,
+    pub memory_used_bytes_max: usize,
 }
 
 #[derive(Debug)]
@@ -61,8 +65,21 @@ struct Entry {
     socket: Option<TcpStream>,
     connection_killed: AtomicBool,
     query_killed: AtomicBool,
+    /// The connection speaks TLS: KILL leaves its sending side open for
+    /// the close_notify ([`KILLED_TLS_CLOSE_GRACE`]).
+    tls: AtomicBool,
+    /// A KILL statement (not a server shutdown) ended the connection: the
+    /// statement it interrupted gets no answer, as in mysqld.
+    killed_by_statement: AtomicBool,
     status: Mutex<Status>,
+    memory: MemoryAccount,
 }
+
+/// How long a killed TLS connection's thread has to send its close_notify
+/// (and the mariadb client to report 2013 "Lost connection", as against
+/// MySQL, rather than a TLS error) before its socket is shut both ways: a
+/// thread blocked writing to a client that reads nothing wakes only then.
+pub const KILLED_TLS_CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// All live connections of one server.
 #[derive(Debug)]
@@ -111,6 +128,8 @@ impl Registry {
             socket,
             connection_killed: AtomicBool::new(false),
             query_killed: AtomicBool::new(false),
+            tls: AtomicBool::new(false),
+            killed_by_statement: AtomicBool::new(false),
             status: Mutex::new(Status {
                 user: "unauthenticated user".into(),
                 host: display_host(peer),
@@ -120,6 +139,7 @@ impl Registry {
                 info: None,
                 command_started: Instant::now(),
             }),
+            memory: MemoryAccount::default(),
         });
         entries.insert(id, entry.clone());
         Registration { handle: ConnectionHandle { entry, registry: self.clone() } }
@@ -175,6 +195,12 @@ impl Registry {
         self.prepared_statements_open.fetch_sub(count, Ordering::Relaxed);
     }
 
+    /// `SHOW GLOBAL STATUS LIKE 'Memory_used'`: every connection's
+    /// memory figure added up.
+    pub fn memory_used_bytes(&self) -> usize {
+        self.entries.lock().values().map(|entry| entry.memory.used_bytes()).sum()
+    }
+
     /// SHOW PROCESSLIST, ordered by id.
     pub fn processes(&self) -> Vec<ProcessInfo> {
         let entries: Vec<Arc<Entry>> = self.entries.lock().values().cloned().collect();
@@ -191,6 +217,8 @@ impl Registry {
                     time_secs: status.command_started.elapsed().as_secs(),
                     state: status.state.clone(),
                     info: status.info.clone(),
+                    memory_used_bytes: entry.memory.used_bytes(),
+                    memory_used_bytes_max: entry.memory.used_bytes_max(),
                 }
             })
             .collect()
@@ -225,13 +253,36 @@ impl Registry {
 }
 
 impl Entry {
-    fn kill(&self, scope: KillScope) {
+    /// A plain connection's socket is shut both ways: its thread wakes,
+    /// whether reading or writing, and the client sees the connection
+    /// end. A TLS connection's is shut for reading, which wakes a thread
+    /// waiting for the next command to close with a close_notify
+    /// ([`crate::connection::serve_connection`]); both ways only after
+    /// [`KILLED_TLS_CLOSE_GRACE`], for a thread blocked in a write.
+    fn kill(self: &Arc<Self>, scope: KillScope) {
         self.query_killed.store(true, Ordering::Relaxed);
-        if scope == KillScope::Connection {
-            self.connection_killed.store(true, Ordering::Relaxed);
-            if let Some(socket) = &self.socket {
+        if scope != KillScope::Connection {
+            return;
+        }
+        self.killed_by_statement.store(true, Ordering::Relaxed);
+        self.connection_killed.store(true, Ordering::Relaxed);
+        let Some(socket) = &self.socket else { return };
+        if !self.tls.load(Ordering::Relaxed) {
+            let _ = socket.shutdown(Shutdown::Both);
+            return;
+        }
+        let _ = socket.shutdown(Shutdown::Read);
+        let entry = Arc::clone(self);
+        // The entry's socket is its own descriptor (a clone), so a late
+        // shutdown never reaches another connection's socket.
+        let spawned = std::thread::Builder::new().name("kill-tls-grace".into()).spawn(move || {
+            std::thread::sleep(KILLED_TLS_CLOSE_GRACE);
+            if let Some(socket) = &entry.socket {
                 let _ = socket.shutdown(Shutdown::Both);
             }
+        });
+        if spawned.is_err() {
+            let _ = socket.shutdown(Shutdown::Both);
         }
     }
 }
@@ -276,6 +327,22 @@ impl ConnectionHandle {
     /// should stop and return [`MysqlError::query_interrupted`].
     pub fn is_query_killed(&self) -> bool {
         self.entry.query_killed.load(Ordering::Relaxed)
+    }
+
+    /// True after a KILL statement ended the connection (not a shutdown,
+    /// whose interrupted statements still answer).
+    pub(crate) fn is_killed_by_statement(&self) -> bool {
+        self.entry.killed_by_statement.load(Ordering::Relaxed)
+    }
+
+    /// The connection now speaks TLS (see [`KILLED_TLS_CLOSE_GRACE`]).
+    pub(crate) fn set_tls(&self) {
+        self.entry.tls.store(true, Ordering::Relaxed);
+    }
+
+    /// The connection's memory figure: set by its thread, read by anyone.
+    pub fn memory(&self) -> &MemoryAccount {
+        &self.entry.memory
     }
 
     /// SHOW PROCESSLIST's State column (`executing`, `Sending data`, ...).

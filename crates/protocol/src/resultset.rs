@@ -7,6 +7,7 @@ use mysql_common::io::BufMutExt;
 
 use crate::binary::encode_binary_row;
 use crate::errors::{MysqlError, ProtocolError};
+use crate::memory::{MemoryAccount, MemoryPart};
 use crate::packet::PacketStream;
 use crate::response::{write_err, write_terminator, OkResponse};
 use crate::value::Value;
@@ -310,24 +311,42 @@ pub(crate) fn encode_text_row(columns: &[ColumnDefinition], row: &[Value], out: 
     }
 }
 
+/// The bytes one row of values holds in memory.
+fn row_bytes(row: &[Value]) -> usize {
+    row.iter().map(|value| std::mem::size_of::<Value>() + if let Value::Bytes(bytes) = value { bytes.capacity() } else { 0 }).sum()
+}
+
 /// Writes the body of one statement's response and says what is left to
 /// send. Rows whose width differs from the column count are refused with an
 /// error rather than sent: a client would misread every row after it.
+/// `memory` is told what the result holds as it goes: the rows of a whole
+/// result not sent yet and the row buffer.
 pub(crate) fn write_response_body(
     stream: &mut PacketStream,
     capabilities: CapabilityFlags,
     response: QueryResponse<'_>,
     encoding: RowEncoding,
     status: StatusFlags,
+    memory: &MemoryAccount,
 ) -> Result<Pending, ProtocolError> {
+    // Bytes of the whole result's rows still to send; a streamed result
+    // holds only the row being written.
+    let mut held_bytes = 0;
     let (columns, rows, warnings): (Vec<ColumnDefinition>, RowIterator<'_>, u16) = match response {
         QueryResponse::Ok(ok) => return Ok(Pending::Ok(ok)),
-        QueryResponse::ResultSet(result_set) => (result_set.columns, Box::new(result_set.rows.into_iter().map(Ok)), result_set.warnings),
+        QueryResponse::ResultSet(result_set) => {
+            held_bytes = result_set.rows.iter().map(|row| row_bytes(row)).sum();
+            (result_set.columns, Box::new(result_set.rows.into_iter().map(Ok)), result_set.warnings)
+        }
         QueryResponse::Stream(stream) => (stream.columns, stream.rows, stream.warnings),
     };
     write_columns(stream, capabilities, &columns, status)?;
     let mut buffer = Vec::with_capacity(256);
     for row in rows {
+        memory.set(MemoryPart::Result, held_bytes + buffer.capacity());
+        if let Ok(row) = &row {
+            held_bytes = held_bytes.saturating_sub(row_bytes(row));
+        }
         let row = match row {
             Ok(row) if row.len() == columns.len() => row,
             Ok(row) => {
@@ -349,6 +368,12 @@ pub(crate) fn write_response_body(
                     return Ok(Pending::Failed);
                 }
             }
+        }
+        // mysqld's net layer refuses a packet over max_allowed_packet, a
+        // row too: the rows before it stay sent and 1153 ends the result.
+        if buffer.len() > stream.max_allowed_packet_bytes() {
+            write_err(stream, &MysqlError::packet_too_large(), capabilities)?;
+            return Ok(Pending::Failed);
         }
         stream.write_packet(&buffer)?;
     }

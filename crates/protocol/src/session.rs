@@ -92,6 +92,22 @@ pub trait Session {
         CharacterSets::default()
     }
 
+    /// The session's max_allowed_packet, in bytes, when the session opens
+    /// (MySQL copies the global value into each new session); `None`
+    /// keeps the server's startup value. It bounds the packets read and
+    /// the result rows written on this connection.
+    fn max_allowed_packet_bytes(&self) -> Option<usize> {
+        None
+    }
+
+    /// A result set's rows are all sent; `warnings` is the count the
+    /// statement answered with. Returns the count for the result's last
+    /// packet, which may be larger: a streamed result's rows can raise
+    /// warnings after the statement returned.
+    fn result_sent(&mut self, warnings: u16) -> u16 {
+        warnings
+    }
+
     /// COM_INIT_DB (`USE db`).
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
         let _ = database;

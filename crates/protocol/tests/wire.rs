@@ -692,6 +692,13 @@ fn ping_init_db_statistics_field_list_reset_and_quit() {
     assert_eq!(client.read_field_list(), vec!["name".to_string()]);
     client.command(b"\x04nosuch\x00");
     assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1146);
+    // A wildcard that is not utf8mb4 is answered as a bad table name is.
+    client.command(b"\x04t1\x00na\xe9%");
+    let error = parse_err(&client.read_packet(), client.capabilities);
+    assert_eq!((error.code, error.message.as_str()), (1300, "Invalid utf8mb4 character string: 'E925'"));
+    client.command(b"\x04t\xe9\x00");
+    assert_eq!(parse_err(&client.read_packet(), client.capabilities).code, 1300);
+    assert_eq!(rows(client.query("SELECT DATABASE()")), one("db1"), "the connection goes on");
 
     let (id, _, _) = client.prepare("SELECT ?").unwrap();
     client.command(&[0x1F]);

@@ -159,6 +159,9 @@ pub struct State {
     pub variables: HashMap<&'static str, Value>,
     /// The last statement's warnings, for SHOW WARNINGS.
     pub warnings: Vec<Warning>,
+    /// Warnings its streamed result raised after the statement returned,
+    /// added to `warnings` once the last row is sent.
+    pub late_warnings: LateWarnings,
     /// `@name` user variables, by lower-case name (MySQL's are
     /// case-insensitive). Replicas and CDC readers declare themselves with
     /// them (`@master_binlog_checksum`, `@master_heartbeat_period`, ...).
@@ -201,6 +204,10 @@ pub struct Warning {
 /// Warnings kept per statement; MySQL's `max_error_count` default.
 pub const WARNINGS_MAX: usize = 1024;
 
+/// Where a streamed result's rows put their warnings: shared by the
+/// session and the stream, which outlives the statement's borrow of it.
+pub type LateWarnings = Arc<parking_lot::Mutex<Vec<Warning>>>;
+
 pub struct SqlSession {
     shared: Arc<Shared>,
     info: ConnectionInfo,
@@ -227,6 +234,9 @@ pub struct Env<'a> {
     /// Warnings raised while evaluating expressions (division by zero),
     /// added to the statement's own.
     pub evaluation_warnings: std::cell::RefCell<Vec<Warning>>,
+    /// Where the rows of a streamed result, produced after the statement
+    /// returned, put their warnings.
+    pub late_warnings: &'a LateWarnings,
 }
 
 impl Environment for Env<'_> {
@@ -338,11 +348,7 @@ impl Environment for Env<'_> {
     }
 
     fn max_allowed_packet_bytes(&self) -> u64 {
-        match self.shared.globals.get("max_allowed_packet") {
-            Some(Value::Int(bytes)) => u64::try_from(bytes).unwrap_or(0),
-            Some(Value::UInt(bytes)) => bytes,
-            _ => protocol::ConnectionConfig::default().max_allowed_packet as u64,
-        }
+        global_max_allowed_packet_bytes(self.shared)
     }
 
     fn warning(&self, code: u16, message: String) {
@@ -519,6 +525,7 @@ impl SqlSession {
             return Err(MysqlError::wrong_arguments("mysqld_stmt_execute"));
         }
         let state = &mut self.state;
+        state.late_warnings.lock().clear();
         let autocommit = !state.autocommit_off;
         let context = Context {
             shared: &self.shared,
@@ -534,6 +541,7 @@ impl SqlSession {
                 statement_time_micros: crate::variables::replay::session_clock_micros(&state.variables),
                 writes_rows: writes_rows(&parsed.statement),
                 evaluation_warnings: std::cell::RefCell::new(param_warnings),
+                late_warnings: &state.late_warnings,
             },
             sql,
             params,
@@ -942,7 +950,21 @@ impl Outcome {
     }
 }
 
+/// The global max_allowed_packet, in bytes: what string functions are
+/// bounded by, and a new session's packet bound.
+fn global_max_allowed_packet_bytes(shared: &Shared) -> u64 {
+    match shared.globals.get("max_allowed_packet") {
+        Some(Value::Int(bytes)) => u64::try_from(bytes).unwrap_or(0),
+        Some(Value::UInt(bytes)) => bytes,
+        _ => protocol::ConnectionConfig::default().max_allowed_packet as u64,
+    }
+}
+
 impl Session for SqlSession {
+    fn max_allowed_packet_bytes(&self) -> Option<usize> {
+        usize::try_from(global_max_allowed_packet_bytes(&self.shared)).ok()
+    }
+
     fn process_kill(&mut self, connection_id: u32, registry: &protocol::Registry) -> Result<(), MysqlError> {
         crate::exec::admin::kill_as(&self.principal(), &self.info.user, registry, connection_id, protocol::KillScope::Connection)
     }
@@ -980,6 +1002,7 @@ impl Session for SqlSession {
                 statement_time_micros: crate::variables::replay::session_clock_micros(&self.state.variables),
                 writes_rows: writes_rows(&parsed.statement),
                 evaluation_warnings: Default::default(),
+                late_warnings: &self.state.late_warnings,
             },
             sql,
             params: &[],
@@ -1043,6 +1066,17 @@ impl Session for SqlSession {
 
     fn character_sets(&self) -> protocol::CharacterSets {
         self.state.character_sets
+    }
+
+    fn result_sent(&mut self, warnings: u16) -> u16 {
+        let late = std::mem::take(&mut *self.state.late_warnings.lock());
+        if late.is_empty() {
+            return warnings;
+        }
+        let kept = &mut self.state.warnings;
+        kept.extend(late);
+        kept.truncate(WARNINGS_MAX);
+        warnings.max(u16::try_from(kept.len()).unwrap_or(u16::MAX))
     }
 
     fn server_status(&self) -> StatusFlags {

@@ -3,6 +3,7 @@
 //! never a dependency of a library or a binary.
 
 mod binlog_file;
+pub mod event_kinds;
 mod net;
 pub mod older_servers;
 mod process;

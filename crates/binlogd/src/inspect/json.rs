@@ -5,14 +5,17 @@
 //! checksums) and a type-specific `data` object. Rows events carry their
 //! table, columns and rows: `{"after": {...}}` for an insert,
 //! `{"before": {...}, "after": {...}}` for an update, `{"before": {...}}`
-//! for a delete, each keyed by column name (`@N` without names).
+//! for a delete, each keyed by column name (`@N` without names), and the
+//! extra row info of a v2 event (`partition_id`, an Update's
+//! `source_partition_id`, `ndb_info`). A Partial_update_rows event's partial
+//! JSON column is `{"json_diffs": [{"operation", "path", "value"}...]}`.
 
 use std::io::{self, Write};
 
 use binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
 use binlog_format::events::gtid::FLAG_MAY_HAVE_SBR;
 use binlog_format::events::transaction_payload::FIELD_UNCOMPRESSED_SIZE;
-use binlog_format::events::{GtidEvent, QueryEvent, StatusVar};
+use binlog_format::events::{AfterValue, GtidEvent, PartialUpdateRowsEvent, QueryEvent, StatusVar};
 use binlog_format::{Event, EventType, RowChange, RowsEvent, TableMap};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -123,6 +126,28 @@ fn data(record: &EventRecord<'_>) -> Value {
         Event::MariadbCompressed(compressed) => undecoded(record.header.event_type, &compressed.body),
         Event::TableMap(table) => table_map_data(table),
         Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => rows_data(rows, &record.extra),
+        Event::PartialUpdateRows(partial) => partial_rows_data(partial, &record.extra),
+        Event::Incident(incident) => json!({
+            "incident": incident.incident_name(),
+            "incident_code": incident.incident,
+            "message": String::from_utf8_lossy(&incident.message),
+        }),
+        Event::ViewChange(view) => json!({
+            "view_id": view.view_id_text(),
+            "seq_number": view.seq_number,
+            "certification_info_entries": view.certification_info.len(),
+        }),
+        Event::XaPrepare(prepare) => json!({
+            "xid": prepare.xid_text(),
+            "one_phase": prepare.one_phase,
+            "format_id": prepare.format_id,
+            "gtrid_hex": hex(&prepare.gtrid),
+            "bqual_hex": hex(&prepare.bqual),
+        }),
+        Event::HeartbeatV2(heartbeat) => json!({
+            "log_file": String::from_utf8_lossy(&heartbeat.log_filename),
+            "log_position": heartbeat.log_position,
+        }),
         Event::Ignorable { body } => undecoded(record.header.event_type, body),
         Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
             match mariadb::from_event(record.event, record.header.server_id) {
@@ -163,12 +188,7 @@ fn table_map_data(table: &TableMap) -> Value {
 /// Rows as objects keyed by column name (`@N` when the table map has no
 /// names); `columns` gives the order and types.
 fn rows_data(event: &RowsEvent, extra: &Extra) -> Value {
-    let mut data = json!({
-        "table_id": event.table_id,
-        "flags": event.flags,
-        "flag_names": text::rows_flag_names(event.flags),
-        "column_count": event.column_count,
-    });
+    let mut data = rows_header(event);
     let Extra::Rows(context) = extra else { return data };
     if let Some(table) = &context.table {
         data["database"] = json!(String::from_utf8_lossy(&table.database));
@@ -195,6 +215,90 @@ fn rows_data(event: &RowsEvent, extra: &Extra) -> Value {
                         json!({ "before": image(&before, old), "after": image(&after, new) })
                     }
                     RowChange::Delete(values) => json!({ "before": image(&before, values) }),
+                })
+                .collect();
+            data["columns"] = json!(columns.iter().map(column_json).collect::<Vec<_>>());
+            data["rows"] = json!(rows);
+        }
+        (_, Err(error)) => data["error"] = json!(error),
+        (None, Ok(_)) => {}
+    }
+    data
+}
+
+/// What every rows event carries before its rows: the table id, flags,
+/// and the partition and NDB information of a v2 event's extra data.
+fn rows_header(event: &RowsEvent) -> Value {
+    let mut data = json!({
+        "table_id": event.table_id,
+        "flags": event.flags,
+        "flag_names": text::rows_flag_names(event.flags),
+        "column_count": event.column_count,
+    });
+    match event.extra_row_info() {
+        Ok(info) => {
+            if let Some(partition) = info.partition {
+                data["partition_id"] = json!(partition.partition_id);
+                if let Some(source) = partition.source_partition_id {
+                    data["source_partition_id"] = json!(source);
+                }
+            }
+            if let Some(ndb) = info.ndb {
+                data["ndb_info"] = json!({ "format": ndb.format, "data_hex": hex(&ndb.data) });
+            }
+        }
+        Err(error) => data["extra_row_info_error"] = json!(error.to_string()),
+    }
+    data
+}
+
+/// Like [`rows_data`]; a partial JSON column's `after` value is
+/// `{"json_diffs": [{"operation", "path", "value"}...]}` (value as JSON
+/// text, absent for a removal).
+fn partial_rows_data(event: &PartialUpdateRowsEvent, extra: &Extra) -> Value {
+    let rows = &event.rows;
+    let mut data = rows_header(rows);
+    let Extra::PartialRows(context) = extra else { return data };
+    if let Some(table) = &context.table {
+        data["database"] = json!(String::from_utf8_lossy(&table.database));
+        data["table"] = json!(String::from_utf8_lossy(&table.table));
+    }
+    match (&context.table, &context.rows) {
+        (Some(table), Ok(updates)) => {
+            let columns = rows::columns(table);
+            let before = text::present(&rows.columns_before, rows.column_count);
+            let after = text::present(&rows.columns_after, rows.column_count);
+            let rows: Vec<Value> = updates
+                .iter()
+                .map(|update| {
+                    let mut old = Map::new();
+                    for (&index, value) in before.iter().zip(&update.before) {
+                        old.insert(columns[index].label(), rows::value_json(&columns[index], value));
+                    }
+                    let mut new = Map::new();
+                    for (&index, value) in after.iter().zip(&update.after) {
+                        let shown = match value {
+                            AfterValue::Full(value) => rows::value_json(&columns[index], value),
+                            AfterValue::Diffs(diffs) => {
+                                let diffs: Vec<Value> = diffs
+                                    .iter()
+                                    .map(|diff| {
+                                        json!({
+                                            "operation": diff.operation.function_name(&diff.path),
+                                            "path": String::from_utf8_lossy(&diff.path),
+                                            "value": diff.document().map(|document| match document {
+                                                Ok(document) => document.to_string(),
+                                                Err(error) => format!("(invalid JSON: {error})"),
+                                            }),
+                                        })
+                                    })
+                                    .collect();
+                                json!({ "json_diffs": diffs })
+                            }
+                        };
+                        new.insert(columns[index].label(), shown);
+                    }
+                    json!({ "before": old, "after": new, "value_options": update.value_options })
                 })
                 .collect();
             data["columns"] = json!(columns.iter().map(column_json).collect::<Vec<_>>());

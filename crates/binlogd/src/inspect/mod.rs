@@ -35,7 +35,7 @@ use binlog_format::DecodeError;
 use binlog_format::{Event, EventType};
 
 use self::reader::{EventReader, OpenError};
-use self::record::{EventRecord, Extra, RowsContext, TargetCheck};
+use self::record::{EventRecord, Extra, PartialRowsContext, RowsContext, TargetCheck};
 use self::tables::TableMaps;
 use self::verify::Verifier;
 
@@ -203,7 +203,7 @@ fn inspect_file(path: &std::path::Path, args: &InspectArgs, range: PositionRange
             }
             _ => tables.observe(&event),
         };
-        if let Extra::Rows(RowsContext { table: Some(_), rows: Err(error) }) = &extra {
+        if let Some(error) = rows_error(&extra) {
             report(
                 out,
                 &file,
@@ -270,7 +270,7 @@ fn show_payload(
     let mut records = Vec::with_capacity(events.len());
     for inner in &events {
         let extra = tables.observe(&inner.event);
-        if let Extra::Rows(RowsContext { table: Some(_), rows: Err(error) }) = &extra {
+        if let Some(error) = rows_error(&extra) {
             report(
                 out,
                 file,
@@ -298,6 +298,15 @@ fn show_payload(
         renderer.payload_end(out)?;
     }
     Ok(clean)
+}
+
+/// Why a rows event whose table map is known did not decode.
+fn rows_error(extra: &Extra) -> Option<&String> {
+    match extra {
+        Extra::Rows(RowsContext { table: Some(_), rows: Err(error) })
+        | Extra::PartialRows(PartialRowsContext { table: Some(_), rows: Err(error) }) => Some(error),
+        _ => None,
+    }
 }
 
 /// An output format.

@@ -3,7 +3,7 @@
 
 use binlog_format::{Event, EventHeader};
 
-pub use super::tables::RowsContext;
+pub use super::tables::{PartialRowsContext, RowsContext};
 
 pub struct EventRecord<'a> {
     /// The file as named on the command line.
@@ -32,6 +32,8 @@ pub enum Extra {
     Terminating(TargetCheck),
     /// A rows event's table map and decoded rows.
     Rows(RowsContext),
+    /// A Partial_update_rows event's table map and decoded rows.
+    PartialRows(PartialRowsContext),
 }
 
 pub enum TargetCheck {

@@ -256,7 +256,7 @@ fn fraction(micros: u32, fsp: u8) -> String {
 
 /// A string literal: printable UTF-8 as is, quotes and backslashes
 /// escaped, anything else as `\xNN`.
-fn quote(bytes: &[u8]) -> String {
+pub fn quote(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 2);
     out.push('\'');
     for chunk in bytes.utf8_chunks() {

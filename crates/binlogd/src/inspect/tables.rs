@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use binlog_format::events::rows::rows_flags::STMT_END_F;
+use binlog_format::events::PartialUpdate;
 use binlog_format::{Event, RowChange, RowsEvent, TableMap};
 
 use super::record::Extra;
@@ -28,6 +29,12 @@ pub struct RowsContext {
     pub rows: Result<Vec<RowChange>, String>,
 }
 
+/// A Partial_update_rows event's table and decoded rows.
+pub struct PartialRowsContext {
+    pub table: Option<Rc<TableMap>>,
+    pub rows: Result<Vec<PartialUpdate>, String>,
+}
+
 impl TableMaps {
     /// Remembers Table_map events; decodes rows events with theirs.
     pub fn observe(&mut self, event: &Event) -> Extra {
@@ -46,6 +53,20 @@ impl TableMaps {
                 }
                 Extra::Rows(context)
             }
+            Event::PartialUpdateRows(partial) => {
+                let rows = &partial.rows;
+                let context = match self.maps.get(&rows.table_id) {
+                    Some(table) => PartialRowsContext {
+                        table: Some(Rc::clone(table)),
+                        rows: partial.decode_rows(table).map_err(|error| error.to_string()),
+                    },
+                    None => PartialRowsContext { table: None, rows: Err(no_table_map(rows.table_id)) },
+                };
+                if rows.flags & STMT_END_F != 0 {
+                    self.maps.clear();
+                }
+                Extra::PartialRows(context)
+            }
             _ => Extra::None,
         }
     }
@@ -53,7 +74,11 @@ impl TableMaps {
     fn decode(&self, rows: &RowsEvent) -> RowsContext {
         match self.maps.get(&rows.table_id) {
             Some(table) => RowsContext { table: Some(Rc::clone(table)), rows: rows.decode_rows(table).map_err(|error| error.to_string()) },
-            None => RowsContext { table: None, rows: Err(format!("no Table_map for table id {} before this event", rows.table_id)) },
+            None => RowsContext { table: None, rows: Err(no_table_map(rows.table_id)) },
         }
     }
+}
+
+fn no_table_map(table_id: u64) -> String {
+    format!("no Table_map for table id {table_id} before this event")
 }

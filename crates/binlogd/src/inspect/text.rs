@@ -6,8 +6,9 @@ use std::io::{self, Write};
 use binlog_format::constants::LOG_EVENT_BINLOG_IN_USE_F;
 use binlog_format::events::gtid::FLAG_MAY_HAVE_SBR;
 use binlog_format::events::transaction_payload::FIELD_UNCOMPRESSED_SIZE;
-use binlog_format::events::{GtidEvent, QueryEvent, StatusVar};
-use binlog_format::{Event, EventType, RowChange, RowsEvent, RowsKind, TableMap, Value};
+use binlog_format::events::{AfterValue, GtidEvent, JsonDiff, JsonDiffOperation, PartialUpdateRowsEvent, QueryEvent, StatusVar};
+use binlog_format::value::json::Json;
+use binlog_format::{Event, EventType, RowChange, RowsEvent, RowsKind, RowsVersion, TableMap, Value};
 
 use super::mariadb::{self, MariadbEvent};
 use super::record::{EventRecord, Extra, TargetCheck};
@@ -117,6 +118,37 @@ impl Render for TextRenderer {
             Event::MariadbCompressed(compressed) => write_undecoded(out, header.event_type, &compressed.body)?,
             Event::TableMap(table) => write_table_map(out, table)?,
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => write_rows(out, rows, &record.extra)?,
+            Event::PartialUpdateRows(partial) => write_partial_rows(out, partial, &record.extra)?,
+            // As mysqlbinlog prints them.
+            Event::Incident(incident) => {
+                writeln!(out)?;
+                writeln!(out, "# Incident: {}", incident.incident_name())?;
+                writeln!(out, "RELOAD DATABASE; # Shall generate syntax error")?;
+                if !incident.message.is_empty() {
+                    writeln!(out, "# message: {}", String::from_utf8_lossy(&incident.message))?;
+                }
+            }
+            Event::ViewChange(view) => {
+                writeln!(out, "\tView_change_log_event: view_id={}", view.view_id_text())?;
+                writeln!(out, "# seq_number={} certification_info_entries={}", view.seq_number, view.certification_info.len())?;
+            }
+            Event::XaPrepare(prepare) => {
+                let xid = prepare.xid_text();
+                writeln!(out, "\tXA PREPARE {xid}")?;
+                if prepare.one_phase {
+                    writeln!(out, "XA COMMIT {xid} ONE PHASE")?;
+                } else {
+                    writeln!(out, "XA PREPARE {xid}")?;
+                }
+                writeln!(out, "/*!*/;")?;
+            }
+            Event::HeartbeatV2(heartbeat) => {
+                write!(out, "\tHeartbeat_v2\tlog_file={}", String::from_utf8_lossy(&heartbeat.log_filename))?;
+                if let Some(position) = heartbeat.log_position {
+                    write!(out, "\tlog_pos={position}")?;
+                }
+                writeln!(out)?;
+            }
             Event::Ignorable { body } => write_undecoded(out, header.event_type, body)?,
             Event::MariadbGtid(_) | Event::GtidList(_) | Event::BinlogCheckpoint(_) | Event::AnnotateRows(_) => {
                 match mariadb::from_event(record.event, header.server_id) {
@@ -290,10 +322,14 @@ fn write_table_map(out: &mut dyn Write, table: &TableMap) -> io::Result<()> {
 }
 
 fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Result<()> {
-    let name = match rows.kind {
-        RowsKind::Write => "Write_rows",
-        RowsKind::Update => "Update_rows",
-        RowsKind::Delete => "Delete_rows",
+    // mysqlbinlog's names; MySQL 5.1's pre-GA events print as `_old`.
+    let name = match (rows.kind, rows.version) {
+        (RowsKind::Write, RowsVersion::V0) => "Write_rows_old",
+        (RowsKind::Update, RowsVersion::V0) => "Update_rows_old",
+        (RowsKind::Delete, RowsVersion::V0) => "Delete_rows_old",
+        (RowsKind::Write, _) => "Write_rows",
+        (RowsKind::Update, _) => "Update_rows",
+        (RowsKind::Delete, _) => "Delete_rows",
     };
     write!(out, "\t{name}: table id {}", rows.table_id)?;
     let flags = rows_flag_names(rows.flags);
@@ -301,6 +337,7 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
         write!(out, " flags: {}", flags.join(" "))?;
     }
     writeln!(out)?;
+    write_extra_row_info(out, rows, rows.kind == RowsKind::Update)?;
     let Extra::Rows(context) = extra else { return Ok(()) };
     let (table, changes) = match (&context.table, &context.rows) {
         (Some(table), Ok(changes)) => (table, changes),
@@ -340,19 +377,141 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
 fn write_image(out: &mut dyn Write, columns: &[rows::ColumnInfo], present: &[usize], values: &[Value]) -> io::Result<()> {
     for (&index, value) in present.iter().zip(values) {
         let column = &columns[index];
-        writeln!(
-            out,
-            "###   {}={} /* {}{} meta={} nullable={} is_null={} */",
-            column.label(),
-            rows::value_text(column, value),
-            column.type_name,
-            if column.unsigned { " UNSIGNED" } else { "" },
-            column.meta,
-            column.nullable as u8,
-            (*value == Value::Null) as u8
-        )?;
+        write_value_line(out, column, &rows::value_text(column, value), *value == Value::Null)?;
     }
     Ok(())
+}
+
+fn write_value_line(out: &mut dyn Write, column: &rows::ColumnInfo, text: &str, is_null: bool) -> io::Result<()> {
+    writeln!(
+        out,
+        "###   {}={text} /* {}{} meta={} nullable={} is_null={} */",
+        column.label(),
+        column.type_name,
+        if column.unsigned { " UNSIGNED" } else { "" },
+        column.meta,
+        column.nullable as u8,
+        is_null as u8
+    )
+}
+
+/// mysqlbinlog -v's lines for a rows event v2's extra data. An Update's
+/// partition line names both partitions; MySQL prints a
+/// Partial_update_rows' as a single partition (`two_partitions` false).
+fn write_extra_row_info(out: &mut dyn Write, rows: &RowsEvent, two_partitions: bool) -> io::Result<()> {
+    let info = match rows.extra_row_info() {
+        Ok(info) => info,
+        Err(error) => return writeln!(out, "# extra row info not decoded: {error}"),
+    };
+    if let Some(ndb) = &info.ndb {
+        let data: String = ndb.data.iter().map(|b| format!("{b:02X}")).collect();
+        writeln!(out, "### Extra row ndb info: data_format: {}, len: {}, data: 0x{data}", ndb.format, ndb.data.len())?;
+    }
+    if let Some(partition) = info.partition {
+        match partition.source_partition_id.filter(|_| two_partitions) {
+            Some(source) => writeln!(
+                out,
+                "### Extra row info for partitioning: source_partition: {source} target_partition: {}",
+                partition.partition_id
+            )?,
+            None => writeln!(out, "### Extra row info for partitioning: partition: {}", partition.partition_id)?,
+        }
+    }
+    Ok(())
+}
+
+/// A Partial_update_rows event as mysqlbinlog -vv prints it: a partial
+/// JSON column as the JSON_REPLACE/JSON_INSERT/JSON_REMOVE calls that
+/// turn its old value into the new one.
+fn write_partial_rows(out: &mut dyn Write, partial: &PartialUpdateRowsEvent, extra: &Extra) -> io::Result<()> {
+    let rows = &partial.rows;
+    write!(out, "\tUpdate_rows_partial: table id {}", rows.table_id)?;
+    let flags = rows_flag_names(rows.flags);
+    if !flags.is_empty() {
+        write!(out, " flags: {}", flags.join(" "))?;
+    }
+    writeln!(out)?;
+    write_extra_row_info(out, rows, false)?;
+    let Extra::PartialRows(context) = extra else { return Ok(()) };
+    let (table, updates) = match (&context.table, &context.rows) {
+        (Some(table), Ok(updates)) => (table, updates),
+        (_, Err(error)) => return writeln!(out, "# rows not decoded: {error}"),
+        (None, Ok(_)) => return Ok(()),
+    };
+    let columns = rows::columns(table);
+    let qualified = format!("`{}`.`{}`", String::from_utf8_lossy(&table.database), String::from_utf8_lossy(&table.table));
+    let present_before = present(&rows.columns_before, rows.column_count);
+    let present_after = present(&rows.columns_after, rows.column_count);
+    for update in updates {
+        writeln!(out, "### UPDATE {qualified}")?;
+        writeln!(out, "### WHERE")?;
+        write_image(out, &columns, &present_before, &update.before)?;
+        writeln!(out, "### SET")?;
+        for (&index, value) in present_after.iter().zip(&update.after) {
+            let column = &columns[index];
+            match value {
+                AfterValue::Full(value) => write_value_line(out, column, &rows::value_text(column, value), *value == Value::Null)?,
+                AfterValue::Diffs(diffs) => write_value_line(out, column, &json_diff_text(&column.label(), diffs), false)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// MySQL's `print_json_diff`: consecutive diffs of one operation share a
+/// call, nested outermost-last, one call per line:
+/// `JSON_INSERT(\n###      JSON_REPLACE(@2, '$.a', 2),\n###      '$.b', 3)`.
+pub fn json_diff_text(column: &str, diffs: &[JsonDiff]) -> String {
+    const LINE_SEPARATOR: &str = "\n###      ";
+    let names: Vec<&str> = diffs.iter().map(|diff| diff.operation.function_name(&diff.path)).collect();
+    let mut text = String::new();
+    for i in (0..names.len()).rev() {
+        if i == 0 || names[i - 1] != names[i] {
+            if !text.is_empty() {
+                text.push_str(LINE_SEPARATOR);
+            }
+            text.push_str(names[i]);
+            text.push('(');
+        }
+    }
+    text.push_str(column);
+    if diffs.is_empty() {
+        return text;
+    }
+    text.push_str(", ");
+    for (i, diff) in diffs.iter().enumerate() {
+        text.push_str(&rows::quote(&diff.path));
+        if diff.operation != JsonDiffOperation::Remove {
+            text.push_str(", ");
+            text.push_str(&json_diff_value_text(diff));
+        }
+        let last = i + 1 == diffs.len();
+        if last || names[i + 1] != names[i] {
+            text.push(')');
+        }
+        if !last {
+            text.push(',');
+            text.push_str(LINE_SEPARATOR);
+        }
+    }
+    text
+}
+
+/// A diff's value as an SQL argument: scalars bare, strings and temporal
+/// values quoted, arrays and objects cast to JSON.
+fn json_diff_value_text(diff: &JsonDiff) -> String {
+    match diff.document() {
+        None => String::new(),
+        Some(Err(error)) => format!("(invalid JSON: {error})"),
+        Some(Ok(document)) => {
+            let text = document.to_string();
+            match document {
+                Json::Null | Json::Bool(_) | Json::Int(_) | Json::UInt(_) | Json::Double(_) | Json::Decimal(_) => text,
+                Json::String(_) | Json::Temporal(_) | Json::Opaque { .. } => rows::quote(text.as_bytes()),
+                Json::Array(_) | Json::Object(_) => format!("CAST({} AS JSON)", rows::quote(text.as_bytes())),
+            }
+        }
+    }
 }
 
 /// Indexes of the columns whose bit is set in an image's column bitmap.

@@ -6,7 +6,9 @@
 //!   artificial events carry it; relay logs, whose first event has
 //!   `LOG_EVENT_RELAY_LOG_F`, keep the source's positions and are exempt);
 //! - transactions are well formed: Gtid, then `BEGIN` ... Xid | `COMMIT` |
-//!   `ROLLBACK`, or Gtid then one DDL statement; row events only inside a
+//!   `ROLLBACK`, or `XA START` ... XA_prepare (an XA transaction's first
+//!   part, whose `XA COMMIT` comes later as a statement of its own), or Gtid
+//!   then one DDL statement; row events only inside a
 //!   transaction; a Transaction_payload (compressed transaction) ends one,
 //!   and its own events are one such transaction;
 //!   the file does not end inside one;
@@ -22,9 +24,10 @@
 //! which implies `BEGIN` unless it is flagged standalone.
 
 use binlog_format::constants::{BINLOG_MAGIC_LENGTH, LOG_EVENT_RELAY_LOG_F};
+use binlog_format::events::QueryEvent;
 use binlog_format::{Event, EventType, Gtid, GtidSet};
 
-use super::record::{EventRecord, Extra, RowsContext, TargetCheck};
+use super::record::{EventRecord, Extra, PartialRowsContext, RowsContext, TargetCheck};
 
 /// Problems reported per file before the rest are only counted.
 const PROBLEMS_REPORTED_MAX: u64 = 100;
@@ -149,7 +152,7 @@ impl Verifier {
                 self.transaction = Some(Transaction { start_offset: offset, gtid: None, transaction_length: 0, began: !standalone });
             }
             Event::Query(query) => {
-                let begins = query.is_begin() || query.query.eq_ignore_ascii_case(b"XA START");
+                let begins = query.is_begin() || is_xa_start(query);
                 let ends = query.is_commit() || query.is_rollback();
                 match self.transaction.as_mut() {
                     Some(open) if begins => {
@@ -166,9 +169,11 @@ impl Verifier {
                     None => {}
                 }
             }
-            Event::Xid(_) => match &self.transaction {
+            // XA_prepare ends the transaction as an Xid does (MySQL's
+            // `ends_group()` says so for both).
+            Event::Xid(_) | Event::XaPrepare(_) => match &self.transaction {
                 Some(open) if open.began => self.close(end, &mut problem),
-                _ if self.uses_gtids => problem(offset, "Xid outside a transaction".to_string()),
+                _ if self.uses_gtids => problem(offset, format!("{} outside a transaction", EventType::name_of(event_type))),
                 _ => {}
             },
             Event::LargeTransactionHeader(lth) => {
@@ -186,7 +191,7 @@ impl Verifier {
                     Extra::Terminating(TargetCheck::Missing(reason)) => {
                         problem(offset, format!("no terminating event at {target}: {reason}"))
                     }
-                    Extra::None | Extra::Rows(_) => {}
+                    Extra::None | Extra::Rows(_) | Extra::PartialRows(_) => {}
                 }
                 if target < end {
                     problem(offset, format!("terminating event offset {target} is not after this event"));
@@ -206,7 +211,7 @@ impl Verifier {
                 if self.uses_gtids && !inside {
                     problem(offset, format!("{} outside a transaction", EventType::name_of(event_type)));
                 }
-                if let Extra::Rows(RowsContext { table: None, rows: Err(reason) }) = &record.extra {
+                if let Some(reason) = missing_table_map(&record.extra) {
                     problem(offset, reason.clone());
                 }
             }
@@ -238,17 +243,18 @@ impl Verifier {
         let mut problems = Vec::new();
         let mut problem = |message: String| problems.push(Problem { offset, message: format!("Transaction_payload: {message}") });
         let last = records.len().saturating_sub(1);
-        let single_statement = matches!(records.first().map(|record| record.event), Some(Event::Query(query)) if !query.is_begin());
+        let opens = |query: &QueryEvent| query.is_begin() || is_xa_start(query);
+        let single_statement = matches!(records.first().map(|record| record.event), Some(Event::Query(query)) if !opens(query));
         if records.is_empty() {
             problem("no events in the payload".to_string());
         } else if single_statement && records.len() != 1 {
             problem(format!("a statement outside BEGIN, then {} more events", records.len() - 1));
-        } else if !single_statement && !matches!(records[0].event, Event::Query(query) if query.is_begin()) {
+        } else if !single_statement && !matches!(records[0].event, Event::Query(query) if opens(query)) {
             problem(format!("the payload begins with {}, not BEGIN", EventType::name_of(records[0].header.event_type)));
         }
         for (index, record) in records.iter().enumerate() {
             let ends = match record.event {
-                Event::Xid(_) => true,
+                Event::Xid(_) | Event::XaPrepare(_) => true,
                 Event::Query(query) => query.is_commit() || query.is_rollback(),
                 _ => false,
             };
@@ -256,14 +262,14 @@ impl Verifier {
                 Event::Gtid(_) | Event::AnonymousGtid(_) | Event::MariadbGtid(_) => {
                     problem(format!("a {} inside the payload", EventType::name_of(record.header.event_type)))
                 }
-                Event::Query(query) if index > 0 && query.is_begin() => problem("a second BEGIN inside the payload".to_string()),
+                Event::Query(query) if index > 0 && opens(query) => problem("a second BEGIN inside the payload".to_string()),
                 _ if ends && index != last => problem(format!("the transaction ends at event {index}, before the payload does")),
                 _ => {}
             }
             if !single_statement && index == last && !ends {
                 problem(format!("the payload ends with {}, not Xid or COMMIT", EventType::name_of(record.header.event_type)));
             }
-            if let Extra::Rows(RowsContext { table: None, rows: Err(reason) }) = &record.extra {
+            if let Some(reason) = missing_table_map(&record.extra) {
                 problem(reason.clone());
             }
         }
@@ -312,6 +318,20 @@ impl Verifier {
     }
 }
 
+/// `XA START xid`: opens an XA transaction as `BEGIN` opens another.
+fn is_xa_start(query: &QueryEvent) -> bool {
+    query.query.get(..8).is_some_and(|start| start.eq_ignore_ascii_case(b"XA START"))
+}
+
+/// Why a rows event could not be decoded when no Table_map came first.
+fn missing_table_map(extra: &Extra) -> Option<&String> {
+    match extra {
+        Extra::Rows(RowsContext { table: None, rows: Err(reason) })
+        | Extra::PartialRows(PartialRowsContext { table: None, rows: Err(reason) }) => Some(reason),
+        _ => None,
+    }
+}
+
 fn is_row_event(event_type: u8) -> bool {
     matches!(
         EventType::from_code(event_type),
@@ -320,6 +340,9 @@ fn is_row_event(event_type: u8) -> bool {
                 | EventType::WriteRows
                 | EventType::UpdateRows
                 | EventType::DeleteRows
+                | EventType::WriteRowsV0
+                | EventType::UpdateRowsV0
+                | EventType::DeleteRowsV0
                 | EventType::WriteRowsV1
                 | EventType::UpdateRowsV1
                 | EventType::DeleteRowsV1

@@ -4,31 +4,45 @@
 //! rows events v1) decode too; unknown types survive as [`Event::Unknown`].
 
 pub mod enum_set_metadata;
+pub mod extra_row_info;
 pub mod format_description;
 pub mod gtid;
+pub mod heartbeat_v2;
+pub mod incident;
+pub mod json_diff;
 pub mod large_transaction_header;
 pub mod mariadb_compressed;
 pub mod mariadb_gtid;
 pub mod mariadb_simple;
+pub mod partial_update_rows;
 pub mod query;
 pub mod rows;
 pub mod simple;
 pub mod table_map;
 pub mod table_map_metadata;
 pub mod transaction_payload;
+pub mod view_change;
+pub mod xa_prepare;
 
+pub use extra_row_info::{ExtraRowInfo, NdbInfo, PartitionInfo};
 pub use format_description::FormatDescription;
 pub use gtid::GtidEvent;
+pub use heartbeat_v2::HeartbeatV2Event;
+pub use incident::IncidentEvent;
+pub use json_diff::{JsonDiff, JsonDiffOperation};
 pub use large_transaction_header::LargeTransactionHeaderEvent;
 pub use mariadb_compressed::CompressedEvent;
 pub use mariadb_gtid::{GtidListEvent, MariadbGtid, MariadbGtidEvent};
 pub use mariadb_simple::{AnnotateRowsEvent, BinlogCheckpointEvent};
+pub use partial_update_rows::{AfterValue, PartialUpdate, PartialUpdateRowsEvent};
 pub use query::{QueryEvent, StatusVar};
 pub use rows::{Row, RowChange, RowsEvent, RowsKind, RowsVersion};
 pub use simple::{HeartbeatEvent, RotateEvent, RowsQueryEvent, XidEvent};
 pub use table_map::{Column, ColumnSpec, TableMap};
 pub use table_map_metadata::OptionalMetadata;
 pub use transaction_payload::TransactionPayloadEvent;
+pub use view_change::ViewChangeEvent;
+pub use xa_prepare::XaPrepareEvent;
 
 use crate::constants::EventType;
 use crate::error::DecodeError;
@@ -47,7 +61,8 @@ pub struct DecodeContext {
 /// events; their Table_maps stay [`Event::Unknown`].
 pub const TABLE_MAP_POST_HEADER_LENGTH: u8 = 8;
 pub const ROWS_V2_POST_HEADER_LENGTH: u8 = 10;
-/// Rows events v1 (MariaDB, MySQL 5.1-5.5): table id and flags only.
+/// Rows events v1 (MariaDB, MySQL 5.1-5.5) and v0 (MySQL 5.1 before GA):
+/// table id and flags only.
 pub const ROWS_V1_POST_HEADER_LENGTH: u8 = 8;
 
 impl DecodeContext {
@@ -80,7 +95,8 @@ pub enum Event {
     /// A transaction's events, compressed together (type 40).
     TransactionPayload(TransactionPayloadEvent),
     TableMap(TableMap),
-    /// Write_rows v2 (30) or v1 (23): the event's `version` says which.
+    /// Write_rows v2 (30), v1 (23) or v0 (20): the event's `version` says
+    /// which; the same for Update and Delete.
     WriteRows(RowsEvent),
     UpdateRows(RowsEvent),
     DeleteRows(RowsEvent),
@@ -95,6 +111,16 @@ pub enum Event {
     /// MariaDB's compressed Query and rows events (165-171): the plain
     /// event inside, the stored body kept.
     MariadbCompressed(CompressedEvent),
+    /// Update_rows whose JSON columns may be diffs (type 39).
+    PartialUpdateRows(PartialUpdateRowsEvent),
+    /// Type 26.
+    Incident(IncidentEvent),
+    /// Group Replication's view change (type 37).
+    ViewChange(ViewChangeEvent),
+    /// The end of an XA transaction's first part (type 38).
+    XaPrepare(XaPrepareEvent),
+    /// Type 41.
+    HeartbeatV2(HeartbeatV2Event),
     /// Ignorable_log_event (type 28): the body as stored.
     Ignorable {
         body: Vec<u8>,
@@ -128,6 +154,11 @@ impl Event {
             Event::MariadbGtid(_) => EventType::MariadbGtid as u8,
             Event::GtidList(_) => EventType::GtidList as u8,
             Event::MariadbCompressed(e) => e.event_type,
+            Event::PartialUpdateRows(_) => EventType::PartialUpdateRows as u8,
+            Event::Incident(_) => EventType::Incident as u8,
+            Event::ViewChange(_) => EventType::ViewChange as u8,
+            Event::XaPrepare(_) => EventType::XaPrepare as u8,
+            Event::HeartbeatV2(_) => EventType::HeartbeatV2 as u8,
             Event::Ignorable { .. } => EventType::Ignorable as u8,
             Event::Unknown { event_type, .. } => *event_type,
         }
@@ -166,14 +197,26 @@ impl Event {
                     None => Event::Unknown { event_type, body: body.to_vec() },
                 }
             }
-            Some(EventType::WriteRowsV1 | EventType::UpdateRowsV1 | EventType::DeleteRowsV1)
-                if context.has_post_header_length(event_type, ROWS_V1_POST_HEADER_LENGTH) =>
-            {
-                match RowsKind::with_version(event_type) {
-                    Some((kind, version)) => RowsEvent::decode_body_version(kind, version, body)?.into_event(),
-                    None => Event::Unknown { event_type, body: body.to_vec() },
-                }
+            Some(
+                EventType::WriteRowsV0
+                | EventType::UpdateRowsV0
+                | EventType::DeleteRowsV0
+                | EventType::WriteRowsV1
+                | EventType::UpdateRowsV1
+                | EventType::DeleteRowsV1,
+            ) if context.has_post_header_length(event_type, ROWS_V1_POST_HEADER_LENGTH) => match RowsKind::with_version(event_type) {
+                Some((kind, version)) => RowsEvent::decode_body_version(kind, version, body)?.into_event(),
+                None => Event::Unknown { event_type, body: body.to_vec() },
+            },
+            Some(EventType::PartialUpdateRows) if context.has_post_header_length(event_type, ROWS_V2_POST_HEADER_LENGTH) => {
+                Event::PartialUpdateRows(PartialUpdateRowsEvent::decode_body(body)?)
             }
+            // MySQL's control events: their layouts have not changed since
+            // the types were introduced, so the code alone decides.
+            Some(EventType::Incident) => Event::Incident(IncidentEvent::decode_body(body)?),
+            Some(EventType::ViewChange) => Event::ViewChange(ViewChangeEvent::decode_body(body)?),
+            Some(EventType::XaPrepare) => Event::XaPrepare(XaPrepareEvent::decode_body(body)?),
+            Some(EventType::HeartbeatV2) => Event::HeartbeatV2(HeartbeatV2Event::decode_body(body)?),
             // MariaDB's own types: no other server uses these codes, and
             // their layouts have not changed since MariaDB 10.0 (later
             // fields are optional), so the code alone decides.
@@ -212,6 +255,11 @@ impl Event {
             Event::MariadbGtid(e) => e.encode_body(out),
             Event::GtidList(e) => e.encode_body(out),
             Event::MariadbCompressed(e) => e.encode_body(out),
+            Event::PartialUpdateRows(e) => e.encode_body(out),
+            Event::Incident(e) => e.encode_body(out),
+            Event::ViewChange(e) => e.encode_body(out),
+            Event::XaPrepare(e) => e.encode_body(out),
+            Event::HeartbeatV2(e) => e.encode_body(out),
             Event::Ignorable { body } | Event::Unknown { body, .. } => out.extend_from_slice(body),
         }
     }

@@ -1,6 +1,8 @@
 //! Write_rows (30), Update_rows (31) and Delete_rows (32), version 2: the
 //! row images of one statement on one table. Version 1 (23, 24, 25: what
-//! MariaDB 10.x writes) is the same event without the extra-data part.
+//! MariaDB 10.x and MySQL 5.1-5.5 write) is the same event without the
+//! extra-data part; version 0 (20, 21, 22: MySQL 5.1 before GA) is version
+//! 1 with one column bitmap, which an Update's two images share.
 //!
 //! The event keeps its rows as the raw bytes it carries: decoding them
 //! needs the table's Table_map ([`RowsEvent::decode_rows`]), which a reader
@@ -9,6 +11,7 @@
 use crate::bytes::{ByteReader, ByteWriter};
 use crate::constants::EventType;
 use crate::error::{DecodeError, EncodeError};
+use crate::events::extra_row_info::ExtraRowInfo;
 use crate::events::table_map::{TableMap, TABLE_ID_MAX};
 use crate::value::{decode_value, encode_value, Value};
 
@@ -27,9 +30,12 @@ pub mod rows_flags {
 const EXTRA_DATA_HEADER_LENGTH: usize = 2;
 
 /// Version 1 (MySQL 5.1-5.5, MariaDB) has no extra-data part; version 2
-/// (MySQL 5.6+) has one. The rows are the same.
+/// (MySQL 5.6+) has one. Version 0 (MySQL 5.1 before GA) is version 1 with
+/// a single column bitmap: an Update's before and after images both hold
+/// the columns it marks. The rows are the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowsVersion {
+    V0,
     V1,
     V2,
 }
@@ -59,9 +65,12 @@ impl RowsKind {
         }
     }
 
-    /// The kind and version of a rows event type, v1 or v2.
+    /// The kind and version of a rows event type, v0, v1 or v2.
     pub fn with_version(event_type: u8) -> Option<(RowsKind, RowsVersion)> {
         match EventType::from_code(event_type)? {
+            EventType::WriteRowsV0 => Some((RowsKind::Write, RowsVersion::V0)),
+            EventType::UpdateRowsV0 => Some((RowsKind::Update, RowsVersion::V0)),
+            EventType::DeleteRowsV0 => Some((RowsKind::Delete, RowsVersion::V0)),
             EventType::WriteRowsV1 => Some((RowsKind::Write, RowsVersion::V1)),
             EventType::UpdateRowsV1 => Some((RowsKind::Update, RowsVersion::V1)),
             EventType::DeleteRowsV1 => Some((RowsKind::Delete, RowsVersion::V1)),
@@ -73,6 +82,9 @@ impl RowsKind {
     pub fn event_type_of(self, version: RowsVersion) -> u8 {
         match (version, self) {
             (RowsVersion::V2, _) => self.event_type(),
+            (RowsVersion::V0, RowsKind::Write) => EventType::WriteRowsV0 as u8,
+            (RowsVersion::V0, RowsKind::Update) => EventType::UpdateRowsV0 as u8,
+            (RowsVersion::V0, RowsKind::Delete) => EventType::DeleteRowsV0 as u8,
             (RowsVersion::V1, RowsKind::Write) => EventType::WriteRowsV1 as u8,
             (RowsVersion::V1, RowsKind::Update) => EventType::UpdateRowsV1 as u8,
             (RowsVersion::V1, RowsKind::Delete) => EventType::DeleteRowsV1 as u8,
@@ -106,10 +118,10 @@ pub enum RowChange {
 /// | 6 | table_id |
 /// | 2 | flags ([`rows_flags`]) |
 /// | 2 | v2 only: extra-data length, its own 2 bytes included (>= 2) |
-/// | length - 2 | v2 only: extra data (NDB and partition info TLVs; binlogd writes none) |
+/// | length - 2 | v2 only: extra data (NDB and partition info, [`ExtraRowInfo`]; binlogd writes none) |
 /// | 1-9 | column count (length-encoded) |
-/// | (count + 7) / 8 | columns in the before image (Update, Delete) |
-/// | (count + 7) / 8 | columns in the after image (Write, Update) |
+/// | (count + 7) / 8 | columns in the before image (Update, Delete; v0: in both images) |
+/// | (count + 7) / 8 | columns in the after image (Write, Update; v0: Write only) |
 /// | rest | rows: for each row, its before and/or after image |
 ///
 /// An image is a null bitmap with one bit per column present in the image
@@ -118,7 +130,9 @@ pub enum RowChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowsEvent {
     pub kind: RowsKind,
-    /// V2 for every event binlogd writes; V1 from MariaDB sources.
+    /// V2 for every event binlogd writes; V1 from MariaDB sources and
+    /// MySQL 5.1-5.5; V0 from MySQL 5.1 before GA (`columns_before` and
+    /// `columns_after` of an Update are then the same bitmap).
     pub version: RowsVersion,
     pub table_id: u64,
     pub flags: u16,
@@ -312,6 +326,12 @@ impl RowsEvent {
         self.kind.event_type_of(self.version)
     }
 
+    /// The partition and NDB information the extra data carries (none in
+    /// versions 0 and 1).
+    pub fn extra_row_info(&self) -> Result<ExtraRowInfo, DecodeError> {
+        ExtraRowInfo::decode(&self.extra_data, self.kind == RowsKind::Update)
+    }
+
     pub fn into_event(self) -> crate::events::Event {
         use crate::events::Event;
         match self.kind {
@@ -326,7 +346,7 @@ impl RowsEvent {
         out.put_u48(self.table_id);
         out.put_u16(self.flags);
         match self.version {
-            RowsVersion::V1 => assert!(self.extra_data.is_empty(), "extra data in a version 1 rows event"),
+            RowsVersion::V0 | RowsVersion::V1 => assert!(self.extra_data.is_empty(), "extra data in a version 0 or 1 rows event"),
             RowsVersion::V2 => {
                 let extra_length = EXTRA_DATA_HEADER_LENGTH + self.extra_data.len();
                 assert!(extra_length <= u16::MAX as usize, "rows event extra data of {} bytes", self.extra_data.len());
@@ -335,8 +355,13 @@ impl RowsEvent {
             }
         }
         out.put_packed_u64(self.column_count as u64);
-        out.put_slice(&self.columns_before);
-        out.put_slice(&self.columns_after);
+        if self.version == RowsVersion::V0 && self.kind == RowsKind::Update {
+            assert_eq!(self.columns_before, self.columns_after, "a version 0 Update has one column bitmap");
+            out.put_slice(&self.columns_before);
+        } else {
+            out.put_slice(&self.columns_before);
+            out.put_slice(&self.columns_after);
+        }
         out.put_slice(&self.rows);
     }
 
@@ -349,13 +374,16 @@ impl RowsEvent {
         let table_id = reader.u48("rows table_id")?;
         let flags = reader.u16("rows flags")?;
         let extra_data = match version {
-            RowsVersion::V1 => Vec::new(),
+            RowsVersion::V0 | RowsVersion::V1 => Vec::new(),
             RowsVersion::V2 => {
                 let extra_length = reader.u16("rows extra-data length")? as usize;
                 let Some(extra_data_length) = extra_length.checked_sub(EXTRA_DATA_HEADER_LENGTH) else {
                     return Err(DecodeError::invalid("rows extra-data length", format!("{extra_length} is below 2")));
                 };
-                reader.take(extra_data_length, "rows extra data")?.to_vec()
+                let extra_data = reader.take(extra_data_length, "rows extra data")?;
+                // MySQL refuses an event whose extra-data items overrun it.
+                ExtraRowInfo::decode(extra_data, kind == RowsKind::Update)?;
+                extra_data.to_vec()
             }
         };
         let column_count = reader.packed_u64_minimal("rows column count")?;
@@ -363,8 +391,15 @@ impl RowsEvent {
         let mut bitmap = |present: bool, what| -> Result<Vec<u8>, DecodeError> {
             Ok(if present { reader.take(bitmap_length, what)?.to_vec() } else { Vec::new() })
         };
-        let columns_before = bitmap(kind.has_before_image(), "rows before-image columns")?;
-        let columns_after = bitmap(kind.has_after_image(), "rows after-image columns")?;
+        let (columns_before, columns_after) = match (version, kind) {
+            (RowsVersion::V0, RowsKind::Update) => {
+                let shared = bitmap(true, "rows columns")?;
+                (shared.clone(), shared)
+            }
+            _ => {
+                (bitmap(kind.has_before_image(), "rows before-image columns")?, bitmap(kind.has_after_image(), "rows after-image columns")?)
+            }
+        };
         Ok(RowsEvent {
             kind,
             version,
@@ -381,7 +416,7 @@ impl RowsEvent {
 }
 
 /// Indexes of the columns whose bit is set (bits beyond the count ignored).
-fn present_columns(bitmap: &[u8], column_count: usize) -> Vec<usize> {
+pub(crate) fn present_columns(bitmap: &[u8], column_count: usize) -> Vec<usize> {
     present_column_indexes(bitmap, column_count).collect()
 }
 
@@ -392,7 +427,7 @@ fn present_column_indexes(bitmap: &[u8], column_count: usize) -> impl Iterator<I
 
 /// Where an image's values come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Picked {
+pub(crate) enum Picked {
     /// One value per present column, in column order.
     InOrder,
     /// A whole row: the value of present column `c` is `values[c]`.
@@ -401,7 +436,7 @@ enum Picked {
 
 /// Appends one row image (null bitmap, then the non-NULL values) of the
 /// columns `bitmap` marks present to `out`.
-fn encode_image(
+pub(crate) fn encode_image(
     table: &TableMap,
     unsigned: &[bool],
     bitmap: &[u8],
@@ -438,7 +473,12 @@ fn encode_image(
     Ok(())
 }
 
-fn decode_image(table: &TableMap, unsigned: &[bool], present: &[usize], reader: &mut ByteReader<'_>) -> Result<Row, DecodeError> {
+pub(crate) fn decode_image(
+    table: &TableMap,
+    unsigned: &[bool],
+    present: &[usize],
+    reader: &mut ByteReader<'_>,
+) -> Result<Row, DecodeError> {
     let nulls = reader.take(present.len().div_ceil(8), "row null bitmap")?;
     let mut row = Vec::with_capacity(present.len());
     for (k, &column) in present.iter().enumerate() {

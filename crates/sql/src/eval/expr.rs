@@ -109,7 +109,7 @@ pub struct Scope<'a> {
     pub aggregates: Option<&'a HashMap<String, Value>>,
 }
 
-pub const AGGREGATES: [&str; 5] = ["COUNT", "SUM", "AVG", "MIN", "MAX"];
+pub const AGGREGATES: [&str; 6] = ["COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT"];
 
 pub fn function_name(function: &Function) -> String {
     function.name.to_string().to_ascii_uppercase()

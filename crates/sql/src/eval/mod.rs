@@ -4,12 +4,14 @@
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), and the string functions bounded by
-//! max_allowed_packet (`strings.rs`).
+//! max_allowed_packet (`strings.rs`), and GROUP_CONCAT with its
+//! `group_concat_max_len` (`group_concat.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
+pub(crate) mod group_concat;
 pub(crate) mod json;
 pub(crate) mod json_functions;
 pub(crate) mod numeric_display;

@@ -20,6 +20,7 @@ use crate::error::{not_supported, syntax_error, SqlResult};
 use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
+use crate::eval::group_concat;
 use crate::eval::value::{sort_order, to_number, to_text, to_wire, NullCheck, Number, Value};
 use crate::session::Context;
 use crate::variables::{definition, Type};
@@ -249,7 +250,41 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
 pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> SqlResult<Vec<ColumnDefinition>> {
     let select = the_select(query)?;
     let source = source(select, catalog, database, None)?;
-    Ok(outputs(select, source.as_ref())?.into_iter().map(|output| output.definition).collect())
+    let mut outputs = outputs(select, source.as_ref())?;
+    // Described before any session value applies: the default length.
+    type_group_concats(&mut outputs, source.as_ref(), group_concat::MAX_LENGTH_BYTES_DEFAULT);
+    Ok(outputs.into_iter().map(|output| output.definition).collect())
+}
+
+/// GROUP_CONCAT outputs get their column type from `group_concat_max_len`
+/// (`max_length_bytes`) and whether an argument is a binary string column.
+fn type_group_concats(outputs: &mut [Output], source: Option<&Source>, max_length_bytes: u64) {
+    for output in outputs {
+        let Expr::Function(function) = &output.expr else { continue };
+        if function_name(function) != "GROUP_CONCAT" {
+            continue;
+        }
+        let binary = function_args(function).unwrap_or_default().into_iter().flatten().any(|arg| {
+            let name = match arg {
+                Expr::Identifier(ident) => &ident.value,
+                Expr::CompoundIdentifier(parts) => &parts[parts.len() - 1].value,
+                _ => return false,
+            };
+            source
+                .and_then(|source| source.def.column_index(name).ok().map(|position| column_definition(&source.def, position, None)))
+                .is_some_and(|column| {
+                    column.character_set == protocol::resultset::BINARY_CHARSET
+                        && matches!(
+                            column.column_type,
+                            WireType::MYSQL_TYPE_VAR_STRING
+                                | WireType::MYSQL_TYPE_STRING
+                                | WireType::MYSQL_TYPE_VARCHAR
+                                | WireType::MYSQL_TYPE_BLOB
+                        )
+                })
+        });
+        output.definition = group_concat::definition(&output.name, max_length_bytes, binary);
+    }
 }
 
 /// `value` in the form the column's declared type promises the protocol.
@@ -311,6 +346,9 @@ fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
 fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
     let name = function_name(function);
     let distinct = matches!(&function.args, sqlparser::ast::FunctionArguments::List(list) if list.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct));
+    if name == "GROUP_CONCAT" {
+        return group_concat::evaluate(function, distinct, rows, columns, context.params, &context.env);
+    }
     let args = function_args(function)?;
     let arg = match args.as_slice() {
         [None] if name == "COUNT" => None,
@@ -405,7 +443,8 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     let catalog = context.db().catalog();
     let mut source = source(select, catalog, context.env.database, Some(context))?;
     let virtual_rows = source.as_mut().and_then(|source| source.rows.take());
-    let outputs = outputs(select, source.as_ref())?;
+    let mut outputs = outputs(select, source.as_ref())?;
+    type_group_concats(&mut outputs, source.as_ref(), group_concat::max_length_bytes(&context.env));
     let no_columns = Columns::default();
     let columns = source.as_ref().map_or(&no_columns, |s| &s.columns);
     let constants = context.constants(&no_columns);

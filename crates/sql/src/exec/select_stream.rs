@@ -32,7 +32,7 @@ use super::select::{conform, is_aggregate_free, Output};
 use crate::error::SqlResult;
 use crate::eval::expr::{Columns, Environment as _, Scope};
 use crate::eval::value::{to_wire, Value};
-use crate::session::{Context, Env, Shared};
+use crate::session::{Context, Env, LateWarnings, Shared, WARNINGS_MAX};
 
 /// Rows read while the statement runs: a result this short is sent whole.
 pub const FIRST_BATCH_ROWS: usize = 256;
@@ -209,6 +209,7 @@ struct SessionCopy {
     gtid_next: parking_lot::Mutex<GtidNext>,
     statement_time_micros: i64,
     params: Vec<Value>,
+    late_warnings: LateWarnings,
 }
 
 impl SessionCopy {
@@ -232,6 +233,7 @@ impl SessionCopy {
             gtid_next: parking_lot::Mutex::new(gtid_next),
             statement_time_micros: env.statement_time_micros,
             params: context.params.to_vec(),
+            late_warnings: Arc::clone(env.late_warnings),
         })
     }
 
@@ -248,6 +250,7 @@ impl SessionCopy {
             statement_time_micros: self.statement_time_micros,
             writes_rows: false,
             evaluation_warnings: Default::default(),
+            late_warnings: &self.late_warnings,
         }
     }
 }
@@ -268,6 +271,15 @@ impl Iterator for SelectStream {
             return Some(Ok(row));
         }
         let env = self.session.env();
-        self.rows.next_row(&env, &self.session.params).transpose()
+        let row = self.rows.next_row(&env, &self.session.params).transpose();
+        // The statement has returned: its session takes these once the
+        // last row is sent (the result's EOF counts them).
+        let raised = env.evaluation_warnings.take();
+        if !raised.is_empty() {
+            let mut late = self.session.late_warnings.lock();
+            let room = WARNINGS_MAX.saturating_sub(late.len());
+            late.extend(raised.into_iter().take(room));
+        }
+        row
     }
 }

@@ -81,7 +81,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             rows.sort_by(|a, b| a[0].cmp(&b[0]));
             text_result(&["Variable_name", "Value"], rows)
         }
-        Show::Status { filter, .. } => {
+        Show::Status { global, filter } => {
             // Engine mode: the binlog counters include every commit so far.
             context.db().wait_binlog_written().map_err(crate::error::database_error)?;
             let counters = context.db().binlog_status().counters();
@@ -105,6 +105,12 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Innodb_history_list_length", context.db().engine_status().purge_queued_keys().to_string()),
                 // MySQL's name for the redo log's fsyncs.
                 ("Innodb_os_log_fsyncs", database_counters.redo_fsyncs.to_string()),
+                // MariaDB's: this connection's memory figure, or every
+                // connection's added up (information_schema/processlist.rs).
+                (
+                    "Memory_used",
+                    if *global { registry.memory_used_bytes() } else { context.env.info.handle.memory().used_bytes() }.to_string(),
+                ),
                 ("Prepared_stmt_count", registry.prepared_statements().to_string()),
                 ("Questions", registry.questions().to_string()),
                 // This connection's TLS, empty for a plain one.
@@ -231,7 +237,6 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             }
         }
         Show::Processlist { full } => {
-            let registry = context.env.info.handle.registry();
             let mut result = ResultSet::new(vec![
                 ColumnDefinition::bigint("Id"),
                 ColumnDefinition::varchar("User"),
@@ -243,11 +248,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ColumnDefinition::varchar("Info"),
             ]);
             // Without PROCESS an account sees only its own user's threads.
-            let everyone = context.principal().has(crate::access::privileges::Privilege::Process);
-            for process in registry.processes() {
-                if !everyone && process.user != context.env.info.user {
-                    continue;
-                }
+            for process in crate::information_schema::visible_processes(context) {
                 let info = process.info.map(|info| if *full { info } else { info.chars().take(100).collect() });
                 result.push_row(vec![
                     Wire::UInt(u64::from(process.id)),

@@ -5,6 +5,7 @@
 
 mod column_facts;
 mod layout;
+mod processlist;
 mod rows;
 mod tables;
 
@@ -15,6 +16,7 @@ use engine::TableDef;
 use protocol::MysqlError;
 
 pub use column_facts::{column_default, column_extra, column_key};
+pub use processlist::visible_processes;
 
 use crate::error::SqlResult;
 use crate::eval::temporal::TimeZone;
@@ -75,6 +77,7 @@ pub fn table(name: &str, catalog: Catalog<'_>, viewer: Option<&Context<'_>>) -> 
         "ENGINES" => rows::engines(),
         "CHARACTER_SETS" => rows::character_sets(),
         "COLLATIONS" => rows::collations(),
+        "PROCESSLIST" => processlist::rows(context),
         // No routines, triggers, views, events, foreign keys, histograms
         // or tablespace files exist in binlogd.
         _ => Vec::new(),

@@ -338,6 +338,21 @@ pub const COLLATIONS: &[Column] = &[
 pub const COLUMN_STATISTICS: &[Column] =
     &[("SCHEMA_NAME", NAME, false), ("TABLE_NAME", NAME, false), ("COLUMN_NAME", NAME, false), ("HISTOGRAM", LONG, false)];
 
+/// MySQL 8.4's columns, then MariaDB's memory figure of the connection
+/// (bytes now, and the most since it began).
+pub const PROCESSLIST: &[Column] = &[
+    ("ID", Number, false),
+    ("USER", Text(32), false),
+    ("HOST", Text(261), false),
+    ("DB", NAME, true),
+    ("COMMAND", Text(16), false),
+    ("TIME", Number, false),
+    ("STATE", NAME, true),
+    ("INFO", LONG, true),
+    ("MEMORY_USED", Number, false),
+    ("MAX_MEMORY_USED", Number, false),
+];
+
 /// Every table, by its name.
 pub const ALL: &[(&str, &[Column])] = &[
     ("CHARACTER_SETS", CHARACTER_SETS),
@@ -350,6 +365,7 @@ pub const ALL: &[(&str, &[Column])] = &[
     ("KEY_COLUMN_USAGE", KEY_COLUMN_USAGE),
     ("PARAMETERS", PARAMETERS),
     ("PARTITIONS", PARTITIONS),
+    ("PROCESSLIST", PROCESSLIST),
     ("REFERENTIAL_CONSTRAINTS", REFERENTIAL_CONSTRAINTS),
     ("ROUTINES", ROUTINES),
     ("SCHEMATA", SCHEMATA),

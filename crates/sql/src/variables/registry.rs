@@ -501,4 +501,6 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
+    // GROUP_CONCAT's bound on its result, in bytes (eval/group_concat.rs).
+    both("group_concat_max_len", Type::Integer, own("1024")),
 ];
