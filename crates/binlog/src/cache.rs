@@ -172,6 +172,9 @@ pub struct TransactionCache {
     /// the active file has the other algorithm; a promoted body keeps it
     /// (its file's Format_description says so).
     checksum: bool,
+    /// `binlog_transaction_compression_level_zstd` when the session's
+    /// `binlog_transaction_compression` was ON at commit (`compression.rs`).
+    compression_level_zstd: Option<i32>,
 }
 
 impl TransactionCache {
@@ -179,6 +182,7 @@ impl TransactionCache {
         let checksum = context.checksum.load(Ordering::Relaxed);
         TransactionCache {
             checksum,
+            compression_level_zstd: None,
             context,
             memory: Vec::new(),
             stage: Stage::Memory,
@@ -497,6 +501,39 @@ impl TransactionCache {
         // is laid out, and the writer promotes it by rename.
         cache.threshold = 0;
         Ok(cache)
+    }
+
+    /// Compress this transaction at `level` when it commits, if it is one
+    /// MySQL compresses (`compression.rs`); `None` writes it as it is.
+    pub fn set_compression_level_zstd(&mut self, level: Option<i32>) {
+        self.compression_level_zstd = level;
+    }
+
+    pub fn compression_level_zstd(&self) -> Option<i32> {
+        self.compression_level_zstd
+    }
+
+    /// `server_id` in the events' headers.
+    pub fn server_id(&self) -> u32 {
+        self.context.server_id
+    }
+
+    /// The complete transaction whose one event is `event` (its
+    /// Transaction_payload, framed as this cache's events): in memory,
+    /// with this cache's timestamp and write set. This cache, and its
+    /// spill file, are dropped by the caller.
+    pub fn with_payload(&mut self, event: Vec<u8>) -> TransactionCache {
+        let mut compressed = TransactionCache::new(self.context.clone());
+        compressed.checksum = self.checksum;
+        compressed.length = event.len() as u64;
+        compressed.last_event_size = event.len() as u64;
+        compressed.memory = event;
+        compressed.event_count = 1;
+        compressed.shape = Shape::Complete;
+        compressed.terminating_event_type = EventType::TransactionPayload as u8;
+        compressed.timestamp = self.timestamp;
+        compressed.writeset = std::mem::take(&mut self.writeset);
+        compressed
     }
 
     /// After a promotion renamed the spill file into the log: the cache

@@ -249,7 +249,7 @@ impl BinaryLog {
         if cache.is_spilled() {
             counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
         }
-        let mut cache = cache;
+        let mut cache = self.compress(cache)?;
         let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
         let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
         Ok(Pending {
@@ -261,6 +261,19 @@ impl BinaryLog {
             assigned: None,
             given,
         })
+    }
+
+    /// The transaction as it is written: one Transaction_payload when its
+    /// session compresses and it is one MySQL compresses
+    /// (`compression.rs`), in the committer's thread, outside every lock.
+    fn compress(&self, mut cache: TransactionCache) -> Result<TransactionCache> {
+        let Some(level) = cache.compression_level_zstd() else { return Ok(cache) };
+        let Some(compressed) = crate::compression::compress(&cache, level)? else { return Ok(cache) };
+        let counters = &self.inner.counters;
+        counters.compression_zstd_transactions.fetch_add(1, Ordering::Relaxed);
+        counters.compression_zstd_uncompressed_bytes.fetch_add(compressed.uncompressed_bytes, Ordering::Relaxed);
+        counters.compression_zstd_compressed_bytes.fetch_add(compressed.compressed_bytes, Ordering::Relaxed);
+        Ok(cache.with_payload(compressed.event))
     }
 
     /// Queues `pendings` for the FLUSH stage, in order, and leads the
@@ -290,7 +303,7 @@ impl BinaryLog {
             if item.cache.shape() != Shape::Complete {
                 return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", item.cache.shape())));
             }
-            let mut cache = item.cache;
+            let mut cache = self.compress(item.cache)?;
             let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
             let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
             let assigned = Some(Assigned { gtid: item.gtid, global_sequence: item.global_sequence });

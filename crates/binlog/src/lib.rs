@@ -8,6 +8,7 @@
 //! crash points are listed in [`crash_points`].
 
 pub mod cache;
+pub mod compression;
 pub mod crash_points;
 pub mod dependency;
 pub mod error;

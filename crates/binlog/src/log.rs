@@ -73,6 +73,14 @@ pub struct Counters {
     pub large_transaction_promotions: AtomicU64,
     /// `binlog_large_transaction_optimization_missed_count`.
     pub large_transaction_missed: AtomicU64,
+    /// Transactions written as a zstd Transaction_payload, and their bytes
+    /// before (the events as they would have been written) and after (the
+    /// payload event): MySQL's
+    /// performance_schema.binary_log_transaction_compression_stats row
+    /// (BINARY, ZSTD), shown as `Binlog_transaction_compression_zstd_*`.
+    pub compression_zstd_transactions: AtomicU64,
+    pub compression_zstd_uncompressed_bytes: AtomicU64,
+    pub compression_zstd_compressed_bytes: AtomicU64,
 }
 
 pub(crate) struct Inner {

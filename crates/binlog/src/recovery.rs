@@ -264,15 +264,20 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
             }
         }
         let decoded = match EventType::from_code(event_type) {
-            Some(EventType::FormatDescription | EventType::PreviousGtids | EventType::Gtid | EventType::Query | EventType::Xid) => {
-                match Event::decode(&raw, &Default::default()) {
-                    Ok(event) => Some(event),
-                    Err(error) => {
-                        scan.damage = Some((offset, error.to_string()));
-                        break;
-                    }
+            Some(
+                EventType::FormatDescription
+                | EventType::PreviousGtids
+                | EventType::Gtid
+                | EventType::Query
+                | EventType::Xid
+                | EventType::TransactionPayload,
+            ) => match Event::decode(&raw, &Default::default()) {
+                Ok(event) => Some(event),
+                Err(error) => {
+                    scan.damage = Some((offset, error.to_string()));
+                    break;
                 }
-            }
+            },
             _ => None,
         };
         let mut complete: Option<(Option<Gtid>, Option<u64>, u64, u64)> = None; // (gtid, xid, start, declared length)
@@ -302,6 +307,23 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
                 complete = Some((Some(*gtid), None, *start, *length)); // DDL
             }
             (TrxState::AfterGtid { .. }, _) if event_type == EventType::LargeTransactionHeader as u8 => {}
+            // binlog_transaction_compression: the whole body, Xid included,
+            // is in the payload; the engine needs that XID.
+            (TrxState::AfterGtid { gtid, start, length }, Some(Event::TransactionPayload(payload))) => {
+                match payload.events(&Default::default()) {
+                    Ok(inner) => {
+                        let xid = inner.iter().find_map(|inner| match inner.event {
+                            Event::Xid(XidEvent { xid }) => Some(xid),
+                            _ => None,
+                        });
+                        complete = Some((Some(*gtid), xid, *start, *length));
+                    }
+                    Err(error) => {
+                        scan.damage = Some((offset, error.to_string()));
+                        break;
+                    }
+                }
+            }
             (TrxState::AfterGtid { start, .. }, _) => {
                 scan.damage = Some((*start, format!("Gtid event followed by event type {event_type} at {offset}")));
                 break;
