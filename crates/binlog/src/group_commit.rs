@@ -511,7 +511,7 @@ impl BinaryLog {
                     }
                     given.gtid
                 }
-                None => Gtid { uuid: options.server_uuid, gno: automatic_gno },
+                None => Gtid::new(options.server_uuid, automatic_gno),
             };
             let mut committed_when_queued = pending.committed_when_queued;
             if let Some(assigned) = pending.assigned {

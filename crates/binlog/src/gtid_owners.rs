@@ -92,7 +92,8 @@ impl GtidOwners {
         is_executed: impl Fn(&Gtid) -> bool,
         interrupted: &dyn Fn() -> bool,
     ) -> Option<Ownership> {
-        if gtid.uuid == self.server_uuid {
+        // Automatic numbering is of the untagged GTIDs only.
+        if gtid.uuid == self.server_uuid && !gtid.is_tagged() {
             // Before the executed check: see the module docs.
             self.own_gno_floor.fetch_max(gtid.gno, Ordering::SeqCst);
         }
@@ -162,7 +163,7 @@ impl Drop for OwnedGtid {
 /// there).
 pub fn next_automatic_gno(next_gno: u64, owners: &GtidOwners, is_executed: impl Fn(&Gtid) -> bool) -> u64 {
     let mut gno = next_gno.max(owners.own_gno_floor() + 1);
-    while is_executed(&Gtid { uuid: owners.server_uuid, gno }) {
+    while is_executed(&Gtid::new(owners.server_uuid, gno)) {
         gno += 1;
     }
     gno

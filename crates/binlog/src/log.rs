@@ -51,7 +51,8 @@ impl Writer {
     /// after the server's highest own gno.
     pub(crate) fn note_logged(&mut self, gtid: binlog_format::gtid_set::Gtid, server_uuid: binlog_format::gtid_set::Uuid) {
         self.executed.add(gtid);
-        if gtid.uuid == server_uuid {
+        // Automatic numbering is of the untagged GTIDs only.
+        if gtid.uuid == server_uuid && !gtid.is_tagged() {
             self.next_gno = self.next_gno.max(gtid.gno + 1);
         }
     }

@@ -262,11 +262,11 @@ impl LogReader {
             let Some(run) = self.next_unfiltered(timeout, runs)? else { return Ok(None) };
             let span = run.first;
             if let Some(skip) = &self.skip {
-                if span.header.event_type == EventType::Gtid as u8 {
+                if GtidEvent::is_gtid_type(span.header.event_type) {
                     let bytes = self.reader.buffered(&span);
                     let corruption = |reason: String| BinlogError::Corruption { file: self.file_name.clone(), offset: span.offset, reason };
                     let raw = binlog_format::frame::RawEvent::parse(bytes, span.has_checksum).map_err(|e| corruption(e.to_string()))?;
-                    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| corruption(e.to_string()))?;
+                    let gtid = GtidEvent::decode_body_of_type(raw.header.event_type, raw.body).map_err(|e| corruption(e.to_string()))?;
                     if skip.contains(&gtid.gtid) {
                         if gtid.transaction_length == 0 {
                             return Err(corruption("cannot skip a transaction without transaction_length".into()));
@@ -358,7 +358,7 @@ impl LogReader {
             self.reader.next_run(|event_type| {
                 event_type == EventType::Rotate as u8
                     || event_type == EventType::Stop as u8
-                    || (filtering && event_type == EventType::Gtid as u8)
+                    || (filtering && GtidEvent::is_gtid_type(event_type))
             })
         } else {
             self.reader.next_event_span().map(|span| span.map(|first| EventRun { first, size: first.size, events: 1 }))

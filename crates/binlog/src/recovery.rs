@@ -82,10 +82,10 @@ fn skip_promoted_body(
 ) -> std::result::Result<SkippedTransaction, String> {
     let (offset, raw) = reader.next_event().map_err(|e| e.to_string())?.ok_or("file ends after the header")?;
     debug_assert_eq!(offset, gtid_offset);
-    if raw.header.event_type != EventType::Gtid as u8 {
+    if !GtidEvent::is_gtid_type(raw.header.event_type) {
         return Err(format!("event type {} follows the header, not Gtid", raw.header.event_type));
     }
-    let gtid = GtidEvent::decode_body(raw.body).map_err(|e| e.to_string())?;
+    let gtid = GtidEvent::decode_body_of_type(raw.header.event_type, raw.body).map_err(|e| e.to_string())?;
     let body_start = offset + raw.bytes.len() as u64;
     if header.terminating_event_offset < body_start {
         return Err(format!("terminating offset {} precedes the body at {body_start}", header.terminating_event_offset));
@@ -268,6 +268,7 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
                 EventType::FormatDescription
                 | EventType::PreviousGtids
                 | EventType::Gtid
+                | EventType::GtidTagged
                 | EventType::Query
                 | EventType::Xid
                 | EventType::TransactionPayload,

@@ -17,7 +17,7 @@ fn numbered_transactions_are_written_in_order_and_gaps_refused() {
     let log = open(dir.path(), Arc::new(storage::OsStorage), |options| options.sync_binlog = 0);
     let batch: Vec<BehindTransaction> = (1..=5u64)
         .map(|gno| BehindTransaction {
-            gtid: Gtid { uuid: uuid(), gno },
+            gtid: Gtid::new(uuid(), gno),
             given: None,
             cache: transaction(&log, gno, 2),
             global_sequence: gno,
@@ -34,13 +34,7 @@ fn numbered_transactions_are_written_in_order_and_gaps_refused() {
     let original = transaction(&log, 6, 3);
     let rebuilt = log.cache_from_encoded_events(original.encoded_events().unwrap(), original.checksum()).unwrap();
     assert_eq!(rebuilt.len(), original.len());
-    let gap = BehindTransaction {
-        gtid: Gtid { uuid: uuid(), gno: 7 },
-        given: None,
-        cache: rebuilt,
-        global_sequence: 6,
-        committed_when_queued: 5,
-    };
+    let gap = BehindTransaction { gtid: Gtid::new(uuid(), 7), given: None, cache: rebuilt, global_sequence: 6, committed_when_queued: 5 };
     assert!(matches!(log.append_behind(vec![gap]), Err(BinlogError::Invalid(_)) | Err(BinlogError::PreviousIo { .. })));
     // The refusal poisons the log (numbering went wrong): close fails and
     // the file stays in use, holding the five transactions.
@@ -60,7 +54,7 @@ fn a_cache_rebuilt_from_events_writes_the_same_transaction() {
     assert!(log.cache_from_encoded_events(bytes[..bytes.len() - 3].to_vec(), true).is_err(), "a cut event is refused");
     let info = log
         .append_behind(vec![BehindTransaction {
-            gtid: Gtid { uuid: uuid(), gno: 1 },
+            gtid: Gtid::new(uuid(), 1),
             given: None,
             cache: rebuilt,
             global_sequence: 1,

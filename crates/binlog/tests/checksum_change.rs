@@ -91,7 +91,7 @@ fn a_none_file_left_in_use_is_recovered() {
         // has no Stop event, as after a crash.
     }
     let (log, report) = BinaryLog::open(options(dir.path()), Arc::new(OsStorage), Default::default()).unwrap();
-    assert!(report.executed_gtids.contains(&binlog_format::gtid_set::Gtid { uuid: uuid(), gno: 3 }));
+    assert!(report.executed_gtids.contains(&binlog_format::gtid_set::Gtid::new(uuid(), 3)));
     // The engine learns the XIDs to commit from the NONE file it scanned.
     assert!(report.xids.contains(&2) && report.xids.contains(&3), "{:?}", report.xids);
     log.commit(transaction(&log, 4, 2)).unwrap();

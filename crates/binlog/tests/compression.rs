@@ -67,6 +67,6 @@ fn row_transactions_are_compressed_ddl_is_not_and_recovery_reads_the_payloads() 
     assert_eq!(shapes(dir.path(), "binlog.000002"), vec![Some(vec!["Query", "Table_map", "Write_rows", "Xid"])]);
     let (log, report) = BinaryLog::open(options(dir.path()), Arc::new(OsStorage), Default::default()).unwrap();
     assert!(report.xids.contains(&3), "the XID inside the last file's payload: {:?}", report.xids);
-    assert!(report.executed_gtids.contains(&binlog_format::gtid_set::Gtid { uuid: uuid(), gno: 4 }));
+    assert!(report.executed_gtids.contains(&binlog_format::gtid_set::Gtid::new(uuid(), 4)));
     log.close().unwrap();
 }

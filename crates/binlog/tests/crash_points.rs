@@ -120,7 +120,7 @@ fn check_recovered(image: &SimStorage, dir: &Path, acknowledged: &BTreeSet<u64>,
     // gtid_executed covers purged files too: every acknowledged GTID is in it.
     let executed = log.executed_gtids();
     for gno in acknowledged {
-        let gtid = binlog_format::Gtid { uuid: uuid(), gno: *gno };
+        let gtid = binlog_format::Gtid::new(uuid(), *gno);
         assert!(executed.contains(&gtid), "{context}: acknowledged commit {gno} lost; executed {executed}");
     }
     // The recovered log is a prefix: executed = 1..n without holes.

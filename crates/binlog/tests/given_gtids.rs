@@ -16,7 +16,7 @@ use support::*;
 use testkit::SOURCE_UUID;
 
 fn given(uuid: Uuid, gno: u64) -> GivenGtid {
-    GivenGtid::new(Gtid { uuid, gno })
+    GivenGtid::new(Gtid::new(uuid, gno))
 }
 
 fn committed<T: std::fmt::Debug>(outcome: CommitOutcome<T>) -> T {
@@ -46,18 +46,18 @@ use binlog::BinaryLog;
 fn given_and_automatic_gtids_mix_and_survive_reopen() {
     let dir = temp_dir();
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
-    assert_eq!(log.commit(transaction(&log, 1, 2)).unwrap().gtid, Gtid { uuid: uuid(), gno: 1 });
+    assert_eq!(log.commit(transaction(&log, 1, 2)).unwrap().gtid, Gtid::new(uuid(), 1));
     let mut from_source = given(SOURCE_UUID, 5);
     from_source.original_commit_timestamp_us = Some(1_714_534_357_425_326);
     from_source.original_server_version = Some(80036);
     let info = committed(log.commit_given(transaction(&log, 2, 2), from_source, None).unwrap());
     assert_eq!(info.gtid, from_source.gtid);
     // Automatic numbering goes on with the server's own UUID.
-    assert_eq!(log.commit(transaction(&log, 3, 2)).unwrap().gtid, Gtid { uuid: uuid(), gno: 2 });
+    assert_eq!(log.commit(transaction(&log, 3, 2)).unwrap().gtid, Gtid::new(uuid(), 2));
     // A given GTID with the server's own UUID ahead of the numbering:
     // automatic ones continue after it.
     committed(log.commit_given(transaction(&log, 4, 1), given(uuid(), 10), None).unwrap());
-    assert_eq!(log.commit(transaction(&log, 5, 1)).unwrap().gtid, Gtid { uuid: uuid(), gno: 11 });
+    assert_eq!(log.commit(transaction(&log, 5, 1)).unwrap().gtid, Gtid::new(uuid(), 11));
     // A foreign GTID below one already executed fills a gap.
     committed(log.commit_given(transaction(&log, 6, 1), given(SOURCE_UUID, 2), None).unwrap());
 
@@ -84,7 +84,7 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
         })
         .unwrap();
     assert_eq!(previous, expected);
-    assert_eq!(log.commit(transaction(&log, 7, 1)).unwrap().gtid, Gtid { uuid: uuid(), gno: 12 });
+    assert_eq!(log.commit(transaction(&log, 7, 1)).unwrap().gtid, Gtid::new(uuid(), 12));
     assert!(matches!(
         log.commit_given(transaction(&log, 8, 1), given(SOURCE_UUID, 5), None).unwrap(),
         CommitOutcome::SkippedAlreadyExecuted(_)
@@ -100,7 +100,7 @@ fn given_and_automatic_gtids_mix_and_survive_reopen() {
             seen.add(gtid.gtid);
         }
     }
-    assert_eq!(streamed, vec![Gtid { uuid: uuid(), gno: 10 }, Gtid { uuid: uuid(), gno: 11 }, Gtid { uuid: uuid(), gno: 12 }]);
+    assert_eq!(streamed, vec![Gtid::new(uuid(), 10), Gtid::new(uuid(), 11), Gtid::new(uuid(), 12)]);
     assert!(log.executed_gtids().is_subset_of(&seen));
     log.close().unwrap();
     for name in std::fs::read_to_string(dir.path().join("binlog.index")).unwrap().lines() {
@@ -135,7 +135,7 @@ fn recovery_after_a_crash_keeps_every_uuid() {
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
     assert_eq!(log.purged_gtids(), purged);
     let mut all = expected.clone();
-    all.add(Gtid { uuid: uuid(), gno: 4 });
+    all.add(Gtid::new(uuid(), 4));
     assert_eq!(log.executed_gtids(), all);
     log.close().unwrap();
 }
@@ -144,7 +144,7 @@ fn recovery_after_a_crash_keeps_every_uuid() {
 fn a_waiting_owner_skips_once_the_first_commits_and_owns_after_a_rollback() {
     let dir = temp_dir();
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
-    let gtid = Gtid { uuid: SOURCE_UUID, gno: 7 };
+    let gtid = Gtid::new(SOURCE_UUID, 7);
     let Ownership::Owned(owned) = log.acquire_gtid(gtid) else { panic!("not executed yet") };
     assert!(log.owners().is_owned(&gtid));
 
@@ -161,7 +161,7 @@ fn a_waiting_owner_skips_once_the_first_commits_and_owns_after_a_rollback() {
     assert_eq!(info.gtid, gtid);
 
     // Again, but the first owner commits: the waiter skips.
-    let gtid = Gtid { uuid: SOURCE_UUID, gno: 8 };
+    let gtid = Gtid::new(SOURCE_UUID, 8);
     let Ownership::Owned(owned) = log.acquire_gtid(gtid) else { panic!("not executed yet") };
     let waiter = {
         let log = log.clone();
@@ -225,7 +225,7 @@ fn automatic_numbering_never_takes_an_owned_own_gtid() {
     let log = open(dir.path(), Arc::new(OsStorage), |_| {});
     log.commit(transaction(&log, 1, 1)).unwrap();
     // A session owns server_uuid:2 but has not committed yet.
-    let own = Gtid { uuid: uuid(), gno: 2 };
+    let own = Gtid::new(uuid(), 2);
     let Ownership::Owned(owned) = log.acquire_gtid(own) else { panic!() };
     assert_eq!(log.commit(transaction(&log, 2, 1)).unwrap().gtid.gno, 3);
     log.commit_owned(transaction(&log, 3, 1), &owned, GivenGtid::new(own), None).unwrap();

@@ -92,7 +92,7 @@ fn killing_the_process_at_every_crash_point_loses_nothing_acknowledged() {
             .unwrap_or_else(|e| panic!("{point}: recovery failed: {e}"));
         let executed = log.executed_gtids();
         for gno in &acknowledged {
-            assert!(executed.contains(&binlog_format::Gtid { uuid: uuid(), gno: *gno }), "{point}: acknowledged {gno} lost");
+            assert!(executed.contains(&binlog_format::Gtid::new(uuid(), *gno)), "{point}: acknowledged {gno} lost");
         }
         assert_eq!(executed.count(), executed.last_gno(&uuid()), "{point}: holes in {executed}");
         let active = log.active_position().0;

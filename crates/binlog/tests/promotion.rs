@@ -200,9 +200,9 @@ fn promotion_crash_case(point: &'static str, image_kind: u8) {
         .unwrap_or_else(|e| panic!("{point}: reopen: {e}"));
     let executed = log.executed_gtids();
     for gno in &acknowledged {
-        assert!(executed.contains(&binlog_format::Gtid { uuid: uuid(), gno: *gno }), "{point}: lost {gno}");
+        assert!(executed.contains(&binlog_format::Gtid::new(uuid(), *gno)), "{point}: lost {gno}");
     }
-    let large = binlog_format::Gtid { uuid: uuid(), gno: 4 };
+    let large = binlog_format::Gtid::new(uuid(), 4);
     if crash_points::PROMOTE_ROLL_FORWARD.contains(&point) {
         assert!(executed.contains(&large), "{point}: the promoted transaction must roll forward");
         assert!(report.xids.contains(&4), "{point}: recovery must report the promoted XID for the engine");

@@ -149,9 +149,7 @@ fn wait_for(pipeline: &Pipeline, expected: &[Gtid], server: &ServerProcess) {
 
 fn gtids(set: &GtidSet) -> Vec<Gtid> {
     set.intervals()
-        .flat_map(|(uuid, intervals)| {
-            intervals.iter().flat_map(move |&(start, end)| (start..end).map(move |gno| Gtid { uuid: *uuid, gno }))
-        })
+        .flat_map(|(tsid, intervals)| intervals.iter().flat_map(move |&(start, end)| (start..end).map(move |gno| Gtid::tagged(*tsid, gno))))
         .collect()
 }
 

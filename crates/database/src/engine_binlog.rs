@@ -154,15 +154,15 @@ impl Order {
                 let gno = binlog::gtid_owners::next_automatic_gno(self.next_gno, inner.binlog.owners(), |gtid| {
                     inner.engine.is_gtid_executed(gtid)
                 });
-                Ok(Gtid { uuid: server_uuid, gno })
+                Ok(Gtid::new(server_uuid, gno))
             }
         }
     }
 
     /// `gtid` committed: automatic numbering continues after it when it
-    /// has the server's UUID.
+    /// has the server's UUID and no tag.
     fn note_committed(&mut self, gtid: Gtid, server_uuid: binlog_format::Uuid) {
-        if gtid.uuid == server_uuid {
+        if gtid.uuid == server_uuid && !gtid.is_tagged() {
             self.next_gno = self.next_gno.max(gtid.gno + 1);
         }
     }

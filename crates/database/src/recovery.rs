@@ -388,31 +388,14 @@ fn settle_in_doubt(
 
 /// `a` minus `b`.
 pub(crate) fn difference(a: &GtidSet, b: &GtidSet) -> GtidSet {
-    let theirs: BTreeMap<_, Vec<(u64, u64)>> = b.intervals().map(|(uuid, list)| (*uuid, list.to_vec())).collect();
-    let mut out = GtidSet::new();
-    for (uuid, list) in a.intervals() {
-        let other = theirs.get(uuid).map(Vec::as_slice).unwrap_or_default();
-        for &(start, end) in list {
-            let mut at = start;
-            for &(other_start, other_end) in other.iter().filter(|(s, e)| *e > start && *s < end) {
-                if other_start > at {
-                    out.add_interval(*uuid, at, other_start);
-                }
-                at = at.max(other_end);
-            }
-            if at < end {
-                out.add_interval(*uuid, at, end);
-            }
-        }
-    }
-    out
+    a.subtract(b)
 }
 
 fn gtids_of(set: &GtidSet) -> Vec<Gtid> {
     let mut out = Vec::new();
-    for (uuid, list) in set.intervals() {
+    for (tsid, list) in set.intervals() {
         for &(start, end) in list {
-            out.extend((start..end).map(|gno| Gtid { uuid: *uuid, gno }));
+            out.extend((start..end).map(|gno| Gtid::tagged(*tsid, gno)));
         }
     }
     out

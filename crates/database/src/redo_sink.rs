@@ -228,19 +228,26 @@ impl BinlogBody {
     }
 }
 
+/// UUID and number, then a tagged GTID's tag (the section's length says
+/// how long).
 fn gtid_section(gtid: Gtid) -> Vec<u8> {
-    let mut out = Vec::with_capacity(GTID_SECTION_BYTES);
+    let mut out = Vec::with_capacity(GTID_SECTION_BYTES + gtid.tag.as_str().len());
     out.extend_from_slice(&gtid.uuid.0);
     out.extend_from_slice(&gtid.gno.to_le_bytes());
+    out.extend_from_slice(gtid.tag.as_str().as_bytes());
     out
 }
 
 fn decode_gtid_section(bytes: &[u8]) -> Option<Gtid> {
-    if bytes.len() != GTID_SECTION_BYTES {
+    if bytes.len() < GTID_SECTION_BYTES {
         return None;
     }
     let uuid = binlog_format::Uuid(bytes[..16].try_into().unwrap());
-    Some(Gtid { uuid, gno: u64::from_le_bytes(bytes[16..].try_into().unwrap()) })
+    let mut gtid = Gtid::new(uuid, u64::from_le_bytes(bytes[16..GTID_SECTION_BYTES].try_into().unwrap()));
+    if bytes.len() > GTID_SECTION_BYTES {
+        gtid.tag = binlog_format::Tag::from_stored(&bytes[GTID_SECTION_BYTES..]).ok()?;
+    }
+    Some(gtid)
 }
 
 /// The one record of an engine-integrated commit.
@@ -558,7 +565,8 @@ mod tests {
             after: Some(vec![Value::Int(1), Value::Bytes(b"b".to_vec())]),
             hidden_row_id: None,
         };
-        let gtid = Gtid { uuid: Uuid([9; 16]), gno: 42 };
+        let gtid = Gtid::new(Uuid([9; 16]), 42);
+        let tagged = Gtid { tag: "domain_1".parse().unwrap(), ..gtid };
         let reference = SpillReference {
             file_name: "binlogd-referenced-8".into(),
             checksum: true,
@@ -576,6 +584,7 @@ mod tests {
             ),
             (prepare_record(key, None, &[]), RedoEntry::Prepare { key, xid: None, changes: vec![] }),
             (commit_record(key, Some(gtid)), RedoEntry::Commit { key, gtid: Some(gtid) }),
+            (commit_record(key, Some(tagged)), RedoEntry::Commit { key, gtid: Some(tagged) }),
             (rollback_record(key), RedoEntry::Rollback { key }),
             (ddl_intent_record(key), RedoEntry::DdlIntent { key }),
             (

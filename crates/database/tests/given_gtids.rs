@@ -20,7 +20,7 @@ use testkit::SOURCE_UUID;
 
 fn given(gno: u64) -> GivenGtid {
     GivenGtid {
-        gtid: Gtid { uuid: SOURCE_UUID, gno },
+        gtid: Gtid::new(SOURCE_UUID, gno),
         original_commit_timestamp_us: Some(1_600_000_000_000_000),
         original_server_version: Some(80036),
     }

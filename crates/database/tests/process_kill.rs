@@ -113,7 +113,7 @@ fn reopen_and_check(dir: &Path, engine_binlog: bool, label: &str) -> (Database, 
     let (db, report) = Database::open(config_for_mode(&data, engine_binlog)).unwrap_or_else(|e| panic!("{label}: recovery failed: {e}"));
     let uuid = db.server_uuid();
     let text = std::fs::read_to_string(dir.join(ACKNOWLEDGED)).unwrap_or_default();
-    let acknowledged: BTreeSet<Gtid> = text.lines().filter_map(|l| l.parse().ok()).map(|gno| Gtid { uuid, gno }).collect();
+    let acknowledged: BTreeSet<Gtid> = text.lines().filter_map(|l| l.parse().ok()).map(|gno| Gtid::new(uuid, gno)).collect();
     eprintln!(
         "{label}: {} acknowledged so far; recovery: {} redo records, {} committed and {} rolled back in doubt, {} rebuilt from redo, {:?}",
         acknowledged.len(),

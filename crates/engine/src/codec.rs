@@ -22,7 +22,7 @@
 //! | 11 | Json | bytes (MySQL's binary JSON) |
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
-use binlog_format::{ColumnType, Gtid, Uuid, Value};
+use binlog_format::{ColumnType, Gtid, Tag, Uuid, Value};
 
 use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
@@ -289,14 +289,19 @@ pub fn decode_changes(bytes: &[u8]) -> Result<Vec<RowChange>> {
     Ok(changes)
 }
 
-/// `None` as 0, a GTID as 1, its UUID and its number.
+/// `None` as 0, a GTID as 1, its UUID and its number; a tagged GTID as 2,
+/// then the tag's length (u8) and bytes after the number.
 pub fn encode_gtid(gtid: Option<Gtid>, out: &mut Vec<u8>) {
     match gtid {
         None => out.put_u8(0),
         Some(gtid) => {
-            out.put_u8(1);
+            out.put_u8(if gtid.is_tagged() { 2 } else { 1 });
             out.extend_from_slice(&gtid.uuid.0);
             out.put_u64(gtid.gno);
+            if gtid.is_tagged() {
+                out.put_u8(gtid.tag.as_str().len() as u8);
+                out.extend_from_slice(gtid.tag.as_str().as_bytes());
+            }
         }
     }
 }
@@ -305,9 +310,15 @@ pub fn decode_gtid(bytes: &[u8]) -> Result<Option<Gtid>> {
     let mut reader = ByteReader::new(bytes);
     let gtid = match reader.u8("gtid presence")? {
         0 => None,
-        1 => {
+        presence @ (1 | 2) => {
             let uuid = Uuid(reader.take(16, "gtid uuid")?.try_into().expect("took 16 bytes"));
-            Some(Gtid { uuid, gno: reader.u64("gtid number")? })
+            let mut gtid = Gtid::new(uuid, reader.u64("gtid number")?);
+            if presence == 2 {
+                let length = reader.u8("gtid tag length")?;
+                let tag = reader.take(length as usize, "gtid tag")?;
+                gtid.tag = Tag::from_stored(tag).map_err(|error| EngineError::corrupt(format!("gtid tag: {error}")))?;
+            }
+            Some(gtid)
         }
         other => return Err(EngineError::corrupt(format!("gtid presence {other}"))),
     };
@@ -668,8 +679,9 @@ mod tests {
 
     #[test]
     fn gtids_round_trip() {
-        let gtid = Gtid { uuid: Uuid([7; 16]), gno: 42 };
-        for value in [None, Some(gtid)] {
+        let gtid = Gtid::new(Uuid([7; 16]), 42);
+        let tagged = Gtid { tag: "domain_1".parse().unwrap(), ..gtid };
+        for value in [None, Some(gtid), Some(tagged)] {
             let mut bytes = Vec::new();
             encode_gtid(value, &mut bytes);
             assert_eq!(decode_gtid(&bytes).unwrap(), value);

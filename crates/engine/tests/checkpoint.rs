@@ -55,7 +55,7 @@ fn replay(engine: &Engine, redo: &MemoryRedo, lsns: CheckpointLsns) {
 }
 
 fn gtid(gno: u64) -> Gtid {
-    Gtid { uuid: Uuid([1; 16]), gno }
+    Gtid::new(Uuid([1; 16]), gno)
 }
 
 #[test]

@@ -11,7 +11,7 @@ use engine::{DdlRecord, Engine, EngineConfig, EngineError, IsolationLevel, Lsn, 
 use support::*;
 
 fn gtid(gno: u64) -> Gtid {
-    Gtid { uuid: Uuid([0xab; 16]), gno }
+    Gtid::new(Uuid([0xab; 16]), gno)
 }
 
 fn engine_with(redo: Arc<dyn RedoSink>) -> Engine {

@@ -18,7 +18,10 @@ pub mod events;
 pub mod file;
 pub mod frame;
 pub mod gtid_set;
+pub mod gtid_set_encoding;
+pub mod gtid_tag;
 pub mod header;
+pub mod serialization;
 pub mod value;
 pub mod walk;
 
@@ -27,6 +30,6 @@ pub use constants::EventType;
 pub use error::{DecodeError, EncodeError};
 pub use events::{ColumnSpec, Event, MariadbGtid, RowChange, RowsEvent, RowsKind, RowsVersion, TableMap};
 pub use frame::{encode_event, RawEvent};
-pub use gtid_set::{Gtid, GtidSet, Uuid};
+pub use gtid_set::{Gtid, GtidSet, Tag, Tsid, Uuid};
 pub use header::EventHeader;
 pub use value::Value;

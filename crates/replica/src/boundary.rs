@@ -188,14 +188,13 @@ impl BoundaryTracker {
 }
 
 fn gtid_clock(kind: Option<EventType>, body: &[u8]) -> Result<TransactionClock, MysqlError> {
-    if kind == Some(EventType::GtidTagged) {
-        // Tagged GTIDs (MySQL 8.4) use another layout; binlogd never
-        // writes them. Scheduled as a barrier.
-        return Ok(TransactionClock::default());
+    let event = match kind {
+        Some(EventType::GtidTagged) => GtidEvent::decode_tagged_body(body),
+        _ => GtidEvent::decode_body(body),
     }
-    let event = GtidEvent::decode_body(body).map_err(|error| errors::relay_log_read_failure(&format!("a Gtid event: {error}")))?;
+    .map_err(|error| errors::relay_log_read_failure(&format!("a Gtid event: {error}")))?;
     Ok(TransactionClock {
-        gtid: (kind == Some(EventType::Gtid)).then_some(event.gtid),
+        gtid: matches!(kind, Some(EventType::Gtid | EventType::GtidTagged)).then_some(event.gtid),
         last_committed: event.last_committed,
         sequence_number: event.sequence_number,
     })

@@ -611,6 +611,19 @@ mod tests {
         assert!(request.is_non_blocking());
         let text: Vec<String> = request.gtid_set.iter().map(ToString::to_string).collect();
         assert_eq!(text, vec![format!("{uuid}:1-5:9")]);
+
+        // With a tag the set goes in the tagged format, which the source
+        // and mysql_common (the oracle) both read.
+        let tagged = binlog_format::Tsid { uuid, tag: "batch".parse().unwrap() };
+        set.add_tsid_interval(tagged, 3, 4);
+        let payload = encode_dump_gtid(42, &set, true);
+        let request = protocol::replication::parse_binlog_dump_gtid(&payload).expect("a valid COM_BINLOG_DUMP_GTID");
+        let text: Vec<String> = request.gtid_set.iter().map(ToString::to_string).collect();
+        assert_eq!(text, vec![format!("{uuid}:1-5:9"), format!("{uuid}:batch:3")]);
+        use mysql_common::proto::MyDeserialize as _;
+        let theirs = mysql_common::packets::ComBinlogDumpGtid::deserialize((), &mut mysql_common::io::ParseBuf(&payload)).unwrap();
+        let sids: Vec<String> = theirs.sids().iter().map(ToString::to_string).collect();
+        assert_eq!(sids, vec![format!("{uuid}:1-5:9"), format!("{uuid}:batch:3")]);
     }
 
     #[test]

@@ -123,7 +123,7 @@ fn one_entry_per_transaction_matching_it() {
         let entry = queue.try_pop().unwrap();
         let gno = index as u64 + 1;
         assert_eq!(entry.index, index as u64);
-        assert_eq!(entry.gtid, Some(Gtid { uuid: SOURCE_UUID, gno }));
+        assert_eq!(entry.gtid, Some(Gtid::new(SOURCE_UUID, gno)));
         let (last_committed, sequence_number) = [(0, 1), (1, 2), (2, 3), (2, 4)][index];
         assert_eq!((entry.last_committed, entry.sequence_number), (last_committed, sequence_number), "gno {gno}");
         assert_eq!(entry.size_bytes, events.iter().map(|event| event.len() as u64).sum::<u64>(), "gno {gno}");

@@ -35,7 +35,8 @@ use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET, LOG_EVENT_ARTIFICIAL_F,
     LOG_EVENT_BINLOG_IN_USE_F, LOG_POS_OFFSET, SERVER_ID_OFFSET, TYPE_OFFSET,
 };
-use binlog_format::gtid_set::{Gtid, GtidSet, Uuid};
+use binlog_format::events::GtidEvent;
+use binlog_format::gtid_set::{Gtid, GtidSet, Tag, Tsid, Uuid};
 use database::BinlogStatus;
 use protocol::{BinlogStream, GtidSetEntry, MysqlError};
 
@@ -105,16 +106,20 @@ pub fn fatal(message: impl Into<String>) -> MysqlError {
     MysqlError::new(1236, "HY000", message)
 }
 
-/// The reader's SID block as a GTID set. Tagged entries are left out: this
-/// server never writes tagged GTIDs, so they cannot name one of ours.
-pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> GtidSet {
+/// The reader's SID block as a GTID set, tagged entries included. A tag
+/// MySQL would not accept is 1236, as MySQL refuses a malformed encoding.
+pub fn gtid_set_from_request(entries: &[GtidSetEntry]) -> Result<GtidSet, MysqlError> {
     let mut set = GtidSet::new();
-    for entry in entries.iter().filter(|entry| entry.tag.is_none()) {
+    for entry in entries {
+        let tag = match &entry.tag {
+            Some(tag) => Tag::from_stored(tag.as_bytes()).map_err(|_| fatal(format!("Malformed GTID set encoding: tag {tag:?}.")))?,
+            None => Tag::NONE,
+        };
         for interval in &entry.intervals {
-            set.add_interval(Uuid(entry.uuid), interval.start, interval.end_exclusive);
+            set.add_tsid_interval(Tsid { uuid: Uuid(entry.uuid), tag }, interval.start, interval.end_exclusive);
         }
     }
-    set
+    Ok(set)
 }
 
 /// Streams the log until the end (non-blocking), a kill, the reader going
@@ -161,6 +166,7 @@ pub fn dump(log: BinlogStatus<'_>, start: DumpStart, settings: &DumpSettings, st
         last_sent: Instant::now(),
         unflushed: false,
         rotated: false,
+        first_event: (plan.file_name.clone(), plan.position),
         first_file: Some(plan),
         semi_sync: semi_sync.as_ref(),
     };
@@ -252,10 +258,10 @@ fn check_gtids(log: BinlogStatus<'_>, executed: &GtidSet) -> Result<(), MysqlErr
     let uuid = log.options().server_uuid;
     let ours = log.executed_gtids();
     let mut theirs_from_us = GtidSet::new();
-    for (entry_uuid, intervals) in executed.intervals() {
-        if *entry_uuid == uuid {
+    for (tsid, intervals) in executed.intervals() {
+        if tsid.uuid == uuid {
             for &(start, end) in intervals {
-                theirs_from_us.add_interval(uuid, start, end);
+                theirs_from_us.add_tsid_interval(*tsid, start, end);
             }
         }
     }
@@ -267,24 +273,9 @@ fn check_gtids(log: BinlogStatus<'_>, executed: &GtidSet) -> Result<(), MysqlErr
     Ok(())
 }
 
-/// `purged` minus `executed`, for the error text, interval by interval.
+/// `purged` minus `executed`, for the error text.
 fn missing(purged: &GtidSet, executed: &GtidSet) -> GtidSet {
-    let mut result = GtidSet::new();
-    for (uuid, intervals) in purged.intervals() {
-        let theirs: &[(u64, u64)] = executed.intervals().find(|(u, _)| *u == uuid).map_or(&[], |(_, list)| list);
-        for &(start, end) in intervals {
-            let mut from = start;
-            for &(covered_start, covered_end) in theirs {
-                if covered_end <= from || covered_start >= end {
-                    continue;
-                }
-                result.add_interval(*uuid, from, covered_start.max(from));
-                from = covered_end;
-            }
-            result.add_interval(*uuid, from, end);
-        }
-    }
-    result
+    purged.subtract(executed)
 }
 
 fn reader_error(error: BinlogError) -> MysqlError {
@@ -292,6 +283,25 @@ fn reader_error(error: BinlogError) -> MysqlError {
         BinlogError::SourceLogUnavailable(message) => fatal(message),
         other => fatal(other.to_string()),
     }
+}
+
+/// An event that cannot be read once the dump runs (a start position
+/// inside an event, a damaged file) ends it with 1236 in Binlog_sender's
+/// words, followed by where it started and where it stopped, so the
+/// replica's Last_IO_Error names the coordinates to fix.
+fn read_error(error: BinlogError, first_event: &(String, u64)) -> MysqlError {
+    let BinlogError::Corruption { file, offset, reason } = error else { return reader_error(error) };
+    let what = if reason.contains("checksum mismatch") {
+        "event read from binlog did not pass crc check"
+    } else if reason.starts_with("truncated event") {
+        "binlog truncated in the middle of event; consider out of disk space on master"
+    } else {
+        "bogus data in log event"
+    };
+    let (first_file, first_position) = first_event;
+    fatal(format!(
+        "{what}; the first event '{first_file}' at {first_position}, the last event read from '{file}' at {offset}, the last byte read from '{file}' at {offset}."
+    ))
 }
 
 struct Sender<'l, 's, 'a> {
@@ -319,6 +329,8 @@ struct Sender<'l, 's, 'a> {
     rotated: bool,
     /// Set until the first file's header has been sent.
     first_file: Option<FirstFile>,
+    /// Where the dump started (file, position), named by its read errors.
+    first_event: (String, u64),
     /// Set for a semi-synchronous reader.
     semi_sync: Option<&'s SemiSyncDump>,
 }
@@ -338,7 +350,7 @@ impl Sender<'_, '_, '_> {
             // wait. Everything visible when a commit wakes the dump leaves
             // in one write.
             let wait = if self.settings.non_blocking || self.unflushed { Duration::ZERO } else { self.wait_time() };
-            match reader.next_run_ref(wait).map_err(reader_error)? {
+            match reader.next_run_ref(wait).map_err(|error| read_error(error, &self.first_event))? {
                 Some(run) => match run.single() {
                     Some(event) => self.send(event)?,
                     None => self.send_run(run)?,
@@ -633,13 +645,32 @@ fn read_first_gtid(path: &Path) -> std::io::Result<Option<Gtid>> {
         if size < COMMON_HEADER_LENGTH + checksum || size > 1 << 24 {
             return Err(invalid(format!("event of {size} bytes at {offset}")));
         }
-        if header[TYPE_OFFSET] == EventType::Gtid as u8 {
+        if GtidEvent::is_gtid_type(header[TYPE_OFFSET]) {
             let mut body = vec![0u8; size - COMMON_HEADER_LENGTH - checksum];
             file.read_exact_at(&mut body, offset + COMMON_HEADER_LENGTH as u64)?;
-            let event = binlog_format::events::GtidEvent::decode_body(&body).map_err(|error| invalid(error.to_string()))?;
+            let event = GtidEvent::decode_body_of_type(header[TYPE_OFFSET], &body).map_err(|error| invalid(error.to_string()))?;
             return Ok(Some(event.gtid));
         }
         offset += size as u64;
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::replication::{GnoInterval, GtidSetEntry};
+
+    #[test]
+    fn a_requests_tagged_entries_join_the_set_and_a_bad_tag_is_1236() {
+        let entry = |tag: Option<&str>| GtidSetEntry {
+            uuid: [7; 16],
+            tag: tag.map(str::to_owned),
+            intervals: vec![GnoInterval { start: 1, end_exclusive: 3 }],
+        };
+        let set = gtid_set_from_request(&[entry(None), entry(Some("batch"))]).unwrap();
+        assert_eq!(set.to_string(), "07070707-0707-0707-0707-070707070707:1-2:batch:1-2");
+        let error = gtid_set_from_request(&[entry(Some("Batch"))]).unwrap_err();
+        assert_eq!(error.code, 1236);
+    }
 }

@@ -1130,7 +1130,7 @@ impl Session for SqlSession {
         // The file name and position of the request are ignored: MySQL
         // replicas send an empty name under auto-positioning, and the GTID
         // set alone decides where the stream starts.
-        let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set));
+        let start = DumpStart::Gtids(gtid_set_from_request(&request.gtid_set)?);
         let settings = self.dump_settings(request.is_non_blocking());
         source::dump(self.shared.db.binlog_status(), start, &settings, stream)
     }

@@ -91,7 +91,7 @@ impl BinlogBuilder {
         self.sequence_number += 1;
         let mut gtid = GtidEvent {
             flags: 0,
-            gtid: Gtid { uuid: SOURCE_UUID, gno },
+            gtid: Gtid::new(SOURCE_UUID, gno),
             last_committed: self.sequence_number - 1,
             sequence_number: self.sequence_number,
             immediate_commit_timestamp_us: TIMESTAMP as u64 * 1_000_000 + 123_456,

@@ -97,7 +97,7 @@ pub fn parse_gtid_set(server: &str, text: &str) -> Result<GtidSet, String> {
 
 /// How many of `uuid`'s transactions `set` holds.
 pub fn count_for(set: &GtidSet, uuid: &Uuid) -> u64 {
-    set.intervals().filter(|(id, _)| *id == uuid).flat_map(|(_, list)| list.iter()).map(|&(start, end)| end - start).sum()
+    set.intervals().filter(|(tsid, _)| tsid.uuid == *uuid).flat_map(|(_, list)| list.iter()).map(|&(start, end)| end - start).sum()
 }
 
 #[cfg(test)]

@@ -344,6 +344,8 @@ fn gtid_data(gtid: &GtidEvent, anonymous: bool) -> Value {
     json!({
         "gtid": if anonymous { "ANONYMOUS".to_string() } else { gtid.gtid.to_string() },
         "uuid": gtid.gtid.uuid.to_string(),
+        // A tagged GTID's tag (MySQL 8.3+), null for an untagged one.
+        "tag": gtid.gtid.is_tagged().then(|| gtid.gtid.tag.to_string()),
         "gno": gtid.gtid.gno,
         "last_committed": gtid.last_committed,
         "sequence_number": gtid.sequence_number,

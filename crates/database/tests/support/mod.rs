@@ -231,7 +231,7 @@ pub fn random_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thr
 /// giving one twice.
 pub fn given_transaction(db: &Database, rng: &mut impl Rng, tables: Tables, thread_id: u32, gno: u64) -> Attempt {
     let given = binlog::GivenGtid {
-        gtid: Gtid { uuid: SOURCE_UUID, gno },
+        gtid: Gtid::new(SOURCE_UUID, gno),
         original_commit_timestamp_us: Some(1_700_000_000_000_000 + gno),
         original_server_version: Some(80036),
     };

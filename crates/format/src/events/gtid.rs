@@ -1,7 +1,9 @@
 //! Gtid event (type 33) and Anonymous_gtid (34): opens each transaction and
-//! carries the logical clock replicas schedule by.
+//! carries the logical clock replicas schedule by. A tagged GTID's event
+//! (type 42) holds the same fields in another layout: [`super::gtid_tagged`].
 
 use crate::bytes::{packed_u64_len, ByteReader, ByteWriter};
+use crate::constants::EventType;
 use crate::error::DecodeError;
 use crate::gtid_set::{Gtid, Uuid};
 
@@ -45,6 +47,9 @@ pub struct GtidEvent {
 impl GtidEvent {
     /// Byte length of the encoded body.
     pub fn body_length(&self) -> usize {
+        if self.gtid.is_tagged() {
+            return self.tagged_body_length();
+        }
         42 + 7
             + if self.original_commit_timestamp_us.is_some() { 7 } else { 0 }
             + packed_u64_len(self.transaction_length)
@@ -53,7 +58,11 @@ impl GtidEvent {
             + if self.commit_group_ticket.is_some() { 8 } else { 0 }
     }
 
+    /// The type-33 layout, or for a tagged GTID the type-42 one.
     pub fn encode_body(&self, out: &mut Vec<u8>) {
+        if self.gtid.is_tagged() {
+            return self.encode_tagged_body(out);
+        }
         out.put_u8(self.flags);
         out.put_slice(&self.gtid.uuid.0);
         out.put_u64(self.gtid.gno);
@@ -82,6 +91,22 @@ impl GtidEvent {
         }
     }
 
+    /// True for the types whose event opens a transaction with a GTID:
+    /// Gtid (33) and Gtid_tagged_log_event (42).
+    pub fn is_gtid_type(event_type: u8) -> bool {
+        event_type == EventType::Gtid as u8 || event_type == EventType::GtidTagged as u8
+    }
+
+    /// Decodes the body of a Gtid (33) or Gtid_tagged_log_event (42).
+    pub fn decode_body_of_type(event_type: u8, body: &[u8]) -> Result<GtidEvent, DecodeError> {
+        if event_type == EventType::GtidTagged as u8 {
+            GtidEvent::decode_tagged_body(body)
+        } else {
+            GtidEvent::decode_body(body)
+        }
+    }
+
+    /// Decodes a type-33 (or Anonymous_gtid) body.
     pub fn decode_body(body: &[u8]) -> Result<GtidEvent, DecodeError> {
         let mut reader = ByteReader::new(body);
         let flags = reader.u8("gtid flags")?;
@@ -89,7 +114,7 @@ impl GtidEvent {
         let gno = reader.u64("gtid gno")?;
         let mut event = GtidEvent {
             flags,
-            gtid: Gtid { uuid, gno },
+            gtid: Gtid::new(uuid, gno),
             last_committed: 0,
             sequence_number: 0,
             immediate_commit_timestamp_us: 0,
@@ -148,6 +173,15 @@ impl GtidEvent {
                 return length;
             }
             self.transaction_length = length;
+        }
+    }
+
+    /// Gtid (33), or Gtid_tagged_log_event (42) when the GTID has a tag.
+    pub fn event_type(&self) -> u8 {
+        if self.gtid.is_tagged() {
+            EventType::GtidTagged as u8
+        } else {
+            EventType::Gtid as u8
         }
     }
 

@@ -7,6 +7,7 @@ pub mod enum_set_metadata;
 pub mod extra_row_info;
 pub mod format_description;
 pub mod gtid;
+pub mod gtid_tagged;
 pub mod heartbeat_v2;
 pub mod incident;
 pub mod json_diff;
@@ -83,6 +84,7 @@ impl Default for DecodeContext {
 pub enum Event {
     FormatDescription(FormatDescription),
     PreviousGtids(GtidSet),
+    /// Gtid (33), or Gtid_tagged_log_event (42) for a tagged GTID.
     Gtid(GtidEvent),
     AnonymousGtid(GtidEvent),
     Query(QueryEvent),
@@ -137,7 +139,7 @@ impl Event {
         match self {
             Event::FormatDescription(_) => EventType::FormatDescription as u8,
             Event::PreviousGtids(_) => EventType::PreviousGtids as u8,
-            Event::Gtid(_) => EventType::Gtid as u8,
+            Event::Gtid(e) => e.event_type(),
             Event::AnonymousGtid(_) => EventType::AnonymousGtid as u8,
             Event::Query(_) => EventType::Query as u8,
             Event::Xid(_) => EventType::Xid as u8,
@@ -172,6 +174,7 @@ impl Event {
             Some(EventType::FormatDescription) => Event::FormatDescription(FormatDescription::decode_body(body)?),
             Some(EventType::PreviousGtids) => Event::PreviousGtids(GtidSet::decode_previous_gtids_body(body)?),
             Some(EventType::Gtid) => Event::Gtid(GtidEvent::decode_body(body)?),
+            Some(EventType::GtidTagged) => Event::Gtid(GtidEvent::decode_tagged_body(body)?),
             Some(EventType::AnonymousGtid) => Event::AnonymousGtid(GtidEvent::decode_body(body)?),
             Some(EventType::Query) => Event::Query(QueryEvent::decode_body(body)?),
             Some(EventType::Xid) => Event::Xid(XidEvent::decode_body(body)?),

@@ -27,7 +27,7 @@ pub fn event(event_type: u8, body: &[u8]) -> Vec<u8> {
 pub fn gtid_event(gno: u64, last_committed: i64, sequence_number: i64) -> Vec<u8> {
     let gtid = GtidEvent {
         flags: 0,
-        gtid: Gtid { uuid: SOURCE_UUID, gno },
+        gtid: Gtid::new(SOURCE_UUID, gno),
         last_committed,
         sequence_number,
         immediate_commit_timestamp_us: 1,
@@ -84,7 +84,7 @@ pub fn write_transaction(
     let location = relay.finish(open).unwrap();
     let entry = BoundaryEntry {
         index,
-        gtid: Some(Gtid { uuid: SOURCE_UUID, gno }),
+        gtid: Some(Gtid::new(SOURCE_UUID, gno)),
         mariadb_gtid: None,
         last_committed: clock.0,
         sequence_number: clock.1,

@@ -390,6 +390,12 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::strings::call(&name, &values, environment) {
             return result;
         }
+        if let Some(result) = crate::eval::spatial::call(&name, &values) {
+            return result;
+        }
+        if let Some(result) = crate::eval::gtid_functions::call(&name, &values, environment) {
+            return result;
+        }
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
             ("VERSION", []) => environment.version()?,

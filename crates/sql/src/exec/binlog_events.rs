@@ -111,6 +111,7 @@ fn type_name(code: u8) -> &'static str {
         Some(EventType::UpdateRows) => "Update_rows",
         Some(EventType::DeleteRows) => "Delete_rows",
         Some(EventType::Gtid) => "Gtid",
+        Some(EventType::GtidTagged) => "Gtid_tagged",
         Some(EventType::AnonymousGtid) => "Anonymous_Gtid",
         Some(EventType::PreviousGtids) => "Previous_gtids",
         Some(EventType::RowsQuery) => "Rows_query",
@@ -130,7 +131,9 @@ fn info(raw: &RawEvent<'_>) -> Result<String, binlog_format::DecodeError> {
             format!("Server ver: {}, Binlog ver: {}", format.server_version, format.binlog_version)
         }
         Some(EventType::PreviousGtids) => GtidSet::decode_previous_gtids_body(body)?.to_string(),
-        Some(EventType::Gtid) => format!("SET @@SESSION.GTID_NEXT= '{}'", GtidEvent::decode_body(body)?.gtid),
+        Some(EventType::Gtid | EventType::GtidTagged) => {
+            format!("SET @@SESSION.GTID_NEXT= '{}'", GtidEvent::decode_body_of_type(raw.header.event_type, body)?.gtid)
+        }
         Some(EventType::AnonymousGtid) => "SET @@SESSION.GTID_NEXT= 'ANONYMOUS'".to_string(),
         Some(EventType::Query) => {
             let query = QueryEvent::decode_body(body)?;

@@ -6,7 +6,7 @@
 //! | state       | set by                                  | next transaction |
 //! |-------------|-----------------------------------------|------------------|
 //! | `Automatic` | default, `SET gtid_next = 'AUTOMATIC'`  | the server's next GTID |
-//! | `Owned`     | `SET gtid_next = 'uuid:N'`, N not executed | gets uuid:N; the session owns it from the SET on (a second session setting it waits) |
+//! | `Owned`     | `SET gtid_next = 'uuid:N'` or `'uuid:tag:N'`, N not executed | gets uuid:N; the session owns it from the SET on (a second session setting it waits) |
 //! | `Executed`  | `SET gtid_next = 'uuid:N'`, N executed  | skipped: its writes and DDL return OK and change nothing |
 //! | `Undefined` | the COMMIT/ROLLBACK of either           | refused with 1837 until gtid_next is set again |
 //!
@@ -15,7 +15,7 @@
 //! state with nothing written logs an empty transaction with the GTID.
 
 use binlog::{OwnedGtid, Ownership};
-use binlog_format::{Gtid, Uuid};
+use binlog_format::{Gtid, Tag, Tsid, Uuid};
 use protocol::MysqlError;
 use sqlparser::ast::Statement as Ast;
 
@@ -203,14 +203,21 @@ fn parse(value: &Value) -> SqlResult<Option<Gtid>> {
     if trimmed.eq_ignore_ascii_case("ANONYMOUS") {
         return Err(MysqlError::new(1782, "HY000", "@@SESSION.GTID_NEXT cannot be set to ANONYMOUS when @@GLOBAL.GTID_MODE = ON."));
     }
-    let (uuid, gno) = trimmed.split_once(':').ok_or_else(|| wrong_value(&text))?;
-    let uuid: Uuid = uuid.trim().parse().map_err(|_| wrong_value(&text))?;
-    let gno: u64 = gno.trim().parse().map_err(|_| wrong_value(&text))?;
+    // `uuid:N`, or `uuid:tag:N` (MySQL 8.3+; the tag folds to lower case).
+    let pieces: Vec<&str> = trimmed.split(':').map(str::trim).collect();
+    let (uuid, tag, gno) = match pieces[..] {
+        [uuid, gno] => (uuid, None, gno),
+        [uuid, tag, gno] => (uuid, Some(tag), gno),
+        _ => return Err(wrong_value(&text)),
+    };
+    let uuid: Uuid = uuid.parse().map_err(|_| wrong_value(&text))?;
+    let tag: Tag = tag.map_or(Ok(Tag::NONE), str::parse).map_err(|_| wrong_value(&text))?;
+    let gno: u64 = gno.parse().map_err(|_| wrong_value(&text))?;
     // MySQL's GNO range: 1 ..= 2^63 - 2.
     if gno == 0 || gno >= (1 << 63) - 1 {
         return Err(wrong_value(&text));
     }
-    Ok(Some(Gtid { uuid, gno }))
+    Ok(Some(Gtid::tagged(Tsid { uuid, tag }, gno)))
 }
 
 /// MySQL's text for a GTID set in `@@gtid_executed` and SHOW BINARY LOG
@@ -229,9 +236,15 @@ mod tests {
         assert_eq!(parse(&text("automatic")).unwrap(), None);
         let gtid = parse(&text("3E11FA47-71CA-11E1-9E33-C80AA9429562:23")).unwrap().unwrap();
         assert_eq!(gtid.to_string(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:23");
+        let tagged = parse(&text("3E11FA47-71CA-11E1-9E33-C80AA9429562: Domain_1 :23")).unwrap().unwrap();
+        assert_eq!(tagged.to_string(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:domain_1:23");
         for bad in [
             "3e11fa47-71ca-11e1-9e33-c80aa9429562",
             "3e11fa47-71ca-11e1-9e33-c80aa9429562:0",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:1tag:1",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:a-b:1",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:tag",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:t:u:1",
             "nope:1",
             "3e11fa47-71ca-11e1-9e33-c80aa9429562:x",
         ] {
