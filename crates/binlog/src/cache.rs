@@ -15,7 +15,7 @@
 //! when it copies the events to their final offset.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH};
@@ -37,7 +37,9 @@ pub struct CacheContext {
     pub spill_dir: PathBuf,
     pub binlog_cache_size: u64,
     pub max_binlog_cache_size: u64,
-    pub checksum: bool,
+    /// `binlog_checksum` now (dynamic): a cache takes it when its
+    /// transaction first writes, and keeps it (see [`TransactionCache::checksum`]).
+    pub checksum: Arc<AtomicBool>,
     pub server_id: u32,
     pub spill_counter: Arc<AtomicU64>,
     pub crash: CrashPoints,
@@ -129,6 +131,9 @@ pub struct SealedSpill {
     /// Size of the last event (the terminating Xid or COMMIT).
     pub last_event_size: u64,
     pub terminating_event_type: u8,
+    /// Whether the body's events carry CRC32 footers: the promoted file's
+    /// Format_description says so, whatever `binlog_checksum` is now.
+    pub checksum: bool,
 }
 
 /// Shape of the cached events, checked before commit: a transaction is
@@ -162,11 +167,22 @@ pub struct TransactionCache {
     last_event_size: u64,
     /// `append`'s body buffer, reused from event to event.
     body_scratch: Vec<u8>,
+    /// Whether the cached events carry a CRC32 footer: `binlog_checksum`
+    /// when the transaction first wrote. The leader re-frames them when
+    /// the active file has the other algorithm; a promoted body keeps it
+    /// (its file's Format_description says so).
+    checksum: bool,
+    /// `binlog_transaction_compression_level_zstd` when the session's
+    /// `binlog_transaction_compression` was ON at commit (`compression.rs`).
+    compression_level_zstd: Option<i32>,
 }
 
 impl TransactionCache {
     pub fn new(context: CacheContext) -> TransactionCache {
+        let checksum = context.checksum.load(Ordering::Relaxed);
         TransactionCache {
+            checksum,
+            compression_level_zstd: None,
             context,
             memory: Vec::new(),
             stage: Stage::Memory,
@@ -187,10 +203,10 @@ impl TransactionCache {
     /// them (what [`TransactionCache::encoded_events`] returned, e.g. kept
     /// in a redo record by the engine-integrated binlog). Every event is
     /// checked (checksum, shape); the cache stays in memory and is never
-    /// promoted.
-    pub fn from_encoded_events(context: CacheContext, bytes: Vec<u8>) -> Result<TransactionCache> {
+    /// promoted. `checksum`: whether the events carry CRC32 footers.
+    pub fn from_encoded_events(context: CacheContext, bytes: Vec<u8>, checksum: bool) -> Result<TransactionCache> {
         let mut cache = TransactionCache::new(context);
-        let checksum = cache.context.checksum;
+        cache.checksum = checksum;
         let mut at = 0usize;
         while at < bytes.len() {
             let invalid = |reason: String| BinlogError::Invalid(format!("cached events at offset {at}: {reason}"));
@@ -303,7 +319,12 @@ impl TransactionCache {
     /// Frames `body` (header, checksum) straight into the memory buffer,
     /// spilling that first when the event would pass `binlog_cache_size`.
     fn append_framed(&mut self, event_type: u8, body: &[u8], timestamp: u32) -> Result<()> {
-        let size = COMMON_HEADER_LENGTH + body.len() + if self.context.checksum { 4 } else { 0 };
+        if self.is_empty() && !self.is_spilled() {
+            // Taken once per transaction, with the large-transaction
+            // settings below: a spilled body's checksums are final.
+            self.checksum = self.context.checksum.load(Ordering::Relaxed);
+        }
+        let size = COMMON_HEADER_LENGTH + body.len() + if self.checksum { 4 } else { 0 };
         if self.length + size as u64 > self.context.max_binlog_cache_size {
             return Err(BinlogError::CacheFull { max_binlog_cache_size: self.context.max_binlog_cache_size });
         }
@@ -337,7 +358,7 @@ impl TransactionCache {
         if self.memory.len() as u64 + size as u64 > self.context.binlog_cache_size && !self.memory.is_empty() {
             self.spill_memory()?;
         }
-        binlog_format::encode_event(header, body, self.context.checksum, &mut self.memory);
+        binlog_format::encode_event(header, body, self.checksum, &mut self.memory);
         self.length += size as u64;
         self.terminating_event_type = event_type;
         self.last_event_size = size as u64;
@@ -406,6 +427,7 @@ impl TransactionCache {
             body_length: spill.length,
             last_event_size: self.last_event_size,
             terminating_event_type: self.terminating_event_type,
+            checksum: self.checksum,
         })
     }
 
@@ -428,7 +450,7 @@ impl TransactionCache {
         self.stage = Stage::Referenced(spill);
         Ok(SpillReference {
             file_name,
-            checksum: self.context.checksum,
+            checksum: self.checksum,
             header_room: sealed.header_room,
             body_length: sealed.body_length,
             event_count: self.event_count,
@@ -445,9 +467,6 @@ impl TransactionCache {
     pub fn from_spill_reference(context: CacheContext, reference: &SpillReference) -> Result<TransactionCache> {
         let path = context.spill_dir.join(&reference.file_name);
         let invalid = |reason: String| BinlogError::Invalid(format!("{}: {reason}", path.display()));
-        if reference.checksum != context.checksum {
-            return Err(invalid("written with another binlog_checksum: restart once with the old setting".into()));
-        }
         let file = context.storage.open(&path).map_err(|e| BinlogError::io("open referenced spill file", &path, e))?;
         let end = reference.header_room + reference.body_length;
         let length = file.len().map_err(|e| BinlogError::io("size of", &path, e))?;
@@ -469,6 +488,7 @@ impl TransactionCache {
         }
         context.spill_count.fetch_add(1, Ordering::Relaxed);
         let mut cache = TransactionCache::new(context);
+        cache.checksum = reference.checksum;
         cache.stage = Stage::Referenced(SpillFile { path, file, length: reference.body_length, synced_length: reference.body_length });
         cache.length = reference.body_length;
         cache.event_count = reference.event_count;
@@ -481,6 +501,39 @@ impl TransactionCache {
         // is laid out, and the writer promotes it by rename.
         cache.threshold = 0;
         Ok(cache)
+    }
+
+    /// Compress this transaction at `level` when it commits, if it is one
+    /// MySQL compresses (`compression.rs`); `None` writes it as it is.
+    pub fn set_compression_level_zstd(&mut self, level: Option<i32>) {
+        self.compression_level_zstd = level;
+    }
+
+    pub fn compression_level_zstd(&self) -> Option<i32> {
+        self.compression_level_zstd
+    }
+
+    /// `server_id` in the events' headers.
+    pub fn server_id(&self) -> u32 {
+        self.context.server_id
+    }
+
+    /// The complete transaction whose one event is `event` (its
+    /// Transaction_payload, framed as this cache's events): in memory,
+    /// with this cache's timestamp and write set. This cache, and its
+    /// spill file, are dropped by the caller.
+    pub fn with_payload(&mut self, event: Vec<u8>) -> TransactionCache {
+        let mut compressed = TransactionCache::new(self.context.clone());
+        compressed.checksum = self.checksum;
+        compressed.length = event.len() as u64;
+        compressed.last_event_size = event.len() as u64;
+        compressed.memory = event;
+        compressed.event_count = 1;
+        compressed.shape = Shape::Complete;
+        compressed.terminating_event_type = EventType::TransactionPayload as u8;
+        compressed.timestamp = self.timestamp;
+        compressed.writeset = std::mem::take(&mut self.writeset);
+        compressed
     }
 
     /// After a promotion renamed the spill file into the log: the cache
@@ -590,8 +643,9 @@ impl TransactionCache {
         self.stage.file().is_none().then_some(self.memory.as_slice())
     }
 
+    /// Whether the cached events carry a CRC32 footer.
     pub fn checksum(&self) -> bool {
-        self.context.checksum
+        self.checksum
     }
 
     pub fn spill_path(&self) -> Option<&std::path::Path> {

@@ -40,6 +40,7 @@ use crate::crash_points;
 use crate::error::{BinlogError, Result};
 use crate::gtid_owners::{next_automatic_gno, CommitOutcome, GivenGtid, OwnedGtid, Ownership};
 use crate::log::{now_micros, BinaryLog, Writer};
+use crate::reframe::{reframe, reframed_length};
 use crate::replica_acks::AckWaitPoint;
 
 /// Bytes the leader accumulates before one write call.
@@ -248,7 +249,7 @@ impl BinaryLog {
         if cache.is_spilled() {
             counters.cache_disk_use.fetch_add(1, Ordering::Relaxed);
         }
-        let mut cache = cache;
+        let mut cache = self.compress(cache)?;
         let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
         let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
         Ok(Pending {
@@ -260,6 +261,19 @@ impl BinaryLog {
             assigned: None,
             given,
         })
+    }
+
+    /// The transaction as it is written: one Transaction_payload when its
+    /// session compresses and it is one MySQL compresses
+    /// (`compression.rs`), in the committer's thread, outside every lock.
+    fn compress(&self, mut cache: TransactionCache) -> Result<TransactionCache> {
+        let Some(level) = cache.compression_level_zstd() else { return Ok(cache) };
+        let Some(compressed) = crate::compression::compress(&cache, level)? else { return Ok(cache) };
+        let counters = &self.inner.counters;
+        counters.compression_zstd_transactions.fetch_add(1, Ordering::Relaxed);
+        counters.compression_zstd_uncompressed_bytes.fetch_add(compressed.uncompressed_bytes, Ordering::Relaxed);
+        counters.compression_zstd_compressed_bytes.fetch_add(compressed.compressed_bytes, Ordering::Relaxed);
+        Ok(cache.with_payload(compressed.event))
     }
 
     /// Queues `pendings` for the FLUSH stage, in order, and leads the
@@ -289,7 +303,7 @@ impl BinaryLog {
             if item.cache.shape() != Shape::Complete {
                 return Err(BinlogError::Invalid(format!("cannot commit an incomplete transaction ({:?})", item.cache.shape())));
             }
-            let mut cache = item.cache;
+            let mut cache = self.compress(item.cache)?;
             let sealed = if cache.should_promote() { Some(cache.seal_for_promotion()?) } else { None };
             let slot = Arc::new(Slot { result: Mutex::new(None), ready: Condvar::new() });
             let assigned = Some(Assigned { gtid: item.gtid, global_sequence: item.global_sequence });
@@ -479,7 +493,6 @@ impl BinaryLog {
     fn flush_group(&self, writer: &mut Writer, group: &mut [Pending]) -> Result<(Vec<CommitInfo>, u64, Vec<u64>)> {
         let inner = &self.inner;
         let options = &inner.options;
-        let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
         inner.crash.hit(crash_points::FLUSH_BEFORE_WRITE).map_err(|e| BinlogError::io("crash point", &writer.active.path, e))?;
         let mut infos = Vec::with_capacity(group.len());
         // Files this group writes into, each counted in flight once.
@@ -567,11 +580,24 @@ impl BinaryLog {
                 inner.in_flight.add(writer.active.number);
             }
             let cache = &pending.cache;
-            let length = gtid_event.settle_transaction_length(cache.len(), identity.checksum);
+            // The active file's algorithm, which a cache begun before
+            // `SET GLOBAL binlog_checksum` may not have: its events are re-framed.
+            let identity = WriterIdentity { server_id: options.server_id, checksum: writer.active.checksum };
+            let from_checksum = cache.checksum();
+            let body_length = reframed_length(cache.len(), cache.event_count(), from_checksum, identity.checksum);
+            let length = gtid_event.settle_transaction_length(body_length, identity.checksum);
             let start_position = buffer_start + buffer.len() as u64;
             let mut position = append_event(&mut buffer, start_position, &Event::Gtid(gtid_event), cache.timestamp, 0, identity);
             let (file, path) = (writer.active.file.clone(), writer.active.path.clone());
+            let mut reframed = Vec::new();
             cache.for_each_event_chunk(FLUSH_BUFFER_BYTES, |chunk| {
+                let chunk: &mut [u8] = if from_checksum == identity.checksum {
+                    chunk
+                } else {
+                    reframed.clear();
+                    reframe(chunk, from_checksum, identity.checksum, &mut reframed);
+                    &mut reframed
+                };
                 let mut at = 0;
                 while at < chunk.len() {
                     let size = peek_event_size(&chunk[at..]).expect("cached events are whole") as usize;

@@ -8,6 +8,7 @@
 //! crash points are listed in [`crash_points`].
 
 pub mod cache;
+pub mod compression;
 pub mod crash_points;
 pub mod dependency;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod promotion;
 pub mod purge;
 pub mod reader;
 pub mod recovery;
+pub mod reframe;
 pub mod replica_acks;
 pub mod reset;
 pub mod spill_reference;

@@ -31,6 +31,9 @@ pub(crate) struct ActiveFile {
     pub file: FileHandle,
     /// Bytes written (the next event's offset).
     pub position: u64,
+    /// Whether its events carry a CRC32 footer (its Format_description's
+    /// algorithm): `binlog_checksum` when the file was created.
+    pub checksum: bool,
 }
 
 /// State owned by whoever holds the log lock (MySQL's LOCK_log).
@@ -71,6 +74,14 @@ pub struct Counters {
     pub large_transaction_promotions: AtomicU64,
     /// `binlog_large_transaction_optimization_missed_count`.
     pub large_transaction_missed: AtomicU64,
+    /// Transactions written as a zstd Transaction_payload, and their bytes
+    /// before (the events as they would have been written) and after (the
+    /// payload event): MySQL's
+    /// performance_schema.binary_log_transaction_compression_stats row
+    /// (BINARY, ZSTD), shown as `Binlog_transaction_compression_zstd_*`.
+    pub compression_zstd_transactions: AtomicU64,
+    pub compression_zstd_uncompressed_bytes: AtomicU64,
+    pub compression_zstd_compressed_bytes: AtomicU64,
 }
 
 pub(crate) struct Inner {
@@ -100,6 +111,10 @@ pub(crate) struct Inner {
     pub owners: Arc<crate::gtid_owners::GtidOwners>,
     /// Semi-synchronous replication's wait in the COMMIT stage.
     pub replica_acks: crate::replica_acks::AcksSlot,
+    /// `binlog_checksum` now: what the next file is created with. Shared
+    /// with the cache context; changed only under the log lock, with a
+    /// rotation ([`BinaryLog::set_checksum`]).
+    pub checksum: Arc<AtomicBool>,
 }
 
 /// An open binary log. Cheap to clone; all clones share one log.
@@ -122,7 +137,8 @@ impl BinaryLog {
         let report = recovery::recover(storage.as_ref(), &options, &crash)?;
         let next_number = report.index.last().and_then(|name| options.file_number(name)).map_or(1, |n| n + 1);
         let mut index_names = report.index.clone();
-        let active = create_file(storage.as_ref(), &options, next_number, &report.executed_gtids)?;
+        let active = create_file(storage.as_ref(), &options, next_number, &report.executed_gtids, options.binlog_checksum)?;
+        let checksum = Arc::new(AtomicBool::new(options.binlog_checksum));
         index_names.push(active.name.clone());
         index::store(storage.as_ref(), &options, &index_names, &crash)?;
         let purged = report.purged_gtids.clone();
@@ -133,7 +149,7 @@ impl BinaryLog {
             spill_dir: options.spill_dir(),
             binlog_cache_size: options.binlog_cache_size,
             max_binlog_cache_size: options.max_binlog_cache_size,
-            checksum: options.binlog_checksum,
+            checksum: checksum.clone(),
             server_id: options.server_id,
             spill_counter: Arc::new(AtomicU64::new(0)),
             crash: crash.clone(),
@@ -175,6 +191,7 @@ impl BinaryLog {
                 in_flight: Default::default(),
                 owners: Arc::new(crate::gtid_owners::GtidOwners::new(options_uuid)),
                 replica_acks: Default::default(),
+                checksum,
             }),
         };
         if log.inner.options.binlog_expire_logs_seconds > 0 {
@@ -226,13 +243,41 @@ impl BinaryLog {
 
     /// A cache rebuilt from encoded events (see
     /// [`TransactionCache::from_encoded_events`]).
-    pub fn cache_from_encoded_events(&self, bytes: Vec<u8>) -> Result<TransactionCache> {
-        TransactionCache::from_encoded_events(self.inner.cache_context.clone(), bytes)
+    pub fn cache_from_encoded_events(&self, bytes: Vec<u8>, checksum: bool) -> Result<TransactionCache> {
+        TransactionCache::from_encoded_events(self.inner.cache_context.clone(), bytes, checksum)
     }
 
-    /// Whether this log's events carry a CRC32 footer (`binlog_checksum`).
+    /// `binlog_checksum`: whether the events of the file it names carry a
+    /// CRC32 footer (the file created at open or at the last change).
     pub fn checksum(&self) -> bool {
-        self.inner.options.binlog_checksum
+        self.inner.checksum.load(Ordering::Acquire)
+    }
+
+    /// `SET GLOBAL binlog_checksum`: as MySQL does, the log rotates (even
+    /// to the same algorithm), so the new file's Format_description
+    /// carries the new algorithm and no file mixes the two. The setting
+    /// changes under the log lock, before the new file is created: a
+    /// group flushed before is in the old file with the old framing, one
+    /// flushed after in the new. Transactions already caching keep their
+    /// framing and are re-framed when copied (`reframe.rs`); a large one
+    /// promoted by rename keeps it in its own file.
+    pub fn set_checksum(&self, checksum: bool) -> Result<()> {
+        self.check_usable()?;
+        let mut writer = self.inner.writer.lock();
+        if writer.closed {
+            return Err(BinlogError::Closed);
+        }
+        self.inner.checksum.store(checksum, Ordering::Release);
+        let result = self.rotate_locked(&mut writer);
+        drop(writer);
+        if let Err(error) = &result {
+            self.poison(error);
+        }
+        result?;
+        if self.inner.options.binlog_expire_logs_seconds > 0 {
+            self.purge_expired()?;
+        }
+        Ok(())
     }
 
     /// fdatasyncs the active file (older files were synced when rotated):
@@ -356,7 +401,7 @@ impl BinaryLog {
             &Event::Rotate(RotateEvent { position: 4, next_file: next_name.clone() }),
             now_seconds(),
             0,
-            WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
+            WriterIdentity { server_id: options.server_id, checksum: writer.active.checksum },
         );
         let old = &writer.active;
         old.file.write_at(old.position, &rotate).map_err(|e| BinlogError::io("write", &old.path, e))?;
@@ -369,7 +414,7 @@ impl BinaryLog {
         writer.active.position = end;
         self.publish(old_number, end);
 
-        let new_file = create_file(self.inner.storage.as_ref(), options, next_number, &writer.executed)?;
+        let new_file = create_file(self.inner.storage.as_ref(), options, next_number, &writer.executed, self.checksum())?;
         crash.hit(crash_points::ROTATE_AFTER_NEW_FILE).map_err(|e| BinlogError::io("crash point", &new_file.path, e))?;
         let mut names = writer.index.clone();
         names.push(next_name);
@@ -409,7 +454,7 @@ impl BinaryLog {
             &Event::Stop,
             now_seconds(),
             0,
-            WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum },
+            WriterIdentity { server_id: options.server_id, checksum: writer.active.checksum },
         );
         let active = &writer.active;
         active.file.write_at(active.position, &stop).map_err(|e| BinlogError::io("write", &active.path, e))?;
@@ -432,14 +477,14 @@ impl BinaryLog {
 /// Creates binlog file `number` with its preamble (FDE flagged in use,
 /// Previous_gtids), synced, and its directory entry synced. It is not in
 /// the log until the index lists it.
-pub(crate) fn create_file(storage: &dyn Storage, options: &Options, number: u64, executed: &GtidSet) -> Result<ActiveFile> {
+/// `checksum`: the file's algorithm (CRC32 or NONE), in its Format_description.
+pub(crate) fn create_file(storage: &dyn Storage, options: &Options, number: u64, executed: &GtidSet, checksum: bool) -> Result<ActiveFile> {
     let name = options.file_name(number);
     let path = options.dir.join(&name);
     let file = storage.create(&path).map_err(|e| BinlogError::io("create", &path, e))?;
-    let preamble =
-        file_preamble(now_seconds(), executed, WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum });
+    let preamble = file_preamble(now_seconds(), executed, WriterIdentity { server_id: options.server_id, checksum });
     file.write_at(0, &preamble).map_err(|e| BinlogError::io("write", &path, e))?;
     file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
     storage.sync_dir(&options.dir).map_err(|e| BinlogError::io("fsync directory", &options.dir, e))?;
-    Ok(ActiveFile { number, name, path, file, position: preamble.len() as u64 })
+    Ok(ActiveFile { number, name, path, file, position: preamble.len() as u64, checksum })
 }

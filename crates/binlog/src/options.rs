@@ -43,7 +43,8 @@ pub struct Options {
     /// `binlog_group_commit_sync_no_delay_count`: stop waiting once this
     /// many transactions queue (0 = no limit).
     pub binlog_group_commit_sync_no_delay_count: usize,
-    /// `binlog_checksum`: CRC32 (true) or NONE (false).
+    /// `binlog_checksum` at startup: CRC32 (true) or NONE (false); `SET
+    /// GLOBAL` changes it with a rotation (`BinaryLog::set_checksum`).
     pub binlog_checksum: bool,
     /// `binlog_expire_logs_seconds` (default 30 days; 0 = never): files
     /// older than this are purged at rotation and at open.

@@ -100,7 +100,11 @@ impl BinaryLog {
         let options = &inner.options;
         let storage = inner.storage.as_ref();
         let crash = &inner.crash;
-        let identity = WriterIdentity { server_id: options.server_id, checksum: options.binlog_checksum };
+        // The promoted file has the body's algorithm (the one current when
+        // the transaction began); the active file it closes, and the file
+        // after it, may have the other (`BinaryLog::set_checksum`).
+        let identity = WriterIdentity { server_id: options.server_id, checksum: sealed.checksum };
+        let active_identity = WriterIdentity { server_id: options.server_id, checksum: writer.active.checksum };
         let previous = writer.executed.clone();
         let length = gtid_event.settle_transaction_length(sealed.body_length, identity.checksum);
         let body_end = sealed.header_room + sealed.body_length;
@@ -158,7 +162,7 @@ impl BinaryLog {
             &Event::Rotate(RotateEvent { position: 4, next_file: promoted_name.clone() }),
             now_seconds(),
             0,
-            identity,
+            active_identity,
         );
         let old = &writer.active;
         old.file.write_at(old.position, &old_rotate).map_err(|e| BinlogError::io("write", &old.path, e))?;
@@ -172,7 +176,7 @@ impl BinaryLog {
         // 5. The next active file.
         let mut executed = previous;
         executed.add(gtid_event.gtid);
-        let next = create_file(storage, options, next_number, &executed)?;
+        let next = create_file(storage, options, next_number, &executed, self.checksum())?;
         crash.hit(crash_points::PROMOTE_AFTER_NEW_FILE).map_err(|e| BinlogError::io("crash point", &next.path, e))?;
 
         // 6. The index: from here the transaction is in the log.

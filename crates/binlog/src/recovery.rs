@@ -270,7 +270,8 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
                 | EventType::Gtid
                 | EventType::GtidTagged
                 | EventType::Query
-                | EventType::Xid,
+                | EventType::Xid
+                | EventType::TransactionPayload,
             ) => match Event::decode(&raw, &Default::default()) {
                 Ok(event) => Some(event),
                 Err(error) => {
@@ -307,6 +308,23 @@ pub fn scan_file(storage: &dyn Storage, dir: &Path, name: &str, verify_promoted_
                 complete = Some((Some(*gtid), None, *start, *length)); // DDL
             }
             (TrxState::AfterGtid { .. }, _) if event_type == EventType::LargeTransactionHeader as u8 => {}
+            // binlog_transaction_compression: the whole body, Xid included,
+            // is in the payload; the engine needs that XID.
+            (TrxState::AfterGtid { gtid, start, length }, Some(Event::TransactionPayload(payload))) => {
+                match payload.events(&Default::default()) {
+                    Ok(inner) => {
+                        let xid = inner.iter().find_map(|inner| match inner.event {
+                            Event::Xid(XidEvent { xid }) => Some(xid),
+                            _ => None,
+                        });
+                        complete = Some((Some(*gtid), xid, *start, *length));
+                    }
+                    Err(error) => {
+                        scan.damage = Some((offset, error.to_string()));
+                        break;
+                    }
+                }
+            }
             (TrxState::AfterGtid { start, .. }, _) => {
                 scan.damage = Some((*start, format!("Gtid event followed by event type {event_type} at {offset}")));
                 break;

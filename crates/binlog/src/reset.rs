@@ -49,7 +49,13 @@ impl BinaryLog {
         let result = (|| -> Result<()> {
             remove_all_files(inner.storage.as_ref(), &inner.options, &inner.crash)?;
             let executed = GtidSet::new();
-            let active = create_file(inner.storage.as_ref(), &inner.options, 1, &executed)?;
+            let active = create_file(
+                inner.storage.as_ref(),
+                &inner.options,
+                1,
+                &executed,
+                inner.checksum.load(std::sync::atomic::Ordering::Acquire),
+            )?;
             index::store(inner.storage.as_ref(), &inner.options, std::slice::from_ref(&active.name), &inner.crash)?;
             writer.index = vec![active.name.clone()];
             let (number, position) = (active.number, active.position);

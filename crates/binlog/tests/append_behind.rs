@@ -32,7 +32,7 @@ fn numbered_transactions_are_written_in_order_and_gaps_refused() {
 
     // A copy of transaction 6 rebuilt from its encoded events.
     let original = transaction(&log, 6, 3);
-    let rebuilt = log.cache_from_encoded_events(original.encoded_events().unwrap()).unwrap();
+    let rebuilt = log.cache_from_encoded_events(original.encoded_events().unwrap(), original.checksum()).unwrap();
     assert_eq!(rebuilt.len(), original.len());
     let gap = BehindTransaction { gtid: Gtid::new(uuid(), 7), given: None, cache: rebuilt, global_sequence: 6, committed_when_queued: 5 };
     assert!(matches!(log.append_behind(vec![gap]), Err(BinlogError::Invalid(_)) | Err(BinlogError::PreviousIo { .. })));
@@ -49,9 +49,9 @@ fn a_cache_rebuilt_from_events_writes_the_same_transaction() {
     let log = open(dir.path(), Arc::new(storage::OsStorage), |options| options.sync_binlog = 0);
     let original = transaction(&log, 1, 4);
     let bytes = original.encoded_events().unwrap();
-    let rebuilt = log.cache_from_encoded_events(bytes.clone()).unwrap();
+    let rebuilt = log.cache_from_encoded_events(bytes.clone(), true).unwrap();
     assert_eq!(rebuilt.encoded_events().unwrap(), bytes);
-    assert!(log.cache_from_encoded_events(bytes[..bytes.len() - 3].to_vec()).is_err(), "a cut event is refused");
+    assert!(log.cache_from_encoded_events(bytes[..bytes.len() - 3].to_vec(), true).is_err(), "a cut event is refused");
     let info = log
         .append_behind(vec![BehindTransaction {
             gtid: Gtid::new(uuid(), 1),

@@ -54,11 +54,20 @@ pub struct StatementContext {
     /// The transaction's statements that ran with other than the default
     /// row logging (FULL images, FULL metadata, no Rows_query), in order.
     pub statements: StatementLog,
+    /// `binlog_transaction_compression_level_zstd` when the session's
+    /// `binlog_transaction_compression` is ON at commit; `None` when OFF.
+    pub compression_level_zstd: Option<i32>,
 }
 
 impl StatementContext {
     pub fn new(thread_id: u32, database: impl Into<String>) -> StatementContext {
-        StatementContext { thread_id, database: database.into(), timestamp: 0, statements: StatementLog::new() }
+        StatementContext {
+            thread_id,
+            database: database.into(),
+            timestamp: 0,
+            statements: StatementLog::new(),
+            compression_level_zstd: None,
+        }
     }
 
     pub(crate) fn timestamp_or_now(&self) -> u32 {
@@ -251,6 +260,8 @@ impl RowEvents {
     pub fn finish(mut self, xid: u64, context: &StatementContext) -> Result<TransactionCache> {
         self.cache.writeset = std::mem::take(&mut self.writeset).finish();
         self.cache.append(&Event::Xid(XidEvent { xid }), context.timestamp_or_now())?;
+        // Read at commit, as MySQL reads it when it compresses the cache.
+        self.cache.set_compression_level_zstd(context.compression_level_zstd);
         Ok(self.cache)
     }
 }

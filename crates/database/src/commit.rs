@@ -489,7 +489,7 @@ impl Database {
     /// Rotates once the active file reached `max_binlog_size`.
     fn rotate_if_full(&self, info: &CommitInfo) -> Result<()> {
         if info.end_position >= self.inner.config.binlog.max_binlog_size {
-            self.rotate_binlog_when(|binlog| binlog.active_position().1 >= self.inner.config.binlog.max_binlog_size)?;
+            self.rotate_binlog_when(|binlog| binlog.active_position().1 >= self.inner.config.binlog.max_binlog_size, BinaryLog::rotate)?;
         }
         Ok(())
     }
@@ -498,7 +498,13 @@ impl Database {
     /// next, once every transaction in it is durably committed in redo.
     /// Use this rather than `binlog().rotate()`.
     pub fn rotate_binlog(&self) -> Result<()> {
-        self.rotate_binlog_when(|_| true)
+        self.rotate_binlog_when(|_| true, BinaryLog::rotate)
+    }
+
+    /// `SET GLOBAL binlog_checksum`: a rotation (as `FLUSH BINARY LOGS`)
+    /// whose new file has the algorithm given (CRC32 when `checksum`).
+    pub fn set_binlog_checksum(&self, checksum: bool) -> Result<()> {
+        self.rotate_binlog_when(|_| true, |binlog| binlog.set_checksum(checksum))
     }
 
     /// With `binlog_storage_engine = engine`, waits until every committed
@@ -525,7 +531,11 @@ impl Database {
         Ok(purge(&self.inner.binlog)?)
     }
 
-    fn rotate_binlog_when(&self, still_needed: impl FnOnce(&BinaryLog) -> bool) -> Result<()> {
+    fn rotate_binlog_when(
+        &self,
+        still_needed: impl FnOnce(&BinaryLog) -> bool,
+        rotate: impl FnOnce(&BinaryLog) -> binlog::Result<()>,
+    ) -> Result<()> {
         let inner = &self.inner;
         let _no_commit_in_flight = inner.rotation.write();
         inner.check_writable()?;
@@ -534,7 +544,7 @@ impl Database {
         }
         if let Some(engine_binlog) = inner.binlog_mode.engine() {
             // Files only hold transactions durable in redo already.
-            engine_binlog.rotate_after_committed()?;
+            engine_binlog.rotate_after_committed(rotate)?;
             inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         }
@@ -542,7 +552,7 @@ impl Database {
         // lock above); its commit record becomes durable before the file
         // stops being scanned at recovery.
         inner.redo.flush()?;
-        inner.binlog.rotate()?;
+        rotate(&inner.binlog)?;
         inner.binlog_rotations.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

@@ -326,10 +326,12 @@ impl EngineBinlog {
     /// committed before the statement is in the file it closes. The caller
     /// holds the rotation lock, so no commit is between its record and the
     /// queue.
-    pub fn rotate_after_committed(&self) -> Result<()> {
+    /// `rotate` is `BinaryLog::rotate`, or `SET GLOBAL binlog_checksum`'s
+    /// rotation to a file of the new algorithm.
+    pub fn rotate_after_committed(&self, rotate: impl FnOnce(&BinaryLog) -> binlog::Result<()>) -> Result<()> {
         self.wait_written_all()?;
         let written = self.queue.lock().written_through;
-        self.binlog.rotate()?;
+        rotate(&self.binlog)?;
         self.note_synced(written);
         Ok(())
     }
@@ -488,7 +490,7 @@ fn binlog_events(inner: &Inner, cache: &TransactionCache) -> Result<BinlogEvents
         // Large transactions do not travel by reference yet (module docs).
         return Err(DatabaseError::Binlog(BinlogError::CacheFull { max_binlog_cache_size: limit }));
     }
-    Ok(BinlogEvents { checksum: inner.binlog.checksum(), events: cache.encoded_events()? })
+    Ok(BinlogEvents { checksum: cache.checksum(), events: cache.encoded_events()? })
 }
 
 /// The place of a transaction the writer has not written yet: its GTID;
@@ -671,19 +673,10 @@ pub(crate) fn rebuild(binlog: &BinaryLog, logged: Vec<(Gtid, BinlogBody)>, crash
     while missing.peek().is_some() {
         let mut batch = Vec::new();
         for (gtid, body) in missing.by_ref().take(BATCH_TRANSACTIONS_MAX) {
-            let checksum = match &body {
-                BinlogBody::Events(events) => events.checksum,
-                BinlogBody::Reference(reference) => reference.checksum,
-            };
-            if checksum != binlog.checksum() {
-                return Err(inconsistent(format!(
-                    "redo holds {gtid} with binlog_checksum {}, the log now uses {}: restart once with the old setting",
-                    if checksum { "CRC32" } else { "NONE" },
-                    if binlog.checksum() { "CRC32" } else { "NONE" }
-                )));
-            }
             let cache = match body {
-                BinlogBody::Events(events) => binlog.cache_from_encoded_events(events.events)?,
+                // Framed as when the transaction began: re-framed when appended
+                // if binlog_checksum has changed since.
+                BinlogBody::Events(events) => binlog.cache_from_encoded_events(events.events, events.checksum)?,
                 // Promoted by rename when appended, as the writer would have.
                 BinlogBody::Reference(reference) => binlog.cache_from_spill_reference(&reference)?,
             };

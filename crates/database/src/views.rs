@@ -82,6 +82,11 @@ pub struct BinlogStatus<'a> {
 
 impl<'a> BinlogStatus<'a> {
     /// The log's settings as it runs (`dir`, `server_id`, checksums...).
+    /// `binlog_checksum` now (the algorithm of the file the next commit goes to).
+    pub fn checksum(&self) -> bool {
+        self.log.checksum()
+    }
+
     pub fn options(&self) -> &'a Options {
         self.log.options()
     }

@@ -222,6 +222,9 @@ impl<'a> Intake<'a> {
             Some(EventType::FormatDescription) => {
                 let format = FormatDescription::decode_body(body)
                     .map_err(|error| errors::relay_log_write_failure(&format!("a Format_description event: {error}")))?;
+                // The events after it follow its algorithm (a source's
+                // `SET GLOBAL binlog_checksum` starts a file of the other).
+                self.events_have_checksum = format.has_checksum();
                 self.format = Arc::new(DecodeContext { format });
             }
             _ => {}

@@ -383,6 +383,12 @@ impl SourceClient {
         } else {
             &packet[1..]
         };
+        if let Some(has_checksum) = format_description_checksum(event) {
+            // Each file's Format_description names its algorithm, and the
+            // events after it follow it (a source's `SET GLOBAL
+            // binlog_checksum` rotates to a file of the other one).
+            self.events_have_checksum = has_checksum;
+        }
         if !self.verify_checksums {
             return Ok(DumpPacket::Event(event));
         }
@@ -562,6 +568,18 @@ fn read_lenenc(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value = [0u8; 8];
     value[..width].copy_from_slice(field);
     Some((u64::from_le_bytes(value), 1 + width))
+}
+
+/// The algorithm a Format_description event declares (whether the events
+/// after it carry CRC32 footers); `None` for any other event.
+fn format_description_checksum(event: &[u8]) -> Option<bool> {
+    use binlog_format::constants::EventType;
+    use binlog_format::events::format_description::FormatDescription;
+    if event.get(4) != Some(&(EventType::FormatDescription as u8)) {
+        return None;
+    }
+    let raw = RawEvent::parse_unverified(event, false).ok()?;
+    FormatDescription::decode_body(raw.body).ok().map(|format| format.has_checksum())
 }
 
 #[cfg(test)]

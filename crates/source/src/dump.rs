@@ -417,7 +417,20 @@ impl Sender<'_, '_, '_> {
                 return Ok(());
             }
             let mut bytes = event.bytes.to_vec();
+            // A later file may have the other algorithm (`SET GLOBAL
+            // binlog_checksum` rotated to it): sent as written, the reader
+            // follows its Format_description, and a reader that declared no
+            // checksum support is stopped as MySQL's dump thread stops it.
             self.checksum_on = fde_has_checksum(&bytes);
+            if self.checksum_on && !self.settings.checksum_declared {
+                return Err(fatal(format!(
+                    "Slave can not handle replication events with the checksum that master is configured to log; the first event '{}' at 4, the last event read from './{}' at 4, the last byte read from './{}' at {}.",
+                    event.file_name,
+                    event.file_name,
+                    event.file_name,
+                    4 + bytes.len()
+                )));
+            }
             bytes[FLAGS_OFFSET] &= !(LOG_EVENT_BINLOG_IN_USE_F as u8);
             self.expected_position = event.position + bytes.len() as u64;
             return self.send_bytes(&bytes);

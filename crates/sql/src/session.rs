@@ -287,7 +287,7 @@ impl Environment for Env<'_> {
             // What the binlog really uses, whatever the option text said.
             "server_id" => Value::UInt(u64::from(binlog.options().server_id)),
             "server_uuid" => Value::Bytes(binlog.options().server_uuid.to_string().into_bytes()),
-            "binlog_checksum" => Value::Bytes(if binlog.options().binlog_checksum { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
+            "binlog_checksum" => Value::Bytes(if binlog.checksum() { b"CRC32".to_vec() } else { b"NONE".to_vec() }),
             "binlog_expire_logs_seconds" => Value::UInt(binlog.options().binlog_expire_logs_seconds),
             "binlog_group_commit_sync_delay" => {
                 // MySQL's unit: microseconds.
@@ -422,7 +422,24 @@ impl Context<'_> {
             database: self.env.database.unwrap_or_default().to_string(),
             timestamp: u32::try_from(self.env.statement_time_micros / 1_000_000).unwrap_or(u32::MAX),
             statements: StatementLog::new(),
+            compression_level_zstd: self.compression_level_zstd(),
         }
+    }
+
+    /// The session's `binlog_transaction_compression_level_zstd` when its
+    /// `binlog_transaction_compression` is ON (each the session's value,
+    /// else the global one).
+    fn compression_level_zstd(&self) -> Option<i32> {
+        let value = |name: &'static str| self.env.variables.get(name).cloned().or_else(|| self.shared.globals.get(name));
+        if value("binlog_transaction_compression") != Some(Value::Int(1)) {
+            return None;
+        }
+        let level = match value("binlog_transaction_compression_level_zstd") {
+            Some(Value::Int(level)) => level,
+            Some(Value::UInt(level)) => i64::try_from(level).unwrap_or(i64::MAX),
+            _ => i64::from(binlog::compression::LEVEL_ZSTD_DEFAULT),
+        };
+        Some(level.clamp(i64::from(binlog::compression::LEVEL_ZSTD_MIN), i64::from(binlog::compression::LEVEL_ZSTD_MAX)) as i32)
     }
 
     /// The context a commit builds its events in: this statement's, with

@@ -1,5 +1,6 @@
 //! SET [GLOBAL | SESSION] name = value, ... for system variables.
-//! SET GLOBAL of the large-transaction variables reaches the binlog at once.
+//! SET GLOBAL of the large-transaction variables and of binlog_checksum
+//! reaches the binlog at once.
 
 use sqlparser::ast::{ContextModifier, Expr, Ident, ObjectName, Set};
 
@@ -89,7 +90,10 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             crate::exec::gtid_next::set(&value, context, transaction.in_transaction())?;
             continue;
         }
-        if scope != VariableScope::Global && RESTRICTED_SESSION_VARIABLES.contains(&definition.name) {
+        // MySQL 8.4 restricts the session values of the compression settings too.
+        let restricted_compression =
+            matches!(definition.name, "binlog_transaction_compression" | "binlog_transaction_compression_level_zstd");
+        if scope != VariableScope::Global && (RESTRICTED_SESSION_VARIABLES.contains(&definition.name) || restricted_compression) {
             require_session_variables_admin(context)?;
         }
         if scope == VariableScope::Session && replay::needs_administrator(definition.name) {
@@ -125,6 +129,34 @@ pub fn set(set: &Set, context: &Context<'_>, transaction: &mut Transactions<'_>)
             }
             ("time_zone", _) => {
                 crate::eval::temporal::TimeZone::parse(&shown)?;
+            }
+            ("binlog_checksum", _) => {
+                // Rotates the log, even to the same algorithm, as MySQL does;
+                // the value shown is the binlog's (session.rs).
+                context.db().set_binlog_checksum(shown == "CRC32").map_err(crate::error::database_error)?;
+                continue;
+            }
+            ("binlog_transaction_compression_level_zstd", _) => {
+                // MySQL adjusts an out-of-range level to the nearest bound.
+                let level = match value {
+                    Value::Int(v) => v,
+                    Value::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
+                    _ => i64::from(binlog::compression::LEVEL_ZSTD_DEFAULT),
+                };
+                let bounded = level.clamp(i64::from(binlog::compression::LEVEL_ZSTD_MIN), i64::from(binlog::compression::LEVEL_ZSTD_MAX));
+                if bounded != level {
+                    outcome.warnings.push(crate::session::Warning {
+                        level: "Warning",
+                        code: 1292,
+                        message: format!("Truncated incorrect {} value: '{shown}'", definition.name),
+                    });
+                }
+                let value = Value::Int(bounded);
+                match scope {
+                    VariableScope::Global => context.shared.globals.set(definition, value),
+                    _ => outcome.set_variables.push((definition.name, value)),
+                }
+                continue;
             }
             ("binlog_large_transaction_optimization_enabled", _) => {
                 context.db().set_large_transaction_optimization_enabled(value == Value::Int(1));

@@ -90,6 +90,21 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let mut status = vec![
                 ("Binlog_cache_disk_use", counters.cache_disk_use.load(Ordering::Relaxed).to_string()),
                 ("Binlog_cache_use", counters.cache_use.load(Ordering::Relaxed).to_string()),
+                // MySQL's performance_schema.binary_log_transaction_compression_stats
+                // row (BINARY, ZSTD): TRANSACTION_COUNTER,
+                // COMPRESSED_BYTES_COUNTER, UNCOMPRESSED_BYTES_COUNTER.
+                (
+                    "Binlog_transaction_compression_zstd_transaction_counter",
+                    counters.compression_zstd_transactions.load(Ordering::Relaxed).to_string(),
+                ),
+                (
+                    "Binlog_transaction_compression_zstd_compressed_bytes_counter",
+                    counters.compression_zstd_compressed_bytes.load(Ordering::Relaxed).to_string(),
+                ),
+                (
+                    "Binlog_transaction_compression_zstd_uncompressed_bytes_counter",
+                    counters.compression_zstd_uncompressed_bytes.load(Ordering::Relaxed).to_string(),
+                ),
                 ("binlog_large_transaction_optimization_count", counters.large_transaction_promotions.load(Ordering::Relaxed).to_string()),
                 (
                     "binlog_large_transaction_optimization_missed_count",

@@ -83,7 +83,9 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    read_only(
+    // Dynamic as in MySQL: SET GLOBAL rotates the log (exec/set.rs); the
+    // value shown is the binlog's (session.rs).
+    global(
         "binlog_checksum",
         Type::Enumeration(&["CRC32", "NONE"]),
         startup(
@@ -150,7 +152,11 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    read_only("binlog_transaction_compression", Type::Boolean, own("0")),
+    // binlog_transaction_compression and its zstd level (1-22): read by
+    // each transaction at commit (session.rs `statement_context`); SET
+    // adjusts an out-of-range level with warning 1292 (exec/set.rs).
+    both("binlog_transaction_compression", Type::Boolean, own("0")),
+    both("binlog_transaction_compression_level_zstd", Type::Integer, own("3")),
     // binlogd's own (read when a dump starts, `SqlSession::dump_settings`): microseconds a
     // binlog dump rests after sending everything visible before it reads
     // again, so a commit stream reaches its reader in batches (fewer
