@@ -4,7 +4,8 @@
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), and the string functions bounded by
-//! max_allowed_packet (`strings.rs`), and GROUP_CONCAT with its
+//! max_allowed_packet (`strings.rs`), LOCATE and INSTR
+//! (`string_search.rs`), and GROUP_CONCAT with its
 //! `group_concat_max_len` (`group_concat.rs`).
 
 pub(crate) mod bit;
@@ -16,6 +17,7 @@ pub(crate) mod json;
 pub(crate) mod json_functions;
 pub(crate) mod numeric_display;
 pub(crate) mod sql_mode;
+pub(crate) mod string_search;
 pub(crate) mod strings;
 pub mod temporal;
 pub(crate) mod temporal_columns;
