@@ -323,5 +323,28 @@ public final class Harness {
             }
             checks.equal("getIndexInfo", List.of("PRIMARY id unique true", "by_name name unique false"), indexes);
         }
+        // The driver's default databaseTerm=CATALOG, as Hibernate and Flyway
+        // leave it: the database is the catalog and there are no schemas.
+        try (Connection connection = server.connect("user=root")) {
+            DatabaseMetaData meta = connection.getMetaData();
+            List<String> seen = new ArrayList<>();
+            try (ResultSet rows = meta.getTables("app", null, "per%", null)) {
+                while (rows.next()) {
+                    seen.add("table " + rows.getString("TABLE_CAT") + "." + rows.getString("TABLE_NAME") + ":" + rows.getString("TABLE_TYPE"));
+                }
+            }
+            try (ResultSet rows = meta.getColumns("app", null, "person", "s%")) {
+                while (rows.next()) {
+                    seen.add("column " + rows.getString("COLUMN_NAME") + " " + rows.getString("TYPE_NAME"));
+                }
+            }
+            try (ResultSet rows = meta.getPrimaryKeys("app", null, "person")) {
+                while (rows.next()) {
+                    seen.add("key " + rows.getString("TABLE_CAT") + "." + rows.getString("COLUMN_NAME"));
+                }
+            }
+            checks.equal("databaseTerm=CATALOG: getTables, getColumns, getPrimaryKeys",
+                    List.of("table app.person:TABLE", "column score DECIMAL", "column seen DATETIME", "key app.id"), seen);
+        }
     }
 }
