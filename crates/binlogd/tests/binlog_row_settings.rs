@@ -223,6 +223,7 @@ fn decode(files: &[PathBuf], database: &str) -> Decoded {
                             OptionalMetadataField::ColumnCharset(_) => "COLUMN_CHARSET",
                             OptionalMetadataField::ColumnName(_) => "COLUMN_NAME",
                             OptionalMetadataField::SimplePrimaryKey(_) => "SIMPLE_PRIMARY_KEY",
+                            OptionalMetadataField::ColumnVisibility(_) => "COLUMN_VISIBILITY",
                             other => panic!("unexpected optional metadata {other:?}"),
                         })
                         .collect();
@@ -420,8 +421,8 @@ fn every_row_image_and_metadata_setting_logs_what_mysql_logs_and_every_reader_ap
         assert_eq!(decoded.rows, expected_rows(image), "mysql_common, {database}");
         let (k_metadata, u_metadata): (Vec<&str>, Vec<&str>) = match *metadata {
             "FULL" => (
-                vec!["SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_NAME", "SIMPLE_PRIMARY_KEY"],
-                vec!["SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_NAME"],
+                vec!["SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_NAME", "SIMPLE_PRIMARY_KEY", "COLUMN_VISIBILITY"],
+                vec!["SIGNEDNESS", "DEFAULT_CHARSET", "COLUMN_NAME", "COLUMN_VISIBILITY"],
             ),
             _ => (vec!["SIGNEDNESS", "DEFAULT_CHARSET"], vec!["SIGNEDNESS", "DEFAULT_CHARSET"]),
         };

@@ -190,6 +190,16 @@ fn refused_dumps_get_mysqls_1236_and_leave_the_server_working() {
     assert_eq!(code, 1236);
     assert!(message.starts_with("Slave can not handle replication events with the checksum that master is configured to log; the first event 'binlog.000001' at 4"), "{message}");
 
+    // A position inside an event: Binlog_sender's reason and coordinates.
+    let (code, message) = error_of(&read_rows(&server, &["position", "binlog.000001", "10"]));
+    assert_eq!(code, 1236);
+    let reasons = ["bogus data in log event", "event read from binlog did not pass crc check", "binlog truncated in the middle of event"];
+    assert!(reasons.iter().any(|reason| message.starts_with(reason)), "{message}");
+    assert!(
+        message.ends_with("; the first event 'binlog.000001' at 10, the last event read from 'binlog.000001' at 10, the last byte read from 'binlog.000001' at 10."),
+        "{message}"
+    );
+
     // GTIDs this server never wrote.
     let (code, message) = error_of(&read_rows(&server, &["gtid", &format!("{uuid}:1-100")]));
     assert_eq!(code, 1236);

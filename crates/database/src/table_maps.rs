@@ -62,8 +62,12 @@ impl TableMaps {
                 return Ok(Arc::clone(found));
             }
         }
+        let geometry_kinds: Vec<Option<u8>> =
+            def.columns.iter().map(|column| column.attributes.geometry.map(|geometry| geometry.kind.code())).collect();
         let map = TableMap::with_members(table, &def.database, &def.name, &def.column_specs(), &def.primary_key, &def.column_members())
-            .map_err(|error| DatabaseError::RowEvent(error.to_string()))?;
+            .map_err(|error| DatabaseError::RowEvent(error.to_string()))?
+            .with_geometry_types(&geometry_kinds)
+            .with_column_visibility(&def.columns.iter().map(|column| !column.attributes.invisible).collect::<Vec<_>>());
         let mut body = Vec::new();
         map.encode_body(&mut body);
         let encoded = Arc::new(EncodedTableMap { def, map, body, minimal_body: OnceLock::new() });

@@ -74,7 +74,7 @@ pub mod write;
 
 pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
-pub use column_attributes::ColumnAttributes;
+pub use column_attributes::{ColumnAttributes, Generated, GeometryAttributes};
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};
 pub use config::EngineConfig;
 pub use engine::Engine;

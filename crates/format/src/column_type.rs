@@ -2,7 +2,7 @@
 //! plus that type's metadata bytes, exactly as MySQL 8.4 writes them.
 //!
 //! The types binlogd writes are typed variants; every other type code
-//! (BIT, ENUM, SET, GEOMETRY, MariaDB's compressed
+//! (BIT, ENUM, SET, MariaDB's compressed
 //! columns, ...) survives as [`ColumnType::Raw`] with its metadata, so files
 //! from MySQL and MariaDB still decode and re-encode byte for byte.
 //! Signedness and character sets are not part of a column's type in the
@@ -82,6 +82,7 @@ pub const BIT_LENGTH_MAX: u8 = 64;
 /// | `Year` | 13 | none |
 /// | `Raw` | any other | as the type defines it |
 /// | `Json` | 245 | 1: bytes of the length prefix (= 4) |
+/// | `Geometry` | 255 | 1: bytes of the length prefix (= 4) |
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ColumnType {
     Tiny,
@@ -143,10 +144,17 @@ pub enum ColumnType {
     /// JSON: each value is a u32 LE length and a document in MySQL's
     /// binary JSON format ([`crate::value::json::binary`]).
     Json,
+    /// GEOMETRY and its subtypes (POINT, ..., GEOMETRYCOLLECTION; the
+    /// subtype is in the Table_map's GEOMETRY_TYPE metadata, not here):
+    /// each value is a u32 LE length, then the 4-byte SRID and the WKB
+    /// ([`crate::value::geometry`]).
+    Geometry,
 }
 
 /// Bytes of a JSON value's length prefix (`Field_json::pack_length_no_ptr`).
 pub const JSON_LENGTH_BYTES: u8 = 4;
+/// Bytes of a GEOMETRY value's length prefix (`Field_geom::pack_length_no_ptr`).
+pub const GEOMETRY_LENGTH_BYTES: u8 = 4;
 
 /// Bytes of metadata the Table_map stores for `type_code`, or `None` for a
 /// code whose metadata length is unknown (the event cannot be split then).
@@ -185,6 +193,7 @@ impl ColumnType {
             ColumnType::Year => YEAR,
             ColumnType::Raw { type_code, .. } => *type_code,
             ColumnType::Json => JSON,
+            ColumnType::Geometry => GEOMETRY,
         }
     }
 
@@ -211,6 +220,7 @@ impl ColumnType {
             ColumnType::Year => {}
             ColumnType::Raw { metadata, .. } => out.extend_from_slice(metadata),
             ColumnType::Json => out.push(JSON_LENGTH_BYTES),
+            ColumnType::Geometry => out.push(GEOMETRY_LENGTH_BYTES),
         }
     }
 
@@ -253,6 +263,7 @@ impl ColumnType {
             (type_code::TIME2, &[fsp]) => (fsp <= FSP_MAX).then_some(ColumnType::Time2 { fsp }),
             (type_code::YEAR, []) => Some(ColumnType::Year),
             (type_code::JSON, [JSON_LENGTH_BYTES]) => Some(ColumnType::Json),
+            (type_code::GEOMETRY, [GEOMETRY_LENGTH_BYTES]) => Some(ColumnType::Geometry),
             _ => None,
         };
         typed.unwrap_or_else(|| ColumnType::Raw { type_code, metadata: metadata.to_vec() })
@@ -407,5 +418,15 @@ mod tests {
         assert_eq!(ColumnType::from_metadata(type_code::JSON, &[4]), ColumnType::Json);
         assert!(matches!(ColumnType::from_metadata(type_code::JSON, &[2]), ColumnType::Raw { .. }));
         assert!(!ColumnType::Json.is_numeric() && !ColumnType::Json.is_character());
+    }
+
+    #[test]
+    fn geometry_is_type_255_with_a_four_byte_length_prefix() {
+        let mut metadata = Vec::new();
+        ColumnType::Geometry.encode_metadata(&mut metadata);
+        assert_eq!((ColumnType::Geometry.type_code(), metadata.as_slice()), (255, &[4][..]));
+        assert_eq!(ColumnType::from_metadata(type_code::GEOMETRY, &[4]), ColumnType::Geometry);
+        assert!(matches!(ColumnType::from_metadata(type_code::GEOMETRY, &[2]), ColumnType::Raw { .. }));
+        assert!(!ColumnType::Geometry.is_numeric() && !ColumnType::Geometry.is_character());
     }
 }

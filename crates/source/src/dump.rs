@@ -161,6 +161,7 @@ pub fn dump(log: BinlogStatus<'_>, start: DumpStart, settings: &DumpSettings, st
         last_sent: Instant::now(),
         unflushed: false,
         rotated: false,
+        first_event: (plan.file_name.clone(), plan.position),
         first_file: Some(plan),
         semi_sync: semi_sync.as_ref(),
     };
@@ -294,6 +295,25 @@ fn reader_error(error: BinlogError) -> MysqlError {
     }
 }
 
+/// An event that cannot be read once the dump runs (a start position
+/// inside an event, a damaged file) ends it with 1236 in Binlog_sender's
+/// words, followed by where it started and where it stopped, so the
+/// replica's Last_IO_Error names the coordinates to fix.
+fn read_error(error: BinlogError, first_event: &(String, u64)) -> MysqlError {
+    let BinlogError::Corruption { file, offset, reason } = error else { return reader_error(error) };
+    let what = if reason.contains("checksum mismatch") {
+        "event read from binlog did not pass crc check"
+    } else if reason.starts_with("truncated event") {
+        "binlog truncated in the middle of event; consider out of disk space on master"
+    } else {
+        "bogus data in log event"
+    };
+    let (first_file, first_position) = first_event;
+    fatal(format!(
+        "{what}; the first event '{first_file}' at {first_position}, the last event read from '{file}' at {offset}, the last byte read from '{file}' at {offset}."
+    ))
+}
+
 struct Sender<'l, 's, 'a> {
     log: BinlogStatus<'l>,
     stream: &'s mut BinlogStream<'a>,
@@ -319,6 +339,8 @@ struct Sender<'l, 's, 'a> {
     rotated: bool,
     /// Set until the first file's header has been sent.
     first_file: Option<FirstFile>,
+    /// Where the dump started (file, position), named by its read errors.
+    first_event: (String, u64),
     /// Set for a semi-synchronous reader.
     semi_sync: Option<&'s SemiSyncDump>,
 }
@@ -338,7 +360,7 @@ impl Sender<'_, '_, '_> {
             // wait. Everything visible when a commit wakes the dump leaves
             // in one write.
             let wait = if self.settings.non_blocking || self.unflushed { Duration::ZERO } else { self.wait_time() };
-            match reader.next_run_ref(wait).map_err(reader_error)? {
+            match reader.next_run_ref(wait).map_err(|error| read_error(error, &self.first_event))? {
                 Some(run) => match run.single() {
                     Some(event) => self.send(event)?,
                     None => self.send_run(run)?,

@@ -100,6 +100,7 @@ fn type_name(column_type: &ColumnType, metadata: &[u8]) -> String {
         ColumnType::Time2 { fsp } => format!("TIME({fsp})"),
         ColumnType::Year => "YEAR".into(),
         ColumnType::Json => "JSON".into(),
+        ColumnType::Geometry => "GEOMETRY".into(),
         ColumnType::Raw { .. } => match column_type.real_type_code() {
             type_code::DECIMAL => "OLD_DECIMAL".into(),
             type_code::NULL => "NULL".into(),

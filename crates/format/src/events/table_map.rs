@@ -117,6 +117,42 @@ impl TableMap {
         })
     }
 
+    /// This map with the GEOMETRY_TYPE field MySQL writes for a table with
+    /// geometry columns (`init_geometry_type_field`): one length-encoded
+    /// [`crate::value::geometry::Kind`] code per geometry column, after the
+    /// charset fields and before COLUMN_NAME. `kinds` holds one code per
+    /// column, `None` for the others; nothing is added without a geometry
+    /// column.
+    pub fn with_geometry_types(mut self, kinds: &[Option<u8>]) -> TableMap {
+        use crate::events::table_map_metadata::field_type::{COLUMN_CHARSET, DEFAULT_CHARSET, GEOMETRY_TYPE, SIGNEDNESS};
+        let mut value = Vec::new();
+        kinds.iter().flatten().for_each(|&kind| value.put_packed_u64(u64::from(kind)));
+        if value.is_empty() {
+            return self;
+        }
+        let at = self
+            .optional_metadata
+            .iter()
+            .position(|field| !matches!(field.field_type(), SIGNEDNESS | DEFAULT_CHARSET | COLUMN_CHARSET))
+            .unwrap_or(self.optional_metadata.len());
+        self.optional_metadata.insert(at, OptionalMetadata::Raw { field_type: GEOMETRY_TYPE, value });
+        self
+    }
+
+    /// This map with the COLUMN_VISIBILITY field MySQL 8.0.23+ writes last
+    /// under `binlog_row_metadata=FULL` (`init_column_visibility_field`):
+    /// one bit per column, most significant bit first, 1 = visible (not
+    /// INVISIBLE).
+    pub fn with_column_visibility(mut self, visible: &[bool]) -> TableMap {
+        use crate::events::table_map_metadata::field_type::COLUMN_VISIBILITY;
+        let mut value = vec![0u8; visible.len().div_ceil(8)];
+        for (index, &shown) in visible.iter().enumerate() {
+            value[index / 8] |= u8::from(shown) << (7 - index % 8);
+        }
+        self.optional_metadata.push(OptionalMetadata::Raw { field_type: COLUMN_VISIBILITY, value });
+        self
+    }
+
     /// This map as MySQL writes it with `binlog_row_metadata=MINIMAL`:
     /// only the optional metadata a reader needs to decode the rows
     /// (SIGNEDNESS, DEFAULT_CHARSET or COLUMN_CHARSET, GEOMETRY_TYPE:

@@ -14,6 +14,7 @@
 //! | TIME2, YEAR | `Time`, `Int` (0 or 1901..=2155) | see [`time`] |
 //! | anything else (`ColumnType::Raw`) | `Bytes` | the stored bytes verbatim, length prefix included |
 //! | JSON | `Json` (the binary document) | length u32 LE + MySQL's binary JSON ([`json::binary`]) |
+//! | GEOMETRY | `Bytes` (SRID u32 LE + WKB) | length u32 LE + the bytes ([`geometry`]) |
 //!
 //! Encoding accepts exactly the values decoding produces for a column (an
 //! unsigned column takes `UInt`, a signed one `Int`), so decoding an
@@ -23,6 +24,7 @@
 pub mod bit;
 pub mod decimal;
 pub mod enumeration;
+pub mod geometry;
 pub mod json;
 pub mod raw;
 pub mod temporal;
@@ -188,6 +190,10 @@ pub fn encode_value(column_type: &ColumnType, unsigned: bool, value: &Value, out
             let max_length = (1u64 << (8 * u32::from(crate::column_type::JSON_LENGTH_BYTES))) - 1;
             put_length_prefixed(document, usize::from(crate::column_type::JSON_LENGTH_BYTES), max_length, out)?
         }
+        (ColumnType::Geometry, Value::Bytes(bytes)) => {
+            let max_length = (1u64 << (8 * u32::from(crate::column_type::GEOMETRY_LENGTH_BYTES))) - 1;
+            put_length_prefixed(bytes, usize::from(crate::column_type::GEOMETRY_LENGTH_BYTES), max_length, out)?
+        }
         (ColumnType::Raw { type_code, metadata }, Value::Bytes(bytes)) => {
             let length = raw::value_length(*type_code, metadata, bytes).map_err(|e| e.to_string())?;
             if length != bytes.len() {
@@ -272,6 +278,13 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
             let length = reader.uint_n(usize::from(crate::column_type::JSON_LENGTH_BYTES), "JSON length")?;
             let length = usize::try_from(length).unwrap_or(usize::MAX);
             Value::Json(reader.take(length, "JSON value")?.to_vec())
+        }
+        // SRID and WKB as stored: a reader parses them with
+        // `geometry::Stored::parse` when it needs the shape.
+        ColumnType::Geometry => {
+            let length = reader.uint_n(usize::from(crate::column_type::GEOMETRY_LENGTH_BYTES), "GEOMETRY length")?;
+            let length = usize::try_from(length).unwrap_or(usize::MAX);
+            Value::Bytes(reader.take(length, "GEOMETRY value")?.to_vec())
         }
     })
 }

@@ -130,6 +130,11 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
             crate::eval::temporal_columns::year(modifiers)?
         }
         D::JSON => ColumnType::Json,
+        D::Custom(type_name, modifiers) if modifiers.is_empty() && spatial_kind(type_name).is_some() => {
+            let kind = spatial_kind(type_name).expect("checked by the guard");
+            attributes.geometry = Some(engine::GeometryAttributes { kind, srid: None });
+            ColumnType::Geometry
+        }
         D::Float(info) | D::FloatUnsigned(info) | D::Double(info) | D::DoubleUnsigned(info) => {
             unsigned = matches!(data_type, D::FloatUnsigned(_) | D::DoubleUnsigned(_));
             let (column_type, digits) =
@@ -183,6 +188,14 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
     column.collation = collation;
     column.attributes = attributes;
     Ok(column)
+}
+
+/// The spatial kind a type name (GEOMETRY, POINT, ...) declares.
+fn spatial_kind(type_name: &sqlparser::ast::ObjectName) -> Option<binlog_format::value::geometry::Kind> {
+    match type_name.0.as_slice() {
+        [part] => binlog_format::value::geometry::Kind::from_sql_name(&part.to_string()),
+        _ => None,
+    }
 }
 
 /// `CHARACTER SET binary` on a character column: CHAR(n) becomes
@@ -240,6 +253,7 @@ pub fn type_name(column: &ColumnDef) -> String {
         ColumnType::Year => "year".into(),
         ColumnType::Raw { type_code, .. } => format!("type{type_code}"),
         ColumnType::Json => "json".into(),
+        ColumnType::Geometry => column.attributes.geometry.map_or("geometry", |geometry| geometry.kind.sql_name()).into(),
     }
 }
 
@@ -265,6 +279,7 @@ pub fn wire_type(column_type: &ColumnType) -> WireType {
         ColumnType::Year => WireType::MYSQL_TYPE_YEAR,
         ColumnType::Raw { .. } => WireType::MYSQL_TYPE_BLOB,
         ColumnType::Json => WireType::MYSQL_TYPE_JSON,
+        ColumnType::Geometry => WireType::MYSQL_TYPE_GEOMETRY,
     }
 }
 
@@ -447,6 +462,7 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 .unwrap_or(Ok(value))
         }
         ColumnType::Json => crate::eval::json::for_column("", &column.name, &value),
+        ColumnType::Geometry => crate::eval::spatial::for_column(column, &value),
         ColumnType::Bit { bits } => bit::coerce_bit(*bits, &value, &column.name),
         ColumnType::Enum { .. } => enumeration::coerce_enum(&column.attributes.members, &value, &column.name),
         ColumnType::Set { .. } => enumeration::coerce_set(&column.attributes.members, &value, &column.name),
@@ -503,6 +519,7 @@ pub fn coerce_in_table(
     let column = &def.columns[position];
     match column.column_type {
         ColumnType::Json => crate::eval::json::for_column(&def.name, &column.name, &value),
+        ColumnType::Geometry => crate::eval::spatial::for_column(column, &value),
         _ => coerce_write(column, value, rules, warnings),
     }
 }

@@ -419,6 +419,9 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::string_search::call(&name, &values) {
             return Ok(result);
         }
+        if let Some(result) = crate::eval::spatial::call(&name, &values) {
+            return result;
+        }
         Ok(match (name.as_str(), values.as_slice()) {
             ("DATABASE" | "SCHEMA", []) => environment.database().map_or(Value::Null, |d| Value::Bytes(d.into_bytes())),
             ("VERSION", []) => environment.version()?,

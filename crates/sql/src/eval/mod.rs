@@ -3,19 +3,21 @@
 //! (`expr.rs`), and column types with the coercion of a value into a column
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
-//! (`json_functions.rs`), and the string functions bounded by
+//! (`json_functions.rs`), the string functions bounded by
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
-//! (`string_search.rs`), and GROUP_CONCAT with its
-//! `group_concat_max_len` (`group_concat.rs`).
+//! (`string_search.rs`), GROUP_CONCAT with its `group_concat_max_len`
+//! (`group_concat.rs`), and spatial values and functions (`spatial.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
+pub(crate) mod generated;
 pub(crate) mod group_concat;
 pub(crate) mod json;
 pub(crate) mod json_functions;
 pub(crate) mod numeric_display;
+pub(crate) mod spatial;
 pub(crate) mod sql_mode;
 pub(crate) mod string_search;
 pub(crate) mod strings;

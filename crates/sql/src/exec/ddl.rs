@@ -178,6 +178,7 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         let no_columns = Columns::default();
         let constants = context.constants(&no_columns);
         let rules = WriteRules::of(&context.env);
+        let mut generation_exprs = Vec::new();
         for column in &create.columns {
             let mut def = column_from_sql(&column.name.value, &column.data_type)?;
             let mut default = None;
@@ -185,8 +186,17 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 match &option.option {
                     ColumnOption::Null => def.nullable = true,
                     ColumnOption::NotNull => def.nullable = false,
-                    ColumnOption::Default(expr) if def.column_type == binlog_format::ColumnType::Json => {
+                    ColumnOption::Default(expr)
+                        if matches!(def.column_type, binlog_format::ColumnType::Json | binlog_format::ColumnType::Geometry) =>
+                    {
                         return Err(json_default(&def.name, expr))
+                    }
+                    ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
+                    ColumnOption::Invisible => def.attributes.invisible = true,
+                    ColumnOption::Generated { generation_expr: Some(expr), generation_expr_mode, .. } => {
+                        let stored = matches!(generation_expr_mode, Some(sqlparser::ast::GeneratedExpressionMode::Stored));
+                        def.attributes.generated = Some(engine::Generated { expression: expr.to_string(), stored });
+                        generation_exprs.push((spec.columns.len(), expr.clone()));
                     }
                     ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
                         check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
@@ -223,6 +233,12 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
             };
             spec.columns.push(def);
         }
+        for (position, expr) in &generation_exprs {
+            crate::eval::generated::check(&spec.columns, *position, expr)?;
+        }
+        if spec.columns.iter().all(|column| column.attributes.invisible) {
+            return Err(protocol::MysqlError::new(4028, "HY000", "A table must have at least one visible column."));
+        }
         for constraint in &create.constraints {
             match constraint {
                 TableConstraint::PrimaryKey(key) => {
@@ -247,9 +263,34 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         spec
     };
     check_table_spec(&spec)?;
+    if spec.primary_key.iter().any(|name| {
+        spec.columns.iter().any(|c| c.name.eq_ignore_ascii_case(name) && c.attributes.generated.as_ref().is_some_and(|g| !g.stored))
+    }) {
+        return Err(protocol::MysqlError::new(
+            3106,
+            "HY000",
+            "'Defining a virtual generated column as primary key' is not supported for generated columns.",
+        ));
+    }
     check_no_json_keys(&spec.columns, std::iter::once(&spec.primary_key).chain(spec.indexes.iter().map(|index| &index.columns)))?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
+}
+
+/// `SRID n` on a geometry column: its values must have SRID n, which
+/// must be one binlogd knows (3548); on another column it is 1221.
+fn column_srid(def: &mut engine::ColumnDef, expr: &Expr) -> SqlResult<()> {
+    let Some(geometry) = def.attributes.geometry.as_mut() else {
+        return Err(protocol::MysqlError::new(1221, "HY000", "Incorrect usage of SRID and non-geometry column"));
+    };
+    let srid = match expr {
+        Expr::Value(value) => value.value.to_string().parse::<u32>().ok(),
+        _ => None,
+    };
+    let Some(srid) = srid else { return Err(syntax_error(&expr.to_string())) };
+    crate::eval::spatial::spatial_reference_system(srid)?;
+    geometry.srid = Some(srid);
+    Ok(())
 }
 
 /// DEFAULT / ON UPDATE CURRENT_TIMESTAMP[(fsp)] is for TIMESTAMP and

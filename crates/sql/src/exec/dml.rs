@@ -43,7 +43,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         targets.push(position);
     }
     if insert.columns.is_empty() {
-        targets = (0..def.columns.len()).collect();
+        // Without a column list, the values are the visible columns'.
+        targets = (0..def.columns.len()).filter(|&position| !def.columns[position].attributes.invisible).collect();
     }
     let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
     let no_columns = Columns::default();
@@ -51,15 +52,36 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let rules = WriteRules::for_columns(&context.env, &def.columns);
     let mut warnings = Vec::new();
 
+    let generation = crate::eval::generated::expressions(&def)?;
+    let row_columns = columns_of(&def, None);
+    let is_generated = |position: usize| def.columns[position].attributes.generated.is_some();
+
     let (inserted, first_id) = transaction.write(context, |trx| {
-        // Rows of values in target order.
+        // Rows of values in target order; a generated column takes only
+        // DEFAULT (its value is computed below).
         let value_rows: Vec<Vec<Value>> = match source.body.as_ref() {
             SetExpr::Values(values) => {
                 let mut rows = Vec::with_capacity(values.rows.len());
                 for exprs in &values.rows {
-                    rows.push(exprs.iter().map(|expr| constants.eval(expr)).collect::<SqlResult<Vec<_>>>()?);
+                    let mut row = Vec::with_capacity(exprs.len());
+                    for (index, expr) in exprs.iter().enumerate() {
+                        match targets.get(index) {
+                            Some(&position) if is_generated(position) => {
+                                if !crate::eval::generated::is_default(expr) {
+                                    return Err(crate::eval::generated::value_not_allowed(&def.columns[position].name, &def.name));
+                                }
+                                row.push(Value::Null);
+                            }
+                            _ => row.push(constants.eval(expr)?),
+                        }
+                    }
+                    rows.push(row);
                 }
                 rows
+            }
+            SetExpr::Select(_) if targets.iter().any(|&position| is_generated(position)) => {
+                let position = targets.iter().copied().find(|&position| is_generated(position)).expect("checked by the guard");
+                return Err(crate::eval::generated::value_not_allowed(&def.columns[position].name, &def.name));
             }
             SetExpr::Select(_) => {
                 let result = crate::exec::select::run(source, context, Some(trx))?;
@@ -76,13 +98,16 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
             let mut row: Vec<Option<Value>> = vec![None; def.columns.len()];
             let rules = rules.at_row(number as u64 + 1);
             for (position, value) in targets.iter().zip(values) {
-                row[*position] = Some(coerce_in_table(&def, *position, value, rules, &mut warnings)?);
+                if !is_generated(*position) {
+                    row[*position] = Some(coerce_in_table(&def, *position, value, rules, &mut warnings)?);
+                }
             }
             let mut full = Vec::with_capacity(row.len());
             for (position, value) in row.into_iter().enumerate() {
                 let column = &def.columns[position];
                 let value = match value {
                     Some(value) => value,
+                    None if column.attributes.generated.is_some() => Value::Null,
                     None if column.current_timestamp.on_insert => current_timestamp_for(column, rules),
                     None => match column.default.clone().or_else(|| implicit_default(column)) {
                         Some(value) => value,
@@ -90,6 +115,10 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                     },
                 };
                 full.push(value);
+            }
+            for (position, expr) in &generation {
+                let value = Scope::for_row(&row_columns, &full, context.params, &context.env).eval(expr)?;
+                full[*position] = coerce_in_table(&def, *position, value, rules, &mut warnings)?;
             }
             let inserted = trx.insert(def.id, full).map_err(engine_error)?;
             if first_id.is_none() {
@@ -137,15 +166,26 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
         };
         let column_name = target.0.last().and_then(|part| part.as_ident()).map(|ident| ident.value.clone()).unwrap_or_default();
         let position = def.column_index(&column_name).map_err(|_| unknown_column(&column_name, "field list"))?;
+        if def.columns[position].attributes.generated.is_some() {
+            // DEFAULT leaves a generated column to its expression.
+            if !crate::eval::generated::is_default(&assignment.value) {
+                return Err(crate::eval::generated::value_not_allowed(&def.columns[position].name, &def.name));
+            }
+            continue;
+        }
         assignments.push((position, &assignment.value));
     }
+    let generation = crate::eval::generated::expressions(&def)?;
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, update.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);
     let rules = WriteRules::for_columns(&context.env, &def.columns);
     let warnings: RefCell<Vec<Warning>> = RefCell::new(Vec::new());
     let row_number = std::cell::Cell::new(0u64);
-    let assigned: Vec<usize> = assignments.iter().map(|(position, _)| *position).collect();
+    let mut assigned: Vec<usize> = assignments.iter().map(|(position, _)| *position).collect();
+    // The generated columns that read an assigned one are written too.
+    let regenerated = crate::eval::generated::written_by_update(&def.columns, &generation, &assigned);
+    assigned.extend(regenerated);
     let counts = transaction.write_assigning(context, &assigned, |trx| {
         let result = trx.update_where(
             def.id,
@@ -178,13 +218,31 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                         }
                     }
                 }
+                // Generated columns follow the assigned values, and again
+                // any ON UPDATE CURRENT_TIMESTAMP value, as MySQL computes
+                // them both after fill_record and after the default functions.
+                let generate = |new_row: &mut engine::Row| -> SqlResult<()> {
+                    for (position, expr) in &generation {
+                        let value = Scope::for_row(&columns, new_row, context.params, &context.env).eval(expr)?;
+                        new_row[*position] = coerce_in_table(&def, *position, value, rules, &mut warnings.borrow_mut())?;
+                    }
+                    Ok(())
+                };
+                if let Err(error) = generate(&mut new_row) {
+                    failure.borrow_mut().get_or_insert(error);
+                    return row.clone();
+                }
                 // ON UPDATE CURRENT_TIMESTAMP: when the row changes and the
                 // statement did not set the column itself.
-                if new_row != *row {
+                if new_row != *row && def.columns.iter().any(|column| column.current_timestamp.on_update) {
                     for (position, column) in def.columns.iter().enumerate() {
                         if column.current_timestamp.on_update && !assignments.iter().any(|(p, _)| *p == position) {
                             new_row[position] = current_timestamp_for(column, rules);
                         }
+                    }
+                    if let Err(error) = generate(&mut new_row) {
+                        failure.borrow_mut().get_or_insert(error);
+                        return row.clone();
                     }
                 }
                 new_row

@@ -185,6 +185,8 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             "UNIX_TIMESTAMP" if first_arg(function).is_none() => MYSQL_TYPE_LONGLONG,
             name if crate::eval::json_functions::RETURNING_JSON.contains(&name) => MYSQL_TYPE_JSON,
             name if crate::eval::json_functions::RETURNING_INTEGER.contains(&name) => MYSQL_TYPE_LONGLONG,
+            name if crate::eval::spatial::RETURNING_GEOMETRY.contains(&name) => MYSQL_TYPE_GEOMETRY,
+            name if crate::eval::spatial::RETURNING_DOUBLE.contains(&name) => MYSQL_TYPE_DOUBLE,
             _ => MYSQL_TYPE_VAR_STRING,
         },
         _ => MYSQL_TYPE_VAR_STRING,
@@ -225,7 +227,8 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
         match item {
             SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
                 let source = source.ok_or_else(|| protocol::MysqlError::new(1096, "HY000", "No tables used"))?;
-                for (position, column) in source.def.columns.iter().enumerate() {
+                // `*` leaves INVISIBLE columns out, as MySQL's.
+                for (position, column) in source.def.columns.iter().enumerate().filter(|(_, column)| !column.attributes.invisible) {
                     outputs.push(Output {
                         expr: Expr::Identifier(sqlparser::ast::Ident::new(column.name.clone())),
                         name: column.name.clone(),

@@ -168,12 +168,30 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let mut lines = Vec::new();
             for column in &def.columns {
                 let mut line = format!("  `{}` {}", column.name, type_name(column));
+                if let Some(generated) = &column.attributes.generated {
+                    let text = crate::eval::generated::parse_expression(&generated.expression)
+                        .map(|expr| crate::eval::generated::mysql_text(&expr))
+                        .unwrap_or_else(|_| generated.expression.clone());
+                    let kind = if generated.stored { "STORED" } else { "VIRTUAL" };
+                    line.push_str(&format!(" GENERATED ALWAYS AS ({text}) {kind}"));
+                    if !column.nullable {
+                        line.push_str(" NOT NULL");
+                    }
+                    if column.attributes.invisible {
+                        line.push_str(" /*!80023 INVISIBLE */");
+                    }
+                    lines.push(line);
+                    continue;
+                }
                 let is_timestamp = matches!(column.column_type, binlog_format::ColumnType::Timestamp2 { .. });
                 if !column.nullable {
                     line.push_str(" NOT NULL");
                 } else if is_timestamp {
                     // MySQL names a TIMESTAMP's NULL, which once was not the default.
                     line.push_str(" NULL");
+                }
+                if let Some(srid) = column.attributes.geometry.and_then(|geometry| geometry.srid) {
+                    line.push_str(&format!(" /*!80003 SRID {srid} */"));
                 }
                 if column.auto_increment {
                     line.push_str(" AUTO_INCREMENT");
@@ -190,6 +208,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 }
                 if column.current_timestamp.on_update {
                     line.push_str(&format!(" ON UPDATE {}", current_timestamp_text(column)));
+                }
+                if column.attributes.invisible {
+                    line.push_str(" /*!80023 INVISIBLE */");
                 }
                 lines.push(line);
             }

@@ -19,6 +19,15 @@ pub fn column_key(def: &TableDef, position: usize) -> &'static str {
     }
 }
 
+/// A generated column's expression as MySQL prints it; empty for others.
+pub fn generation_expression(column: &ColumnDef) -> String {
+    column.attributes.generated.as_ref().map_or_else(String::new, |generated| {
+        crate::eval::generated::parse_expression(&generated.expression)
+            .map(|expr| crate::eval::generated::mysql_text(&expr))
+            .unwrap_or_else(|_| generated.expression.clone())
+    })
+}
+
 /// The DEFAULT as SHOW COLUMNS prints it; `None` for none or NULL.
 pub fn column_default(column: &ColumnDef, zone: TimeZone) -> Option<String> {
     if column.current_timestamp.on_insert {
@@ -31,8 +40,21 @@ pub fn column_default(column: &ColumnDef, zone: TimeZone) -> Option<String> {
         .map(|d| default_text(column, d, zone).unwrap_or_else(|| column_default_text(column, d)))
 }
 
-/// MySQL's EXTRA: `auto_increment`, `DEFAULT_GENERATED`, `on update ...`.
+/// MySQL's EXTRA: `auto_increment`, `DEFAULT_GENERATED`, `on update ...`,
+/// then `INVISIBLE`.
 pub fn column_extra(column: &ColumnDef) -> String {
+    let extra = default_extra(column);
+    match (column.attributes.invisible, extra.is_empty()) {
+        (false, _) => extra,
+        (true, true) => "INVISIBLE".to_string(),
+        (true, false) => format!("{extra} INVISIBLE"),
+    }
+}
+
+fn default_extra(column: &ColumnDef) -> String {
+    if let Some(generated) = &column.attributes.generated {
+        return if generated.stored { "STORED GENERATED" } else { "VIRTUAL GENERATED" }.to_string();
+    }
     match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
         (true, ..) => "auto_increment".to_string(),
         (_, true, true) => format!("DEFAULT_GENERATED on update {}", current_timestamp_text(column)),

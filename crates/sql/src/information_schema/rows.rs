@@ -7,7 +7,7 @@
 use binlog_format::ColumnType;
 use engine::{ColumnDef, TableDef};
 
-use super::column_facts::{column_default, column_extra, column_key};
+use super::column_facts::{column_default, column_extra, column_key, generation_expression};
 use crate::eval::columns::{type_name, BINARY_COLLATION};
 use crate::eval::temporal::TimeZone;
 use crate::eval::value::Value;
@@ -183,8 +183,8 @@ fn column_row(def: &TableDef, position: usize, zone: TimeZone) -> Vec<Value> {
         text(column_extra(column)),
         text("select,insert,update,references"),
         text(""),
-        text(""),
-        Value::Null,
+        text(generation_expression(column)),
+        column.attributes.geometry.and_then(|geometry| geometry.srid).map_or(Value::Null, |srid| number(u64::from(srid))),
     ]
 }
 
