@@ -1,6 +1,6 @@
 //! Expression evaluation over one row: columns, literals, `?` parameters,
-//! `@@` system variables, operators, BETWEEN / IN / LIKE / IS NULL, and the
-//! scalar functions clients and sysbench use. Aggregates are computed by
+//! `@@` system variables, operators, BETWEEN / IN / LIKE / IS NULL, CASE,
+//! IF(), `x COLLATE c`, and the scalar functions clients and sysbench use. Aggregates are computed by
 //! `exec/select.rs` and looked up here by their text.
 
 use std::cmp::Ordering;
@@ -200,6 +200,9 @@ impl<'a> Scope<'a> {
             Expr::CompoundIdentifier(parts) => self.identifier(parts),
             Expr::Value(value) => literal(&value.value, self.params),
             Expr::Nested(inner) => self.eval(inner),
+            // A collation changes how text compares, not its value; the
+            // comparisons here do not vary by collation.
+            Expr::Collate { expr: inner, .. } => self.eval(inner),
             Expr::UnaryOp { op, expr: inner } => {
                 let value = self.eval(inner)?;
                 match op {
@@ -245,6 +248,7 @@ impl<'a> Scope<'a> {
                 Ok(Value::Int(i64::from(matched != *negated)))
             }
             Expr::Function(function) => self.function(function),
+            Expr::Case { operand, conditions, else_result, .. } => self.case(operand.as_deref(), conditions, else_result.as_deref()),
             Expr::TypedString(typed) => {
                 let value = literal(&typed.value.value, self.params)?;
                 crate::eval::temporal::typed_literal(&typed.data_type, &value)
@@ -255,6 +259,24 @@ impl<'a> Scope<'a> {
             }
             other => Err(not_supported(first_words(&other.to_string()))),
         }
+    }
+
+    /// `CASE x WHEN v THEN r ... [ELSE e] END` takes the first `v` equal to
+    /// `x` (a NULL equals nothing); `CASE WHEN c THEN r ... END` the first
+    /// true `c`; without a match, ELSE or NULL. Only the taken branch is
+    /// evaluated, as in MySQL.
+    fn case(&self, operand: Option<&Expr>, conditions: &[sqlparser::ast::CaseWhen], else_result: Option<&Expr>) -> SqlResult<Value> {
+        let operand = operand.map(|operand| self.eval(operand)).transpose()?;
+        for when in conditions {
+            let taken = match &operand {
+                Some(value) => compare(value, &self.eval(&when.condition)?) == Some(Ordering::Equal),
+                None => self.is_true(&when.condition)?,
+            };
+            if taken {
+                return self.eval(&when.result);
+            }
+        }
+        else_result.map_or(Ok(Value::Null), |result| self.eval(result))
     }
 
     pub fn is_true(&self, expr: &Expr) -> SqlResult<bool> {
@@ -376,6 +398,10 @@ impl<'a> Scope<'a> {
             return self.aggregates.and_then(|aggregates| aggregates.get(&key).cloned()).ok_or_else(MysqlInvalidGroup::error);
         }
         let args = function_args(function)?;
+        // IF(condition, then, else) evaluates only the branch it takes.
+        if let ("IF", [Some(condition), Some(then), Some(otherwise)]) = (name.as_str(), args.as_slice()) {
+            return self.eval(if self.is_true(condition)? { then } else { otherwise });
+        }
         let mut values = Vec::with_capacity(args.len());
         for arg in &args {
             match arg {
@@ -389,6 +415,9 @@ impl<'a> Scope<'a> {
         }
         if let Some(result) = crate::eval::strings::call(&name, &values, environment) {
             return result;
+        }
+        if let Some(result) = crate::eval::string_search::call(&name, &values) {
+            return Ok(result);
         }
         if let Some(result) = crate::eval::spatial::call(&name, &values) {
             return result;

@@ -4,10 +4,11 @@
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), the string functions bounded by
-//! max_allowed_packet (`strings.rs`), the GTID set functions
-//! (`gtid_functions.rs`), GROUP_CONCAT with its `group_concat_max_len`
-//! (`group_concat.rs`), generated columns (`generated.rs`), and spatial
-//! values and functions (`spatial.rs`).
+//! max_allowed_packet (`strings.rs`), LOCATE and INSTR
+//! (`string_search.rs`), the GTID set functions (`gtid_functions.rs`),
+//! GROUP_CONCAT with its `group_concat_max_len` (`group_concat.rs`),
+//! generated columns (`generated.rs`), and spatial values and functions
+//! (`spatial.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
@@ -21,6 +22,7 @@ pub(crate) mod json_functions;
 pub(crate) mod numeric_display;
 pub(crate) mod spatial;
 pub(crate) mod sql_mode;
+pub(crate) mod string_search;
 pub(crate) mod strings;
 pub mod temporal;
 pub(crate) mod temporal_columns;

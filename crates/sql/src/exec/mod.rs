@@ -19,6 +19,7 @@ pub(crate) mod dml;
 pub(crate) mod gtid_next;
 pub(crate) mod lock_statements;
 pub(crate) mod plan;
+mod result_unsigned;
 pub(crate) mod select;
 pub(crate) mod select_stream;
 pub(crate) mod set;

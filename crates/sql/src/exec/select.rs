@@ -160,6 +160,10 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         }
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
         Expr::Cast { data_type: sqlparser::ast::DataType::JSON, .. } => MYSQL_TYPE_JSON,
+        Expr::Case { conditions, else_result, .. } => {
+            shared_type(conditions.iter().map(|when| &when.result).chain(else_result.as_deref()), source)
+        }
+        Expr::Collate { expr, .. } => static_type(expr, source),
         Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::Between { .. } | Expr::In { .. } | Expr::Like { .. } => MYSQL_TYPE_LONGLONG,
         Expr::Function(function) => match function_name(function).as_str() {
             "COUNT" | "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "CONNECTION_ID" | "LAST_INSERT_ID" => {
@@ -168,6 +172,11 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             "SUM" | "AVG" => match first_arg(function).map(|arg| static_type(arg, source)) {
                 Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
                 _ => MYSQL_TYPE_NEWDECIMAL,
+            },
+            "LOCATE" | "INSTR" => MYSQL_TYPE_LONGLONG,
+            "IF" => match function_args(function).as_deref() {
+                Ok([_, Some(then), Some(otherwise)]) => shared_type([*then, *otherwise].into_iter(), source),
+                _ => MYSQL_TYPE_VAR_STRING,
             },
             "MIN" | "MAX" | "ABS" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
             "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" | "UTC_TIMESTAMP" => MYSQL_TYPE_DATETIME,
@@ -182,6 +191,30 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         },
         _ => MYSQL_TYPE_VAR_STRING,
     }
+}
+
+/// The type CASE's or IF()'s branches share (NULL fits any), else a string.
+fn shared_type<'e>(branches: impl Iterator<Item = &'e Expr>, source: Option<&Source>) -> WireType {
+    use WireType::*;
+    let mut shared = MYSQL_TYPE_NULL;
+    for branch in branches {
+        shared = match (shared, static_type(branch, source)) {
+            (MYSQL_TYPE_NULL, t) | (t, MYSQL_TYPE_NULL) => t,
+            (a, b) if a == b => a,
+            (a, b) if is_integer(a) && is_integer(b) => MYSQL_TYPE_LONGLONG,
+            _ => MYSQL_TYPE_VAR_STRING,
+        };
+    }
+    if shared == MYSQL_TYPE_NULL {
+        MYSQL_TYPE_VAR_STRING
+    } else {
+        shared
+    }
+}
+
+fn is_integer(column_type: WireType) -> bool {
+    use WireType::*;
+    matches!(column_type, MYSQL_TYPE_TINY | MYSQL_TYPE_SHORT | MYSQL_TYPE_INT24 | MYSQL_TYPE_LONG | MYSQL_TYPE_LONGLONG)
 }
 
 fn first_arg(function: &Function) -> Option<&Expr> {
@@ -223,6 +256,9 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
                         let mut definition = ColumnDefinition::new(name.clone(), column_type);
                         if column_type == WireType::MYSQL_TYPE_VAR_STRING {
                             definition = ColumnDefinition::varchar(name.clone());
+                        }
+                        if is_integer(column_type) && super::result_unsigned::is_unsigned(expr, source) {
+                            definition = definition.with_flags(protocol::ColumnFlags::UNSIGNED_FLAG);
                         }
                         if column_type == WireType::MYSQL_TYPE_NEWDECIMAL {
                             definition = definition.with_decimals(4).with_length(66);
@@ -440,8 +476,8 @@ pub fn respond(query: &Query, context: &Context<'_>, trx: &Transaction) -> SqlRe
 /// and what sorting, grouping and DISTINCT need.
 pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> SqlResult<ResultSet> {
     let select = the_select(query)?;
-    if select.having.is_some() || select.into.is_some() || !select.lateral_views.is_empty() {
-        return Err(not_supported("HAVING or SELECT INTO"));
+    if select.into.is_some() || !select.lateral_views.is_empty() {
+        return Err(not_supported("SELECT INTO"));
     }
     let catalog = context.db().catalog();
     let mut source = source(select, catalog, context.env.database, Some(context))?;
@@ -503,7 +539,16 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     };
     let mut all_exprs: Vec<&Expr> = outputs.iter().map(|o| &o.expr).collect();
     all_exprs.extend(order_by.iter().map(|o| &o.expr));
+    all_exprs.extend(select.having.iter());
     let aggregates = collect_aggregates(&all_exprs);
+    // HAVING names the select list's aliases first, then the source's
+    // columns, as MySQL resolves them (Connector/J's DatabaseMetaData
+    // filters on the alias TABLE_TYPE that shadows the column).
+    let having_columns = select.having.as_ref().map(|_| Columns {
+        table_names: columns.table_names.clone(),
+        names: outputs.iter().map(|o| o.name.clone()).chain(columns.names.iter().cloned()).collect(),
+        members: outputs.iter().map(|_| None).chain(columns.members.iter().cloned()).collect(),
+    });
 
     // Groups: each is (representative row, aggregate values).
     let width = source.as_ref().map_or(0, |s| s.def.columns.len());
@@ -548,6 +593,19 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         let scope =
             Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
         let output: Vec<Value> = outputs.iter().map(|o| scope.eval(&o.expr)).collect::<SqlResult<_>>()?;
+        if let (Some(having), Some(having_columns)) = (&select.having, &having_columns) {
+            let combined: Vec<Value> = output.iter().chain(row.iter()).cloned().collect();
+            let having_scope = Scope {
+                columns: having_columns,
+                row: Some(&combined),
+                params: context.params,
+                environment: &context.env,
+                aggregates: aggregate_values.as_ref(),
+            };
+            if !having_scope.is_true(having)? {
+                continue;
+            }
+        }
         // A SLEEP() that KILL QUERY cut short returns 1; a query over rows
         // then fails, as in mysqld (a lone `SELECT SLEEP(n)` does not).
         if source.is_some() && context.env.is_query_killed() {

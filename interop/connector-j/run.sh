@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds the harness with Maven (Connector/J pinned in pom.xml) and runs it
+# against the binlogd binary given as $1. Prints `N passed, M failed`.
+set -euo pipefail
+binary="$(realpath "$1")"
+cd "$(dirname "${BASH_SOURCE[0]}")"
+mvn -q -B compile dependency:build-classpath
+exec java -Dbinlogd="$binary" -cp "target/classes:$(cat target/classpath.txt)" binlogd.interop.connectorj.Harness
