@@ -61,10 +61,13 @@ enum Seen {
     /// (before, after) images of every row.
     Rows {
         table_id: u64,
-        rows: Vec<(Option<Vec<Compared>>, Option<Vec<Compared>>)>,
+        rows: Vec<(Option<Image>, Option<Image>)>,
     },
     Other,
 }
+
+/// One row image, column by column.
+type Image = Vec<Compared>;
 
 /// A column value as both decoders can state it.
 #[derive(Debug, PartialEq)]
