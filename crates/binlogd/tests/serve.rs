@@ -101,14 +101,14 @@ fn administrative_statements(server: &ServerProcess) {
          binlog.000001\t128\tPrevious_gtids\t1\t159\t\n\
          binlog.000001\t159\tGtid\t1\t238\tSET @@SESSION.GTID_NEXT= 'UUID:1'\n\
          binlog.000001\t238\tQuery\t1\t310\tBEGIN\n\
-         binlog.000001\t310\tTable_map\t1\t380\ttable_id: 1 (shop.items)\n\
-         binlog.000001\t380\tWrite_rows\t1\t430\ttable_id: 1 flags: STMT_END_F\n\
-         binlog.000001\t430\tXid\t1\t461\tCOMMIT /* xid=4 */\n\
-         binlog.000001\t461\tGtid\t1\t540\tSET @@SESSION.GTID_NEXT= 'UUID:2'\n\
-         binlog.000001\t540\tQuery\t1\t612\tBEGIN\n\
-         binlog.000001\t612\tTable_map\t1\t682\ttable_id: 1 (shop.items)\n\
-         binlog.000001\t682\tUpdate_rows\t1\t748\ttable_id: 1 flags: STMT_END_F\n\
-         binlog.000001\t748\tXid\t1\t779\tCOMMIT /* xid=5 */\n"
+         binlog.000001\t310\tTable_map\t1\t383\ttable_id: 1 (shop.items)\n\
+         binlog.000001\t383\tWrite_rows\t1\t433\ttable_id: 1 flags: STMT_END_F\n\
+         binlog.000001\t433\tXid\t1\t464\tCOMMIT /* xid=4 */\n\
+         binlog.000001\t464\tGtid\t1\t543\tSET @@SESSION.GTID_NEXT= 'UUID:2'\n\
+         binlog.000001\t543\tQuery\t1\t615\tBEGIN\n\
+         binlog.000001\t615\tTable_map\t1\t688\ttable_id: 1 (shop.items)\n\
+         binlog.000001\t688\tUpdate_rows\t1\t754\ttable_id: 1 flags: STMT_END_F\n\
+         binlog.000001\t754\tXid\t1\t785\tCOMMIT /* xid=5 */\n"
     );
     server.query(None, "FLUSH BINARY LOGS");
     server.query(Some("shop"), "CREATE TABLE more (id INT PRIMARY KEY)");
@@ -117,8 +117,8 @@ fn administrative_statements(server: &ServerProcess) {
     let names: Vec<&str> = listed.lines().map(|line| line.split('\t').next().unwrap()).collect();
     assert_eq!(names, ["binlog.000001", "binlog.000002", "binlog.000003"]);
     assert_eq!(
-        server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 748").replace(&uuid, "UUID"),
-        "binlog.000001\t748\tXid\t1\t779\tCOMMIT /* xid=5 */\nbinlog.000001\t779\tRotate\t1\t823\tbinlog.000002;pos=4\n"
+        server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000001' FROM 754").replace(&uuid, "UUID"),
+        "binlog.000001\t754\tXid\t1\t785\tCOMMIT /* xid=5 */\nbinlog.000001\t785\tRotate\t1\t829\tbinlog.000002;pos=4\n"
     );
     assert_eq!(
         server.query(None, "SHOW BINLOG EVENTS IN 'binlog.000002' LIMIT 2, 2").replace(&uuid, "UUID"),
