@@ -173,7 +173,7 @@ fn administrative_statements(server: &ServerProcess) {
     assert!(server.error(None, "RESET PERSIST").contains("ERROR 1235"));
     server.query(None, "RESET BINARY LOGS AND GTIDS");
     server.query(Some("shop"), "INSERT INTO more VALUES (2)");
-    assert_eq!(server.query(None, "SHOW BINARY LOGS; SELECT @@gtid_executed").replace(&uuid, "UUID"), "binlog.000001\t439\tNo\nUUID:1\n");
+    assert_eq!(server.query(None, "SHOW BINARY LOGS; SELECT @@gtid_executed").replace(&uuid, "UUID"), "binlog.000001\t442\tNo\nUUID:1\n");
     assert_eq!(server.query(Some("shop"), "SELECT id FROM more"), "2\n");
 
     let error = server.error(None, "KILL 999999");
