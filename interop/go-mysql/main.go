@@ -3,7 +3,8 @@
 // and from a GTID set, the rows it decodes equal the workload's, and a
 // sync started again from the position saved before a restart of binlogd
 // gets exactly the transactions committed after it. Run: `go run .
-// PATH/TO/binlogd`; prints `N passed, M failed`.
+// PATH/TO/binlogd`; prints `N passed, M failed`. `consume` (consume.go)
+// is the consumer `binlogd bench cdc` runs.
 package main
 
 import (
@@ -217,6 +218,10 @@ func read(streamer *replication.BinlogStreamer, want int, seconds int) ([]change
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "consume" {
+		consumeMain(os.Args[2:])
+		return
+	}
 	c := &checks{}
 	start := time.Now()
 	func() {
@@ -304,4 +309,6 @@ func run(binary string, c *checks) {
 		{"gm.t", "insert", [][]string{row("4", "after restart", "NULL", "NULL", "NULL", "NULL", "NULL")}},
 		{"gm.t", "update", [][]string{uno, uno2}},
 	}, append(got, more...))
+
+	runCanal(s, c)
 }

@@ -21,6 +21,8 @@
 //!   under sysbench: receiver MB/s with the applier stopped (memory vs file
 //!   relay log), applier trx/s with the receiver stopped (queue vs
 //!   event-scan coordinator, 1–8 workers), end-to-end lag (seed 001).
+//! - `cdc` ([`cdc`]): CDC consumers (Debezium embedded, go-mysql) streaming
+//!   from binlogd and from MariaDB under sysbench: events/s and lag.
 //!
 //! What they share (directories, sizes, histograms) is in [`common`].
 //!
@@ -30,6 +32,7 @@
 //! child processes (`side-by-side`, `replication`): they run inside the
 //! `binlogd` binary, never on their own.
 
+pub mod cdc;
 pub mod commit;
 pub mod common;
 pub mod dump;
@@ -44,6 +47,7 @@ pub mod thread_cpu;
 
 use std::process::ExitCode;
 
+use self::cdc::CdcBenchArgs;
 use self::commit::CommitBenchArgs;
 use self::dump::DumpBenchArgs;
 use self::engine::EngineBenchArgs;
@@ -88,6 +92,10 @@ pub enum Benchmark {
     /// filled relay log (queue vs event-scan coordinator, per worker
     /// count), and end-to-end lag; prints tables, writes CSV and PNGs.
     Replication(ReplicationBenchArgs),
+    /// sysbench oltp_write_only on binlogd (and MariaDB 10.11) while a CDC
+    /// consumer (Debezium embedded, go-mysql) streams the binlog; prints
+    /// events/s and lag p50/p99 measured by probe rows; writes CSV and a PNG.
+    Cdc(CdcBenchArgs),
 }
 
 /// Runs the chosen benchmark; an error goes to stderr and exit status 1.
@@ -100,6 +108,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::SideBySide(args) => ("side-by-side", side_by_side::run(args)),
         Benchmark::Dump(args) => ("dump", dump::run(args)),
         Benchmark::Replication(args) => ("replication", replication::run(args)),
+        Benchmark::Cdc(args) => ("cdc", cdc::run(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -81,6 +81,26 @@ fn utf8mb4_clients_refuse_bytes_that_are_not_utf8() {
     assert_eq!(client.value("SELECT COUNT(*) FROM a.t"), "0");
 }
 
+/// mysqldump and mysqlbinlog write literals with introducers
+/// (`_binary '…'`, `_utf8mb4'…'`, `_utf8 ',NO_KEY_OPTIONS'` in mariadb-dump's
+/// session setup); a word that names no character set is a column, as
+/// MySQL's lexer reads it.
+#[test]
+fn character_set_introducers_mark_literals() {
+    let server = ServerProcess::start();
+    let mut client = setup(&server);
+    client.query_rows("INSERT INTO a.t VALUES (1, _utf8mb4'caf\u{e9}', _binary 'ab'), (2, _utf8 'x', _binary X'00FF')").unwrap();
+    assert_eq!(client.value("SELECT c FROM a.t WHERE id = 1"), "caf\u{e9}");
+    let blob = query_bytes(&mut client, b"SELECT b FROM a.t WHERE id = 2").unwrap();
+    assert_eq!(column_bytes(blob), vec![vec![0x00, 0xFF]]);
+    assert_eq!(client.value("SELECT COUNT(*) FROM a.t WHERE c = _latin1'x' OR b = _binary'ab'"), "2");
+    client
+        .query_rows("SET SQL_QUOTE_SHOW_CREATE=1/*!40102 ,SQL_MODE=concat(@@sql_mode, _utf8 ',NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS') */")
+        .unwrap();
+    let error = client.query_rows("SELECT _koi8r 'x'").unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (1054, "Unknown column '_koi8r' in 'field list'"));
+}
+
 #[test]
 fn set_names_and_the_character_set_variables_follow_mysql() {
     let server = ServerProcess::start();

@@ -254,6 +254,16 @@ impl<'a> Scope<'a> {
                 crate::eval::temporal::typed_literal(&typed.data_type, &value)
                     .unwrap_or_else(|| Err(not_supported(first_words(&expr.to_string()))))
             }
+            // A character set introducer (`_utf8mb4'…'`, `_binary X'…'`), as
+            // mysqldump and mysqlbinlog write literals: the literal keeps the
+            // characters the statement text gave it. MySQL's lexer reads a
+            // word that names no character set as a column, so that is 1054.
+            Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => {
+                if crate::charsets::character_set(&prefix.value[1..]).is_err() {
+                    return self.identifier(std::slice::from_ref(prefix));
+                }
+                self.eval(value)
+            }
             Expr::Cast { expr: inner, data_type: sqlparser::ast::DataType::JSON, format: None, .. } => {
                 crate::eval::json_functions::cast(&self.eval(inner)?)
             }
