@@ -45,6 +45,14 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             transaction.commit(context)?;
             crate::exec::ddl::database_statement(statement, context)
         }
+        Statement::AlterTable(alter) => {
+            transaction.commit(context)?;
+            crate::exec::alter::alter_table(alter, context)
+        }
+        Statement::RenameTable(pairs) => {
+            transaction.commit(context)?;
+            crate::exec::alter::rename_table(pairs, context)
+        }
         Statement::Show(show) => crate::exec::show::show(show, context, &mut transaction),
         Statement::FlushBinaryLogs => crate::exec::admin::flush_binary_logs(context),
         Statement::PurgeBinaryLogsTo(name) => crate::exec::admin::purge_to(name, context),
