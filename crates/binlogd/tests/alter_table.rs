@@ -163,7 +163,7 @@ fn strict_mode_refuses_values_that_do_not_fit_and_non_strict_clips_them_with_war
 
     ok(&mut c, "SET SESSION sql_mode = ''");
     match ok(&mut c, "ALTER TABLE d.t MODIFY n TINYINT UNSIGNED, MODIFY m INT NOT NULL") {
-        Response::Ok { warnings, .. } => assert_eq!(warnings, 3),
+        Response::Ok { warnings, info, .. } => assert_eq!((warnings, info.as_str()), (3, "Records: 3  Duplicates: 0  Warnings: 3")),
         other => panic!("{other:?}"),
     }
     let shown = c.query("SHOW WARNINGS").unwrap();

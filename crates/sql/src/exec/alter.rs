@@ -74,13 +74,17 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     // keys); what the rows reject, while it holds the table.
     let refused: RefCell<Option<MysqlError>> = RefCell::new(None);
     let mut warnings = Vec::new();
+    let mut records = 0;
     let rules = WriteRules::of(&context.env);
     let result = context.execute_ddl(&context.statement_context(), |engine| {
         engine.alter_table(&database, &table, |def, rows| {
             let converted = plan(alter, def, context)
                 .and_then(|working| convert(&working, def, rows, rules, &mut warnings).map(|rows| (working, rows)));
             match converted {
-                Ok((working, rows)) => Ok(TableRebuild { spec: working.spec(), rows, auto_increment: working.auto_increment }),
+                Ok((working, rows)) => {
+                    records = rows.len();
+                    Ok(TableRebuild { spec: working.spec(), rows, auto_increment: working.auto_increment })
+                }
                 Err(error) => {
                     *refused.borrow_mut() = Some(error);
                     Err(engine::EngineError::Internal("ALTER TABLE refused by the SQL layer".into()))
@@ -93,7 +97,7 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     }
     result.map_err(database_error)?;
     let mut ok = OkResponse::default();
-    ok.info = format!("Records: 0  Duplicates: 0  Warnings: {}", warnings.len());
+    ok.info = format!("Records: {records}  Duplicates: 0  Warnings: {}", warnings.len());
     let mut outcome = Outcome::new(ok);
     outcome.warnings = warnings;
     Ok(outcome)

@@ -76,8 +76,9 @@ pub(super) fn parse_alter_table(words: &mut Words) -> SqlResult<Option<Statement
     for part in split_top_level(&words.tokens[words.position..]) {
         specs.push(parse_spec(part)?);
     }
+    // A bare `ALTER TABLE t` is valid and changes nothing.
     if specs.is_empty() {
-        return Err(syntax_error(""));
+        specs.push(AlterSpec::Harmless);
     }
     Ok(Some(Statement::AlterTable(AlterTable { table: (database, table), specs })))
 }
@@ -306,5 +307,48 @@ fn create_table_body(tokens: &[Token]) -> SqlResult<(Vec<ColumnDef>, Vec<TableCo
     match parsed.pop() {
         Some(Ast::CreateTable(CreateTable { columns, constraints, .. })) if parsed.is_empty() => Ok((columns, constraints)),
         _ => Err(syntax_error(&body)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+
+    fn specs(sql: &str) -> Vec<AlterSpec> {
+        match parse(sql).unwrap().statement {
+            Statement::AlterTable(alter) => alter.specs,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn specs_split_at_top_level_commas_and_read_mysqls_forms() {
+        let read = specs(
+            "ALTER TABLE d.t ADD COLUMN e ENUM('a,b','c') NOT NULL FIRST, ADD (x INT, y INT), DROP KEY k, DROP c, \
+             RENAME INDEX a TO b, RENAME AS d2.t2, CHANGE COLUMN o n INT AFTER x, ENGINE = InnoDB, AUTO_INCREMENT 5",
+        );
+        assert_eq!(read.len(), 9);
+        assert!(
+            matches!(&read[0], AlterSpec::AddColumns { columns, position: Some(ColumnPosition::First) } if columns[0].name.value == "e")
+        );
+        assert!(matches!(&read[1], AlterSpec::AddColumns { columns, position: None } if columns.len() == 2));
+        assert_eq!(read[2], AlterSpec::DropIndex("k".into()));
+        assert_eq!(read[3], AlterSpec::DropColumn("c".into()));
+        assert_eq!(read[4], AlterSpec::RenameIndex { from: "a".into(), to: "b".into() });
+        assert_eq!(read[5], AlterSpec::RenameTable((Some("d2".into()), "t2".into())));
+        assert!(
+            matches!(&read[6], AlterSpec::ChangeColumn { old, column, position: Some(ColumnPosition::After(after)) } if old == "o" && column.name.value == "n" && after == "x")
+        );
+        assert_eq!(read[7..], [AlterSpec::Harmless, AlterSpec::AutoIncrement(5)]);
+    }
+
+    #[test]
+    fn rename_table_reads_every_pair_and_bad_specs_are_syntax_errors() {
+        let Statement::RenameTable(pairs) = parse("RENAME TABLE a TO b, d.c TO e.f").unwrap().statement else { panic!("not a rename") };
+        assert_eq!(pairs, [((None, "a".into()), (None, "b".into())), ((Some("d".into()), "c".into()), (Some("e".into()), "f".into()))]);
+        assert_eq!(parse("ALTER TABLE t DROP INDEX").unwrap_err().code, 1064);
+        assert!(matches!(parse("ALTER TABLE t").unwrap().statement, Statement::AlterTable(alter) if alter.specs == [AlterSpec::Harmless]));
+        assert_eq!(parse("ALTER TABLE t ENGINE=MyISAM").unwrap_err().code, 1235);
     }
 }
