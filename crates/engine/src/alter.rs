@@ -29,6 +29,9 @@ use crate::registry::{RESTORED_COMMIT_SEQ, RESTORED_WRITER};
 use crate::row::{check_row, display_key, Row};
 use crate::table::{clustered_key, unique_prefix, values_at, Table, TableData};
 
+/// `(database, table)`.
+pub type QualifiedName = (String, String);
+
 /// What the SQL layer makes of a table for ALTER TABLE.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableRebuild {
@@ -96,7 +99,7 @@ impl Engine {
     /// the names as the pairs before it left them (MySQL's rule, which
     /// makes `a TO tmp, b TO a, tmp TO b` a swap). 1146 for a missing
     /// source, 1050 for a taken target.
-    pub fn rename_tables(&self, pairs: &[((String, String), (String, String))]) -> Result<()> {
+    pub fn rename_tables(&self, pairs: &[(QualifiedName, QualifiedName)]) -> Result<()> {
         // Lock every existing source table first (in id order, so two
         // renames cannot wait on each other), then check under the catalog
         // lock against the names as they stand.

@@ -73,7 +73,7 @@ pub mod transaction;
 mod views;
 pub mod write;
 
-pub use alter::TableRebuild;
+pub use alter::{QualifiedName, TableRebuild};
 pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
 pub use column_attributes::{ColumnAttributes, Generated, GeometryAttributes};

@@ -96,8 +96,7 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
         return Err(error);
     }
     result.map_err(database_error)?;
-    let mut ok = OkResponse::default();
-    ok.info = format!("Records: {records}  Duplicates: 0  Warnings: {}", warnings.len());
+    let ok = OkResponse { info: format!("Records: {records}  Duplicates: 0  Warnings: {}", warnings.len()), ..OkResponse::default() };
     let mut outcome = Outcome::new(ok);
     outcome.warnings = warnings;
     Ok(outcome)
