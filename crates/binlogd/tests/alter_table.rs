@@ -106,6 +106,30 @@ fn each_spec_gives_mysqls_shape_and_keeps_the_rows() {
 }
 
 #[test]
+fn quoted_literals_keep_their_embedded_quotes_and_backslashes() {
+    let server = ServerProcess::start();
+    let mut c = client(&server);
+    ok(&mut c, "CREATE DATABASE d");
+    ok(&mut c, "CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY)");
+    ok(
+        &mut c,
+        r"ALTER TABLE d.t ADD c VARCHAR(5) DEFAULT 'a''b' COMMENT 'it''s', ADD e VARCHAR(5) DEFAULT 'x\'y', ADD b VARCHAR(5) DEFAULT 'p\\q', ADD `we``ird` ENUM('o''k', 'no') DEFAULT 'o''k'",
+    );
+    ok(&mut c, "INSERT INTO d.t (id) VALUES (1)");
+    // The client's batch output writes a backslash as `\\`.
+    assert_eq!(server.query(None, "SELECT c, e, b, `we``ird` FROM d.t"), "a'b\tx'y\tp\\\\q\to'k\n");
+    ok(&mut c, r"ALTER TABLE d.t ALTER COLUMN c SET DEFAULT 'q''r', MODIFY e VARCHAR(6) DEFAULT 'y\'z'");
+    ok(&mut c, "INSERT INTO d.t (id) VALUES (2)");
+    assert_eq!(server.query(None, "SELECT c, e FROM d.t WHERE id = 2"), "q'r\ty'z\n");
+    // SHOW CREATE TABLE writes them back escaped, so its text reads back as the same table (the client's batch
+    // output doubles the backslash once more).
+    let shown = show_create(&server, "d.t");
+    for column in ["`c` varchar(5) DEFAULT 'q''r'", "`e` varchar(6) DEFAULT 'y''z'", r"`b` varchar(5) DEFAULT 'p\\\\q'", "`we``ird` enum('o''k','no') DEFAULT 'o''k'"] {
+        assert!(shown.contains(column), "{column} in {shown}");
+    }
+}
+
+#[test]
 fn errors_are_mysqls_and_leave_the_table_as_it_was() {
     let server = ServerProcess::start();
     let mut c = client(&server);

@@ -121,9 +121,36 @@ fn split_top_level(tokens: &[Token]) -> Vec<&[Token]> {
     parts
 }
 
-/// The tokens as SQL text again.
+/// The tokens as SQL text again, for sqlparser to read a second time.
 fn text(tokens: &[Token]) -> String {
-    tokens.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+    tokens.iter().map(token_text).collect::<Vec<_>>().join(" ")
+}
+
+/// One token as SQL text. The tokenizer has already unescaped quoted
+/// strings and identifiers, and sqlparser's `Display` writes them back
+/// bare, so `'a''b'` would come back as `'a'b'`: the quotes and
+/// backslashes inside are escaped again here.
+fn token_text(token: &Token) -> String {
+    match token {
+        Token::SingleQuotedString(value) => format!("'{}'", escape_string(value, '\'')),
+        Token::DoubleQuotedString(value) => format!("\"{}\"", escape_string(value, '"')),
+        Token::NationalStringLiteral(value) => format!("N'{}'", escape_string(value, '\'')),
+        Token::Word(word) if word.quote_style == Some('`') => format!("`{}`", word.value.replace('`', "``")),
+        other => other.to_string(),
+    }
+}
+
+/// `value` written to sit inside `quote`s under MySQL's rules: the quote
+/// doubled, a backslash doubled (MySQL reads `\` as an escape).
+fn escape_string(value: &str, quote: char) -> String {
+    let mut escaped = String::with_capacity(value.len() + 2);
+    for character in value.chars() {
+        if character == quote || character == '\\' {
+            escaped.push(character);
+        }
+        escaped.push(character);
+    }
+    escaped
 }
 
 fn keyword_at(tokens: &[Token], at: usize) -> Option<String> {
