@@ -210,6 +210,41 @@ fn strict_mode_refuses_values_that_do_not_fit_and_non_strict_clips_them_with_war
 }
 
 #[test]
+fn alter_waits_for_an_open_transaction_on_the_table_and_later_statements_see_the_new_shape() {
+    let server = ServerProcess::start();
+    let mut c = client(&server);
+    ok(&mut c, "CREATE DATABASE d");
+    ok(&mut c, "CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY)");
+    ok(&mut c, "INSERT INTO d.t VALUES (1)");
+
+    // An open transaction that wrote the table holds it: ALTER waits, and gives up with 1205 after the timeout.
+    let mut holder = client(&server);
+    ok(&mut holder, "BEGIN");
+    ok(&mut holder, "INSERT INTO d.t VALUES (2)");
+    ok(&mut c, "SET GLOBAL innodb_lock_wait_timeout = 1");
+    let mut short = client(&server);
+    let timeout = error(&mut short, "ALTER TABLE d.t ADD COLUMN a INT DEFAULT 7");
+    assert_eq!(
+        (timeout.code, timeout.state.as_str(), timeout.message.as_str()),
+        (1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+    );
+    ok(&mut c, "SET GLOBAL innodb_lock_wait_timeout = 50");
+
+    // Committed while ALTER waits: ALTER proceeds with the committed row.
+    let port = server.port;
+    let alter = std::thread::spawn(move || {
+        let mut alterer = RawClient::login_to(port, "root", "", None).unwrap();
+        alterer.query("ALTER TABLE d.t ADD COLUMN a INT DEFAULT 7").map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!alter.is_finished(), "ALTER went ahead of an open transaction that wrote the table");
+    ok(&mut holder, "COMMIT");
+    alter.join().unwrap().unwrap();
+    ok(&mut holder, "INSERT INTO d.t (id, a) VALUES (3, 30)");
+    assert_eq!(server.query(None, "SELECT id, a FROM d.t ORDER BY id"), "1\t7\n2\t7\n3\t30\n");
+}
+
+#[test]
 fn rename_table_applies_every_pair_together() {
     let server = ServerProcess::start();
     let mut c = client(&server);
