@@ -124,7 +124,12 @@ fn quoted_literals_keep_their_embedded_quotes_and_backslashes() {
     // SHOW CREATE TABLE writes them back escaped, so its text reads back as the same table (the client's batch
     // output doubles the backslash once more).
     let shown = show_create(&server, "d.t");
-    for column in ["`c` varchar(5) DEFAULT 'q''r'", "`e` varchar(6) DEFAULT 'y''z'", r"`b` varchar(5) DEFAULT 'p\\\\q'", "`we``ird` enum('o''k','no') DEFAULT 'o''k'"] {
+    for column in [
+        "`c` varchar(5) DEFAULT 'q''r'",
+        "`e` varchar(6) DEFAULT 'y''z'",
+        r"`b` varchar(5) DEFAULT 'p\\\\q'",
+        "`we``ird` enum('o''k','no') DEFAULT 'o''k'",
+    ] {
         assert!(shown.contains(column), "{column} in {shown}");
     }
 }

@@ -7,8 +7,8 @@ use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 use crate::error::{engine_error, unknown_database, SqlResult};
 use crate::eval::columns::{default_clause, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
-use crate::eval::quoting::{quoted_identifier, quoted_string};
 use crate::eval::expr::Environment;
+use crate::eval::quoting::{quoted_identifier, quoted_string};
 use crate::eval::temporal::{current_timestamp_text, default_text, TimeZone};
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
@@ -230,7 +230,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 }
                 lines.push(line);
             }
-            let names = |positions: &[usize]| positions.iter().map(|&p| quoted_identifier(&def.columns[p].name)).collect::<Vec<_>>().join(",");
+            let names =
+                |positions: &[usize]| positions.iter().map(|&p| quoted_identifier(&def.columns[p].name)).collect::<Vec<_>>().join(",");
             if def.has_primary_key() {
                 lines.push(format!("  PRIMARY KEY ({})", names(&def.primary_key)));
             }
