@@ -5,6 +5,11 @@
 //! - MySQL's errors, each leaving the table as it was;
 //! - values converted under strict (an error, nothing changed) and
 //!   non-strict sql_mode (clipped, with warnings);
+//! - literals with embedded quotes and backslashes keep them, and SHOW
+//!   CREATE TABLE writes them back escaped;
+//! - ALTER waits for an open transaction that wrote the table (1205 after
+//!   the timeout), and an INSERT queued behind ALTER goes into the new
+//!   table;
 //! - RENAME TABLE's pairs apply together (a swap through a third name);
 //! - mysql_common decodes the row events after an ALTER with the new
 //!   Table_map's columns and values;
@@ -243,10 +248,18 @@ fn alter_waits_for_an_open_transaction_on_the_table_and_later_statements_see_the
     });
     std::thread::sleep(Duration::from_millis(500));
     assert!(!alter.is_finished(), "ALTER went ahead of an open transaction that wrote the table");
+    // An INSERT issued while ALTER waits queues behind it and then goes into the new table, as in MySQL.
+    let queued = std::thread::spawn(move || {
+        let mut writer = RawClient::login_to(port, "root", "", None).unwrap();
+        writer.query("INSERT INTO d.t (id) VALUES (4)").map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!queued.is_finished(), "an INSERT went ahead of the waiting ALTER");
     ok(&mut holder, "COMMIT");
     alter.join().unwrap().unwrap();
+    queued.join().unwrap().unwrap();
     ok(&mut holder, "INSERT INTO d.t (id, a) VALUES (3, 30)");
-    assert_eq!(server.query(None, "SELECT id, a FROM d.t ORDER BY id"), "1\t7\n2\t7\n3\t30\n");
+    assert_eq!(server.query(None, "SELECT id, a FROM d.t ORDER BY id"), "1\t7\n2\t7\n3\t30\n4\t7\n");
 }
 
 #[test]
