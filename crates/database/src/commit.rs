@@ -594,6 +594,7 @@ impl Database {
         let one_ddl = inner.ddl_lock.lock();
         inner.check_writable()?;
         let value = apply(&inner.engine)?;
+        inner.crash.hit(crash_points::DDL_AFTER_ENGINE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
         let cache = binlog_events::ddl_cache(&inner.binlog, context, query)?;
         let info = self.log_statement_transaction_locked(cache, next, one_ddl)?;
         inner.ddl_statements.fetch_add(1, Ordering::Relaxed);

@@ -59,6 +59,12 @@ pub const ENGINE_AFTER_BINLOG_SYNC: &str = "database::engine_binlog::after_binlo
 /// Recovery appended a batch of transactions from redo to the binlog.
 pub const ENGINE_IN_REBUILD: &str = "database::engine_binlog::in_rebuild";
 
+/// A DDL statement (ALTER TABLE's copy among them) is applied in the
+/// engine and its redo record synced; the binlog has not seen it. Recovery
+/// keeps the engine's change (the new table whole, for ALTER TABLE) and
+/// closes the statement's intent without a binlog event.
+pub const DDL_AFTER_ENGINE: &str = "database::ddl::after_engine";
+
 /// The two-phase commit's points (classic files).
 pub const TWO_PHASE: &[&str] = &[COMMIT_BEFORE_PREPARE, COMMIT_AFTER_PREPARE];
 
@@ -89,6 +95,7 @@ pub const RESET: &[&str] = &[RESET_AFTER_MARKER, RESET_AFTER_REDO_RECORD, RESET_
 pub const ALL: &[&str] = &[
     COMMIT_BEFORE_PREPARE,
     COMMIT_AFTER_PREPARE,
+    DDL_AFTER_ENGINE,
     RESET_AFTER_MARKER,
     RESET_AFTER_REDO_RECORD,
     RESET_AFTER_BINLOG_RESET,

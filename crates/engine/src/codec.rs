@@ -28,7 +28,7 @@ use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
-use crate::redo::DdlRecord;
+use crate::redo::{DdlRecord, TableRename};
 use crate::row::Row;
 
 pub(crate) fn put_count(out: &mut Vec<u8>, count: usize) {
@@ -500,6 +500,25 @@ pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
             out.put_u8(7);
             out.put_u64(*table);
         }
+        DdlRecord::RebuildTable { table, def, rows, auto_increment_next } => {
+            out.put_u8(8);
+            out.put_u64(*table);
+            put_table_def(&mut out, def);
+            out.put_u64(*auto_increment_next);
+            put_count(&mut out, rows.len());
+            for row in rows {
+                encode_row(row, &mut out);
+            }
+        }
+        DdlRecord::RenameTables { renames } => {
+            out.put_u8(9);
+            put_count(&mut out, renames.len());
+            for rename in renames {
+                out.put_u64(rename.table);
+                put_str(&mut out, &rename.database);
+                put_str(&mut out, &rename.name);
+            }
+        }
     }
     out
 }
@@ -519,6 +538,25 @@ pub fn decode_ddl(bytes: &[u8]) -> Result<DdlRecord> {
         }
         6 => DdlRecord::DropIndex { table: reader.u64("table id")?, index: reader.u32("index id")? },
         7 => DdlRecord::TruncateTable { table: reader.u64("table id")? },
+        8 => {
+            let table = reader.u64("table id")?;
+            let def = read_table_def(&mut reader)?;
+            let auto_increment_next = reader.u64("auto_increment next")?;
+            let rows = (0..reader.count(4, "rebuilt rows")?).map(|_| read_row(&mut reader)).collect::<Result<Vec<Row>>>()?;
+            DdlRecord::RebuildTable { table, def, rows, auto_increment_next }
+        }
+        9 => {
+            let renames = (0..reader.count(16, "renames")?)
+                .map(|_| {
+                    Ok(TableRename {
+                        table: reader.u64("table id")?,
+                        database: reader.string("database name")?,
+                        name: reader.string("table name")?,
+                    })
+                })
+                .collect::<Result<Vec<TableRename>>>()?;
+            DdlRecord::RenameTables { renames }
+        }
         other => return Err(EngineError::corrupt(format!("ddl kind {other}"))),
     };
     reader.finish("ddl record")?;

@@ -24,10 +24,10 @@ use crate::row::display_key;
 use crate::table::{unique_prefix, values_at, Table, TableData};
 
 /// Holds a table's exclusive metadata lock until dropped.
-struct ExclusiveMdl(Arc<Table>);
+pub(crate) struct ExclusiveMdl(pub(crate) Arc<Table>);
 
 impl ExclusiveMdl {
-    fn acquire(shared: &Shared, table: Arc<Table>) -> Result<ExclusiveMdl> {
+    pub(crate) fn acquire(shared: &Shared, table: Arc<Table>) -> Result<ExclusiveMdl> {
         table.mdl.enter_exclusive(shared.variables.lock_wait_timeout())?;
         Ok(ExclusiveMdl(table))
     }
@@ -40,7 +40,7 @@ impl Drop for ExclusiveMdl {
 }
 
 /// A reader id no transaction has: sees committed versions only.
-const NO_READER: u64 = u64::MAX;
+pub(crate) const NO_READER: u64 = u64::MAX;
 
 impl Engine {
     pub fn create_database(&self, name: &str) -> Result<()> {
@@ -248,13 +248,17 @@ pub(crate) fn apply_ddl(shared: &Shared, catalog: &mut Catalog, record: &DdlReco
             data.clear(&shared.memory);
             data.auto_increment_next = data.def.auto_increment_start;
         }
+        DdlRecord::RebuildTable { table, def, rows, auto_increment_next } => {
+            crate::alter::replay_rebuild(shared, catalog, *table, def, rows, *auto_increment_next)?;
+        }
+        DdlRecord::RenameTables { renames } => crate::alter::replay_renames(catalog, renames),
     }
     Ok(())
 }
 
 /// A dropped table: writers that looked it up before see the flag; its
 /// memory goes back now rather than when the last reader lets go.
-fn discard(shared: &Shared, table: &Table) {
+pub(crate) fn discard(shared: &Shared, table: &Table) {
     table.dropped.store(true, Ordering::Release);
     table.data.write().clear(&shared.memory);
 }

@@ -26,6 +26,10 @@ pub enum EngineError {
     /// ER_NO_SUCH_TABLE.
     #[error("Table '{database}.{table}' doesn't exist")]
     NoSuchTable { database: String, table: String },
+    /// ER_TABLE_DEF_CHANGED: ALTER TABLE replaced the table while a writer
+    /// waited for it; the statement is run again against the new table.
+    #[error("Table definition has changed, please retry transaction")]
+    TableDefinitionChanged,
     /// ER_BAD_FIELD_ERROR.
     #[error("Unknown column '{column}' in '{context}'")]
     UnknownColumn { column: String, context: String },
@@ -111,6 +115,7 @@ impl EngineError {
             Deadlock => 1213,
             TableFull { .. } => 1114,
             NoSuchTable { .. } => 1146,
+            TableDefinitionChanged => 1412,
             UnknownColumn { .. } => 1054,
             UnknownDatabase(_) => 1049,
             DatabaseExists(_) => 1007,
@@ -161,6 +166,7 @@ impl EngineError {
             | WrongDatabaseName(_)
             | WrongIndexName(_) => "42000",
             LockWaitTimeout
+            | TableDefinitionChanged
             | TableFull { .. }
             | DatabaseExists(_)
             | DatabaseDoesNotExist(_)

@@ -45,6 +45,7 @@
 
 #![forbid(unsafe_code)]
 
+mod alter;
 pub mod catalog;
 pub mod change;
 pub mod codec;
@@ -72,6 +73,7 @@ pub mod transaction;
 mod views;
 pub mod write;
 
+pub use alter::{QualifiedName, TableRebuild};
 pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
 pub use change::{ChangeKind, RowChange};
 pub use column_attributes::{ColumnAttributes, Generated, GeometryAttributes};
@@ -81,7 +83,7 @@ pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use key::RowKey;
 pub use purge::PURGE_QUEUED_KEYS_DEFERRED_MAX;
-pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, Xid};
+pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, TableRename, Xid};
 pub use registry::TrxId;
 pub use row::Row;
 pub use scan::{Scan, ScanSpec};

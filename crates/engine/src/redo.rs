@@ -22,6 +22,7 @@ use crate::catalog::{IndexDef, IndexId, TableDef, TableId};
 use crate::change::RowChange;
 use crate::error::Result;
 use crate::registry::TrxId;
+use crate::row::Row;
 
 /// A position in the redo log; only ever compared, never interpreted.
 pub type Lsn = u64;
@@ -73,13 +74,51 @@ pub trait RedoSink: Send + Sync {
 /// after a drop and re-create of a same-named table acts on the right one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DdlRecord {
-    CreateDatabase { name: String },
-    DropDatabase { name: String },
-    CreateTable { def: TableDef },
-    DropTable { table: TableId },
-    CreateIndex { table: TableId, index: IndexDef },
-    DropIndex { table: TableId, index: IndexId },
-    TruncateTable { table: TableId },
+    CreateDatabase {
+        name: String,
+    },
+    DropDatabase {
+        name: String,
+    },
+    CreateTable {
+        def: TableDef,
+    },
+    DropTable {
+        table: TableId,
+    },
+    CreateIndex {
+        table: TableId,
+        index: IndexDef,
+    },
+    DropIndex {
+        table: TableId,
+        index: IndexId,
+    },
+    TruncateTable {
+        table: TableId,
+    },
+    /// ALTER TABLE by copy: the old table goes and `def` (a new id, maybe
+    /// a new name) comes with `rows`, converted by the SQL layer, in one
+    /// record, so a crash leaves either table whole.
+    RebuildTable {
+        table: TableId,
+        def: TableDef,
+        rows: Vec<Row>,
+        auto_increment_next: u64,
+    },
+    /// RENAME TABLE (and ALTER TABLE ... RENAME without other changes):
+    /// every pair at once.
+    RenameTables {
+        renames: Vec<TableRename>,
+    },
+}
+
+/// One table's new name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRename {
+    pub table: TableId,
+    pub database: String,
+    pub name: String,
 }
 
 /// A sink that logs nothing: an engine without durability (tests, or a

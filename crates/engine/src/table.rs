@@ -49,6 +49,11 @@ impl Table {
         }
     }
 
+    /// A table holding `data` already (an ALTER TABLE's copy).
+    pub(crate) fn with_data(id: TableId, data: TableData) -> Table {
+        Table { id, data: TableLock::new(data), mdl: MetadataLock::default(), dropped: AtomicBool::new(false) }
+    }
+
     pub(crate) fn def(&self) -> Arc<TableDef> {
         Arc::clone(&self.data.read().def)
     }

@@ -16,7 +16,7 @@ use binlog_format::Value;
 
 use crate::catalog::{TableId, CLUSTERED_INDEX_ID};
 use crate::change::RowChange;
-use crate::engine::{missing_table, Shared};
+use crate::engine::Shared;
 use crate::error::{EngineError, Result};
 use crate::key::RowKey;
 use crate::locks::LockKey;
@@ -237,7 +237,13 @@ impl Transaction {
         table.mdl.enter_writer(self.lock_wait_timeout())?;
         if table.dropped.load(std::sync::atomic::Ordering::Acquire) {
             table.mdl.exit_writer();
-            return Err(missing_table(id));
+            // Waited behind DDL that dropped the table or, when its name
+            // now holds another table, rebuilt it (ALTER TABLE's copy).
+            let def = table.def();
+            if self.shared.catalog.read().table_id(&def.database, &def.name).is_ok() {
+                return Err(EngineError::TableDefinitionChanged);
+            }
+            return Err(EngineError::NoSuchTable { database: def.database.clone(), table: def.name.clone() });
         }
         self.written_tables.insert(id, Arc::clone(&table));
         Ok(table)

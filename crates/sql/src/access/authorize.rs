@@ -207,6 +207,32 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::Use(database) => principal.require_database_access(database),
         Statement::CreateDatabase { name, .. } => principal.require_on_database(Privilege::Create, name),
         Statement::DropDatabase { name, .. } => principal.require_on_database(Privilege::Drop, name),
+        // MySQL: ALTER on the table; a rename also needs DROP on the old
+        // name and CREATE and INSERT on the new.
+        Statement::AlterTable(alter) => {
+            let database = context.database(alter.table.0.as_deref())?;
+            principal.require_on_table(Privilege::Alter, &database, &alter.table.1)?;
+            for spec in &alter.specs {
+                if let crate::parse::alter::AlterSpec::RenameTable((to_database, to)) = spec {
+                    principal.require_on_table(Privilege::Drop, &database, &alter.table.1)?;
+                    let to_database = context.database(to_database.as_deref())?;
+                    principal.require_on_table(Privilege::Create, &to_database, to)?;
+                    principal.require_on_table(Privilege::Insert, &to_database, to)?;
+                }
+            }
+            Ok(())
+        }
+        Statement::RenameTable(pairs) => {
+            for ((from_database, from), (to_database, to)) in pairs {
+                let from_database = context.database(from_database.as_deref())?;
+                principal.require_on_table(Privilege::Alter, &from_database, from)?;
+                principal.require_on_table(Privilege::Drop, &from_database, from)?;
+                let to_database = context.database(to_database.as_deref())?;
+                principal.require_on_table(Privilege::Create, &to_database, to)?;
+                principal.require_on_table(Privilege::Insert, &to_database, to)?;
+            }
+            Ok(())
+        }
         Statement::Truncate { database, table } => {
             let database = context.database(database.as_deref())?;
             principal.require_on_table(Privilege::Drop, &database, table)

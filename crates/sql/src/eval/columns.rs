@@ -488,7 +488,7 @@ pub fn default_text(column: &ColumnDef, value: &Value) -> String {
 pub fn default_clause(column: &ColumnDef, value: &Value) -> String {
     match column.column_type {
         ColumnType::Bit { .. } => default_text(column, value),
-        _ => format!("'{}'", default_text(column, value).replace('\'', "''")),
+        _ => super::quoting::quoted_string(&default_text(column, value)),
     }
 }
 

@@ -181,7 +181,7 @@ fn set_length_bytes(members: usize) -> u8 {
 
 /// `enum('a','b')` / `set('a','b')` as SHOW CREATE TABLE prints the type.
 pub fn enumeration_type_name(is_set: bool, members: &[Vec<u8>]) -> String {
-    let quoted: Vec<String> = members.iter().map(|m| format!("'{}'", String::from_utf8_lossy(m).replace('\'', "''"))).collect();
+    let quoted: Vec<String> = members.iter().map(|m| super::quoting::quoted_string(&String::from_utf8_lossy(m))).collect();
     format!("{}({})", if is_set { "set" } else { "enum" }, quoted.join(","))
 }
 

@@ -7,8 +7,9 @@
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
 //! (`string_search.rs`), the GTID set functions (`gtid_functions.rs`),
 //! GROUP_CONCAT with its `group_concat_max_len` (`group_concat.rs`),
-//! generated columns (`generated.rs`), and spatial values and functions
-//! (`spatial.rs`).
+//! generated columns (`generated.rs`), spatial values and functions
+//! (`spatial.rs`), and names and strings written back as SQL text
+//! (`quoting.rs`).
 
 pub(crate) mod bit;
 pub(crate) mod columns;
@@ -20,6 +21,7 @@ pub(crate) mod gtid_functions;
 pub(crate) mod json;
 pub(crate) mod json_functions;
 pub(crate) mod numeric_display;
+pub(crate) mod quoting;
 pub(crate) mod spatial;
 pub(crate) mod sql_mode;
 pub(crate) mod string_search;

@@ -97,7 +97,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
     }
 }
 
-fn index_columns(columns: &[IndexColumn]) -> SqlResult<Vec<String>> {
+pub fn index_columns(columns: &[IndexColumn]) -> SqlResult<Vec<String>> {
     columns
         .iter()
         .map(|column| match &column.column.expr {
@@ -115,7 +115,7 @@ const IDENTIFIER_CHARACTERS_MAX: usize = 64;
 const TABLE_COLUMNS_MAX: usize = 1017;
 
 /// 1059 ER_TOO_LONG_IDENT for a name over 64 characters.
-fn check_identifier(name: &str) -> SqlResult<()> {
+pub fn check_identifier(name: &str) -> SqlResult<()> {
     if name.chars().count() > IDENTIFIER_CHARACTERS_MAX {
         return Err(protocol::MysqlError::new(
             1059,
@@ -175,63 +175,19 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         }
     } else {
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
-        let no_columns = Columns::default();
-        let constants = context.constants(&no_columns);
-        let rules = WriteRules::of(&context.env);
         let mut generation_exprs = Vec::new();
         for column in &create.columns {
-            let mut def = column_from_sql(&column.name.value, &column.data_type)?;
-            let mut default = None;
-            for option in &column.options {
-                match &option.option {
-                    ColumnOption::Null => def.nullable = true,
-                    ColumnOption::NotNull => def.nullable = false,
-                    ColumnOption::Default(expr)
-                        if matches!(def.column_type, binlog_format::ColumnType::Json | binlog_format::ColumnType::Geometry) =>
-                    {
-                        return Err(json_default(&def.name, expr))
-                    }
-                    ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
-                    ColumnOption::Invisible => def.attributes.invisible = true,
-                    ColumnOption::Generated { generation_expr: Some(expr), generation_expr_mode, .. } => {
-                        let stored = matches!(generation_expr_mode, Some(sqlparser::ast::GeneratedExpressionMode::Stored));
-                        def.attributes.generated = Some(engine::Generated { expression: expr.to_string(), stored });
-                        generation_exprs.push((spec.columns.len(), expr.clone()));
-                    }
-                    ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
-                        check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
-                        def.current_timestamp.on_insert = true;
-                    }
-                    ColumnOption::Default(expr) => default = Some(constants.eval(expr)?),
-                    ColumnOption::OnUpdate(expr) => {
-                        check_current_timestamp(&def, expr, 1294, "Invalid ON UPDATE clause for")?;
-                        def.current_timestamp.on_update = true;
-                    }
-                    ColumnOption::PrimaryKey(_) => spec.primary_key.push(def.name.clone()),
-                    ColumnOption::Unique(_) => {
-                        spec.indexes.push(IndexSpec { name: def.name.clone(), columns: vec![def.name.clone()], unique: true })
-                    }
-                    ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) => {
-                        def.auto_increment = true
-                    }
-                    ColumnOption::CharacterSet(charset) if charset.to_string().eq_ignore_ascii_case("binary") => {
-                        crate::eval::columns::make_binary(&mut def)
-                    }
-                    ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
-                    other => return Err(not_supported(format!("column option {other}"))),
-                }
+            let built = build_column(column, context)?;
+            if let Some(expr) = built.generation {
+                generation_exprs.push((spec.columns.len(), expr));
             }
-            def.default = match default {
-                Some(value) if !value.is_null() => Some(
-                    coerce_write(&def, value, rules, &mut Vec::new())
-                        .map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?,
-                ),
-                Some(_) if !def.nullable => {
-                    return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))
-                }
-                other => other,
-            };
-            spec.columns.push(def);
+            if built.primary_key {
+                spec.primary_key.push(built.def.name.clone());
+            }
+            if built.unique {
+                spec.indexes.push(IndexSpec { name: built.def.name.clone(), columns: vec![built.def.name.clone()], unique: true });
+            }
+            spec.columns.push(built.def);
         }
         for (position, expr) in &generation_exprs {
             crate::eval::generated::check(&spec.columns, *position, expr)?;
@@ -275,6 +231,72 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
     check_no_json_keys(&spec.columns, std::iter::once(&spec.primary_key).chain(spec.indexes.iter().map(|index| &index.columns)))?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
     Ok(Outcome::ok())
+}
+
+/// A column definition as CREATE TABLE and ALTER TABLE read it, with
+/// its inline keys and its generation expression.
+pub struct BuiltColumn {
+    pub def: engine::ColumnDef,
+    pub generation: Option<Expr>,
+    pub primary_key: bool,
+    pub unique: bool,
+}
+
+pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -> SqlResult<BuiltColumn> {
+    let no_columns = Columns::default();
+    let constants = context.constants(&no_columns);
+    let rules = WriteRules::of(&context.env);
+    let mut def = column_from_sql(&column.name.value, &column.data_type)?;
+    let (mut generation, mut primary_key, mut unique) = (None, false, false);
+    let mut default = None;
+    for option in &column.options {
+        match &option.option {
+            ColumnOption::Null => def.nullable = true,
+            ColumnOption::NotNull => def.nullable = false,
+            ColumnOption::Default(expr)
+                if matches!(def.column_type, binlog_format::ColumnType::Json | binlog_format::ColumnType::Geometry) =>
+            {
+                return Err(json_default(&def.name, expr))
+            }
+            ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
+            ColumnOption::Invisible => def.attributes.invisible = true,
+            ColumnOption::Generated { generation_expr: Some(expr), generation_expr_mode, .. } => {
+                let stored = matches!(generation_expr_mode, Some(sqlparser::ast::GeneratedExpressionMode::Stored));
+                def.attributes.generated = Some(engine::Generated { expression: expr.to_string(), stored });
+                generation = Some(expr.clone());
+            }
+            ColumnOption::Default(expr) if current_timestamp_precision(expr).is_some() => {
+                check_current_timestamp(&def, expr, 1067, "Invalid default value for")?;
+                def.current_timestamp.on_insert = true;
+            }
+            ColumnOption::Default(expr) => default = Some(constants.eval(expr)?),
+            ColumnOption::OnUpdate(expr) => {
+                check_current_timestamp(&def, expr, 1294, "Invalid ON UPDATE clause for")?;
+                def.current_timestamp.on_update = true;
+            }
+            ColumnOption::PrimaryKey(_) => primary_key = true,
+            ColumnOption::Unique(_) => unique = true,
+            ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) => {
+                def.auto_increment = true
+            }
+            ColumnOption::CharacterSet(charset) if charset.to_string().eq_ignore_ascii_case("binary") => {
+                crate::eval::columns::make_binary(&mut def)
+            }
+            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
+            other => return Err(not_supported(format!("column option {other}"))),
+        }
+    }
+    def.default = match default {
+        Some(value) if !value.is_null() => Some(
+            coerce_write(&def, value, rules, &mut Vec::new())
+                .map_err(|_| protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))?,
+        ),
+        Some(_) if !def.nullable => {
+            return Err(protocol::MysqlError::new(1067, "42000", format!("Invalid default value for '{}'", def.name)))
+        }
+        other => other,
+    };
+    Ok(BuiltColumn { def, generation, primary_key, unique })
 }
 
 /// `SRID n` on a geometry column: its values must have SRID n, which
@@ -326,7 +348,7 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
 
 /// 3152 ER_JSON_USED_AS_KEY: MySQL indexes a JSON column only through a
 /// generated column on a path.
-fn check_no_json_keys<'a>(columns: &[engine::ColumnDef], keys: impl Iterator<Item = &'a Vec<String>>) -> SqlResult<()> {
+pub fn check_no_json_keys<'a>(columns: &[engine::ColumnDef], keys: impl Iterator<Item = &'a Vec<String>>) -> SqlResult<()> {
     for key in keys {
         for name in key {
             if let Some(column) =

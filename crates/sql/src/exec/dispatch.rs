@@ -45,6 +45,14 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             transaction.commit(context)?;
             crate::exec::ddl::database_statement(statement, context)
         }
+        Statement::AlterTable(alter) => {
+            transaction.commit(context)?;
+            crate::exec::alter::alter_table(alter, context)
+        }
+        Statement::RenameTable(pairs) => {
+            transaction.commit(context)?;
+            crate::exec::alter::rename_table(pairs, context)
+        }
         Statement::Show(show) => crate::exec::show::show(show, context, &mut transaction),
         Statement::FlushBinaryLogs => crate::exec::admin::flush_binary_logs(context),
         Statement::PurgeBinaryLogsTo(name) => crate::exec::admin::purge_to(name, context),
@@ -81,9 +89,9 @@ fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'
             let response = transaction.read(context, |trx| crate::exec::select::respond(query, context, trx))?;
             Ok(Outcome::new(response))
         }
-        Ast::Insert(insert) => crate::exec::dml::insert(insert, context, &mut transaction),
-        Ast::Update(update) => crate::exec::dml::update(update, context, &mut transaction),
-        Ast::Delete(delete) => crate::exec::dml::delete(delete, context, &mut transaction),
+        Ast::Insert(insert) => again_after_rebuild(|| crate::exec::dml::insert(insert, context, &mut transaction)),
+        Ast::Update(update) => again_after_rebuild(|| crate::exec::dml::update(update, context, &mut transaction)),
+        Ast::Delete(delete) => again_after_rebuild(|| crate::exec::dml::delete(delete, context, &mut transaction)),
         Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. } => {
             transaction.commit(context)?;
             crate::exec::ddl::ddl(ast, context)
@@ -104,6 +112,28 @@ fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'
         other => Err(not_supported(first_words(&other.to_string()))),
     }
 }
+
+/// How many times a write runs again after ALTER TABLE replaced a table
+/// it waited for; each try waits for at most one ALTER, so this is only
+/// reached when ALTERs follow each other on the same table.
+const REBUILD_RETRIES_MAX: usize = 8;
+
+/// Runs a write, and runs it again when it waited behind ALTER TABLE and
+/// found the table replaced (1412): as in MySQL, a statement queued behind
+/// ALTER's metadata lock goes on against the new table. The failed try was
+/// rolled back to the statement's start, so it left nothing behind.
+fn again_after_rebuild(mut write: impl FnMut() -> SqlResult<Outcome>) -> SqlResult<Outcome> {
+    let mut tries = 0;
+    loop {
+        match write() {
+            Err(error) if error.code == TABLE_DEFINITION_CHANGED && tries < REBUILD_RETRIES_MAX => tries += 1,
+            result => return result,
+        }
+    }
+}
+
+/// ER_TABLE_DEF_CHANGED.
+const TABLE_DEFINITION_CHANGED: u16 = 1412;
 
 /// `db.table` or `table` (in the current database).
 pub fn table_name(name: &ObjectName, context: &Context<'_>) -> SqlResult<(String, String)> {

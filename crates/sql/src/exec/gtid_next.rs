@@ -97,7 +97,11 @@ fn class(statement: &Statement) -> Class {
         | Statement::Show(_)
         | Statement::Kill { .. }
         | Statement::Replica(_) => Class::Control,
-        Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => Class::Ddl,
+        Statement::CreateDatabase { .. }
+        | Statement::DropDatabase { .. }
+        | Statement::Truncate { .. }
+        | Statement::AlterTable(_)
+        | Statement::RenameTable(_) => Class::Ddl,
         Statement::Binlog(_) => Class::Write,
         Statement::FlushBinaryLogs
         | Statement::PurgeBinaryLogsTo(_)

@@ -1,7 +1,7 @@
 //! Running a parsed statement: `dispatch.rs` checks its privileges and
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
 //! the index range `plan.rs` finds in WHERE, its rows streamed by
-//! `select_stream.rs`), `dml.rs`, `ddl.rs`, `show.rs`, `set.rs` (and
+//! `select_stream.rs`), `dml.rs`, `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
 //! `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
 //! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
@@ -11,6 +11,7 @@
 //! statements in `replica/statements.rs`.
 
 pub(crate) mod admin;
+pub(crate) mod alter;
 pub(crate) mod binlog_events;
 pub(crate) mod binlog_statement;
 pub(crate) mod ddl;

@@ -8,6 +8,7 @@ use crate::error::{engine_error, unknown_database, SqlResult};
 use crate::eval::columns::{default_clause, type_name, BINARY_COLLATION};
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
+use crate::eval::quoting::{quoted_identifier, quoted_string};
 use crate::eval::temporal::{current_timestamp_text, default_text, TimeZone};
 use crate::parse::{Filter, Show};
 use crate::session::{Context, Outcome, Transactions};
@@ -182,7 +183,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let zone = TimeZone::of(&context.env);
             let mut lines = Vec::new();
             for column in &def.columns {
-                let mut line = format!("  `{}` {}", column.name, type_name(column));
+                let mut line = format!("  {} {}", quoted_identifier(&column.name), type_name(column));
                 if let Some(generated) = &column.attributes.generated {
                     let text = crate::eval::generated::parse_expression(&generated.expression)
                         .map(|expr| crate::eval::generated::mysql_text(&expr))
@@ -214,7 +215,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     line.push_str(&format!(" DEFAULT {}", current_timestamp_text(column)));
                 } else if let Some(default) = column.default.as_ref().filter(|d| !matches!(d, binlog_format::Value::Null)) {
                     let shown = match default_text(column, default, zone) {
-                        Some(shown) => format!("'{}'", shown.replace('\'', "''")),
+                        Some(shown) => quoted_string(&shown),
                         None => default_clause(column, default),
                     };
                     line.push_str(&format!(" DEFAULT {shown}"));
@@ -229,17 +230,18 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 }
                 lines.push(line);
             }
-            let names = |positions: &[usize]| positions.iter().map(|&p| format!("`{}`", def.columns[p].name)).collect::<Vec<_>>().join(",");
+            let names =
+                |positions: &[usize]| positions.iter().map(|&p| quoted_identifier(&def.columns[p].name)).collect::<Vec<_>>().join(",");
             if def.has_primary_key() {
                 lines.push(format!("  PRIMARY KEY ({})", names(&def.primary_key)));
             }
             for index in &def.indexes {
                 let kind = if index.unique { "UNIQUE KEY" } else { "KEY" };
-                lines.push(format!("  {kind} `{}` ({})", index.name, names(&index.columns)));
+                lines.push(format!("  {kind} {} ({})", quoted_identifier(&index.name), names(&index.columns)));
             }
             let text = format!(
-                "CREATE TABLE `{}` (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
-                def.name,
+                "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+                quoted_identifier(&def.name),
                 lines.join(",\n")
             );
             text_result(&["Table", "Create Table"], vec![vec![Some(def.name.clone()), Some(text)]])

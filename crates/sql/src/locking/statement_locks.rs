@@ -51,7 +51,11 @@ pub(crate) fn lock_wait_timeout(context: &Context<'_>) -> Duration {
 /// Whether `statement` changes data or definitions.
 fn writes(statement: &Statement) -> bool {
     match statement {
-        Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => true,
+        Statement::CreateDatabase { .. }
+        | Statement::DropDatabase { .. }
+        | Statement::Truncate { .. }
+        | Statement::AlterTable(_)
+        | Statement::RenameTable(_) => true,
         Statement::Ast(ast) => matches!(
             ast.as_ref(),
             Ast::Insert(_) | Ast::Update(_) | Ast::Delete(_) | Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. }
