@@ -32,6 +32,7 @@
 
 pub mod commit;
 pub mod common;
+pub mod compression;
 pub mod dump;
 pub mod dump_tail;
 pub mod engine;
