@@ -139,48 +139,48 @@ fn read_with_mysql_common(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
 fn their_seen(name: &str, event: &TheirEvent, offset: u64, reader: &mut EventStreamReader) -> Seen {
     let header = event.header();
     match event.read_data().unwrap_or_else(|error| panic!("mysql_common decodes {name} at {offset}: {error}")) {
-            Some(EventData::QueryEvent(query)) => {
-                Seen::Query { schema: query.schema_raw().to_vec(), query: query.query_raw().to_vec(), error_code: query.error_code() }
+        Some(EventData::QueryEvent(query)) => {
+            Seen::Query { schema: query.schema_raw().to_vec(), query: query.query_raw().to_vec(), error_code: query.error_code() }
+        }
+        Some(EventData::XidEvent(xid)) => Seen::Xid(xid.xid),
+        Some(EventData::RotateEvent(rotate)) => Seen::Rotate { position: rotate.position(), name: rotate.name_raw().to_vec() },
+        Some(EventData::GtidEvent(gtid)) if header.event_type_raw() != 34 => {
+            Seen::Gtid { uuid: gtid.sid(), gno: gtid.gno(), tag: gtid.tag().map(|tag| tag.as_str().to_owned()) }
+        }
+        Some(EventData::TableMapEvent(map)) => Seen::TableMap {
+            table_id: map.table_id(),
+            database: map.database_name_raw().to_vec(),
+            table: map.table_name_raw().to_vec(),
+            types: (0..map.columns_count() as usize).map(|i| map.get_raw_column_type(i).unwrap().unwrap() as u8).collect(),
+        },
+        Some(EventData::RowsEvent(rows)) if header.event_type_raw() != 39 => {
+            let table_map = reader.get_tme(rows.table_id()).expect("a table map precedes rows");
+            let rows_seen = rows
+                .rows(table_map)
+                .map(|row| {
+                    let (before, after) = row.unwrap_or_else(|error| panic!("mysql_common decodes a row of {name}: {error}"));
+                    (their_image(before), their_image(after))
+                })
+                .collect();
+            Seen::Rows { table_id: rows.table_id(), rows: rows_seen }
+        }
+        Some(EventData::TransactionPayloadEvent(payload)) => {
+            let mut decompressed =
+                payload.decompressed().unwrap_or_else(|error| panic!("mysql_common decompresses {name} at {offset}: {error}"));
+            let mut inner = Vec::new();
+            let mut inner_offset = 0;
+            while let Some(event) = reader
+                .read_decompressed(&mut decompressed)
+                .unwrap_or_else(|error| panic!("mysql_common reads the payload of {name} at {offset}, event at {inner_offset}: {error}"))
+            {
+                let header = their_header(&event, inner_offset);
+                inner_offset += u64::from(header.size);
+                let what = their_seen(name, &event, offset, reader);
+                inner.push((header, what));
             }
-            Some(EventData::XidEvent(xid)) => Seen::Xid(xid.xid),
-            Some(EventData::RotateEvent(rotate)) => Seen::Rotate { position: rotate.position(), name: rotate.name_raw().to_vec() },
-            Some(EventData::GtidEvent(gtid)) if header.event_type_raw() != 34 => {
-                Seen::Gtid { uuid: gtid.sid(), gno: gtid.gno(), tag: gtid.tag().map(|tag| tag.as_str().to_owned()) }
-            }
-            Some(EventData::TableMapEvent(map)) => Seen::TableMap {
-                table_id: map.table_id(),
-                database: map.database_name_raw().to_vec(),
-                table: map.table_name_raw().to_vec(),
-                types: (0..map.columns_count() as usize).map(|i| map.get_raw_column_type(i).unwrap().unwrap() as u8).collect(),
-            },
-            Some(EventData::RowsEvent(rows)) if header.event_type_raw() != 39 => {
-                let table_map = reader.get_tme(rows.table_id()).expect("a table map precedes rows");
-                let rows_seen = rows
-                    .rows(table_map)
-                    .map(|row| {
-                        let (before, after) = row.unwrap_or_else(|error| panic!("mysql_common decodes a row of {name}: {error}"));
-                        (their_image(before), their_image(after))
-                    })
-                    .collect();
-                Seen::Rows { table_id: rows.table_id(), rows: rows_seen }
-            }
-            Some(EventData::TransactionPayloadEvent(payload)) => {
-                let mut decompressed =
-                    payload.decompressed().unwrap_or_else(|error| panic!("mysql_common decompresses {name} at {offset}: {error}"));
-                let mut inner = Vec::new();
-                let mut inner_offset = 0;
-                while let Some(event) = reader
-                    .read_decompressed(&mut decompressed)
-                    .unwrap_or_else(|error| panic!("mysql_common reads the payload of {name} at {offset}, event at {inner_offset}: {error}"))
-                {
-                    let header = their_header(&event, inner_offset);
-                    inner_offset += u64::from(header.size);
-                    let what = their_seen(name, &event, offset, reader);
-                    inner.push((header, what));
-                }
-                Seen::Payload(inner)
-            }
-            _ => Seen::Other,
+            Seen::Payload(inner)
+        }
+        _ => Seen::Other,
     }
 }
 

@@ -86,9 +86,8 @@ impl GtidEvent {
             length += packed_u64_len(self.transaction_length);
         }
         if at_least(GtidLayout::ServerVersions) {
-            length += 4
-                + if self.original_server_version.is_some() { 4 } else { 0 }
-                + if self.commit_group_ticket.is_some() { 8 } else { 0 };
+            length +=
+                4 + if self.original_server_version.is_some() { 4 } else { 0 } + if self.commit_group_ticket.is_some() { 8 } else { 0 };
         }
         length
     }
