@@ -550,10 +550,10 @@ fn run_group(
         let name = setup.name();
         eprintln!("bench side-by-side: starting {name} in {}", dir.display());
         let server = match setup.kind {
-            Kind::MariaDb => Server::start_mariadb(dir, &sizing, setup.flush_log_at_trx_commit, ports.next()?, interrupt)?,
+            Kind::MariaDb => Server::start_mariadb(dir, &sizing, setup.flush_log_at_trx_commit, ports.take()?, interrupt)?,
             Kind::Binlogd => {
                 let exe = executable(args, setup.binary)?;
-                Server::start_binlogd(&exe, dir, &sizing, setup.mode, setup.flush_log_at_trx_commit, ports.next()?, interrupt)?
+                Server::start_binlogd(&exe, dir, &sizing, setup.mode, setup.flush_log_at_trx_commit, ports.take()?, interrupt)?
             }
         };
         eprintln!("bench side-by-side: {name} is PID {} on port {}", server.pid(), server.port);

@@ -154,7 +154,7 @@ impl Ports {
         Ports { next: first }
     }
 
-    pub fn next(&mut self) -> Result<u16, String> {
+    pub fn take(&mut self) -> Result<u16, String> {
         match self.next {
             None => free_port(),
             Some(port) => {
