@@ -113,7 +113,9 @@ impl GtidEvent {
         match self.original_commit_timestamp_us {
             Some(original) => {
                 out.put_u56(immediate | ORIGINAL_COMMIT_TIMESTAMP_PRESENT);
-                out.put_u56(original & (ORIGINAL_COMMIT_TIMESTAMP_PRESENT - 1));
+                // All 56 bits, as MySQL's int7store writes it: only the
+                // immediate timestamp's top bit is a flag.
+                out.put_u56(original & ((1 << 56) - 1));
             }
             None => out.put_u56(immediate),
         }
@@ -286,6 +288,14 @@ mod tests {
             assert_eq!(decoded.gtid, full().gtid);
         }
         assert_eq!(GtidEvent::decode_body(&full_body).unwrap(), full());
+    }
+
+    #[test]
+    fn the_original_commit_timestamp_keeps_all_its_56_bits() {
+        let event = GtidEvent { original_commit_timestamp_us: Some((1 << 55) | 12345), ..full() };
+        let mut body = Vec::new();
+        event.encode_body(&mut body);
+        assert_eq!(GtidEvent::decode_body(&body).unwrap(), event);
     }
 
     #[test]
