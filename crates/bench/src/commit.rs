@@ -12,6 +12,15 @@
 //! which returns once the group holding it is written and synced. `--compare-single-session` first runs the same
 //! per-session count with one session in a fresh subdirectory, so the
 //! speedup is measured on the same disk in the same invocation.
+//!
+//! `--binlog-transaction-compression OFF,ON` runs every run with each
+//! setting (ON: the transaction's events in one zstd Transaction_payload,
+//! compressed in the session's thread as `BinaryLog::commit` does it),
+//! alternated round by round (`--rounds`, each run keeping its best
+//! round), in `DIR` and `DIR/compression-on`; every run reports the
+//! bytes the binlog files grew by and this process's CPU time (user and
+//! system, every thread) per transaction, and the ON/OFF ratios follow
+//! the table.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -29,7 +38,10 @@ use hdrhistogram::Histogram;
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
-use super::common::{create_dir_with_ancestors, new_latency_histogram, random_bytes, remove_created_dirs, ReportArgs, LATENCY_US_MAX};
+use super::common::{
+    create_dir_with_ancestors, new_latency_histogram, random_bytes, ratio, remove_created_dirs, ReportArgs, LATENCY_US_MAX,
+};
+use super::compression::{self, CompressionArgs, Measured, Ratios};
 use super::report::{self, Bar, Table};
 
 /// Most sessions (threads) one run may start.
@@ -48,6 +60,10 @@ const TABLE_ID: u64 = 1;
 const PAYLOAD: &[u8] = b"binlogd group-commit benchmark row payload";
 /// Subdirectory of `--dir` for the one-session run of `--compare-single-session`.
 const SINGLE_SESSION_SUBDIR: &str = "single-session";
+/// Subdirectory of `--dir` for the compression ON runs when OFF runs too.
+const COMPRESSION_ON_SUBDIR: &str = "compression-on";
+/// Most rounds of `--rounds`.
+pub const ROUNDS_MAX: u32 = 100;
 const PROGRESS_REFRESH: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, clap::Args)]
@@ -97,6 +113,16 @@ pub struct CommitBenchArgs {
     #[arg(long)]
     pub compare_single_session: bool,
 
+    // --binlog-transaction-compression OFF,ON and its zstd level.
+    #[command(flatten)]
+    pub compression: CompressionArgs,
+
+    /// Run every run this many times, alternately, each on a fresh log;
+    /// each keeps its best round (by commits/s).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=ROUNDS_MAX as i64))]
+    pub rounds: u32,
+
     /// Delete binlog files already in DIR (and DIR/single-session) instead
     /// of refusing to run.
     #[arg(long)]
@@ -130,12 +156,42 @@ pub struct RunResult {
     pub groups: u64,
     /// `None` when no fsync was issued (`sync_binlog = 0`).
     pub commits_per_fsync: Option<f64>,
+    /// `binlog_transaction_compression` of the run.
+    pub binlog_transaction_compression: bool,
+    /// `binlog_transaction_compression_level_zstd` when ON.
+    pub binlog_transaction_compression_level_zstd: Option<i32>,
+    /// What the binlog files grew by during the run, per commit.
+    pub binlog_bytes_per_transaction: f64,
+    /// This process's CPU time (every thread, user and system) during the
+    /// run, per commit.
+    pub cpu_us_per_transaction: f64,
+}
+
+impl RunResult {
+    fn measured(&self) -> Measured {
+        Measured {
+            transactions_per_sec: self.commits_per_sec,
+            binlog_bytes_per_transaction: self.binlog_bytes_per_transaction,
+            cpu_us_per_transaction: self.cpu_us_per_transaction,
+        }
+    }
 }
 
 #[derive(Serialize)]
 struct Comparison<'a> {
     runs: &'a [RunResult],
-    speedup: f64,
+    /// Per compression setting run, in order: its sessions over one session.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    speedup: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compression: Option<Ratios>,
+}
+
+/// A run of the plan: where, with how many sessions, compressed or not.
+struct PlannedRun {
+    dir: PathBuf,
+    sessions: u32,
+    compression: bool,
 }
 
 /// Runs the benchmark and prints its results on stdout.
@@ -143,15 +199,49 @@ pub fn run(args: &CommitBenchArgs) -> Result<(), String> {
     let main_dir = BenchDir::prepare(&args.dir, args.clean)?;
     let mut dirs = vec![main_dir];
     let outcome = (|| -> Result<Vec<RunResult>, String> {
-        let mut results = Vec::new();
-        if args.compare_single_session {
-            let single = BenchDir::prepare(&args.dir.join(SINGLE_SESSION_SUBDIR), args.clean)?;
-            let path = single.path.clone();
-            dirs.push(single);
-            results.push(run_once(&path, 1, args)?);
+        // Every directory is claimed before the first run, so a leftover
+        // log is refused before any time is spent.
+        let settings = args.compression.settings();
+        let mut plan = Vec::new();
+        for &compression in &settings {
+            let base = if compression && settings.len() > 1 {
+                let subdir = BenchDir::prepare(&args.dir.join(COMPRESSION_ON_SUBDIR), args.clean)?;
+                let path = subdir.path.clone();
+                dirs.push(subdir);
+                path
+            } else {
+                args.dir.clone()
+            };
+            if args.compare_single_session {
+                let single = BenchDir::prepare(&base.join(SINGLE_SESSION_SUBDIR), args.clean)?;
+                plan.push(PlannedRun { dir: single.path.clone(), sessions: 1, compression });
+                dirs.push(single);
+            }
+            plan.push(PlannedRun { dir: base, sessions: args.sessions, compression });
         }
-        results.push(run_once(&args.dir, args.sessions, args)?);
-        Ok(results)
+        let mut best: Vec<Option<RunResult>> = vec![None; plan.len()];
+        for round in 0..args.rounds {
+            for (planned, best) in plan.iter().zip(best.iter_mut()) {
+                if round > 0 {
+                    remove_entries(&binlog_entries(&planned.dir)?)?;
+                }
+                let result = run_once(&planned.dir, planned.sessions, planned.compression, args)?;
+                if args.rounds > 1 && !args.report.json {
+                    eprintln!(
+                        "round {} of {}: {}, compression {}: {:.0} commits/s",
+                        round + 1,
+                        args.rounds,
+                        sessions_label(planned.sessions),
+                        compression::on_off(planned.compression),
+                        result.commits_per_sec
+                    );
+                }
+                if best.as_ref().is_none_or(|kept| result.commits_per_sec > kept.commits_per_sec) {
+                    *best = Some(result);
+                }
+            }
+        }
+        Ok(best.into_iter().map(|result| result.expect("every run ran at least once")).collect())
     })();
     // Clean up even when a run failed: the subdirectory first, it may be
     // inside a directory we created.
@@ -174,7 +264,7 @@ pub fn run(args: &CommitBenchArgs) -> Result<(), String> {
     }
     if let Some(path) = &args.report.plot {
         let title = format!("binlog commits/s, sync_binlog={}, {} rows/trx", args.sync_binlog, args.rows_per_transaction);
-        let bars: Vec<Bar> = results.iter().map(|r| Bar { label: sessions_label(r.sessions), value: r.commits_per_sec }).collect();
+        let bars: Vec<Bar> = results.iter().map(|r| Bar { label: run_label(r, args), value: r.commits_per_sec }).collect();
         report::plot_bars(path, &title, &bars)?;
     }
     Ok(())
@@ -188,29 +278,72 @@ fn sessions_label(sessions: u32) -> String {
     }
 }
 
-fn speedup(results: &[RunResult]) -> Option<f64> {
-    match results {
-        [single, multi] if single.commits_per_sec > 0.0 => Some(multi.commits_per_sec / single.commits_per_sec),
-        _ => None,
+/// A run's bar label: its sessions, and its compression when both settings ran.
+fn run_label(result: &RunResult, args: &CommitBenchArgs) -> String {
+    if args.compression.settings().len() > 1 {
+        format!("{}, zstd {}", sessions_label(result.sessions), compression::on_off(result.binlog_transaction_compression))
+    } else {
+        sessions_label(result.sessions)
     }
+}
+
+/// Per compression setting run: its multi-session commits/s over its
+/// single-session run's (`--compare-single-session`).
+fn speedups(results: &[RunResult], args: &CommitBenchArgs) -> Vec<Option<f64>> {
+    if !args.compare_single_session {
+        return Vec::new();
+    }
+    results
+        .chunks(2)
+        .map(|pair| match pair {
+            [single, multi] if single.commits_per_sec > 0.0 => Some(multi.commits_per_sec / single.commits_per_sec),
+            _ => None,
+        })
+        .collect()
+}
+
+/// ON against OFF, multi-session runs, when both ran.
+fn compression_ratios(results: &[RunResult], args: &CommitBenchArgs) -> Option<Ratios> {
+    let multi = |on: bool| results.iter().find(|r| r.sessions == args.sessions && r.binlog_transaction_compression == on);
+    let (off, on) = (multi(false)?, multi(true)?);
+    Some(Ratios::of(&off.measured(), &on.measured()))
 }
 
 fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), String> {
     let to_json = |value: Result<String, serde_json::Error>| value.map_err(|e| format!("encoding JSON: {e}"));
+    let speedups = speedups(results, args);
+    let ratios = compression_ratios(results, args);
     if args.report.json {
-        let text = if args.compare_single_session {
-            let speedup = speedup(results).unwrap_or(0.0);
-            to_json(serde_json::to_string(&Comparison { runs: results, speedup }))?
+        let text = if results.len() > 1 {
+            let speedup = speedups.iter().map(|s| s.unwrap_or(0.0)).collect();
+            to_json(serde_json::to_string(&Comparison { runs: results, speedup, compression: ratios }))?
         } else {
             to_json(serde_json::to_string(&results[0]))?
         };
         println!("{text}");
         return Ok(());
     }
-    let mut table = Table::new(&["sessions", "commits", "seconds", "commits/s", "p50 µs", "p99 µs", "max µs", "fsyncs", "commits/fsync"]);
+    let mut table = Table::new(&[
+        "sessions",
+        "compression",
+        "commits",
+        "seconds",
+        "commits/s",
+        "p50 µs",
+        "p99 µs",
+        "max µs",
+        "fsyncs",
+        "commits/fsync",
+        "binlog bytes/trx",
+        "CPU µs/trx",
+    ]);
     for result in results {
         table.push_row(vec![
             result.sessions.to_string(),
+            match result.binlog_transaction_compression_level_zstd {
+                Some(level) => format!("zstd {level}"),
+                None => "OFF".to_string(),
+            },
             result.commits.to_string(),
             format!("{:.3}", result.seconds),
             format!("{:.0}", result.commits_per_sec),
@@ -219,19 +352,25 @@ fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), St
             result.latency_us_max.to_string(),
             result.fsyncs.to_string(),
             result.commits_per_fsync.map_or_else(|| "-".to_string(), |c| format!("{c:.1}")),
+            format!("{:.1}", result.binlog_bytes_per_transaction),
+            format!("{:.1}", result.cpu_us_per_transaction),
         ]);
     }
     print!("{}", table.render());
-    if args.compare_single_session {
-        match speedup(results) {
-            Some(speedup) => println!("speedup vs 1 session: {speedup:.1}x"),
-            None => println!("speedup vs 1 session: n/a (the single-session run committed nothing)"),
+    for (speedup, on) in speedups.iter().zip(args.compression.settings()) {
+        let what = if args.compression.settings().len() > 1 { format!(", compression {}", compression::on_off(on)) } else { String::new() };
+        match speedup {
+            Some(speedup) => println!("speedup vs 1 session{what}: {speedup:.1}x"),
+            None => println!("speedup vs 1 session{what}: n/a (the single-session run committed nothing)"),
         }
+    }
+    if let Some(ratios) = ratios {
+        println!("{}", ratios.describe(&format!("{} sessions, {} rows/trx", args.sessions, args.rows_per_transaction)));
     }
     Ok(())
 }
 
-const CSV_COLUMNS: [&str; 15] = [
+const CSV_COLUMNS: [&str; 19] = [
     "sessions",
     "transactions",
     "rows_per_transaction",
@@ -247,6 +386,10 @@ const CSV_COLUMNS: [&str; 15] = [
     "fsyncs",
     "groups",
     "commits_per_fsync",
+    "binlog_transaction_compression",
+    "binlog_transaction_compression_level_zstd",
+    "binlog_bytes_per_transaction",
+    "cpu_us_per_transaction",
 ];
 
 fn write_csv(path: &Path, results: &[RunResult]) -> Result<(), String> {
@@ -269,6 +412,10 @@ fn write_csv(path: &Path, results: &[RunResult]) -> Result<(), String> {
                 r.fsyncs.to_string(),
                 r.groups.to_string(),
                 r.commits_per_fsync.map_or_else(String::new, |c| format!("{c:.3}")),
+                compression::on_off(r.binlog_transaction_compression).to_string(),
+                r.binlog_transaction_compression_level_zstd.map_or_else(String::new, |level| level.to_string()),
+                format!("{:.1}", r.binlog_bytes_per_transaction),
+                format!("{:.2}", r.cpu_us_per_transaction),
             ]
         })
         .collect();
@@ -276,8 +423,8 @@ fn write_csv(path: &Path, results: &[RunResult]) -> Result<(), String> {
 }
 
 /// Opens a fresh log in `dir`, runs `sessions` committing threads to the
-/// end, closes the log.
-fn run_once(dir: &Path, sessions: u32, args: &CommitBenchArgs) -> Result<RunResult, String> {
+/// end (compressing each transaction when `compression`), closes the log.
+fn run_once(dir: &Path, sessions: u32, compression: bool, args: &CommitBenchArgs) -> Result<RunResult, String> {
     let mut options = Options::new(dir);
     options.sync_binlog = args.sync_binlog;
     options.binlog_group_commit_sync_delay = Duration::from_micros(args.binlog_group_commit_sync_delay);
@@ -285,7 +432,7 @@ fn run_once(dir: &Path, sessions: u32, args: &CommitBenchArgs) -> Result<RunResu
     options.server_uuid = Uuid::from_random_bytes(random_bytes());
     let (log, _report) = BinaryLog::open(options, Arc::new(OsStorage), CrashPoints::default())
         .map_err(|e| format!("opening the binary log in {}: {e}", dir.display()))?;
-    let measured = measure(&log, sessions, args);
+    let measured = measure(&log, dir, sessions, args.compression.level_zstd(compression), args);
     // Close even after a failed run, so the files are complete; the run's
     // error is the one worth reporting.
     let closed = log.close().map_err(|e| format!("closing the binary log in {}: {e}", dir.display()));
@@ -301,7 +448,7 @@ struct SessionOutcome {
     error: Option<String>,
 }
 
-fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<RunResult, String> {
+fn measure(log: &BinaryLog, dir: &Path, sessions: u32, level_zstd: Option<i32>, args: &CommitBenchArgs) -> Result<RunResult, String> {
     let gate = Arc::new(StartGate::default());
     let abort = Arc::new(AtomicBool::new(false));
     let committed = Arc::new(AtomicU64::new(0));
@@ -314,7 +461,7 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
         let (transactions, rows) = (args.transactions, args.rows_per_transaction);
         let spawned = std::thread::Builder::new()
             .name(format!("bench-session-{session}"))
-            .spawn(move || session_loop(&log, session, transactions, rows, &gate, &session_abort, &committed));
+            .spawn(move || session_loop(&log, session, transactions, rows, level_zstd, &gate, &session_abort, &committed));
         match spawned {
             Ok(handle) => handles.push(handle),
             Err(error) => {
@@ -331,6 +478,8 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
     let fsyncs_before = counters.fsyncs.load(Ordering::Relaxed);
     let groups_before = counters.groups.load(Ordering::Relaxed);
     let commits_before = counters.commits.load(Ordering::Relaxed);
+    let binlog_bytes_before = compression::binlog_file_bytes(dir)?;
+    let cpu_seconds_before = compression::process_cpu_seconds()?;
     let started = Instant::now();
     gate.open();
 
@@ -363,6 +512,10 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
     if let Some(error) = first_error {
         return Err(error);
     }
+    // Every commit has returned: its events are in the files (written,
+    // synced or not per sync_binlog).
+    let cpu_seconds = compression::process_cpu_seconds()? - cpu_seconds_before;
+    let binlog_bytes = compression::binlog_file_bytes(dir)?.saturating_sub(binlog_bytes_before);
 
     let fsyncs = counters.fsyncs.load(Ordering::Relaxed) - fsyncs_before;
     let groups = counters.groups.load(Ordering::Relaxed) - groups_before;
@@ -388,14 +541,20 @@ fn measure(log: &BinaryLog, sessions: u32, args: &CommitBenchArgs) -> Result<Run
         fsyncs,
         groups,
         commits_per_fsync: (fsyncs > 0).then(|| commits as f64 / fsyncs as f64),
+        binlog_transaction_compression: level_zstd.is_some(),
+        binlog_transaction_compression_level_zstd: level_zstd,
+        binlog_bytes_per_transaction: compression::per_transaction(binlog_bytes, commits),
+        cpu_us_per_transaction: ratio(cpu_seconds.max(0.0) * 1e6, commits as f64),
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn session_loop(
     log: &BinaryLog,
     session: u32,
     transactions: u64,
     rows: u32,
+    level_zstd: Option<i32>,
     gate: &StartGate,
     abort: &AtomicBool,
     committed: &AtomicU64,
@@ -410,7 +569,8 @@ fn session_loop(
         }
         let xid = session as u64 * transactions + transaction + 1;
         let first_id = (xid - 1) * rows as u64 + 1;
-        let result = build_transaction(log, &table, thread_id, xid, first_id, rows).and_then(|cache| {
+        let result = build_transaction(log, &table, thread_id, xid, first_id, rows).and_then(|mut cache| {
+            cache.set_compression_level_zstd(level_zstd);
             let start = Instant::now();
             log.commit(cache).map_err(|e| e.to_string())?;
             Ok(start.elapsed())
@@ -625,7 +785,7 @@ mod tests {
         let dir = parent.path().join("new/bench");
         let args = args(&dir, &["--sessions", "4", "--transactions", "25", "--rows-per-transaction", "2"]);
         let prepared = BenchDir::prepare(&dir, false).unwrap();
-        let result = run_once(&dir, 4, &args).unwrap();
+        let result = run_once(&dir, 4, false, &args).unwrap();
         assert_eq!(result.commits, 100);
         assert!((1..=100).contains(&result.fsyncs), "{} fsyncs", result.fsyncs);
         assert!(result.latency_us_p50 <= result.latency_us_p99 && result.latency_us_p99 <= result.latency_us_max);
@@ -654,6 +814,53 @@ mod tests {
         let csv = std::fs::read_to_string(&csv).unwrap();
         assert_eq!(csv.lines().count(), 3, "{csv}");
         assert!(csv.starts_with("sessions,transactions,"));
+    }
+
+    /// The Transaction_payload events in `dir`'s first binlog file.
+    fn payload_events(dir: &Path) -> usize {
+        let bytes = std::fs::read(dir.join("binlog.000001")).unwrap();
+        let mut stream = binlog_format::file::EventStream::new(&bytes).unwrap();
+        let mut payloads = 0;
+        while let Some(item) = stream.next_raw() {
+            let (_, raw) = item.unwrap();
+            if matches!(Event::decode(&raw, stream.context()).unwrap(), Event::TransactionPayload(_)) {
+                payloads += 1;
+            }
+        }
+        payloads
+    }
+
+    #[test]
+    fn compression_on_writes_one_payload_per_commit_and_reports_bytes_and_cpu_beside_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("out.csv");
+        let csv_text = csv.display().to_string();
+        let extra =
+            ["--sessions", "2", "--transactions", "10", "--rows-per-transaction", "40", "--binlog-transaction-compression", "OFF,ON"];
+        let args = args(&dir.path().join("bench"), &[&extra[..], &["--csv", &csv_text]].concat());
+        assert_eq!(args.compression.settings(), vec![false, true]);
+        let off = run_once(&dir.path().join("off"), 2, false, &args).unwrap();
+        let on = run_once(&dir.path().join("on"), 2, true, &args).unwrap();
+        assert_eq!((payload_events(&dir.path().join("off")), payload_events(&dir.path().join("on"))), (0, 20));
+        assert_eq!((off.binlog_transaction_compression_level_zstd, on.binlog_transaction_compression_level_zstd), (None, Some(3)));
+        assert!(
+            on.binlog_bytes_per_transaction > 0.0 && on.binlog_bytes_per_transaction * 2.0 < off.binlog_bytes_per_transaction,
+            "{} vs {} bytes/trx",
+            on.binlog_bytes_per_transaction,
+            off.binlog_bytes_per_transaction
+        );
+        // 40 rows of ~60 bytes each, and the events around them.
+        assert!(off.binlog_bytes_per_transaction > 40.0 * 60.0, "{}", off.binlog_bytes_per_transaction);
+        assert!(off.cpu_us_per_transaction > 0.0 && on.cpu_us_per_transaction > 0.0);
+        let ratios = compression_ratios(&[off, on], &args).unwrap();
+        assert!(ratios.off_over_on_binlog_bytes > 2.0, "{ratios:?}");
+
+        run(&args).unwrap();
+        assert!(!dir.path().join("bench").exists(), "both runs' directories are removed");
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3, "{csv}");
+        assert!(lines[1].contains(",OFF,,") && lines[2].contains(",ON,3,"), "{csv}");
     }
 
     #[test]

@@ -29,6 +29,13 @@
 //! disk's fsync latency of the moment. The targets (16 sessions, flush 1, sync_binlog
 //! 1: at most 0.25 fsyncs per transaction for both logs together, and at
 //! least 6x the single-session transactions/s) are printed with the result.
+//!
+//! `--binlog-transaction-compression OFF,ON` runs every run with each
+//! setting (ON: every session's transactions written as zstd
+//! Transaction_payload events), all of them alternated round by round; each
+//! run reports the bytes the binlog files grew by and this process's CPU
+//! time (every thread, user and system) per transaction, and the ON/OFF
+//! ratios of the multi-session runs follow the tables.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,7 +50,8 @@ use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig, Dat
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::common::{median, new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
+use super::common::{median, new_latency_histogram, parse_on_off, ratio, RunDirs, LATENCY_US_MAX};
+use super::compression::{self, CompressionArgs, Measured, Ratios};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -119,6 +127,10 @@ pub struct EngineBenchArgs {
           value_parser = clap::value_parser!(u64).range(10..=TABLE_SIZE_MAX))]
     pub table_size: u64,
 
+    // --binlog-transaction-compression OFF,ON and its zstd level.
+    #[command(flatten)]
+    pub compression: CompressionArgs,
+
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -171,6 +183,27 @@ pub struct RunResult {
     pub binlog_fsyncs_per_sec: f64,
     /// Redo and binlog fdatasyncs together, per transaction.
     pub fsyncs_per_transaction: f64,
+    /// `binlog_transaction_compression` of the run.
+    pub binlog_transaction_compression: bool,
+    /// `binlog_transaction_compression_level_zstd` when ON.
+    pub binlog_transaction_compression_level_zstd: Option<i32>,
+    /// What the binlog files grew by from the start to the last commit
+    /// written, per transaction committed (the sessions finishing after
+    /// the deadline included).
+    pub binlog_bytes_per_transaction: f64,
+    /// This process's CPU time (every thread) over the same span, per
+    /// transaction.
+    pub cpu_us_per_transaction: f64,
+}
+
+impl RunResult {
+    fn measured(&self) -> Measured {
+        Measured {
+            transactions_per_sec: self.tps,
+            binlog_bytes_per_transaction: self.binlog_bytes_per_transaction,
+            cpu_us_per_transaction: self.cpu_us_per_transaction,
+        }
+    }
 }
 
 /// `--json` with `--compare-single-session`: the multi-session run's keys
@@ -199,19 +232,41 @@ pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
             let mode_args = EngineBenchArgs { binlog_storage_engine: vec![*mode], ..args.clone() };
             // Classic runs keep their directory names; engine runs get a suffix.
             let suffix = if *mode == BinlogStorageEngine::Engine { "-engine" } else { "" };
-            let (results, speedup_per_round) = run_mode(&dirs, &mode_args, suffix)?;
-            print_results(&mode_args, &results, &speedup_per_round)?;
-            multi_session.push(results.last().expect("at least one run").clone());
+            for (results, speedup_per_round) in run_mode(&dirs, &mode_args, suffix)? {
+                print_results(&mode_args, &results, &speedup_per_round)?;
+                multi_session.push(results.last().expect("at least one run").clone());
+            }
         }
         Ok(multi_session)
     })();
     let finished = dirs.finish(args.keep);
     let multi_session = outcome?;
     finished?;
-    let of_mode = |name: &str| multi_session.iter().find(|r| r.binlog_storage_engine == name);
-    if let (Some(file), Some(engine)) = (of_mode("file"), of_mode("engine")) {
-        print_comparison(args, file, engine)?;
+    for on in args.compression.settings() {
+        let of_mode = |name: &str| multi_session.iter().find(|r| r.binlog_storage_engine == name && r.binlog_transaction_compression == on);
+        if let (Some(file), Some(engine)) = (of_mode("file"), of_mode("engine")) {
+            print_comparison(args, file, engine)?;
+        }
     }
+    for mode in &modes {
+        let of_setting =
+            |on: bool| multi_session.iter().find(|r| r.binlog_storage_engine == mode_name(*mode) && r.binlog_transaction_compression == on);
+        if let (Some(off), Some(on)) = (of_setting(false), of_setting(true)) {
+            print_compression(args, off, on)?;
+        }
+    }
+    Ok(())
+}
+
+/// ON against OFF, the multi-session runs of one mode.
+fn print_compression(args: &EngineBenchArgs, off: &RunResult, on: &RunResult) -> Result<(), String> {
+    let ratios = Ratios::of(&off.measured(), &on.measured());
+    if args.json {
+        let json = serde_json::json!({ "binlog_storage_engine": off.binlog_storage_engine, "compression": ratios });
+        println!("{json}");
+        return Ok(());
+    }
+    println!("{}", ratios.describe(&format!("{} mode, {} sessions", off.binlog_storage_engine, off.sessions)));
     Ok(())
 }
 
@@ -236,23 +291,34 @@ fn print_comparison(args: &EngineBenchArgs, file: &RunResult, engine: &RunResult
     Ok(())
 }
 
-/// The single-session run (if asked) and the multi-session run of one
-/// mode, each the best of `--rounds` (run alternately), and with the
-/// single-session run each round's speedup.
-fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec<RunResult>, Vec<f64>), String> {
+/// Per compression setting, in order: the single-session run (if asked)
+/// and the multi-session run of one mode, each the best of `--rounds`
+/// (every run of the mode alternated), and with the single-session run
+/// each round's speedup.
+type ModeResults = Vec<(Vec<RunResult>, Vec<f64>)>;
+
+fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<ModeResults, String> {
     // Every run's directory is claimed before the first run, so a
     // leftover one is refused before any time is spent.
+    let settings = args.compression.settings();
     let mut runs = Vec::new();
-    if args.compare_single_session {
-        runs.push((dirs.fresh(&format!("{SINGLE_SESSION_SUBDIR}{suffix}"), args.clean)?, 1));
+    for &on in &settings {
+        let suffix = if on && settings.len() > 1 { format!("{suffix}-compression-on") } else { suffix.to_string() };
+        if args.compare_single_session {
+            runs.push((dirs.fresh(&format!("{SINGLE_SESSION_SUBDIR}{suffix}"), args.clean)?, 1, on));
+        }
+        runs.push((dirs.fresh(&format!("{SESSIONS_SUBDIR}{suffix}"), args.clean)?, args.sessions, on));
     }
-    runs.push((dirs.fresh(&format!("{SESSIONS_SUBDIR}{suffix}"), args.clean)?, args.sessions));
     let mut best: Vec<Option<RunResult>> = vec![None; runs.len()];
-    let mut speedup_per_round = Vec::new();
+    let mut speedup_per_round: Vec<Vec<f64>> = vec![Vec::new(); settings.len()];
     let mut failure = None;
     'rounds: for round in 0..args.rounds {
         let mut single_session_tps = None;
-        for ((dir, sessions), best) in runs.iter().zip(best.iter_mut()) {
+        for ((dir, sessions, on), best) in runs.iter().zip(best.iter_mut()) {
+            let setting = settings.iter().position(|s| s == on).expect("a run of a listed setting");
+            if *sessions == 1 && args.compare_single_session {
+                single_session_tps = None;
+            }
             if round > 0 {
                 // A fresh log and table for every round.
                 if let Err(error) = RunDirs::remove(dir)
@@ -262,14 +328,21 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec
                     break 'rounds;
                 }
             }
-            match run_once(dir, *sessions, args) {
+            match run_once(dir, *sessions, *on, args) {
                 Ok(result) => {
                     if args.rounds > 1 && !args.json {
-                        eprintln!("round {} of {}: {} session(s): {:.0} tps", round + 1, args.rounds, sessions, result.tps);
+                        eprintln!(
+                            "round {} of {}: {} session(s), compression {}: {:.0} tps",
+                            round + 1,
+                            args.rounds,
+                            sessions,
+                            compression::on_off(*on),
+                            result.tps
+                        );
                     }
                     match single_session_tps {
                         None if args.compare_single_session => single_session_tps = Some(result.tps),
-                        Some(single) if single > 0.0 => speedup_per_round.push(result.tps / single),
+                        Some(single) if single > 0.0 => speedup_per_round[setting].push(result.tps / single),
                         _ => {}
                     }
                     if best.as_ref().is_none_or(|kept| result.tps > kept.tps) {
@@ -284,14 +357,16 @@ fn run_mode(dirs: &RunDirs, args: &EngineBenchArgs, suffix: &str) -> Result<(Vec
         }
     }
     if !args.keep {
-        for (dir, _) in &runs {
+        for (dir, _, _) in &runs {
             RunDirs::remove(dir)?;
         }
     }
-    match failure {
-        Some(error) => Err(error),
-        None => Ok((best.into_iter().map(|result| result.expect("every run ran at least once")).collect(), speedup_per_round)),
+    if let Some(error) = failure {
+        return Err(error);
     }
+    let mut best = best.into_iter().map(|result| result.expect("every run ran at least once"));
+    let per_setting = if args.compare_single_session { 2 } else { 1 };
+    Ok(speedup_per_round.into_iter().map(|speedups| ((&mut best).take(per_setting).collect(), speedups)).collect())
 }
 
 fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_round: &[f64]) -> Result<(), String> {
@@ -324,6 +399,8 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
         "redo fsyncs/s",
         "binlog fsyncs/s",
         "fsyncs/trx",
+        "binlog bytes/trx",
+        "CPU µs/trx",
     ]);
     for result in results {
         table.push_row(vec![
@@ -337,11 +414,17 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
             format!("{:.0}", result.redo_fsyncs_per_sec),
             format!("{:.0}", result.binlog_fsyncs_per_sec),
             format!("{:.3}", result.fsyncs_per_transaction),
+            format!("{:.1}", result.binlog_bytes_per_transaction),
+            format!("{:.1}", result.cpu_us_per_transaction),
         ]);
     }
     println!(
-        "binlog_storage_engine={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        "binlog_storage_engine={} binlog_transaction_compression={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
         mode_name(args.binlog_storage_engine[0]),
+        match multi.binlog_transaction_compression_level_zstd {
+            Some(level) => format!("ON (zstd level {level})"),
+            None => "OFF".to_string(),
+        },
         args.flush_log_at_trx_commit,
         args.sync_binlog,
         if args.cross_log_group_commit { "ON" } else { "OFF" },
@@ -447,9 +530,12 @@ fn row(rng: &mut FastRng, id: i64, k: i64) -> Vec<Value> {
     vec![Value::Int(id), Value::Int(k), Value::Bytes(text(rng, 10)), Value::Bytes(text(rng, 5))]
 }
 
-fn run_once(dir: &Path, sessions: u32, args: &EngineBenchArgs) -> Result<RunResult, String> {
-    let (db, _) = Database::open(config(dir, args)?).map_err(|e| format!("opening the database in {}: {e}", dir.display()))?;
-    let measured = prepare(&db, args).and_then(|table| measure(&db, table, sessions, args));
+fn run_once(dir: &Path, sessions: u32, compression: bool, args: &EngineBenchArgs) -> Result<RunResult, String> {
+    let config = config(dir, args)?;
+    let binlog_dir = config.binlog.dir.clone();
+    let (db, _) = Database::open(config).map_err(|e| format!("opening the database in {}: {e}", dir.display()))?;
+    let level_zstd = args.compression.level_zstd(compression);
+    let measured = prepare(&db, args).and_then(|table| measure(&db, &binlog_dir, table, sessions, level_zstd, args));
     let closed = db.close().map_err(|e| format!("closing the database in {}: {e}", dir.display()));
     let result = measured?;
     closed?;
@@ -529,7 +615,21 @@ fn transaction(
     }
 }
 
-fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs) -> Result<RunResult, String> {
+/// The binlog files' bytes once every commit so far is in them (the
+/// engine-integrated binlog writes behind the commits).
+fn written_binlog_bytes(db: &Database, binlog_dir: &Path) -> Result<u64, String> {
+    db.wait_binlog_written().map_err(|e| format!("waiting for the binlog writer: {e}"))?;
+    compression::binlog_file_bytes(binlog_dir)
+}
+
+fn measure(
+    db: &Database,
+    binlog_dir: &Path,
+    table: TableId,
+    sessions: u32,
+    level_zstd: Option<i32>,
+    args: &EngineBenchArgs,
+) -> Result<RunResult, String> {
     let start = Arc::new(Barrier::new(sessions as usize + 1));
     let stop = Arc::new(AtomicBool::new(false));
     let failed = Arc::new(AtomicBool::new(false));
@@ -541,7 +641,8 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
         let handle = std::thread::Builder::new()
             .name(format!("bench-session-{session}"))
             .spawn(move || {
-                let context = StatementContext::new(session + 1, DATABASE);
+                let mut context = StatementContext::new(session + 1, DATABASE);
+                context.compression_level_zstd = level_zstd;
                 let mut rng = FastRng::new(session as u64 + 1);
                 let mut outcome = SessionOutcome { latencies_us: new_latency_histogram(), transactions: 0, retries: 0, error: None };
                 start.wait();
@@ -572,6 +673,8 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
             Err(error) => return Err(error),
         }
     }
+    let binlog_bytes_before = written_binlog_bytes(db, binlog_dir)?;
+    let cpu_seconds_before = compression::process_cpu_seconds()?;
     start.wait();
     let before = db.counters();
     let started = Instant::now();
@@ -603,6 +706,11 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
     if let Some(error) = first_error {
         return Err(error);
     }
+    // Bytes and CPU cover every transaction, those finished after the
+    // deadline too.
+    let binlog_bytes = written_binlog_bytes(db, binlog_dir)?.saturating_sub(binlog_bytes_before);
+    let cpu_seconds = compression::process_cpu_seconds()? - cpu_seconds_before;
+    let transactions_all = completed.load(Ordering::Relaxed);
     let transactions = transactions_at_deadline;
     let redo_fsyncs = after.redo_fsyncs - before.redo_fsyncs;
     let binlog_fsyncs = after.binlog_fsyncs - before.binlog_fsyncs;
@@ -628,6 +736,10 @@ fn measure(db: &Database, table: TableId, sessions: u32, args: &EngineBenchArgs)
         redo_fsyncs_per_sec: per_second(redo_fsyncs),
         binlog_fsyncs_per_sec: per_second(binlog_fsyncs),
         fsyncs_per_transaction: if transactions > 0 { (redo_fsyncs + binlog_fsyncs) as f64 / transactions as f64 } else { 0.0 },
+        binlog_transaction_compression: level_zstd.is_some(),
+        binlog_transaction_compression_level_zstd: level_zstd,
+        binlog_bytes_per_transaction: compression::per_transaction(binlog_bytes, transactions_all),
+        cpu_us_per_transaction: ratio(cpu_seconds.max(0.0) * 1e6, transactions_all as f64),
     })
 }
 
@@ -648,6 +760,7 @@ mod tests {
             binlog_group_commit_sync_delay: 0,
             binlog_storage_engine: vec![BinlogStorageEngine::File],
             table_size: 100,
+            compression: CompressionArgs::default(),
             json: true,
             compare_single_session: false,
             rounds: 1,
@@ -660,7 +773,7 @@ mod tests {
     fn a_short_run_commits_and_counts_fsyncs() {
         let dir = tempfile::tempdir().unwrap();
         let args = short_run_args(dir.path());
-        let result = run_once(&dir.path().join("run"), 2, &args).unwrap();
+        let result = run_once(&dir.path().join("run"), 2, false, &args).unwrap();
         assert!(result.transactions > 0, "{result:?}");
         assert!(result.redo_fsyncs > 0 && result.binlog_fsyncs > 0, "{result:?}");
         let json = serde_json::to_value(&result).unwrap();
@@ -669,7 +782,7 @@ mod tests {
         }
         // The binlog inside redo: no binlog fdatasync on the commit path.
         let engine_args = EngineBenchArgs { binlog_storage_engine: vec![BinlogStorageEngine::Engine], ..args };
-        let result = run_once(&dir.path().join("run-engine"), 2, &engine_args).unwrap();
+        let result = run_once(&dir.path().join("run-engine"), 2, false, &engine_args).unwrap();
         assert_eq!(result.binlog_storage_engine, "engine");
         assert!(result.transactions > 0 && result.redo_fsyncs > 0, "{result:?}");
         assert_eq!(result.binlog_fsyncs, 0, "{result:?}");
@@ -686,7 +799,9 @@ mod tests {
             ..short_run_args(dir.path())
         };
         let dirs = RunDirs::prepare(&args.dir).unwrap();
-        let (results, speedup_per_round) = run_mode(&dirs, &args, "").unwrap();
+        let mut per_setting = run_mode(&dirs, &args, "").unwrap();
+        assert_eq!(per_setting.len(), 1);
+        let (results, speedup_per_round) = per_setting.remove(0);
         assert_eq!(results.iter().map(|r| r.sessions).collect::<Vec<_>>(), vec![1, 2]);
         assert_eq!(speedup_per_round.len(), 2, "one speedup per round");
         assert!(speedup_per_round.iter().all(|ratio| *ratio > 0.0), "{speedup_per_round:?}");

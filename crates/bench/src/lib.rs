@@ -35,6 +35,7 @@
 pub mod cdc;
 pub mod commit;
 pub mod common;
+pub mod compression;
 pub mod dump;
 pub mod dump_tail;
 pub mod engine;

@@ -538,6 +538,7 @@ impl BinaryLog {
                 immediate_server_version: SERVER_VERSION_ID,
                 original_server_version: pending.given.and_then(|g| g.original_server_version),
                 commit_group_ticket: None,
+                layout: binlog_format::events::gtid::GtidLayout::ServerVersions,
             };
             if let Some(sealed) = pending.sealed.take() {
                 // Everything before it must be in the file it closes.

@@ -2,8 +2,9 @@
 //! see `data/README.md`): MySQL 5.1 to 9.x and MariaDB, with and without
 //! checksums, compressed, partial JSON. Each decodes completely, and event
 //! by event binlogd agrees with `mysql_common`, the oracle: headers, statements, GTIDs, table maps and
-//! every row value. A copy cut inside an event fails with that event's
-//! offset.
+//! every row value, those inside a Transaction_payload too (both decompress
+//! it and decode its events). A copy cut inside an event fails with that
+//! event's offset.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -15,9 +16,9 @@ use binlog_format::value::json::binary::decode as decode_json;
 use binlog_format::value::json::print::to_text as json_text;
 use binlog_format::{Event, Value};
 use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
+use mysql_common::binlog::events::{Event as TheirEvent, EventData};
 use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
+use mysql_common::binlog::{BinlogFile, EventStreamReader};
 use mysql_common::value::Value as TheirValue;
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
@@ -63,6 +64,9 @@ enum Seen {
         table_id: u64,
         rows: Vec<(Option<Image>, Option<Image>)>,
     },
+    /// A Transaction_payload's events, decompressed; their offsets are
+    /// within the decompressed bytes.
+    Payload(Vec<(Header, Seen)>),
     Other,
 }
 
@@ -102,55 +106,82 @@ fn their_image(row: Option<mysql_common::binlog::row::BinlogRow>) -> Option<Vec<
     })
 }
 
+fn their_header(event: &TheirEvent, offset: u64) -> Header {
+    let header = event.header();
+    Header {
+        offset,
+        event_type: header.event_type_raw(),
+        timestamp: header.timestamp(),
+        server_id: header.server_id(),
+        size: header.event_size(),
+        log_pos: header.log_pos(),
+        flags: header.flags_raw(),
+    }
+}
+
 fn read_with_mysql_common(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
     let mut binlog = BinlogFile::new(BinlogVersion::Version4, file).unwrap();
     let mut seen = Vec::new();
     let mut offset = 4;
     while let Some(event) = binlog.next() {
         let event = event.unwrap_or_else(|error| panic!("mysql_common reads {name} at {offset}: {error}"));
-        let header = event.header();
-        let ours_header = Header {
-            offset,
-            event_type: header.event_type_raw(),
-            timestamp: header.timestamp(),
-            server_id: header.server_id(),
-            size: header.event_size(),
-            log_pos: header.log_pos(),
-            flags: header.flags_raw(),
-        };
-        offset += u64::from(header.event_size());
-        let what = match event.read_data().unwrap_or_else(|error| panic!("mysql_common decodes {name} at {}: {error}", ours_header.offset))
-        {
-            Some(EventData::QueryEvent(query)) => {
-                Seen::Query { schema: query.schema_raw().to_vec(), query: query.query_raw().to_vec(), error_code: query.error_code() }
-            }
-            Some(EventData::XidEvent(xid)) => Seen::Xid(xid.xid),
-            Some(EventData::RotateEvent(rotate)) => Seen::Rotate { position: rotate.position(), name: rotate.name_raw().to_vec() },
-            Some(EventData::GtidEvent(gtid)) if header.event_type_raw() != 34 => {
-                Seen::Gtid { uuid: gtid.sid(), gno: gtid.gno(), tag: gtid.tag().map(|tag| tag.as_str().to_owned()) }
-            }
-            Some(EventData::TableMapEvent(map)) => Seen::TableMap {
-                table_id: map.table_id(),
-                database: map.database_name_raw().to_vec(),
-                table: map.table_name_raw().to_vec(),
-                types: (0..map.columns_count() as usize).map(|i| map.get_raw_column_type(i).unwrap().unwrap() as u8).collect(),
-            },
-            Some(EventData::RowsEvent(rows)) if header.event_type_raw() != 39 => {
-                let table_map = binlog.reader().get_tme(rows.table_id()).expect("a table map precedes rows");
-                let rows_seen = rows
-                    .rows(table_map)
-                    .map(|row| {
-                        let (before, after) = row.unwrap_or_else(|error| panic!("mysql_common decodes a row of {name}: {error}"));
-                        (their_image(before), their_image(after))
-                    })
-                    .collect();
-                Seen::Rows { table_id: rows.table_id(), rows: rows_seen }
-            }
-            _ => Seen::Other,
-        };
-        seen.push((ours_header, what));
+        let header = their_header(&event, offset);
+        offset += u64::from(header.size);
+        let what = their_seen(name, &event, header.offset, binlog.reader_mut());
+        seen.push((header, what));
     }
     seen
+}
+
+/// What `mysql_common` decodes of `event` (at `offset`); a
+/// Transaction_payload's events are read with `reader`, which keeps their
+/// table maps for the rows that follow them.
+fn their_seen(name: &str, event: &TheirEvent, offset: u64, reader: &mut EventStreamReader) -> Seen {
+    let header = event.header();
+    match event.read_data().unwrap_or_else(|error| panic!("mysql_common decodes {name} at {offset}: {error}")) {
+        Some(EventData::QueryEvent(query)) => {
+            Seen::Query { schema: query.schema_raw().to_vec(), query: query.query_raw().to_vec(), error_code: query.error_code() }
+        }
+        Some(EventData::XidEvent(xid)) => Seen::Xid(xid.xid),
+        Some(EventData::RotateEvent(rotate)) => Seen::Rotate { position: rotate.position(), name: rotate.name_raw().to_vec() },
+        Some(EventData::GtidEvent(gtid)) if header.event_type_raw() != 34 => {
+            Seen::Gtid { uuid: gtid.sid(), gno: gtid.gno(), tag: gtid.tag().map(|tag| tag.as_str().to_owned()) }
+        }
+        Some(EventData::TableMapEvent(map)) => Seen::TableMap {
+            table_id: map.table_id(),
+            database: map.database_name_raw().to_vec(),
+            table: map.table_name_raw().to_vec(),
+            types: (0..map.columns_count() as usize).map(|i| map.get_raw_column_type(i).unwrap().unwrap() as u8).collect(),
+        },
+        Some(EventData::RowsEvent(rows)) if header.event_type_raw() != 39 => {
+            let table_map = reader.get_tme(rows.table_id()).expect("a table map precedes rows");
+            let rows_seen = rows
+                .rows(table_map)
+                .map(|row| {
+                    let (before, after) = row.unwrap_or_else(|error| panic!("mysql_common decodes a row of {name}: {error}"));
+                    (their_image(before), their_image(after))
+                })
+                .collect();
+            Seen::Rows { table_id: rows.table_id(), rows: rows_seen }
+        }
+        Some(EventData::TransactionPayloadEvent(payload)) => {
+            let mut decompressed =
+                payload.decompressed().unwrap_or_else(|error| panic!("mysql_common decompresses {name} at {offset}: {error}"));
+            let mut inner = Vec::new();
+            let mut inner_offset = 0;
+            while let Some(event) = reader
+                .read_decompressed(&mut decompressed)
+                .unwrap_or_else(|error| panic!("mysql_common reads the payload of {name} at {offset}, event at {inner_offset}: {error}"))
+            {
+                let header = their_header(&event, inner_offset);
+                inner_offset += u64::from(header.size);
+                let what = their_seen(name, &event, offset, reader);
+                inner.push((header, what));
+            }
+            Seen::Payload(inner)
+        }
+        _ => Seen::Other,
+    }
 }
 
 /// SET and BIT columns `mysql_common` gives as their stored bytes, not as
@@ -225,18 +256,39 @@ fn read_with_binlogd(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
     let mut stream = EventStream::new(file).unwrap();
     let mut maps: HashMap<u64, TableMap> = HashMap::new();
     let mut seen = Vec::new();
-    for next in stream.by_ref() {
+    while let Some(next) = stream.next() {
         let (offset, raw, event) = next.unwrap_or_else(|error| panic!("binlogd reads {name}: {error:?}"));
-        let header = Header {
-            offset,
-            event_type: raw.header.event_type,
-            timestamp: raw.header.timestamp,
-            server_id: raw.header.server_id,
-            size: raw.header.event_size,
-            log_pos: raw.header.log_pos,
-            flags: raw.header.flags,
-        };
-        let what = match event.into_uncompressed() {
+        let header = our_header(offset, &raw.header);
+        let what = our_seen(name, offset, event, stream.context(), &mut maps);
+        seen.push((header, what));
+    }
+    assert_eq!(stream.offset(), file.len() as u64, "{name}: every byte is an event");
+    seen
+}
+
+fn our_header(offset: u64, header: &binlog_format::header::EventHeader) -> Header {
+    Header {
+        offset,
+        event_type: header.event_type,
+        timestamp: header.timestamp,
+        server_id: header.server_id,
+        size: header.event_size,
+        log_pos: header.log_pos,
+        flags: header.flags,
+    }
+}
+
+/// What binlogd decodes of `event` (at `offset`), keeping table maps in
+/// `maps` for the rows that follow them.
+fn our_seen(
+    name: &str,
+    offset: u64,
+    event: Event,
+    context: &binlog_format::events::DecodeContext,
+    maps: &mut HashMap<u64, TableMap>,
+) -> Seen {
+    {
+        match event.into_uncompressed() {
             Event::Query(query) => Seen::Query { schema: query.database, query: query.query, error_code: query.error_code },
             Event::Xid(xid) => Seen::Xid(xid.xid),
             Event::Rotate(rotate) => Seen::Rotate { position: rotate.position, name: rotate.next_file.into_bytes() },
@@ -270,12 +322,19 @@ fn read_with_binlogd(name: &str, file: &[u8]) -> Vec<(Header, Seen)> {
                     .collect();
                 Seen::Rows { table_id: rows.table_id, rows: rows_seen }
             }
+            Event::TransactionPayload(payload) => {
+                let inner =
+                    payload.events(context).unwrap_or_else(|error| panic!("binlogd decodes the payload of {name} at {offset}: {error:?}"));
+                Seen::Payload(
+                    inner
+                        .into_iter()
+                        .map(|inner| (our_header(inner.offset, &inner.header), our_seen(name, offset, inner.event, context, maps)))
+                        .collect(),
+                )
+            }
             _ => Seen::Other,
-        };
-        seen.push((header, what));
+        }
     }
-    assert_eq!(stream.offset(), file.len() as u64, "{name}: every byte is an event");
-    seen
 }
 
 /// `mysql_common` renders an opaque DECIMAL inside a JSON document as a
@@ -303,6 +362,12 @@ fn accept_decimal_as_text(ours: &serde_json::Value, theirs: &mut serde_json::Val
 }
 
 fn accept_quirks(ours: &Seen, theirs: &mut Seen) {
+    if let (Seen::Payload(ours), Seen::Payload(theirs)) = (ours, &mut *theirs) {
+        for ((_, ours), (_, theirs)) in ours.iter().zip(theirs.iter_mut()) {
+            accept_quirks(ours, theirs);
+        }
+        return;
+    }
     let (Seen::Rows { rows: ours, .. }, Seen::Rows { rows: theirs, .. }) = (ours, theirs) else { return };
     let images = ours.iter().flat_map(|(b, a)| [b, a]).zip(theirs.iter_mut().flat_map(|(b, a)| [b, a]));
     for (our_image, their_image) in images {
@@ -315,13 +380,27 @@ fn accept_quirks(ours: &Seen, theirs: &mut Seen) {
     }
 }
 
+/// Rows in `seen`, those inside payloads included; and of them, those inside payloads.
+fn rows_of(seen: &[(Header, Seen)]) -> (usize, usize) {
+    seen.iter().fold((0, 0), |(all, in_payloads), (_, seen)| match seen {
+        Seen::Rows { rows, .. } => (all + rows.len(), in_payloads),
+        Seen::Payload(inner) => {
+            let (inner_rows, _) = rows_of(inner);
+            (all + inner_rows, in_payloads + inner_rows)
+        }
+        _ => (all, in_payloads),
+    })
+}
+
 #[test]
 fn every_corpus_file_decodes_as_mysql_common_decodes_it() {
-    let mut rows = 0;
+    let (mut rows, mut payload_rows) = (0, 0);
     for (name, file) in corpus() {
         let ours = read_with_binlogd(&name, &file);
         let mut theirs = read_with_mysql_common(&name, &file);
-        rows += ours.iter().map(|(_, seen)| if let Seen::Rows { rows, .. } = seen { rows.len() } else { 0 }).sum::<usize>();
+        let (all, in_payloads) = rows_of(&ours);
+        rows += all;
+        payload_rows += in_payloads;
         assert_eq!(ours.len(), theirs.len(), "{name}: event count");
         for ((our_header, our_event), (their_header, their_event)) in ours.iter().zip(&mut theirs) {
             assert_eq!(our_header, their_header, "{name}");
@@ -330,6 +409,7 @@ fn every_corpus_file_decodes_as_mysql_common_decodes_it() {
         }
     }
     assert!(rows >= 70, "the corpus holds {rows} rows");
+    assert!(payload_rows >= 1, "the compressed files' rows are compared too ({payload_rows})");
 }
 
 #[test]

@@ -187,3 +187,67 @@ proptest! {
         check_against_mysql_common(&specs, &rows);
     }
 }
+
+/// MySQL 9's VECTOR (type 242): one metadata byte, the bytes of the
+/// value's length prefix (Field_vector's pack length, 4), then the floats.
+/// binlogd keeps the stored bytes of a type it does not model, prefix
+/// included, and sizes them by that metadata as `mysql_common` does
+/// (it returns the floats), for every prefix width 1 to 4.
+#[test]
+fn a_vector_column_is_sized_by_the_length_prefix_its_metadata_names() {
+    const VECTOR: u8 = 242;
+    let floats: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|float| float.to_le_bytes()).collect();
+    for prefix_bytes in 1..=4usize {
+        let spec = |name: &str, column_type| ColumnSpec { name: name.into(), column_type, nullable: true, unsigned: false, collation: 63 };
+        let specs = [
+            spec("id", ColumnType::Long),
+            spec("v", ColumnType::Raw { type_code: VECTOR, metadata: vec![prefix_bytes as u8] }),
+            spec("after", ColumnType::Long),
+        ];
+        let mut stored = (floats.len() as u32).to_le_bytes()[..prefix_bytes].to_vec();
+        stored.extend_from_slice(&floats);
+        let row = vec![Value::Int(7), Value::Bytes(stored.clone()), Value::Int(-1)];
+        let file = file_with_rows(&specs, std::slice::from_ref(&row));
+        let (_, after) = &read_with_mysql_common(&file)[0];
+        assert_eq!(
+            after.as_ref().unwrap(),
+            &vec![TheirValue::Int(7), TheirValue::Bytes(floats.clone()), TheirValue::Int(-1)],
+            "{prefix_bytes}-byte prefix"
+        );
+        let ours = our_first_rows(&file);
+        assert_eq!(ours[0], binlog_format::events::RowChange::Write(row.clone()), "{prefix_bytes}-byte prefix");
+    }
+}
+
+/// A VECTOR whose length prefix runs past its rows event is an error
+/// naming the event, not a panic or a value taken from the next column.
+#[test]
+fn a_vector_longer_than_its_event_fails_to_decode() {
+    const VECTOR: u8 = 242;
+    let specs = [ColumnSpec {
+        name: "v".into(),
+        column_type: ColumnType::Raw { type_code: VECTOR, metadata: vec![4] },
+        nullable: true,
+        unsigned: false,
+        collation: 63,
+    }];
+    let map = TableMap::new(108, "test", "vectors", &specs, &[]).unwrap();
+    let mut event = RowsEvent::write(108, &map, &[vec![Value::Bytes(vec![8, 0, 0, 0, 0, 0, 0x80, 0x3f, 0, 0, 0, 0x40])]]).unwrap();
+    // The prefix says 8 bytes of floats; cut the last 4 away.
+    event.rows.truncate(event.rows.len() - 4);
+    assert!(event.decode_rows(&map).is_err());
+}
+
+/// binlogd's decoding of the first rows event of `file`.
+fn our_first_rows(file: &[u8]) -> Vec<binlog_format::events::RowChange> {
+    let mut map = None;
+    for next in binlog_format::file::EventStream::new(file).unwrap() {
+        let (_, _, event) = next.unwrap();
+        match event {
+            Event::TableMap(table) => map = Some(table),
+            Event::WriteRows(rows) => return rows.decode_rows(map.as_ref().expect("a table map precedes rows")).unwrap(),
+            _ => {}
+        }
+    }
+    panic!("no rows event")
+}

@@ -34,6 +34,7 @@ fn gtid_event(gtid: Gtid, original: Option<u64>) -> GtidEvent {
         immediate_server_version: 80400,
         original_server_version: None,
         commit_group_ticket: None,
+        layout: binlog_format::events::gtid::GtidLayout::ServerVersions,
     }
 }
 

@@ -100,6 +100,7 @@ impl BinlogBuilder {
             immediate_server_version: SERVER_VERSION_ID,
             original_server_version: None,
             commit_group_ticket: None,
+            layout: binlog_format::events::gtid::GtidLayout::ServerVersions,
         };
         // The length's own encoding width depends on its value: iterate.
         loop {

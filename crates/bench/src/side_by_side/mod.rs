@@ -21,6 +21,13 @@
 //! ([`servers`]). The results are one table (or JSON), a CSV of the
 //! summary rows, a CSV of every per-second sysbench report and a PNG of
 //! TPS per second during the large-transaction runs ([`output`]).
+//!
+//! `--binlog-transaction-compression OFF,ON` runs each binlogd setup once
+//! per setting, the servers started together and their runs alternated
+//! as with `--old-binary` (ON set with `SET GLOBAL` before sysbench
+//! connects); every run reports the bytes the binlog grew by per
+//! transaction (`SHOW BINARY LOGS`), and the ON/OFF ratios are printed
+//! against the goal (at least 2x smaller, at most 10% fewer TPS).
 
 pub mod client;
 pub mod fsyncs;
@@ -35,9 +42,10 @@ use std::path::PathBuf;
 use database::BinlogStorageEngine;
 use serde::Serialize;
 
-use self::servers::{Interrupt, Kind, Server, Sizing};
+use self::servers::{Interrupt, Kind, Ports, Server, Sizing};
 use self::sysbench::{IntervalReport, Target};
 use super::common::{format_size, median, parse_size, RunDirs};
+use super::compression::CompressionArgs;
 
 /// Longest run of one workload.
 pub const SECONDS_MAX: u64 = 3600;
@@ -148,6 +156,15 @@ pub struct SideBySideBenchArgs {
     #[arg(long, value_name = "LIST", default_value = "1", value_delimiter = ',',
           value_parser = clap::value_parser!(u64).range(0..=2))]
     pub flush_log_at_trx_commit: Vec<u64>,
+
+    // --binlog-transaction-compression OFF,ON (binlogd) and its zstd level.
+    #[command(flatten)]
+    pub compression: CompressionArgs,
+
+    /// The servers listen on this port and the next ones, in the order
+    /// they start (default: a free port each).
+    #[arg(long, value_name = "PORT")]
+    pub first_port: Option<u16>,
 
     /// MariaDB's innodb_buffer_pool_size (default: 1 GiB + twice the large transaction).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -269,6 +286,8 @@ pub struct Setup {
     pub mode: BinlogStorageEngine,
     pub flush_log_at_trx_commit: u64,
     pub binary: Binary,
+    /// binlogd's `binlog_transaction_compression`; always OFF for MariaDB.
+    pub compression: bool,
 }
 
 impl Setup {
@@ -280,25 +299,31 @@ impl Setup {
         };
         match self.kind {
             Kind::MariaDb => format!("mariadb-flush{}", self.flush_log_at_trx_commit),
-            Kind::Binlogd => format!("binlogd-{old}{}-flush{}", mode_name(self.mode), self.flush_log_at_trx_commit),
+            Kind::Binlogd => {
+                let compression = if self.compression { "-compression-on" } else { "" };
+                format!("binlogd-{old}{}{compression}-flush{}", mode_name(self.mode), self.flush_log_at_trx_commit)
+            }
         }
     }
 }
 
 /// Every setup, flush value by flush value: MariaDB (the reference), then
-/// binlogd in each mode (each followed by the old binary's, if given).
+/// binlogd in each mode, once per compression setting (each followed by
+/// the old binary's, if given).
 pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
     let mut setups = Vec::new();
     for &flush_log_at_trx_commit in &args.flush_log_at_trx_commit {
         for &kind in &args.servers {
-            let modes: &[BinlogStorageEngine] = match kind {
-                Kind::MariaDb => &[BinlogStorageEngine::File],
-                Kind::Binlogd => &args.binlog_storage_engine,
+            let (modes, compressions): (&[BinlogStorageEngine], Vec<bool>) = match kind {
+                Kind::MariaDb => (&[BinlogStorageEngine::File], vec![false]),
+                Kind::Binlogd => (&args.binlog_storage_engine, args.compression.settings()),
             };
             for &mode in modes {
-                setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Current });
-                if kind == Kind::Binlogd && args.old_binary.is_some() {
-                    setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Old });
+                for &compression in &compressions {
+                    setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Current, compression });
+                    if kind == Kind::Binlogd && args.old_binary.is_some() {
+                        setups.push(Setup { kind, mode, flush_log_at_trx_commit, binary: Binary::Old, compression });
+                    }
                 }
             }
         }
@@ -306,13 +331,21 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
     setups
 }
 
-/// The setups that run together, alternating: a binlogd setup with its
-/// old binary's twin; every other setup alone.
+/// The setups that run together, alternating: the binlogd setups of one
+/// mode and flush value (old binary, compression ON and OFF); every
+/// MariaDB setup alone.
 pub fn groups(args: &SideBySideBenchArgs) -> Vec<Vec<Setup>> {
     let mut groups: Vec<Vec<Setup>> = Vec::new();
     for setup in setups(args) {
         match groups.last_mut() {
-            Some(last) if setup.binary == Binary::Old => last.push(setup),
+            Some(last)
+                if setup.kind == Kind::Binlogd
+                    && last[0].kind == Kind::Binlogd
+                    && last[0].mode == setup.mode
+                    && last[0].flush_log_at_trx_commit == setup.flush_log_at_trx_commit =>
+            {
+                last.push(setup)
+            }
             _ => groups.push(vec![setup]),
         }
     }
@@ -360,6 +393,8 @@ pub struct RunRow {
     pub round: u32,
     /// `file` or `engine` (`binlog_storage_engine`; MariaDB: `file`).
     pub binlog_storage_engine: &'static str,
+    /// binlogd's `binlog_transaction_compression` (MariaDB: OFF).
+    pub binlog_transaction_compression: bool,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
@@ -375,6 +410,9 @@ pub struct RunRow {
     /// The server process's CPU (user + system, [`process_cpu`]) over the
     /// run per sysbench transaction, in microseconds.
     pub cpu_us_per_transaction: Option<f64>,
+    /// What the binlog files grew by over the run (`SHOW BINARY LOGS`),
+    /// per sysbench transaction.
+    pub binlog_bytes_per_transaction: Option<f64>,
     /// The median of the per-second TPS reports.
     pub tps_median_per_second: f64,
     pub large_trx_bytes: Option<u64>,
@@ -399,6 +437,7 @@ pub struct SeriesPoint {
     pub binary: Binary,
     pub round: u32,
     pub binlog_storage_engine: &'static str,
+    pub binlog_transaction_compression: bool,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
@@ -427,6 +466,7 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
     }
     let interrupt = Interrupt::install()?;
     let dirs = RunDirs::prepare(&args.dir)?;
+    let mut ports = Ports::new(args.first_port);
     let outcome = (|| -> Result<Results, String> {
         let mut results = Results::default();
         for group in groups(args) {
@@ -434,7 +474,7 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
             for setup in &group {
                 group_dirs.push(dirs.fresh(&setup.name(), args.clean)?);
             }
-            let measured = run_group(&group, &group_dirs, args, &interrupt, &mut results);
+            let measured = run_group(&group, &group_dirs, args, &mut ports, &interrupt, &mut results);
             let removed = if args.keep { Ok(()) } else { group_dirs.iter().try_for_each(|dir| RunDirs::remove(dir)) };
             measured?;
             removed?;
@@ -500,6 +540,7 @@ fn run_group(
     group: &[Setup],
     dirs: &[PathBuf],
     args: &SideBySideBenchArgs,
+    ports: &mut Ports,
     interrupt: &Interrupt,
     results: &mut Results,
 ) -> Result<(), String> {
@@ -509,14 +550,21 @@ fn run_group(
         let name = setup.name();
         eprintln!("bench side-by-side: starting {name} in {}", dir.display());
         let server = match setup.kind {
-            Kind::MariaDb => Server::start_mariadb(dir, &sizing, setup.flush_log_at_trx_commit, interrupt)?,
+            Kind::MariaDb => Server::start_mariadb(dir, &sizing, setup.flush_log_at_trx_commit, ports.take()?, interrupt)?,
             Kind::Binlogd => {
                 let exe = executable(args, setup.binary)?;
-                Server::start_binlogd(&exe, dir, &sizing, setup.mode, setup.flush_log_at_trx_commit, interrupt)?
+                Server::start_binlogd(&exe, dir, &sizing, setup.mode, setup.flush_log_at_trx_commit, ports.take()?, interrupt)?
             }
         };
         eprintln!("bench side-by-side: {name} is PID {} on port {}", server.pid(), server.port);
         let client = client::Client::new(server.port);
+        if setup.compression {
+            // Before sysbench connects: its sessions start with the global values.
+            client.query(&format!(
+                "SET GLOBAL binlog_transaction_compression = ON; SET GLOBAL binlog_transaction_compression_level_zstd = {}",
+                args.compression.binlog_transaction_compression_level_zstd
+            ))?;
+        }
         client.query("CREATE DATABASE sbtest")?;
         let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
         eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
@@ -559,11 +607,13 @@ fn measure(
     let rounds = if args.rounds > 1 { format!(", round {round}/{}", args.rounds) } else { String::new() };
     eprintln!("bench side-by-side: {}: {workload}, {threads} threads, {}s{rounds}", setup.name(), args.seconds);
     let fsyncs_before = fsyncs::count(setup.kind, &one.client)?;
+    let binlog_bytes_before = binlog_bytes(&one.client)?;
     let cpu_before = process_cpu::cpu_seconds(one.server.pid())?;
     let output = one.target.start_run(workload, threads, args.seconds)?.finish(interrupt)?;
     one.server.check_alive()?;
     let cpu_after = process_cpu::cpu_seconds(one.server.pid())?;
     let fsyncs_after = fsyncs::count(setup.kind, &one.client)?;
+    let binlog_bytes_after = binlog_bytes(&one.client)?;
     let summary = sysbench::parse_summary(&output.text)?;
     let reports: Vec<IntervalReport> = output.intervals.into_iter().map(|(_, report)| report).collect();
     results.rows.push(RunRow {
@@ -571,9 +621,12 @@ fn measure(
         binary: setup.binary,
         round,
         binlog_storage_engine: mode_name(setup.mode),
+        binlog_transaction_compression: setup.compression,
         flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
         fsyncs_per_transaction: fsyncs::per_transaction(fsyncs_before, fsyncs_after, summary.transactions),
         cpu_us_per_transaction: process_cpu::per_transaction_us(cpu_before, cpu_after, summary.transactions),
+        binlog_bytes_per_transaction: (summary.transactions > 0)
+            .then(|| binlog_bytes_after.saturating_sub(binlog_bytes_before) as f64 / summary.transactions as f64),
         workload: workload.to_string(),
         threads,
         large_trx: false,
@@ -594,6 +647,22 @@ fn measure(
     });
     push_series(results, setup, round, workload, threads, false, reports);
     Ok(())
+}
+
+/// The bytes of the server's binlog files now: the sum of `SHOW BINARY
+/// LOGS`'s `File_size` (MariaDB and binlogd alike).
+fn binlog_bytes(client: &client::Client) -> Result<u64, String> {
+    let output = client.query("SHOW BINARY LOGS")?;
+    binlog_bytes_of(&output)
+}
+
+fn binlog_bytes_of(output: &str) -> Result<u64, String> {
+    let mut bytes = 0;
+    for line in output.lines().filter(|line| !line.is_empty()) {
+        let size = line.split('\t').nth(1).ok_or_else(|| format!("SHOW BINARY LOGS: no File_size in {line:?}"))?;
+        bytes += size.trim().parse::<u64>().map_err(|_| format!("SHOW BINARY LOGS: File_size {size:?} is not a number"))?;
+    }
+    Ok(bytes)
 }
 
 /// Seed 002's large transaction on one server, oltp_write_only running.
@@ -622,8 +691,10 @@ fn run_large_trx(one: &mut Running, args: &SideBySideBenchArgs, interrupt: &Inte
         binary: setup.binary,
         round: 1,
         binlog_storage_engine: mode_name(setup.mode),
+        binlog_transaction_compression: setup.compression,
         flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
         fsyncs_per_transaction: None,
+        binlog_bytes_per_transaction: None,
         // Includes building and committing the large transaction.
         cpu_us_per_transaction: process_cpu::per_transaction_us(cpu_before, cpu_after, outcome.summary.transactions),
         workload: large_trx::WORKLOAD.to_string(),
@@ -662,6 +733,7 @@ fn push_series(
         binary: setup.binary,
         round,
         binlog_storage_engine: mode_name(setup.mode),
+        binlog_transaction_compression: setup.compression,
         flush_log_at_trx_commit: setup.flush_log_at_trx_commit,
         workload: workload.to_string(),
         threads,
@@ -765,6 +837,46 @@ mod tests {
         assert!(executable(&missing, Binary::Old).unwrap_err().contains("/no/such/binlogd"));
         let alone = args(&["--dir", "/x"]).unwrap();
         assert!(groups_of_one(&alone));
+    }
+
+    #[test]
+    fn compression_on_and_off_run_together_per_binlogd_mode_and_mariadb_alone() {
+        let parsed = args(&[
+            "--dir",
+            "/x",
+            "--binlog-storage-engine",
+            "file,engine",
+            "--binlog-transaction-compression",
+            "OFF,ON",
+            "--binlog-transaction-compression-level-zstd",
+            "7",
+            "--first-port",
+            "24250",
+        ])
+        .unwrap();
+        let groups: Vec<Vec<String>> = groups(&parsed).iter().map(|group| group.iter().map(Setup::name).collect()).collect();
+        assert_eq!(
+            groups,
+            [
+                vec!["mariadb-flush1"],
+                vec!["binlogd-file-flush1", "binlogd-file-compression-on-flush1"],
+                vec!["binlogd-engine-flush1", "binlogd-engine-compression-on-flush1"]
+            ]
+        );
+        assert_eq!(parsed.compression.level_zstd(true), Some(7));
+        let large: Vec<String> = setups(&parsed).iter().filter(|s| runs_large_trx(&parsed, s)).map(Setup::name).collect();
+        assert_eq!(large, ["mariadb-flush1", "binlogd-file-flush1"], "one large transaction per server");
+        assert_eq!(parsed.first_port, Some(24250));
+        assert!(args(&["--dir", "/x", "--binlog-transaction-compression", "maybe"]).is_err());
+        assert!(args(&["--dir", "/x", "--binlog-transaction-compression-level-zstd", "23"]).is_err());
+    }
+
+    #[test]
+    fn binlog_bytes_add_up_show_binary_logs_file_sizes() {
+        // binlogd's three columns, MariaDB's two.
+        assert_eq!(binlog_bytes_of("binlog.000001\t1000\tNo\nbinlog.000002\t234\tNo\n"), Ok(1234));
+        assert_eq!(binlog_bytes_of("binlog.000001\t77\n"), Ok(77));
+        assert!(binlog_bytes_of("binlog.000001\n").is_err());
     }
 
     fn groups_of_one(parsed: &SideBySideBenchArgs) -> bool {

@@ -1,7 +1,8 @@
 //! What `bench side-by-side` prints and writes: the summary table (or
 //! JSON) with binlogd/MariaDB, engine/file and new/old-binary ratios from
 //! the same invocation, the two CSV files, the PNG of TPS per second
-//! during the large commit and the PNG of CPU per transaction.
+//! during the large commit and the PNG of CPU per transaction; with
+//! compression ON and OFF, their ratios against the goal.
 
 use std::path::Path;
 
@@ -10,6 +11,7 @@ use serde::Serialize;
 use super::servers::Kind;
 use super::{Binary, Results, RunRow, SeriesPoint, SideBySideBenchArgs};
 use crate::common::{median, ratio};
+use crate::compression::{on_off, Measured, Ratios};
 use crate::report::{self, Bar, LineChart, Scale, Series, Table};
 
 fn optional(value: Option<f64>, decimals: usize) -> String {
@@ -17,9 +19,10 @@ fn optional(value: Option<f64>, decimals: usize) -> String {
 }
 
 /// Whether two rows measured the same thing (workload, threads, flush
-/// setting, large transaction or not, round) on different setups.
+/// setting, compression, large transaction or not, round) on different setups.
 fn same_run(a: &RunRow, b: &RunRow) -> bool {
     a.round == b.round
+        && a.binlog_transaction_compression == b.binlog_transaction_compression
         && a.workload == b.workload
         && a.threads == b.threads
         && a.large_trx == b.large_trx
@@ -107,6 +110,7 @@ pub fn mode_ratios(rows: &[RunRow]) -> Vec<ModeRatio> {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct BinaryRatio {
     pub binlog_storage_engine: &'static str,
+    pub binlog_transaction_compression: bool,
     pub flush_log_at_trx_commit: u64,
     pub workload: String,
     pub threads: u32,
@@ -122,6 +126,7 @@ pub struct BinaryRatio {
 pub fn binary_ratios(rows: &[RunRow]) -> Vec<BinaryRatio> {
     let same_setup = |a: &RunRow, b: &RunRow| {
         a.binlog_storage_engine == b.binlog_storage_engine
+            && a.binlog_transaction_compression == b.binlog_transaction_compression
             && a.flush_log_at_trx_commit == b.flush_log_at_trx_commit
             && a.workload == b.workload
             && a.threads == b.threads
@@ -132,6 +137,7 @@ pub fn binary_ratios(rows: &[RunRow]) -> Vec<BinaryRatio> {
     for first in rows.iter().filter(|row| current_binlogd(row) && !row.large_trx) {
         if found.iter().any(|r| {
             r.binlog_storage_engine == first.binlog_storage_engine
+                && r.binlog_transaction_compression == first.binlog_transaction_compression
                 && r.flush_log_at_trx_commit == first.flush_log_at_trx_commit
                 && r.workload == first.workload
                 && r.threads == first.threads
@@ -153,6 +159,7 @@ pub fn binary_ratios(rows: &[RunRow]) -> Vec<BinaryRatio> {
         let (tps_current, tps_old, cpu_current, cpu_old) = (tps(&current), tps(&old), cpu(&current), cpu(&old));
         found.push(BinaryRatio {
             binlog_storage_engine: first.binlog_storage_engine,
+            binlog_transaction_compression: first.binlog_transaction_compression,
             flush_log_at_trx_commit: first.flush_log_at_trx_commit,
             workload: first.workload.clone(),
             threads: first.threads,
@@ -168,19 +175,75 @@ pub fn binary_ratios(rows: &[RunRow]) -> Vec<BinaryRatio> {
     found
 }
 
+/// binlogd with compression ON against OFF, same mode, workload, threads
+/// and round: the goal is the binlog at least 2x smaller at no
+/// more than 10% TPS cost.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CompressionRatio {
+    pub round: u32,
+    pub binlog_storage_engine: &'static str,
+    pub flush_log_at_trx_commit: u64,
+    pub workload: String,
+    pub threads: u32,
+    pub tps_off: f64,
+    pub tps_on: f64,
+    pub binlog_bytes_per_transaction_off: f64,
+    pub binlog_bytes_per_transaction_on: f64,
+    #[serde(flatten)]
+    pub ratios: Ratios,
+}
+
+pub fn compression_ratios(rows: &[RunRow]) -> Vec<CompressionRatio> {
+    let measured = |row: &RunRow| Measured {
+        transactions_per_sec: row.tps,
+        binlog_bytes_per_transaction: row.binlog_bytes_per_transaction.unwrap_or(0.0),
+        cpu_us_per_transaction: row.cpu_us_per_transaction.unwrap_or(0.0),
+    };
+    rows.iter()
+        .filter(|row| current_binlogd(row) && row.binlog_transaction_compression && !row.large_trx)
+        .filter_map(|on| {
+            let off = rows.iter().find(|off| {
+                current_binlogd(off)
+                    && !off.binlog_transaction_compression
+                    && off.binlog_storage_engine == on.binlog_storage_engine
+                    && off.round == on.round
+                    && off.workload == on.workload
+                    && off.threads == on.threads
+                    && off.flush_log_at_trx_commit == on.flush_log_at_trx_commit
+                    && !off.large_trx
+            })?;
+            Some(CompressionRatio {
+                round: on.round,
+                binlog_storage_engine: on.binlog_storage_engine,
+                flush_log_at_trx_commit: on.flush_log_at_trx_commit,
+                workload: on.workload.clone(),
+                threads: on.threads,
+                tps_off: off.tps,
+                tps_on: on.tps,
+                binlog_bytes_per_transaction_off: off.binlog_bytes_per_transaction.unwrap_or(0.0),
+                binlog_bytes_per_transaction_on: on.binlog_bytes_per_transaction.unwrap_or(0.0),
+                ratios: Ratios::of(&measured(off), &measured(on)),
+            })
+        })
+        .collect()
+}
+
 #[derive(Serialize)]
 struct Json<'a> {
     rows: &'a [RunRow],
     ratios: Vec<Ratio>,
     mode_ratios: Vec<ModeRatio>,
     binary_ratios: Vec<BinaryRatio>,
+    compression_ratios: Vec<CompressionRatio>,
 }
 
-/// A row's server as the table names it: `binlogd-old` for --old-binary.
+/// A row's server as the table names it: `binlogd-old` for --old-binary,
+/// `+zstd` with compression ON.
 fn server_label(row: &RunRow) -> String {
+    let zstd = if row.binlog_transaction_compression { "+zstd" } else { "" };
     match row.binary {
-        Binary::Current => row.server.name().to_string(),
-        Binary::Old => format!("{}-old", row.server.name()),
+        Binary::Current => format!("{}{zstd}", row.server.name()),
+        Binary::Old => format!("{}-old{zstd}", row.server.name()),
     }
 }
 
@@ -191,6 +254,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             ratios: ratios(&results.rows),
             mode_ratios: mode_ratios(&results.rows),
             binary_ratios: binary_ratios(&results.rows),
+            compression_ratios: compression_ratios(&results.rows),
         };
         let text = serde_json::to_string(&json).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
@@ -206,6 +270,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
         "TPS",
         "CPU µs/trx",
         "fsyncs/trx",
+        "binlog bytes/trx",
         "p99 ms",
         "max ms",
         "errors",
@@ -225,6 +290,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             format!("{:.1}", row.tps),
             optional(row.cpu_us_per_transaction, 1),
             optional(row.fsyncs_per_transaction, 3),
+            optional(row.binlog_bytes_per_transaction, 1),
             format!("{:.2}", row.latency_ms_p99),
             format!("{:.2}", row.latency_ms_max),
             row.ignored_errors.to_string(),
@@ -280,6 +346,21 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             optional(binary.current_over_old_cpu, 3)
         );
     }
+    for compression in compression_ratios(&results.rows) {
+        let what = format!(
+            "binlogd {}, {}, {} threads, flush {}, round {}: TPS {:.1}/{:.1}, binlog bytes/trx {:.1}/{:.1}",
+            compression.binlog_storage_engine,
+            compression.workload,
+            compression.threads,
+            compression.flush_log_at_trx_commit,
+            compression.round,
+            compression.tps_on,
+            compression.tps_off,
+            compression.binlog_bytes_per_transaction_on,
+            compression.binlog_bytes_per_transaction_off
+        );
+        println!("{}", compression.ratios.describe(&what));
+    }
     for row in results.rows.iter().filter(|row| row.large_trx) {
         if let Some(lowest) = row.tps_lowest_during_commit {
             let promoted = match row.promoted {
@@ -298,11 +379,12 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
     Ok(())
 }
 
-const SUMMARY_COLUMNS: [&str; 27] = [
+const SUMMARY_COLUMNS: [&str; 29] = [
     "server",
     "binary",
     "round",
     "binlog_storage_engine",
+    "binlog_transaction_compression",
     "flush_log_at_trx_commit",
     "workload",
     "threads",
@@ -313,6 +395,7 @@ const SUMMARY_COLUMNS: [&str; 27] = [
     "ignored_errors",
     "fsyncs_per_transaction",
     "cpu_us_per_transaction",
+    "binlog_bytes_per_transaction",
     "tps_median_per_second",
     "large_trx_bytes",
     "large_trx_rows",
@@ -335,6 +418,7 @@ fn run_cells(
     binary: Binary,
     round: u32,
     binlog_storage_engine: &str,
+    binlog_transaction_compression: bool,
     flush_log_at_trx_commit: u64,
     workload: &str,
     threads: u32,
@@ -345,6 +429,7 @@ fn run_cells(
         binary.name().to_string(),
         round.to_string(),
         binlog_storage_engine.to_string(),
+        on_off(binlog_transaction_compression).to_string(),
         flush_log_at_trx_commit.to_string(),
         workload.to_string(),
         threads.to_string(),
@@ -362,6 +447,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
             let count = |v: Option<u64>| v.map_or_else(String::new, |v| v.to_string());
             let row_ratio = ratios.iter().find(|r| {
                 current_binlogd(row)
+                    && !row.binlog_transaction_compression
                     && r.round == row.round
                     && r.binlog_storage_engine == row.binlog_storage_engine
                     && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
@@ -376,6 +462,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 .find(|r| {
                     current_binlogd(row)
                         && row.binlog_storage_engine == "engine"
+                        && !row.binlog_transaction_compression
                         && !row.large_trx
                         && r.round == row.round
                         && r.flush_log_at_trx_commit == row.flush_log_at_trx_commit
@@ -389,6 +476,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 row.binary,
                 row.round,
                 row.binlog_storage_engine,
+                row.binlog_transaction_compression,
                 row.flush_log_at_trx_commit,
                 &row.workload,
                 row.threads,
@@ -401,6 +489,7 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 row.ignored_errors.to_string(),
                 number(row.fsyncs_per_transaction),
                 number(row.cpu_us_per_transaction),
+                number(row.binlog_bytes_per_transaction),
                 format!("{:.2}", row.tps_median_per_second),
                 count(row.large_trx_bytes),
                 count(row.large_trx_rows),
@@ -421,11 +510,12 @@ pub fn write_summary_csv(path: &Path, rows: &[RunRow]) -> Result<(), String> {
     report::write_csv(path, &SUMMARY_COLUMNS, &cells)
 }
 
-const SERIES_COLUMNS: [&str; 13] = [
+const SERIES_COLUMNS: [&str; 14] = [
     "server",
     "binary",
     "round",
     "binlog_storage_engine",
+    "binlog_transaction_compression",
     "flush_log_at_trx_commit",
     "workload",
     "threads",
@@ -446,6 +536,7 @@ pub fn write_series_csv(path: &Path, series: &[SeriesPoint]) -> Result<(), Strin
                 point.binary,
                 point.round,
                 point.binlog_storage_engine,
+                point.binlog_transaction_compression,
                 point.flush_log_at_trx_commit,
                 &point.workload,
                 point.threads,
@@ -472,7 +563,12 @@ pub fn plot_cpu(path: &Path, rows: &[RunRow]) -> Result<(), String> {
     for row in rows.iter().filter(|row| !row.large_trx && row.cpu_us_per_transaction.is_some()) {
         let server = match row.server {
             Kind::MariaDb => "maria".to_string(),
-            Kind::Binlogd => format!("{}{}", if row.binary == Binary::Old { "old " } else { "" }, row.binlog_storage_engine),
+            Kind::Binlogd => format!(
+                "{}{}{}",
+                if row.binary == Binary::Old { "old " } else { "" },
+                row.binlog_storage_engine,
+                if row.binlog_transaction_compression { "+zstd" } else { "" }
+            ),
         };
         let workload = row.workload.trim_start_matches("oltp_").trim_start_matches("select_");
         let label = format!("{server} {workload} {}", row.threads);
@@ -485,6 +581,7 @@ pub fn plot_cpu(path: &Path, rows: &[RunRow]) -> Result<(), String> {
                 other.server == row.server
                     && other.binary == row.binary
                     && other.binlog_storage_engine == row.binlog_storage_engine
+                    && other.binlog_transaction_compression == row.binlog_transaction_compression
                     && other.flush_log_at_trx_commit == row.flush_log_at_trx_commit
                     && other.workload == row.workload
                     && other.threads == row.threads
@@ -545,7 +642,9 @@ mod tests {
             binary: Binary::Current,
             round: 1,
             cpu_us_per_transaction: Some(tps / 10.0),
+            binlog_bytes_per_transaction: Some(1000.0),
             binlog_storage_engine: "file",
+            binlog_transaction_compression: false,
             flush_log_at_trx_commit: 1,
             fsyncs_per_transaction: Some(2.0),
             workload: "oltp_write_only".into(),
@@ -610,6 +709,39 @@ mod tests {
         assert_eq!((found[1].flush_log_at_trx_commit, found[1].engine_over_file_tps), (2, 3.0));
         // MariaDB pairs with binlogd at the same flush only.
         assert_eq!(ratios(&rows).iter().filter(|r| r.flush_log_at_trx_commit == 1).count(), 2);
+    }
+
+    #[test]
+    fn compression_ratios_pair_on_with_off_of_the_same_mode_and_run() {
+        let on = |mode, tps, bytes| RunRow {
+            binlog_transaction_compression: true,
+            binlog_storage_engine: mode,
+            binlog_bytes_per_transaction: Some(bytes),
+            ..row(Kind::Binlogd, 8, tps)
+        };
+        let engine_off = RunRow { binlog_storage_engine: "engine", ..row(Kind::Binlogd, 8, 800.0) };
+        let rows = vec![
+            row(Kind::MariaDb, 8, 400.0),
+            row(Kind::Binlogd, 8, 600.0),
+            on("file", 570.0, 400.0),
+            engine_off,
+            on("engine", 640.0, 500.0),
+        ];
+        let found = compression_ratios(&rows);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!((found[0].binlog_storage_engine, found[0].tps_off, found[0].binlog_bytes_per_transaction_off), ("file", 600.0, 1000.0));
+        assert_eq!(found[0].ratios.off_over_on_binlog_bytes, 2.5);
+        assert!(found[0].ratios.goal_met(), "5% fewer TPS, 2.5x smaller: {found:?}");
+        assert_eq!(found[1].ratios.on_over_off_tps, 0.8);
+        assert!(!found[1].ratios.goal_met(), "20% fewer TPS");
+        // MariaDB pairs with the OFF runs only.
+        assert_eq!(ratios(&rows).len(), 2);
+        assert!(
+            ratios(&rows).iter().all(|r| r.binlogd_over_mariadb_tps == 1.5 || r.binlogd_over_mariadb_tps == 2.0),
+            "{:?}",
+            ratios(&rows)
+        );
+        assert_eq!(mode_ratios(&rows).len(), 2, "engine/file paired at each compression setting");
     }
 
     #[test]

@@ -142,6 +142,29 @@ pub fn free_port() -> Result<u16, String> {
     listener.local_addr().map(|a| a.port()).map_err(|e| format!("finding a free port: {e}"))
 }
 
+/// The ports the servers of a run listen on: consecutive ones from a
+/// given first port (a range the machine's owner set aside), or a free
+/// one each.
+pub struct Ports {
+    next: Option<u16>,
+}
+
+impl Ports {
+    pub fn new(first: Option<u16>) -> Ports {
+        Ports { next: first }
+    }
+
+    pub fn take(&mut self) -> Result<u16, String> {
+        match self.next {
+            None => free_port(),
+            Some(port) => {
+                self.next = Some(port.checked_add(1).ok_or("--first-port: ran out of ports above 65535")?);
+                Ok(port)
+            }
+        }
+    }
+}
+
 /// Which server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -183,7 +206,7 @@ impl Server {
     /// `mariadb-install-db` into `dir/data`, then `mariadbd` with the
     /// binlog on, synced at every group commit, and
     /// `innodb_flush_log_at_trx_commit = flush`.
-    pub fn start_mariadb(dir: &Path, sizing: &Sizing, flush: u64, interrupt: &Interrupt) -> Result<Server, String> {
+    pub fn start_mariadb(dir: &Path, sizing: &Sizing, flush: u64, port: u16, interrupt: &Interrupt) -> Result<Server, String> {
         let datadir = dir.join("data");
         let tmpdir = dir.join("tmp");
         std::fs::create_dir_all(&tmpdir).map_err(|e| format!("creating {}: {e}", tmpdir.display()))?;
@@ -206,7 +229,6 @@ impl Server {
         if !status.success() {
             return Err(format!("mariadb-install-db failed ({status}); see {}", install_log.display()));
         }
-        let port = free_port()?;
         let socket = dir.join("mariadbd.sock");
         let mut command = Command::new("mariadbd");
         command.args([
@@ -244,9 +266,9 @@ impl Server {
         sizing: &Sizing,
         mode: BinlogStorageEngine,
         flush: u64,
+        port: u16,
         interrupt: &Interrupt,
     ) -> Result<Server, String> {
-        let port = free_port()?;
         let mut command = Command::new(exe);
         command.args([
             "serve".to_string(),

@@ -124,6 +124,7 @@ impl GtidEvent {
             immediate_server_version: 0,
             original_server_version: None,
             commit_group_ticket: None,
+            layout: crate::events::gtid::GtidLayout::ServerVersions,
         };
         let non_negative =
             |value: i64, what: &'static str| u64::try_from(value).map_err(|_| DecodeError::invalid(what, format!("{value} is negative")));
@@ -230,6 +231,7 @@ mod tests {
             immediate_server_version: 80400,
             original_server_version: None,
             commit_group_ticket: None,
+            layout: crate::events::gtid::GtidLayout::ServerVersions,
         }
     }
 

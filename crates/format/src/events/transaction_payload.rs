@@ -18,6 +18,7 @@
 //! a common header and body without a checksum (the outer event carries
 //! the file's).
 
+use std::cell::RefCell;
 use std::io::Read;
 
 use crate::bytes::{ByteReader, ByteWriter};
@@ -69,10 +70,7 @@ impl TransactionPayloadEvent {
     /// with zstd at `level`, or stored as is when `level` is `None`.
     pub fn new(events: &[u8], level: Option<i32>) -> Result<TransactionPayloadEvent, EncodeError> {
         let (compression, payload) = match level {
-            Some(level) => {
-                let payload = zstd::bulk::compress(events, level).map_err(|error| EncodeError::invalid("zstd", error.to_string()))?;
-                (COMPRESSION_ZSTD, payload)
-            }
+            Some(level) => (COMPRESSION_ZSTD, compress_zstd(events, level)?),
             None => (COMPRESSION_NONE, events.to_vec()),
         };
         let field = |field_type, value: u64| {
@@ -200,6 +198,32 @@ impl TransactionPayloadEvent {
     }
 }
 
+thread_local! {
+    /// The committing thread's zstd context and its level, kept between
+    /// transactions as MySQL keeps one compressor per session: making a
+    /// context costs more than compressing a small transaction. One per
+    /// thread bounds them by the threads that commit.
+    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+}
+
+/// `events` compressed at `level` as one zstd frame (its content size
+/// in the frame header, as MySQL's writer leaves it), by this thread's context.
+fn compress_zstd(events: &[u8], level: i32) -> Result<Vec<u8>, EncodeError> {
+    let failed = |error: std::io::Error| EncodeError::invalid("zstd", error.to_string());
+    COMPRESSOR.with_borrow_mut(|kept| {
+        match kept {
+            Some((kept_level, compressor)) if *kept_level != level => {
+                compressor.set_compression_level(level).map_err(failed)?;
+                *kept_level = level;
+            }
+            Some(_) => {}
+            None => *kept = Some((level, zstd::bulk::Compressor::new(level).map_err(failed)?)),
+        }
+        let (_, compressor) = kept.as_mut().expect("set above");
+        compressor.compress(events).map_err(failed)
+    })
+}
+
 fn inner_error(at: usize, error: DecodeError) -> DecodeError {
     DecodeError::invalid("Transaction_payload", format!("the event at {at} of the decompressed payload: {error}"))
 }
@@ -207,6 +231,17 @@ fn inner_error(at: usize, error: DecodeError) -> DecodeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_threads_kept_context_compresses_as_a_fresh_one_at_every_level() {
+        let events: Vec<u8> = (0..4000u32).flat_map(|n| (n % 251).to_le_bytes()).collect();
+        for level in [3, 3, 19, 1, 3] {
+            let fresh = zstd::bulk::compress(&events, level).unwrap();
+            assert_eq!(compress_zstd(&events, level).unwrap(), fresh, "level {level}");
+            let event = TransactionPayloadEvent::new(&events, Some(level)).unwrap();
+            assert_eq!(event.decompress().unwrap(), events);
+        }
+    }
     use crate::events::XidEvent;
     use crate::frame::encode_event;
 

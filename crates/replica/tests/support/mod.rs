@@ -36,6 +36,7 @@ pub fn gtid_event(gno: u64, last_committed: i64, sequence_number: i64) -> Vec<u8
         immediate_server_version: 80400,
         original_server_version: None,
         commit_group_ticket: None,
+        layout: binlog_format::events::gtid::GtidLayout::ServerVersions,
     };
     let mut body = Vec::new();
     gtid.encode_body(&mut body);
