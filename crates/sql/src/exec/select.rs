@@ -21,7 +21,7 @@ use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
 use crate::eval::group_concat;
-use crate::eval::value::{sort_order, to_number, to_text, to_wire, NullCheck, Number, Value};
+use crate::eval::value::{into_wire, sort_order, text_bytes, to_number, to_text, NullCheck, Number, Value};
 use crate::session::Context;
 use crate::variables::{definition, Type};
 
@@ -382,7 +382,7 @@ fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
     found
 }
 
-fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
+fn aggregate(function: &Function, rows: &[Arc<Vec<Value>>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
     let name = function_name(function);
     let distinct = matches!(&function.args, sqlparser::ast::FunctionArguments::List(list) if list.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct));
     if name == "GROUP_CONCAT" {
@@ -455,7 +455,7 @@ pub(super) fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResul
 
 /// One group of a SELECT: its representative row and, with aggregates,
 /// their values by expression text.
-type Group = (Vec<Value>, Option<HashMap<String, Value>>);
+type Group = (Arc<Vec<Value>>, Option<HashMap<String, Value>>);
 
 /// A SELECT as the client gets it: rows streamed as they are found where
 /// nothing needs them all first (`select_stream.rs`), else the whole
@@ -489,13 +489,14 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     let constants = context.constants(&no_columns);
     let (limit, offset) = limit_and_offset(query, &constants)?;
 
-    // Rows of the source that pass WHERE.
-    let mut rows: Vec<Vec<Value>> = Vec::new();
+    // Rows of the source that pass WHERE, shared with the engine's
+    // versions: sorting and grouping move handles, not values.
+    let mut rows: Vec<Arc<Vec<Value>>> = Vec::new();
     match (&source, trx) {
         (None, _) => {
             let empty: Vec<Value> = Vec::new();
             if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {
-                rows.push(empty);
+                rows.push(Arc::new(empty));
             }
         }
         (Some(_), _) if virtual_rows.is_some() => {
@@ -505,14 +506,14 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
                     Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
                 };
                 if keep {
-                    rows.push(row);
+                    rows.push(Arc::new(row));
                 }
             }
         }
         (Some(source), Some(trx)) => {
             let spec = crate::exec::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
-            let scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
-            for (_, row) in scan {
+            let mut scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
+            while let Some((_, row)) = scan.next_shared() {
                 if context.env.is_query_killed() {
                     return Err(protocol::MysqlError::query_interrupted());
                 }
@@ -556,7 +557,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         rows.into_iter().map(|row| (row, None)).collect()
     } else {
         let mut order: Vec<Vec<u8>> = Vec::new();
-        let mut members: HashMap<Vec<u8>, Vec<Vec<Value>>> = HashMap::new();
+        let mut members: HashMap<Vec<u8>, Vec<Arc<Vec<Value>>>> = HashMap::new();
         for row in rows {
             let mut key = Vec::new();
             for expr in &group_by {
@@ -581,7 +582,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             for function in &aggregates {
                 values.insert(function.to_string(), aggregate(function, &group, columns, context)?);
             }
-            let representative = group.into_iter().next().unwrap_or_else(|| vec![Value::Null; width]);
+            let representative = group.into_iter().next().unwrap_or_else(|| Arc::new(vec![Value::Null; width]));
             groups.push((representative, Some(values)));
         }
         groups
@@ -632,18 +633,22 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         });
     }
     if matches!(select.distinct, Some(Distinct::Distinct)) {
+        // Keys borrow the rows' text: decided first, then the rows kept.
         let mut seen = HashSet::new();
-        produced.retain(|(output, _)| {
-            let key: Vec<(bool, Vec<u8>)> = output.iter().map(|v| (v.is_null(), to_text(v))).collect();
-            seen.insert(key)
-        });
+        let firsts: Vec<bool> = produced
+            .iter()
+            .map(|(output, _)| seen.insert(output.iter().map(|v| (v.is_null(), text_bytes(v))).collect::<Vec<_>>()))
+            .collect();
+        drop(seen);
+        let mut firsts = firsts.into_iter();
+        produced.retain(|_| firsts.next().unwrap_or(false));
     } else if matches!(select.distinct, Some(Distinct::On(_))) {
         return Err(not_supported("DISTINCT ON"));
     }
     let mut result = ResultSet::new(outputs.iter().map(|o| o.definition.clone()).collect());
     let limit = limit.unwrap_or(u64::MAX);
     for (output, _) in produced.into_iter().skip(offset as usize).take(limit.min(usize::MAX as u64) as usize) {
-        let row = output.into_iter().zip(&outputs).map(|(value, o)| to_wire(&conform(value, &o.definition))).collect();
+        let row = output.into_iter().zip(&outputs).map(|(value, o)| into_wire(conform(value, &o.definition))).collect();
         result.push_row(row);
     }
     Ok(result)
