@@ -589,7 +589,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     };
 
     // Output rows with their sort keys.
-    let mut produced: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(groups.len());
+    let mut produced: Vec<(Vec<Value>, Vec<SortKey>)> = Vec::with_capacity(groups.len());
     for (row, aggregate_values) in &groups {
         let scope =
             Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
@@ -619,9 +619,9 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         produced.push((output, keys));
     }
     if !order_by.is_empty() {
-        produced.sort_by(|(_, a), (_, b)| {
+        produced.sort_by(|(a_output, a), (b_output, b)| {
             for (index, order) in order_by.iter().enumerate() {
-                let mut ordering = sort_order(&a[index], &b[index]);
+                let mut ordering = sort_order(a[index].value(a_output), b[index].value(b_output));
                 if matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
                     ordering = ordering.reverse();
                 }
@@ -654,28 +654,46 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     Ok(result)
 }
 
+/// One ORDER BY value of an output row: a column of that row (an alias
+/// or a position, read where it is rather than copied), or a value
+/// computed for the sort.
+enum SortKey {
+    Output(usize),
+    Computed(Value),
+}
+
+impl SortKey {
+    fn value<'v>(&'v self, output: &'v [Value]) -> &'v Value {
+        match self {
+            SortKey::Output(index) => &output[*index],
+            SortKey::Computed(value) => value,
+        }
+    }
+}
+
 /// ORDER BY's value: an output alias, a position (`ORDER BY 1`), or an
 /// expression over the row.
-fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<Value> {
+fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<SortKey> {
     if let Expr::Value(value) = expr {
         if let Literal::Number(text, _) = &value.value {
             let position: usize = text.parse().map_err(|_| syntax_error(text))?;
-            return output
-                .get(position.wrapping_sub(1))
-                .cloned()
-                .ok_or_else(|| protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'")));
+            let index = position.wrapping_sub(1);
+            return match index < output.len() {
+                true => Ok(SortKey::Output(index)),
+                false => Err(protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'"))),
+            };
         }
     }
     if let (Expr::Identifier(ident), Some(row)) = (expr, scope.row) {
         // ENUM and SET order by their stored number, not their text.
         if let Some(position) = scope.columns.position(&ident.value).filter(|&p| matches!(scope.columns.members.get(p), Some(Some(_)))) {
-            return Ok(row[position].clone());
+            return Ok(SortKey::Computed(row[position].clone()));
         }
     }
     if let Expr::Identifier(ident) = expr {
         if let Some(index) = outputs.iter().position(|o| o.name.eq_ignore_ascii_case(&ident.value)) {
-            return Ok(output[index].clone());
+            return Ok(SortKey::Output(index));
         }
     }
-    scope.eval(expr)
+    scope.eval(expr).map(SortKey::Computed)
 }
