@@ -95,7 +95,9 @@ pub struct Scan<'t> {
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
     reverse: bool,
-    buffer: VecDeque<(RowKey, Row)>,
+    /// Rows found and not yet returned, shared with their versions: a
+    /// reader that only looks at a row ([`Scan::next_shared`]) never copies it.
+    buffer: VecDeque<(RowKey, Arc<Row>)>,
     exhausted: bool,
 }
 
@@ -205,7 +207,7 @@ impl<'t> Scan<'t> {
                     examined += 1;
                     last = Some(key);
                     if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
-                        self.buffer.push_back((RowKey(key.clone()), (**row).clone()));
+                        self.buffer.push_back((RowKey(key.clone()), Arc::clone(row)));
                     }
                 }
             }
@@ -228,7 +230,7 @@ impl<'t> Scan<'t> {
                     let chain = data.rows.get(key).map(Vec::as_slice).unwrap_or_default();
                     if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
                         if index_prefix(&data.def, position, row) == prefix {
-                            self.buffer.push_back((RowKey(key.to_vec()), (**row).clone()));
+                            self.buffer.push_back((RowKey(key.to_vec()), Arc::clone(row)));
                         }
                     }
                 }
@@ -246,10 +248,11 @@ impl<'t> Scan<'t> {
     }
 }
 
-impl Iterator for Scan<'_> {
-    type Item = (RowKey, Row);
-
-    fn next(&mut self) -> Option<(RowKey, Row)> {
+impl Scan<'_> {
+    /// The next row as its version holds it, without copying its values:
+    /// for readers that only evaluate and send it (SELECT). A reader that
+    /// changes rows takes them owned through [`Iterator::next`].
+    pub fn next_shared(&mut self) -> Option<(RowKey, Arc<Row>)> {
         loop {
             if let Some(item) = self.buffer.pop_front() {
                 return Some(item);
@@ -259,5 +262,13 @@ impl Iterator for Scan<'_> {
             }
             self.fill();
         }
+    }
+}
+
+impl Iterator for Scan<'_> {
+    type Item = (RowKey, Row);
+
+    fn next(&mut self) -> Option<(RowKey, Row)> {
+        self.next_shared().map(|(key, row)| (key, Arc::unwrap_or_clone(row)))
     }
 }

@@ -150,3 +150,39 @@ fn unknown_tables_columns_and_bad_rows_get_their_codes() {
     assert!(trx.changes().is_empty());
     let _ = Unbounded::<()>;
 }
+
+#[test]
+fn shared_rows_are_the_same_snapshot_as_owned_rows_and_outlive_later_writes() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut trx = engine.begin();
+    for id in 1..=3 {
+        trx.insert(table, user(id, &format!("{id}@x"), id)).unwrap();
+    }
+    trx.commit(None).unwrap();
+    // A reader holds shared rows; a writer then changes one and commits.
+    let reader = engine.begin();
+    let mut scan = reader.scan(table, &ScanSpec::primary()).unwrap();
+    let mut shared = Vec::new();
+    while let Some((_, row)) = scan.next_shared() {
+        shared.push(row);
+    }
+    let mut writer = engine.begin();
+    let key = writer.scan(table, &ScanSpec::primary().equal(vec![int(2)])).unwrap().next().unwrap().0;
+    writer.update(table, &key, user(2, "changed@x", 20)).unwrap();
+    writer.commit(None).unwrap();
+    let shared: Vec<engine::Row> = shared.iter().map(|row| row.as_ref().clone()).collect();
+    assert_eq!(shared, vec![user(1, "1@x", 1), user(2, "2@x", 2), user(3, "3@x", 3)], "what the reader saw stays as it saw it");
+    // The reader's snapshot reads the same rows owned or shared; its own
+    // uncommitted insert shows in both.
+    let mut reader = reader;
+    reader.insert(table, user(4, "4@x", 4)).unwrap();
+    let owned: Vec<engine::Row> = reader.scan(table, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
+    let mut scan = reader.scan(table, &ScanSpec::index("age").lower(Included(vec![int(0)]))).unwrap();
+    let mut again = Vec::new();
+    while let Some((_, row)) = scan.next_shared() {
+        again.push(row.as_ref().clone());
+    }
+    assert_eq!(owned, vec![user(1, "1@x", 1), user(2, "2@x", 2), user(3, "3@x", 3), user(4, "4@x", 4)]);
+    assert_eq!(again, owned);
+}

@@ -303,7 +303,6 @@ impl<'a> Scope<'a> {
         let column = &parts[parts.len() - 1].value;
         let qualifier_matches =
             parts.len() < 2 || self.columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[parts.len() - 2].value));
-        let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
         let position = self.columns.position(column).filter(|_| qualifier_matches);
         match (position, self.row) {
             // A TIMESTAMP reads in the session's time zone.
@@ -313,7 +312,10 @@ impl<'a> Scope<'a> {
             (Some(position), Some(row)) => Ok(self.columns.read(position, &row[position])),
             _ => match crate::eval::bit::bit_identifier(column).filter(|_| parts.len() == 1 && parts[0].quote_style.is_none()) {
                 Some(literal) => Ok(literal),
-                None => Err(unknown_column(&full_name, "field list")),
+                None => {
+                    let full_name = parts.iter().map(|part| part.value.as_str()).collect::<Vec<_>>().join(".");
+                    Err(unknown_column(&full_name, "field list"))
+                }
             },
         }
     }

@@ -77,7 +77,7 @@ fn clauses(function: &Function) -> SqlResult<(Vec<&OrderByExpr>, Vec<u8>)> {
 pub fn evaluate(
     function: &Function,
     distinct: bool,
-    rows: &[Vec<Value>],
+    rows: &[std::sync::Arc<Vec<Value>>],
     columns: &Columns,
     params: &[Value],
     environment: &dyn Environment,

@@ -2,6 +2,7 @@
 //! `binlog_format::Value`): MySQL's comparison and truth rules, numbers
 //! from text, the text form, and the conversion to and from the wire.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub use binlog_format::Value;
@@ -128,7 +129,17 @@ pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
             _ => a.as_f64().partial_cmp(&b.as_f64()),
         };
     }
-    Some(to_text(left).cmp(&to_text(right)))
+    Some(text_bytes(left).cmp(&text_bytes(right)))
+}
+
+/// [`to_text`] without a copy where the value already holds its text:
+/// comparisons (WHERE, ORDER BY) run once per row, or per pair of rows.
+pub fn text_bytes(value: &Value) -> Cow<'_, [u8]> {
+    match value {
+        Value::Bytes(bytes) => Cow::Borrowed(bytes),
+        Value::Decimal(text) => Cow::Borrowed(text.as_bytes()),
+        other => Cow::Owned(to_text(other)),
+    }
 }
 
 /// An ordering for ORDER BY and DISTINCT: NULL first, then [`compare`].
@@ -210,6 +221,16 @@ pub fn to_wire(value: &Value) -> protocol::Value {
             microseconds: *micros,
         }),
         Value::Json(_) => Wire::Bytes(to_text(value)),
+    }
+}
+
+/// [`to_wire`] of a value the caller is done with: text moves instead of
+/// being copied (every string of every result row passes here).
+pub fn into_wire(value: Value) -> protocol::Value {
+    match value {
+        Value::Bytes(bytes) => protocol::Value::Bytes(bytes),
+        Value::Decimal(text) => protocol::Value::Bytes(text.into_bytes()),
+        other => to_wire(&other),
     }
 }
 

@@ -21,7 +21,7 @@ use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
 use crate::eval::group_concat;
-use crate::eval::value::{sort_order, to_number, to_text, to_wire, NullCheck, Number, Value};
+use crate::eval::value::{into_wire, sort_order, text_bytes, to_number, to_text, NullCheck, Number, Value};
 use crate::session::Context;
 use crate::variables::{definition, Type};
 
@@ -382,7 +382,7 @@ fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
     found
 }
 
-fn aggregate(function: &Function, rows: &[Vec<Value>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
+fn aggregate(function: &Function, rows: &[Arc<Vec<Value>>], columns: &Columns, context: &Context<'_>) -> SqlResult<Value> {
     let name = function_name(function);
     let distinct = matches!(&function.args, sqlparser::ast::FunctionArguments::List(list) if list.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct));
     if name == "GROUP_CONCAT" {
@@ -455,7 +455,7 @@ pub(super) fn limit_and_offset(query: &Query, constants: &Scope<'_>) -> SqlResul
 
 /// One group of a SELECT: its representative row and, with aggregates,
 /// their values by expression text.
-type Group = (Vec<Value>, Option<HashMap<String, Value>>);
+type Group = (Arc<Vec<Value>>, Option<HashMap<String, Value>>);
 
 /// A SELECT as the client gets it: rows streamed as they are found where
 /// nothing needs them all first (`select_stream.rs`), else the whole
@@ -489,13 +489,14 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     let constants = context.constants(&no_columns);
     let (limit, offset) = limit_and_offset(query, &constants)?;
 
-    // Rows of the source that pass WHERE.
-    let mut rows: Vec<Vec<Value>> = Vec::new();
+    // Rows of the source that pass WHERE, shared with the engine's
+    // versions: sorting and grouping move handles, not values.
+    let mut rows: Vec<Arc<Vec<Value>>> = Vec::new();
     match (&source, trx) {
         (None, _) => {
             let empty: Vec<Value> = Vec::new();
             if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {
-                rows.push(empty);
+                rows.push(Arc::new(empty));
             }
         }
         (Some(_), _) if virtual_rows.is_some() => {
@@ -505,14 +506,14 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
                     Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
                 };
                 if keep {
-                    rows.push(row);
+                    rows.push(Arc::new(row));
                 }
             }
         }
         (Some(source), Some(trx)) => {
             let spec = crate::exec::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
-            let scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
-            for (_, row) in scan {
+            let mut scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
+            while let Some((_, row)) = scan.next_shared() {
                 if context.env.is_query_killed() {
                     return Err(protocol::MysqlError::query_interrupted());
                 }
@@ -556,7 +557,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         rows.into_iter().map(|row| (row, None)).collect()
     } else {
         let mut order: Vec<Vec<u8>> = Vec::new();
-        let mut members: HashMap<Vec<u8>, Vec<Vec<Value>>> = HashMap::new();
+        let mut members: HashMap<Vec<u8>, Vec<Arc<Vec<Value>>>> = HashMap::new();
         for row in rows {
             let mut key = Vec::new();
             for expr in &group_by {
@@ -581,14 +582,14 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             for function in &aggregates {
                 values.insert(function.to_string(), aggregate(function, &group, columns, context)?);
             }
-            let representative = group.into_iter().next().unwrap_or_else(|| vec![Value::Null; width]);
+            let representative = group.into_iter().next().unwrap_or_else(|| Arc::new(vec![Value::Null; width]));
             groups.push((representative, Some(values)));
         }
         groups
     };
 
     // Output rows with their sort keys.
-    let mut produced: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(groups.len());
+    let mut produced: Vec<(Vec<Value>, Vec<SortKey>)> = Vec::with_capacity(groups.len());
     for (row, aggregate_values) in &groups {
         let scope =
             Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
@@ -618,9 +619,9 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         produced.push((output, keys));
     }
     if !order_by.is_empty() {
-        produced.sort_by(|(_, a), (_, b)| {
+        produced.sort_by(|(a_output, a), (b_output, b)| {
             for (index, order) in order_by.iter().enumerate() {
-                let mut ordering = sort_order(&a[index], &b[index]);
+                let mut ordering = sort_order(a[index].value(a_output), b[index].value(b_output));
                 if matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
                     ordering = ordering.reverse();
                 }
@@ -632,45 +633,67 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
         });
     }
     if matches!(select.distinct, Some(Distinct::Distinct)) {
+        // Keys borrow the rows' text: decided first, then the rows kept.
         let mut seen = HashSet::new();
-        produced.retain(|(output, _)| {
-            let key: Vec<(bool, Vec<u8>)> = output.iter().map(|v| (v.is_null(), to_text(v))).collect();
-            seen.insert(key)
-        });
+        let firsts: Vec<bool> = produced
+            .iter()
+            .map(|(output, _)| seen.insert(output.iter().map(|v| (v.is_null(), text_bytes(v))).collect::<Vec<_>>()))
+            .collect();
+        drop(seen);
+        let mut firsts = firsts.into_iter();
+        produced.retain(|_| firsts.next().unwrap_or(false));
     } else if matches!(select.distinct, Some(Distinct::On(_))) {
         return Err(not_supported("DISTINCT ON"));
     }
     let mut result = ResultSet::new(outputs.iter().map(|o| o.definition.clone()).collect());
     let limit = limit.unwrap_or(u64::MAX);
     for (output, _) in produced.into_iter().skip(offset as usize).take(limit.min(usize::MAX as u64) as usize) {
-        let row = output.into_iter().zip(&outputs).map(|(value, o)| to_wire(&conform(value, &o.definition))).collect();
+        let row = output.into_iter().zip(&outputs).map(|(value, o)| into_wire(conform(value, &o.definition))).collect();
         result.push_row(row);
     }
     Ok(result)
 }
 
+/// One ORDER BY value of an output row: a column of that row (an alias
+/// or a position, read where it is rather than copied), or a value
+/// computed for the sort.
+enum SortKey {
+    Output(usize),
+    Computed(Value),
+}
+
+impl SortKey {
+    fn value<'v>(&'v self, output: &'v [Value]) -> &'v Value {
+        match self {
+            SortKey::Output(index) => &output[*index],
+            SortKey::Computed(value) => value,
+        }
+    }
+}
+
 /// ORDER BY's value: an output alias, a position (`ORDER BY 1`), or an
 /// expression over the row.
-fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<Value> {
+fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<SortKey> {
     if let Expr::Value(value) = expr {
         if let Literal::Number(text, _) = &value.value {
             let position: usize = text.parse().map_err(|_| syntax_error(text))?;
-            return output
-                .get(position.wrapping_sub(1))
-                .cloned()
-                .ok_or_else(|| protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'")));
+            let index = position.wrapping_sub(1);
+            return match index < output.len() {
+                true => Ok(SortKey::Output(index)),
+                false => Err(protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'"))),
+            };
         }
     }
     if let (Expr::Identifier(ident), Some(row)) = (expr, scope.row) {
         // ENUM and SET order by their stored number, not their text.
         if let Some(position) = scope.columns.position(&ident.value).filter(|&p| matches!(scope.columns.members.get(p), Some(Some(_)))) {
-            return Ok(row[position].clone());
+            return Ok(SortKey::Computed(row[position].clone()));
         }
     }
     if let Expr::Identifier(ident) = expr {
         if let Some(index) = outputs.iter().position(|o| o.name.eq_ignore_ascii_case(&ident.value)) {
-            return Ok(output[index].clone());
+            return Ok(SortKey::Output(index));
         }
     }
-    scope.eval(expr)
+    scope.eval(expr).map(SortKey::Computed)
 }

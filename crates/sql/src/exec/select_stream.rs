@@ -31,7 +31,7 @@ use super::gtid_next::GtidNext;
 use super::select::{conform, is_aggregate_free, Output};
 use crate::error::SqlResult;
 use crate::eval::expr::{Columns, Environment as _, Scope};
-use crate::eval::value::{to_wire, Value};
+use crate::eval::value::{into_wire, Value};
 use crate::session::{Context, Env, LateWarnings, Shared, WARNINGS_MAX};
 
 /// Rows read while the statement runs: a result this short is sent whole.
@@ -62,10 +62,12 @@ enum RowSource<'t> {
 }
 
 impl RowSource<'_> {
-    fn next(&mut self) -> Option<Vec<Value>> {
+    /// The next row, shared with the engine's version of it: a row is
+    /// read and projected, never copied whole.
+    fn next(&mut self) -> Option<Arc<Vec<Value>>> {
         match self {
-            RowSource::Scan(scan) => scan.next().map(|(_, row)| row),
-            RowSource::Built(rows) => rows.next(),
+            RowSource::Scan(scan) => scan.next_shared().map(|(_, row)| row),
+            RowSource::Built(rows) => rows.next().map(Arc::new),
         }
     }
 
@@ -143,7 +145,7 @@ impl<'t> SelectRows<'t> {
             }
             let mut output = Vec::with_capacity(self.outputs.len());
             for column in &self.outputs {
-                output.push(to_wire(&conform(scope.eval(&column.expr)?, &column.definition)));
+                output.push(into_wire(conform(scope.eval(&column.expr)?, &column.definition)));
             }
             // A SLEEP() that KILL QUERY cut short returns 1; the query
             // fails, as in mysqld.
