@@ -31,7 +31,7 @@ use serde::Serialize;
 
 use crate::common::RunDirs;
 use crate::report::{plot_lines, write_csv, LineChart, Scale, Series, Table};
-use crate::side_by_side::servers::{ChildGuard, Interrupt, Kind, Server, Sizing};
+use crate::side_by_side::servers::{free_port, ChildGuard, Interrupt, Kind, Server, Sizing};
 use crate::side_by_side::sysbench::{parse_summary, Target};
 
 /// Longest measured window.
@@ -312,8 +312,8 @@ fn run_one(
 ) -> Result<Run, String> {
     let sizing = Sizing { buffer_pool_bytes: 1 << 30, engine_memory_limit_bytes: 2 << 30, max_allowed_packet_bytes: 64 << 20 };
     let mut server = match kind {
-        Kind::MariaDb => Server::start_mariadb(dir, &sizing, 1, interrupt)?,
-        Kind::Binlogd => Server::start_binlogd(binary, dir, &sizing, BinlogStorageEngine::File, 1, interrupt)?,
+        Kind::MariaDb => Server::start_mariadb(dir, &sizing, 1, free_port()?, interrupt)?,
+        Kind::Binlogd => Server::start_binlogd(binary, dir, &sizing, BinlogStorageEngine::File, 1, free_port()?, interrupt)?,
     };
     crate::side_by_side::client::Client::new(server.port).query("CREATE DATABASE sbtest")?;
     let target = Target { port: server.port, tables: 1, table_size: args.table_size };

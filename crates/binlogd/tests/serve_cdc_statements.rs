@@ -129,3 +129,29 @@ fn bigint_unsigned_results_carry_the_unsigned_flag() {
     let values = server.query(None, "SELECT big, MAX(big), MIN(big) - 1, CASE WHEN id = 1 THEN big END, small FROM u.t GROUP BY id");
     assert_eq!(values, "18446744073709551615\t18446744073709551615\t18446744073709551614\t18446744073709551615\t-1\n");
 }
+
+/// go-mysql's canal (and gh-ost) read a table's keys with SHOW INDEX:
+/// one row per key column, PRIMARY first, MySQL 8.4's fifteen columns.
+#[test]
+fn show_index_lists_every_key_column() {
+    let server = ServerProcess::start();
+    server.query(
+        None,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL, a INT, b VARCHAR(5), PRIMARY KEY (id), UNIQUE KEY ab (a, b), KEY b (b))",
+    );
+    let expected = "\
+t\t0\tPRIMARY\t1\tid\tA\t0\tNULL\tNULL\t\tBTREE\t\t\tYES\tNULL
+t\t0\tab\t1\ta\tA\t0\tNULL\tNULL\tYES\tBTREE\t\t\tYES\tNULL
+t\t0\tab\t2\tb\tA\t0\tNULL\tNULL\tYES\tBTREE\t\t\tYES\tNULL
+t\t1\tb\t1\tb\tA\t0\tNULL\tNULL\tYES\tBTREE\t\t\tYES\tNULL
+";
+    assert_eq!(server.query(None, "SHOW INDEX FROM `d`.`t`"), expected);
+    assert_eq!(server.query(Some("d"), "SHOW KEYS IN t"), expected);
+    assert_eq!(server.query(None, "SHOW EXTENDED INDEXES FROM t FROM d"), expected);
+    assert_eq!(
+        server.query(None, "SHOW INDEX FROM d.t WHERE Key_name = 'b'"),
+        "t\t1\tb\t1\tb\tA\t0\tNULL\tNULL\tYES\tBTREE\t\t\tYES\tNULL\n"
+    );
+    let error = server.error(None, "SHOW INDEX FROM d.missing");
+    assert!(error.contains("1146"), "{error}");
+}

@@ -208,6 +208,12 @@ pub enum Show {
     Errors,
     Engines,
     /// `SHOW TABLE STATUS [FROM db] [LIKE ...]`.
+    /// `SHOW [EXTENDED] {INDEX | INDEXES | KEYS} {FROM | IN} t [{FROM | IN} db] [WHERE ...]`.
+    Index {
+        database: Option<String>,
+        table: String,
+        filter: Filter,
+    },
     TableStatus {
         database: Option<String>,
         filter: Filter,
@@ -766,6 +772,9 @@ fn from_database(words: &mut Words) -> Option<String> {
 fn parse_show(mut words: Words) -> SqlResult<Show> {
     let global = words.keyword("GLOBAL");
     let session = !global && (words.keyword("SESSION") || words.keyword("LOCAL"));
+    // EXTENDED adds the hidden columns and indexes InnoDB keeps; binlogd's
+    // tables have none, so the result is the same.
+    let _extended = words.keyword("EXTENDED");
     let full = words.keyword("FULL");
     let show = if words.keyword("VARIABLES") {
         Show::Variables { global, filter: filter(&mut words)? }
@@ -790,6 +799,15 @@ fn parse_show(mut words: Words) -> SqlResult<Show> {
             database = Some(named);
         }
         Show::Columns { database, table, full, filter: filter(&mut words)? }
+    } else if words.keyword("INDEX") || words.keyword("INDEXES") || words.keyword("KEYS") {
+        if !(words.keyword("FROM") || words.keyword("IN")) {
+            return Err(syntax_error(&words.rest()));
+        }
+        let (mut database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
+        if let Some(named) = from_database(&mut words) {
+            database = Some(named);
+        }
+        Show::Index { database, table, filter: filter(&mut words)? }
     } else if words.keyword("PROCESSLIST") {
         Show::Processlist { full }
     } else if words.keywords(&["BINARY", "LOGS"]) || words.keywords(&["MASTER", "LOGS"]) {

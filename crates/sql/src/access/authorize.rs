@@ -243,7 +243,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
             Show::Replicas { .. } | Show::ReplicaStatus { .. } => principal.require_any(&[Privilege::Super, Privilege::ReplicationClient]),
             Show::Tables { database, .. } => principal.require_database_access(&context.database(database.as_deref())?),
             Show::CreateTable { database, table } => principal.require_table_access("SHOW", &context.database(database.as_deref())?, table),
-            Show::Columns { database, table, .. } => {
+            Show::Columns { database, table, .. } | Show::Index { database, table, .. } => {
                 principal.require_table_access("SELECT", &context.database(database.as_deref())?, table)
             }
             // Filtered to what the account may see where they run.

@@ -37,6 +37,7 @@ fn where_condition(show: &Show) -> Option<&sqlparser::ast::Expr> {
         | Show::Databases { filter }
         | Show::Tables { filter, .. }
         | Show::Columns { filter, .. }
+        | Show::Index { filter, .. }
         | Show::TableStatus { filter, .. } => match filter {
             Filter::Where(condition) => Some(condition),
             _ => None,
@@ -273,6 +274,51 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             } else {
                 text_result(&["Field", "Type", "Null", "Key", "Default", "Extra"], rows)
             }
+        }
+        Show::Index { database, table, .. } => {
+            let database = context.database(database.as_deref())?;
+            let def = catalog.table(&database, table).map_err(engine_error)?;
+            let mut result = ResultSet::new(vec![
+                ColumnDefinition::varchar("Table"),
+                ColumnDefinition::bigint("Non_unique"),
+                ColumnDefinition::varchar("Key_name"),
+                ColumnDefinition::bigint("Seq_in_index"),
+                ColumnDefinition::varchar("Column_name"),
+                ColumnDefinition::varchar("Collation"),
+                ColumnDefinition::bigint("Cardinality"),
+                ColumnDefinition::bigint("Sub_part"),
+                ColumnDefinition::varchar("Packed"),
+                ColumnDefinition::varchar("Null"),
+                ColumnDefinition::varchar("Index_type"),
+                ColumnDefinition::varchar("Comment"),
+                ColumnDefinition::varchar("Index_comment"),
+                ColumnDefinition::varchar("Visible"),
+                ColumnDefinition::varchar("Expression"),
+            ]);
+            for (name, unique, positions) in crate::information_schema::table_indexes(&def) {
+                for (sequence, &position) in positions.iter().enumerate() {
+                    let column = &def.columns[position];
+                    result.push_row(vec![
+                        Wire::from(def.name.clone()),
+                        Wire::UInt(u64::from(!unique)),
+                        Wire::from(name.clone()),
+                        Wire::UInt(sequence as u64 + 1),
+                        Wire::from(column.name.clone()),
+                        Wire::from("A"),
+                        // No statistics are kept; MySQL shows 0 before ANALYZE TABLE.
+                        Wire::UInt(0),
+                        Wire::Null,
+                        Wire::Null,
+                        Wire::from(if column.nullable { "YES" } else { "" }),
+                        Wire::from("BTREE"),
+                        Wire::from(""),
+                        Wire::from(""),
+                        Wire::from("YES"),
+                        Wire::Null,
+                    ]);
+                }
+            }
+            result
         }
         Show::Processlist { full } => {
             let mut result = ResultSet::new(vec![

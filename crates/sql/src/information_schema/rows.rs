@@ -194,7 +194,8 @@ pub fn columns(visible: &Visible<'_>) -> Vec<Vec<Value>> {
 
 /// Each index with its columns: (name, unique, column positions); the
 /// primary key first, as `PRIMARY`.
-fn indexes(def: &TableDef) -> Vec<(String, bool, Vec<usize>)> {
+/// A table's indexes, PRIMARY first: name, unique, column positions.
+pub fn indexes(def: &TableDef) -> Vec<(String, bool, Vec<usize>)> {
     let mut indexes = Vec::new();
     if def.has_primary_key() {
         indexes.push(("PRIMARY".to_string(), true, def.primary_key.clone()));
