@@ -93,6 +93,7 @@ fn character_set_introducers_mark_literals() {
     assert_eq!(client.value("SELECT c FROM a.t WHERE id = 1"), "caf\u{e9}");
     let blob = query_bytes(&mut client, b"SELECT b FROM a.t WHERE id = 2").unwrap();
     assert_eq!(column_bytes(blob), vec![vec![0x00, 0xFF]]);
+    assert_eq!(client.value("SELECT CONCAT(HEX(b), ':', HEX(UNHEX('4d79')), ':', UNHEX('4D79')) FROM a.t WHERE id = 2"), "00FF:4D79:My");
     assert_eq!(client.value("SELECT COUNT(*) FROM a.t WHERE c = _latin1'x' OR b = _binary'ab'"), "2");
     client
         .query_rows("SET SQL_QUOTE_SHOW_CREATE=1/*!40102 ,SQL_MODE=concat(@@sql_mode, _utf8 ',NO_KEY_OPTIONS,NO_TABLE_OPTIONS,NO_FIELD_OPTIONS') */")

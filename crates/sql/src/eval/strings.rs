@@ -1,5 +1,6 @@
 //! String functions whose result can be longer than their arguments
-//! (REPEAT, CONCAT, CONCAT_WS, LPAD, RPAD, SPACE, INSERT, REPLACE), bounded
+//! (REPEAT, CONCAT, CONCAT_WS, LPAD, RPAD, SPACE, INSERT, REPLACE, HEX;
+//! UNHEX beside it), bounded
 //! as MySQL bounds them: a result longer than `max_allowed_packet` is NULL
 //! with warning 1301, and the length is known before anything is
 //! allocated, so one statement cannot build a gigabyte string.
@@ -22,6 +23,8 @@ pub fn call(name: &str, values: &[Value], environment: &dyn Environment) -> Opti
         ("RPAD", [value, length, pad]) => pad_text("RPAD", value, length, pad, Side::Right, environment),
         ("INSERT", [value, position, length, new]) => insert(value, position, length, new, environment),
         ("REPLACE", [value, from, to]) => replace(value, from, to, environment),
+        ("HEX", [value]) => hex(value, environment),
+        ("UNHEX", [value]) => Ok(unhex(value)),
         _ => return None,
     };
     Some(result)
@@ -51,6 +54,43 @@ fn integer(value: &Value) -> Option<i128> {
         Some(Number::Float(v)) => v.round() as i128,
         None => 0,
     })
+}
+
+/// HEX(str): two uppercase hex digits per byte; HEX(N): N as a BIGINT
+/// (two's complement when negative) in hex, as MySQL's CONV(N, 10, 16).
+fn hex(value: &Value, environment: &dyn Environment) -> SqlResult<Value> {
+    match value {
+        Value::Null => Ok(Value::Null),
+        Value::Bytes(bytes) => {
+            bounded("HEX", bytes.len() as u128 * 2, environment, || bytes.iter().flat_map(|b| format!("{b:02X}").into_bytes()).collect())
+        }
+        number => {
+            let n = integer(number).unwrap_or(0);
+            let bits = if n < 0 { n as i64 as u64 } else { n.min(i128::from(u64::MAX)) as u64 };
+            Ok(Value::Bytes(format!("{bits:X}").into_bytes()))
+        }
+    }
+}
+
+/// UNHEX(str): the bytes two hex digits each stand for (an odd count
+/// takes a leading 0); NULL when a character is not a hex digit.
+fn unhex(value: &Value) -> Value {
+    if value.is_null() {
+        return Value::Null;
+    }
+    let digits = to_text(value);
+    let nibble = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut bytes = Vec::with_capacity(digits.len().div_ceil(2));
+    let (head, rest) = digits.split_at(digits.len() % 2);
+    if let [c] = head {
+        let Some(low) = nibble(*c) else { return Value::Null };
+        bytes.push(low);
+    }
+    for pair in rest.chunks_exact(2) {
+        let (Some(high), Some(low)) = (nibble(pair[0]), nibble(pair[1])) else { return Value::Null };
+        bytes.push(high << 4 | low);
+    }
+    Value::Bytes(bytes)
 }
 
 fn repeat(value: &Value, count: &Value, environment: &dyn Environment) -> SqlResult<Value> {
@@ -227,12 +267,21 @@ mod tests {
             ("INSERT", vec![s("Quadratic"), Value::Int(-1), Value::Int(4), s("What")], "Quadratic"),
             ("INSERT", vec![s("Quadratic"), Value::Int(3), Value::Int(100), s("What")], "QuWhat"),
             ("REPLACE", vec![s("www.mysql.com"), s("w"), s("Ww")], "WwWwWw.mysql.com"),
+            ("HEX", vec![s("abc")], "616263"),
+            ("HEX", vec![Value::Bytes(vec![0x00, 0xFF])], "00FF"),
+            ("HEX", vec![Value::Int(255)], "FF"),
+            ("HEX", vec![Value::Int(-1)], "FFFFFFFFFFFFFFFF"),
+            ("HEX", vec![Value::Double(1.5)], "2"),
+            ("UNHEX", vec![s("4D7953514C")], "MySQL"),
+            ("UNHEX", vec![s("6")], "\u{6}"),
         ];
         for (name, args, expected) in cases {
             assert_eq!(run(name, args, 1 << 20), (Some(expected.to_string()), Vec::new()), "{name}{args:?}");
         }
         assert_eq!(run("LPAD", &[s("hi"), Value::Int(5), s("")], 1 << 20).0, None);
         assert_eq!(run("CONCAT", &[s("a"), Value::Null], 1 << 20).0, None);
+        assert_eq!(run("UNHEX", &[s("GG")], 1 << 20).0, None);
+        assert_eq!(run("HEX", &[Value::Null], 1 << 20).0, None);
     }
 
     #[test]
@@ -246,6 +295,7 @@ mod tests {
             ("SPACE", vec![Value::Int(11)]),
             ("INSERT", vec![s("abcdef"), Value::Int(2), Value::Int(1), s("123456")]),
             ("REPLACE", vec![s("aaaaa"), s("a"), s("xyz")]),
+            ("HEX", vec![s("abcdef")]),
         ];
         for (name, args) in over {
             let (value, warnings) = run(name, args, 10);
