@@ -41,7 +41,7 @@ type lagSample struct {
 }
 
 type consumer struct {
-	measureStart atomic.Int64 // unix ns; 0 until READY
+	measureStart atomic.Int64 // unix ns; 0 until READY; probes sent before it are not measured
 	firstProbe   atomic.Bool
 	lastProbeUs  atomic.Int64
 	perSecond    []atomic.Int64
@@ -197,7 +197,7 @@ func (c *consumer) read(ctx context.Context, streamer *replication.BinlogStreame
 			if sentUs > c.lastProbeUs.Load() {
 				c.lastProbeUs.Store(sentUs)
 			}
-			if second >= 0 {
+			if start := c.measureStart.Load(); start != 0 && sentUs >= start/1000 {
 				c.mu.Lock()
 				c.lags = append(c.lags, lagSample{second, max(0, receivedUs-sentUs)})
 				c.mu.Unlock()

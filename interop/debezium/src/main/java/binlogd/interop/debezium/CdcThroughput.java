@@ -51,6 +51,8 @@ public final class CdcThroughput {
     private final AtomicLong firstProbeSeen = new AtomicLong(-1);
     private final AtomicLong lastProbeReceived = new AtomicLong(-1);
     private volatile long measureStart = Long.MAX_VALUE;
+    /** Wall-clock µs of the window's start: probes sent before it are not measured. */
+    private volatile long measureStartMicros = Long.MAX_VALUE;
     private volatile Throwable failure;
 
     private CdcThroughput(int seconds) {
@@ -106,6 +108,7 @@ public final class CdcThroughput {
             System.out.println("READY");
             System.out.flush();
             measureStart = System.nanoTime();
+            measureStartMicros = nowMicros();
             long measureEnd = measureStart + TimeUnit.SECONDS.toNanos(seconds);
             while (System.nanoTime() < measureEnd) {
                 check(Long.MAX_VALUE, "");
@@ -182,7 +185,7 @@ public final class CdcThroughput {
             long received = nowMicros();
             firstProbeSeen.compareAndSet(-1, received);
             lastProbeReceived.accumulateAndGet(sent, Math::max);
-            if (now >= measureStart) {
+            if (sent >= measureStartMicros) {
                 int second = (int) TimeUnit.NANOSECONDS.toSeconds(now - measureStart);
                 lags.add(new long[] {second, Math.max(0, received - sent)});
             }
