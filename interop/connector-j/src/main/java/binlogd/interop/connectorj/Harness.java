@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import binlogd.interop.common.Binlogd;
+import binlogd.interop.common.Checks;
+
 /**
  * MySQL Connector/J against binlogd, as JDBC applications, ORMs and
  * migration tools use it: a login with the driver's defaults and one with
@@ -28,15 +31,14 @@ public final class Harness {
     public static void main(String[] args) throws Exception {
         Checks checks = new Checks();
         long started = System.nanoTime();
-        try (Binlogd server = new Binlogd(System.getProperty("binlogd"))) {
+        try (Binlogd server = new Binlogd(System.getProperty("binlogd"), "connector-j")) {
             run(server, checks);
         } catch (Throwable error) {
             error.printStackTrace(System.out);
             checks.check("the harness ran to its end", false, error.toString());
         }
         System.out.printf("connector-j harness: %.1f s%n", (System.nanoTime() - started) / 1e9);
-        System.out.println(checks.passed + " passed, " + checks.failed + " failed");
-        System.exit(checks.failed == 0 && checks.passed > 0 ? 0 : 1);
+        checks.finish();
     }
 
     interface Step {

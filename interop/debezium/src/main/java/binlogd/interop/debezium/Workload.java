@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import binlogd.interop.common.Binlogd;
+
 /**
  * Runs transactions on binlogd and records, for each, the change events
  * Debezium must emit for it and the GTID the server gave it (the last

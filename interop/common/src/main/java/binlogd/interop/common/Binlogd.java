@@ -1,4 +1,4 @@
-package binlogd.interop.connectorj;
+package binlogd.interop.common;
 
 import java.io.File;
 import java.io.IOException;
@@ -15,21 +15,25 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A `binlogd serve` process on 127.0.0.1 with its own data directory,
- * stopped by PID (SIGTERM).
+ * A `binlogd serve` process on 127.0.0.1 with its own data directory, for
+ * every harness under interop/ (each adds this directory to its sources).
+ * The port is fixed for the object's life so that a restarted server is
+ * where a connector reconnects; stopped by PID (SIGTERM, or SIGKILL for a
+ * crash).
  */
-final class Binlogd implements AutoCloseable {
+public final class Binlogd implements AutoCloseable {
     private final String binary;
     private final Path dir;
     private final Path datadir;
     private final Path log;
-    final int port;
+    public final int port;
     private Process process;
     private int readyLines;
 
-    Binlogd(String binary) throws IOException {
+    /** Starts the server; `harness` names its temporary directory. */
+    public Binlogd(String binary, String harness) throws IOException {
         this.binary = binary;
-        this.dir = Files.createTempDirectory("binlogd-connector-j");
+        this.dir = Files.createTempDirectory("binlogd-" + harness);
         this.datadir = dir.resolve("data");
         this.log = dir.resolve("server.log");
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -38,7 +42,7 @@ final class Binlogd implements AutoCloseable {
         start();
     }
 
-    void start() throws IOException {
+    public void start() throws IOException {
         ProcessBuilder builder = new ProcessBuilder(binary, "serve", "--datadir", datadir.toString(), "--port",
                 Integer.toString(port), "--bind=127.0.0.1");
         builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
@@ -60,7 +64,7 @@ final class Binlogd implements AutoCloseable {
     }
 
     /** SIGTERM, as an operator's restart: the server closes connections and the binlog. */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("binlogd did not stop on SIGTERM");
@@ -68,26 +72,27 @@ final class Binlogd implements AutoCloseable {
     }
 
     /** SIGKILL: a crash, nothing flushed beyond what was made durable. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
-    Connection connect() throws SQLException {
-        return connect("user=root&password=");
+    /** A root connection that may send several statements in one query. */
+    public Connection connect() throws SQLException {
+        return connect("user=root&password=&allowPublicKeyRetrieval=true&allowMultiQueries=true");
     }
 
     /** A connection with Connector/J's defaults but for the given URL properties. */
-    Connection connect(String properties) throws SQLException {
+    public Connection connect(String properties) throws SQLException {
         return connectTo("", properties);
     }
 
-    Connection connectTo(String database, String properties) throws SQLException {
+    public Connection connectTo(String database, String properties) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/" + database + "?" + properties);
     }
 
     /** Runs statements on a fresh connection. */
-    void execute(String... statements) throws SQLException {
+    public void execute(String... statements) throws SQLException {
         try (Connection connection = connect(); Statement statement = connection.createStatement()) {
             for (String sql : statements) {
                 statement.execute(sql);
@@ -96,7 +101,7 @@ final class Binlogd implements AutoCloseable {
     }
 
     /** The first column of every row. */
-    List<String> column(String query) throws SQLException {
+    public List<String> column(String query) throws SQLException {
         List<String> values = new ArrayList<>();
         try (Connection connection = connect(); Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery(query)) {
@@ -107,11 +112,11 @@ final class Binlogd implements AutoCloseable {
         return values;
     }
 
-    String scalar(String query) throws SQLException {
+    public String scalar(String query) throws SQLException {
         return column(query).get(0);
     }
 
-    String logText() {
+    public String logText() {
         try {
             return Files.readString(log);
         } catch (IOException e) {
@@ -137,7 +142,7 @@ final class Binlogd implements AutoCloseable {
         file.delete();
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
