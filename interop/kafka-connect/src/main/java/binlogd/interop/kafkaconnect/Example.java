@@ -25,6 +25,13 @@ public final class Example {
     public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory("binlogd-kafka-example");
         try (Binlogd server = new Binlogd(System.getProperty("binlogd"), "kafka-example")) {
+            // A table to start with, which the connector's snapshot reads.
+            // It also gives the server a GTID: with an empty gtid_executed
+            // (a server that never committed anything, MySQL's or binlogd's)
+            // Debezium 3.6.1's binlog client fails its first dump request
+            // (setGtidSet("") leaves its GTID set null).
+            server.execute("CREATE DATABASE shop", "CREATE TABLE shop.items (id INT NOT NULL PRIMARY KEY, name VARCHAR(40))",
+                    "INSERT INTO shop.items VALUES (1, 'pen'), (2, 'ink')");
             KafkaBroker broker = new KafkaBroker(Files.createDirectory(dir.resolve("kafka")));
             broker.start();
             ConnectWorker worker = new ConnectWorker(Files.createDirectory(dir.resolve("connect")), broker.bootstrap());
@@ -41,8 +48,9 @@ public final class Example {
                 System.out.println("Connect REST  curl http://127.0.0.1:" + worker.restPort + "/connectors/" + Harness.CONNECTOR
                         + "/status");
                 System.out.println();
-                System.out.println("Create a table with a primary key and change rows; each change is printed below");
-                System.out.println("as topic, partition, offset, key and value. Ctrl-C stops binlogd, Kafka and Connect.");
+                System.out.println("Change rows of shop.items, or of any table with a primary key; each change is");
+                System.out.println("printed below as topic, partition, offset, key and value (JSON), after the");
+                System.out.println("snapshot of shop.items. Ctrl-C stops binlogd, Kafka and Connect.");
                 System.out.println();
                 tail(broker.bootstrap());
             } finally {
