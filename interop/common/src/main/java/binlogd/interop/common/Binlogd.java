@@ -47,7 +47,10 @@ public final class Binlogd implements AutoCloseable {
                 Integer.toString(port), "--bind=127.0.0.1");
         builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        process = builder.start();
+        Process started = builder.start();
+        // Should the harness itself be stopped, its server goes with it.
+        Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly));
+        process = started;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             String text = Files.exists(log) ? Files.readString(log) : "";

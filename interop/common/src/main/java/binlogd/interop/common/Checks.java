@@ -28,7 +28,11 @@ public final class Checks {
             java.util.Set<Object> keys = new java.util.LinkedHashSet<>(want.keySet());
             keys.addAll(got.keySet());
             for (Object key : keys) {
-                if (!Objects.equals(want.get(key), got.get(key))) {
+                if (want.get(key) instanceof java.util.List<?> wantList && got.get(key) instanceof java.util.List<?> gotList) {
+                    if (!wantList.equals(gotList)) {
+                        text.append("\n     ").append(key).append(": ").append(listDifference(wantList, gotList));
+                    }
+                } else if (!Objects.equals(want.get(key), got.get(key))) {
                     text.append("\n     ").append(key).append(": expected ").append(abbreviate(String.valueOf(want.get(key))))
                             .append(", got ").append(abbreviate(String.valueOf(got.get(key))));
                 }
@@ -36,6 +40,16 @@ public final class Checks {
             return text.toString();
         }
         return "expected " + abbreviate(String.valueOf(expected)) + "\n     got      " + abbreviate(String.valueOf(actual));
+    }
+
+    /** Where two lists part: the first differing element of each, and their sizes. */
+    static String listDifference(java.util.List<?> want, java.util.List<?> got) {
+        int i = 0;
+        while (i < want.size() && i < got.size() && Objects.equals(want.get(i), got.get(i))) {
+            i++;
+        }
+        return "from element " + i + " of " + want.size() + " expected " + abbreviate(String.valueOf(i < want.size() ? want.get(i) : "(end)"))
+                + "\n       but " + got.size() + " elements, element " + i + " " + abbreviate(String.valueOf(i < got.size() ? got.get(i) : "(end)"));
     }
 
     /** Long values (a large transaction's rows) cut to what a verdict line can show. */

@@ -40,7 +40,10 @@ final class ChildJvm {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        process = builder.start();
+        Process started = builder.start();
+        // Should the harness itself be stopped, its servers go with it.
+        Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly));
+        process = started;
     }
 
     /** Runs to its end (a tool such as the storage formatter); its exit status. */
