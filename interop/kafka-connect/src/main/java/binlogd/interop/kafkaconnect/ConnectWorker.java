@@ -22,7 +22,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * REST API listens on 127.0.0.1; the Debezium connector is on its classpath.
  */
 final class ConnectWorker {
+    static final String CONFIGS_TOPIC = "binlogd-connect-configs";
     static final String OFFSETS_TOPIC = "binlogd-connect-offsets";
+    static final String STATUS_TOPIC = "binlogd-connect-status";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -45,9 +47,9 @@ final class ConnectWorker {
                 "value.converter=org.apache.kafka.connect.json.JsonConverter",
                 "key.converter.schemas.enable=false",
                 "value.converter.schemas.enable=false",
-                "config.storage.topic=binlogd-connect-configs",
+                "config.storage.topic=" + CONFIGS_TOPIC,
                 "offset.storage.topic=" + OFFSETS_TOPIC,
-                "status.storage.topic=binlogd-connect-status",
+                "status.storage.topic=" + STATUS_TOPIC,
                 "config.storage.replication.factor=1",
                 "offset.storage.replication.factor=1",
                 "status.storage.replication.factor=1",

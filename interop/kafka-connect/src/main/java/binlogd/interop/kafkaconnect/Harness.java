@@ -28,6 +28,7 @@ public final class Harness {
     static final String CONNECTOR = "binlogd-cdc";
     static final String PREFIX = "bd";
     static final String TOPIC_PREFIX = PREFIX + ".cdc.";
+    static final String SCHEMA_HISTORY_TOPIC = "binlogd-schema-history";
     static final Set<String> TABLE_TOPICS = Set.of(TOPIC_PREFIX + "accounts", TOPIC_PREFIX + "orders");
 
     public static void main(String[] args) throws Exception {
@@ -82,6 +83,17 @@ public final class Harness {
                 compare(topics, workload, checks, "after a restart of binlogd");
 
                 worker.stop();
+                checks.check("a stopped Connect worker's state is in Kafka: its configs, offsets and statuses, and the"
+                        + " connector's schema history", topics.names("").containsAll(List.of(ConnectWorker.CONFIGS_TOPIC,
+                                ConnectWorker.OFFSETS_TOPIC, ConnectWorker.STATUS_TOPIC, SCHEMA_HISTORY_TOPIC)),
+                        topics.names("").toString());
+                // Debezium's offset names the transactions before the one
+                // its last record came from; on restart it reads that one
+                // again and skips the events it had sent.
+                String executed = server.scalar("SELECT @@global.gtid_executed").replace("\n", "");
+                checks.equal("a cleanly stopped Connect worker committed the connector's offset: every GTID binlogd executed but"
+                        + " the last, the transaction of its last record", executed.substring(0, executed.lastIndexOf('-') + 1)
+                                + (Long.parseLong(executed.substring(executed.lastIndexOf('-') + 1)) - 1), topics.lastOffset(CONNECTOR).path("gtids").asText());
                 workload.begin().update("accounts", 2, "balance", 77L).commit();
                 workload.begin().insert("accounts", "id", 6, "owner", "written while the worker was down", "balance", 6L)
                         .commit();
@@ -119,7 +131,7 @@ public final class Harness {
         config.put("database.include.list", "cdc");
         config.put("snapshot.mode", "initial");
         config.put("schema.history.internal.kafka.bootstrap.servers", bootstrap);
-        config.put("schema.history.internal.kafka.topic", "binlogd-schema-history");
+        config.put("schema.history.internal.kafka.topic", SCHEMA_HISTORY_TOPIC);
         config.put("connect.keep.alive.interval.ms", "5000");
         // binlogd's restart is a retriable error: the task reconnects.
         config.put("errors.max.retries", "-1");

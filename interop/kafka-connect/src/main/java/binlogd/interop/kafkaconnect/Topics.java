@@ -9,6 +9,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
+
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,6 +32,8 @@ final class Topics {
     record Message(String topic, int partition, long offset, String key, String value) {
     }
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final KafkaBroker broker;
 
     Topics(KafkaBroker broker) {
@@ -44,6 +51,22 @@ final class Topics {
             }
             return names;
         }
+    }
+
+    /**
+     * The connector's newest committed source offset in Connect's offsets
+     * topic (key `["connector",{"server":...}]`, value Debezium's offset:
+     * binlog file, position, `gtids`); a missing node if none.
+     */
+    JsonNode lastOffset(String connector) throws JsonProcessingException {
+        JsonNode last = MissingNode.getInstance();
+        for (Message message : readAll(Set.of(ConnectWorker.OFFSETS_TOPIC))) {
+            JsonNode key = JSON.readTree(message.key());
+            if (key.path(0).asText().equals(connector) && message.value() != null) {
+                last = JSON.readTree(message.value());
+            }
+        }
+        return last;
     }
 
     /** Every record of `topics` up to each partition's end now, in partition then offset order. */
