@@ -38,10 +38,8 @@ use hdrhistogram::Histogram;
 use parking_lot::{Condvar, Mutex};
 use serde::Serialize;
 
-use super::common::{
-    create_dir_with_ancestors, new_latency_histogram, random_bytes, ratio, remove_created_dirs, ReportArgs, LATENCY_US_MAX,
-};
-use super::compression::{self, CompressionArgs, Measured, Ratios};
+use super::common::{create_dir_with_ancestors, new_latency_histogram, random_bytes, remove_created_dirs, ReportArgs, LATENCY_US_MAX};
+use super::compression::{self, CompressionArgs, Measured, Ratios, RunCompression};
 use super::report::{self, Bar, Table};
 
 /// Most sessions (threads) one run may start.
@@ -156,24 +154,14 @@ pub struct RunResult {
     pub groups: u64,
     /// `None` when no fsync was issued (`sync_binlog = 0`).
     pub commits_per_fsync: Option<f64>,
-    /// `binlog_transaction_compression` of the run.
-    pub binlog_transaction_compression: bool,
-    /// `binlog_transaction_compression_level_zstd` when ON.
-    pub binlog_transaction_compression_level_zstd: Option<i32>,
-    /// What the binlog files grew by during the run, per commit.
-    pub binlog_bytes_per_transaction: f64,
-    /// This process's CPU time (every thread, user and system) during the
-    /// run, per commit.
-    pub cpu_us_per_transaction: f64,
+    /// Compression's setting, and the binlog bytes and CPU per commit.
+    #[serde(flatten)]
+    pub compression: RunCompression,
 }
 
 impl RunResult {
     fn measured(&self) -> Measured {
-        Measured {
-            transactions_per_sec: self.commits_per_sec,
-            binlog_bytes_per_transaction: self.binlog_bytes_per_transaction,
-            cpu_us_per_transaction: self.cpu_us_per_transaction,
-        }
+        self.compression.measured(self.commits_per_sec)
     }
 }
 
@@ -281,7 +269,7 @@ fn sessions_label(sessions: u32) -> String {
 /// A run's bar label: its sessions, and its compression when both settings ran.
 fn run_label(result: &RunResult, args: &CommitBenchArgs) -> String {
     if args.compression.settings().len() > 1 {
-        format!("{}, zstd {}", sessions_label(result.sessions), compression::on_off(result.binlog_transaction_compression))
+        format!("{}, zstd {}", sessions_label(result.sessions), compression::on_off(result.compression.binlog_transaction_compression))
     } else {
         sessions_label(result.sessions)
     }
@@ -304,7 +292,7 @@ fn speedups(results: &[RunResult], args: &CommitBenchArgs) -> Vec<Option<f64>> {
 
 /// ON against OFF, multi-session runs, when both ran.
 fn compression_ratios(results: &[RunResult], args: &CommitBenchArgs) -> Option<Ratios> {
-    let multi = |on: bool| results.iter().find(|r| r.sessions == args.sessions && r.binlog_transaction_compression == on);
+    let multi = |on: bool| results.iter().find(|r| r.sessions == args.sessions && r.compression.binlog_transaction_compression == on);
     let (off, on) = (multi(false)?, multi(true)?);
     Some(Ratios::of(&off.measured(), &on.measured()))
 }
@@ -340,7 +328,7 @@ fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), St
     for result in results {
         table.push_row(vec![
             result.sessions.to_string(),
-            match result.binlog_transaction_compression_level_zstd {
+            match result.compression.binlog_transaction_compression_level_zstd {
                 Some(level) => format!("zstd {level}"),
                 None => "OFF".to_string(),
             },
@@ -352,8 +340,8 @@ fn print_results(args: &CommitBenchArgs, results: &[RunResult]) -> Result<(), St
             result.latency_us_max.to_string(),
             result.fsyncs.to_string(),
             result.commits_per_fsync.map_or_else(|| "-".to_string(), |c| format!("{c:.1}")),
-            format!("{:.1}", result.binlog_bytes_per_transaction),
-            format!("{:.1}", result.cpu_us_per_transaction),
+            format!("{:.1}", result.compression.binlog_bytes_per_transaction),
+            format!("{:.1}", result.compression.cpu_us_per_transaction),
         ]);
     }
     print!("{}", table.render());
@@ -412,10 +400,10 @@ fn write_csv(path: &Path, results: &[RunResult]) -> Result<(), String> {
                 r.fsyncs.to_string(),
                 r.groups.to_string(),
                 r.commits_per_fsync.map_or_else(String::new, |c| format!("{c:.3}")),
-                compression::on_off(r.binlog_transaction_compression).to_string(),
-                r.binlog_transaction_compression_level_zstd.map_or_else(String::new, |level| level.to_string()),
-                format!("{:.1}", r.binlog_bytes_per_transaction),
-                format!("{:.2}", r.cpu_us_per_transaction),
+                compression::on_off(r.compression.binlog_transaction_compression).to_string(),
+                r.compression.binlog_transaction_compression_level_zstd.map_or_else(String::new, |level| level.to_string()),
+                format!("{:.1}", r.compression.binlog_bytes_per_transaction),
+                format!("{:.2}", r.compression.cpu_us_per_transaction),
             ]
         })
         .collect();
@@ -541,10 +529,7 @@ fn measure(log: &BinaryLog, dir: &Path, sessions: u32, level_zstd: Option<i32>, 
         fsyncs,
         groups,
         commits_per_fsync: (fsyncs > 0).then(|| commits as f64 / fsyncs as f64),
-        binlog_transaction_compression: level_zstd.is_some(),
-        binlog_transaction_compression_level_zstd: level_zstd,
-        binlog_bytes_per_transaction: compression::per_transaction(binlog_bytes, commits),
-        cpu_us_per_transaction: ratio(cpu_seconds.max(0.0) * 1e6, commits as f64),
+        compression: RunCompression::of_run(level_zstd, binlog_bytes, cpu_seconds, commits),
     })
 }
 
@@ -842,18 +827,24 @@ mod tests {
         let off = run_once(&dir.path().join("off"), 2, false, &args).unwrap();
         let on = run_once(&dir.path().join("on"), 2, true, &args).unwrap();
         assert_eq!((payload_events(&dir.path().join("off")), payload_events(&dir.path().join("on"))), (0, 20));
-        assert_eq!((off.binlog_transaction_compression_level_zstd, on.binlog_transaction_compression_level_zstd), (None, Some(3)));
+        assert_eq!(
+            (off.compression.binlog_transaction_compression_level_zstd, on.compression.binlog_transaction_compression_level_zstd),
+            (None, Some(3))
+        );
         assert!(
-            on.binlog_bytes_per_transaction > 0.0 && on.binlog_bytes_per_transaction * 2.0 < off.binlog_bytes_per_transaction,
+            on.compression.binlog_bytes_per_transaction > 0.0
+                && on.compression.binlog_bytes_per_transaction * 2.0 < off.compression.binlog_bytes_per_transaction,
             "{} vs {} bytes/trx",
-            on.binlog_bytes_per_transaction,
-            off.binlog_bytes_per_transaction
+            on.compression.binlog_bytes_per_transaction,
+            off.compression.binlog_bytes_per_transaction
         );
         // 40 rows of ~60 bytes each, and the events around them.
-        assert!(off.binlog_bytes_per_transaction > 40.0 * 60.0, "{}", off.binlog_bytes_per_transaction);
+        assert!(off.compression.binlog_bytes_per_transaction > 40.0 * 60.0, "{}", off.compression.binlog_bytes_per_transaction);
         // The process's CPU counters tick every 10 ms: a run this short can
         // read zero, never less.
-        assert!([off.cpu_us_per_transaction, on.cpu_us_per_transaction].iter().all(|cpu| cpu.is_finite() && *cpu >= 0.0));
+        assert!([off.compression.cpu_us_per_transaction, on.compression.cpu_us_per_transaction]
+            .iter()
+            .all(|cpu| cpu.is_finite() && *cpu >= 0.0));
         let ratios = compression_ratios(&[off, on], &args).unwrap();
         assert!(ratios.off_over_on_binlog_bytes > 2.0, "{ratios:?}");
 

@@ -86,6 +86,43 @@ pub fn process_cpu_seconds() -> Result<f64, String> {
     process_cpu::cpu_seconds(std::process::id())
 }
 
+/// What a `bench commit` or `bench engine` run reports of compression:
+/// its setting, and what the binlog and the CPU spent per transaction.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunCompression {
+    /// `binlog_transaction_compression` of the run.
+    pub binlog_transaction_compression: bool,
+    /// `binlog_transaction_compression_level_zstd` when ON.
+    pub binlog_transaction_compression_level_zstd: Option<i32>,
+    /// What the binlog files grew by during the run, per transaction.
+    pub binlog_bytes_per_transaction: f64,
+    /// This process's CPU time (every thread, user and system) during the
+    /// run, per transaction.
+    pub cpu_us_per_transaction: f64,
+}
+
+impl RunCompression {
+    /// A run at `level_zstd` (`None`: OFF) whose binlog grew by
+    /// `binlog_bytes` and which took `cpu_seconds` for `transactions`.
+    pub fn of_run(level_zstd: Option<i32>, binlog_bytes: u64, cpu_seconds: f64, transactions: u64) -> RunCompression {
+        RunCompression {
+            binlog_transaction_compression: level_zstd.is_some(),
+            binlog_transaction_compression_level_zstd: level_zstd,
+            binlog_bytes_per_transaction: per_transaction(binlog_bytes, transactions),
+            cpu_us_per_transaction: ratio(cpu_seconds.max(0.0) * 1e6, transactions as f64),
+        }
+    }
+
+    /// What the ON/OFF ratios compare, at the run's `transactions_per_sec`.
+    pub fn measured(&self, transactions_per_sec: f64) -> Measured {
+        Measured {
+            transactions_per_sec,
+            binlog_bytes_per_transaction: self.binlog_bytes_per_transaction,
+            cpu_us_per_transaction: self.cpu_us_per_transaction,
+        }
+    }
+}
+
 /// What a run measured that compression changes.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured {

@@ -50,8 +50,8 @@ use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig, Dat
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::common::{median, new_latency_histogram, parse_on_off, ratio, RunDirs, LATENCY_US_MAX};
-use super::compression::{self, CompressionArgs, Measured, Ratios};
+use super::common::{median, new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
+use super::compression::{self, CompressionArgs, Measured, Ratios, RunCompression};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -183,26 +183,16 @@ pub struct RunResult {
     pub binlog_fsyncs_per_sec: f64,
     /// Redo and binlog fdatasyncs together, per transaction.
     pub fsyncs_per_transaction: f64,
-    /// `binlog_transaction_compression` of the run.
-    pub binlog_transaction_compression: bool,
-    /// `binlog_transaction_compression_level_zstd` when ON.
-    pub binlog_transaction_compression_level_zstd: Option<i32>,
-    /// What the binlog files grew by from the start to the last commit
-    /// written, per transaction committed (the sessions finishing after
-    /// the deadline included).
-    pub binlog_bytes_per_transaction: f64,
-    /// This process's CPU time (every thread) over the same span, per
-    /// transaction.
-    pub cpu_us_per_transaction: f64,
+    /// Compression's setting, and the binlog bytes and CPU per
+    /// transaction, from the start to the last commit written (the
+    /// sessions finishing after the deadline included).
+    #[serde(flatten)]
+    pub compression: RunCompression,
 }
 
 impl RunResult {
     fn measured(&self) -> Measured {
-        Measured {
-            transactions_per_sec: self.tps,
-            binlog_bytes_per_transaction: self.binlog_bytes_per_transaction,
-            cpu_us_per_transaction: self.cpu_us_per_transaction,
-        }
+        self.compression.measured(self.tps)
     }
 }
 
@@ -243,14 +233,17 @@ pub fn run(args: &EngineBenchArgs) -> Result<(), String> {
     let multi_session = outcome?;
     finished?;
     for on in args.compression.settings() {
-        let of_mode = |name: &str| multi_session.iter().find(|r| r.binlog_storage_engine == name && r.binlog_transaction_compression == on);
+        let of_mode = |name: &str| {
+            multi_session.iter().find(|r| r.binlog_storage_engine == name && r.compression.binlog_transaction_compression == on)
+        };
         if let (Some(file), Some(engine)) = (of_mode("file"), of_mode("engine")) {
             print_comparison(args, file, engine)?;
         }
     }
     for mode in &modes {
-        let of_setting =
-            |on: bool| multi_session.iter().find(|r| r.binlog_storage_engine == mode_name(*mode) && r.binlog_transaction_compression == on);
+        let of_setting = |on: bool| {
+            multi_session.iter().find(|r| r.binlog_storage_engine == mode_name(*mode) && r.compression.binlog_transaction_compression == on)
+        };
         if let (Some(off), Some(on)) = (of_setting(false), of_setting(true)) {
             print_compression(args, off, on)?;
         }
@@ -414,14 +407,14 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
             format!("{:.0}", result.redo_fsyncs_per_sec),
             format!("{:.0}", result.binlog_fsyncs_per_sec),
             format!("{:.3}", result.fsyncs_per_transaction),
-            format!("{:.1}", result.binlog_bytes_per_transaction),
-            format!("{:.1}", result.cpu_us_per_transaction),
+            format!("{:.1}", result.compression.binlog_bytes_per_transaction),
+            format!("{:.1}", result.compression.cpu_us_per_transaction),
         ]);
     }
     println!(
         "binlog_storage_engine={} binlog_transaction_compression={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
         mode_name(args.binlog_storage_engine[0]),
-        match multi.binlog_transaction_compression_level_zstd {
+        match multi.compression.binlog_transaction_compression_level_zstd {
             Some(level) => format!("ON (zstd level {level})"),
             None => "OFF".to_string(),
         },
@@ -736,10 +729,7 @@ fn measure(
         redo_fsyncs_per_sec: per_second(redo_fsyncs),
         binlog_fsyncs_per_sec: per_second(binlog_fsyncs),
         fsyncs_per_transaction: if transactions > 0 { (redo_fsyncs + binlog_fsyncs) as f64 / transactions as f64 } else { 0.0 },
-        binlog_transaction_compression: level_zstd.is_some(),
-        binlog_transaction_compression_level_zstd: level_zstd,
-        binlog_bytes_per_transaction: compression::per_transaction(binlog_bytes, transactions_all),
-        cpu_us_per_transaction: ratio(cpu_seconds.max(0.0) * 1e6, transactions_all as f64),
+        compression: RunCompression::of_run(level_zstd, binlog_bytes, cpu_seconds, transactions_all),
     })
 }
 

@@ -4,14 +4,17 @@
 use std::io;
 use std::path::PathBuf;
 
+use binlog_format::DecodeError;
 use thiserror::Error;
+
+use crate::file_reader::ReadError;
 
 #[derive(Debug, Error)]
 pub enum BinlogError {
     #[error("binary log I/O error during {operation} on {path}: {source}")]
     Io { operation: &'static str, path: PathBuf, source: io::Error },
     #[error("binary log corruption in {file} at offset {offset}: {reason}")]
-    Corruption { file: String, offset: u64, reason: String },
+    Corruption { file: String, offset: u64, kind: CorruptionKind, reason: String },
     /// ER_TRANS_CACHE_FULL.
     #[error("Multi-statement transaction required more than 'max_binlog_cache_size' bytes of storage; increase this mysqld variable and try again")]
     CacheFull { max_binlog_cache_size: u64 },
@@ -30,6 +33,38 @@ pub enum BinlogError {
     SourceLogUnavailable(String),
     #[error("binary log is closed")]
     Closed,
+}
+
+/// What a [`BinlogError::Corruption`] found, for callers that answer each
+/// differently (a dump's 1236 message names it in MySQL's words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CorruptionKind {
+    /// The file ends inside an event.
+    Truncated,
+    /// An event's CRC32 does not match its bytes.
+    Checksum,
+    /// Anything else: bytes that are not a valid event, a bad preamble or
+    /// index, a file missing.
+    Malformed,
+}
+
+impl CorruptionKind {
+    /// The kind of a file reader's error.
+    pub fn of_read(error: &ReadError) -> CorruptionKind {
+        match error {
+            ReadError::Truncated { .. } => CorruptionKind::Truncated,
+            ReadError::Corrupt { error, .. } => CorruptionKind::of_decode(error),
+            ReadError::Io(_) => CorruptionKind::Malformed,
+        }
+    }
+
+    /// The kind of an event decoder's error.
+    pub fn of_decode(error: &DecodeError) -> CorruptionKind {
+        match error {
+            DecodeError::BadChecksum { .. } => CorruptionKind::Checksum,
+            _ => CorruptionKind::Malformed,
+        }
+    }
 }
 
 impl BinlogError {

@@ -5,7 +5,7 @@
 //! synced, so after a crash the index is either the old or the new list.
 
 use crate::crash_points::{self, CrashPoints};
-use crate::error::{BinlogError, Result};
+use crate::error::{BinlogError, CorruptionKind, Result};
 use crate::options::Options;
 use storage::Storage;
 
@@ -31,6 +31,7 @@ pub fn load(storage: &dyn Storage, options: &Options) -> Result<Vec<String>> {
     let text = String::from_utf8(bytes).map_err(|_| BinlogError::Corruption {
         file: index.display().to_string(),
         offset: 0,
+        kind: CorruptionKind::Malformed,
         reason: "index is not UTF-8 text".into(),
     })?;
     let mut names = Vec::new();
@@ -43,6 +44,7 @@ pub fn load(storage: &dyn Storage, options: &Options) -> Result<Vec<String>> {
             return Err(BinlogError::Corruption {
                 file: index.display().to_string(),
                 offset: line_number as u64,
+                kind: CorruptionKind::Malformed,
                 reason: format!("line {} names {name:?}, not a {}.NNNNNN file", line_number + 1, options.basename),
             });
         }

@@ -31,7 +31,7 @@ pub mod visible_end;
 
 pub use cache::TransactionCache;
 pub use crash_points::CrashPoints;
-pub use error::{BinlogError, Result};
+pub use error::{BinlogError, CorruptionKind, Result};
 pub use group_commit::{BatchCommit, BehindTransaction, CommitHook, CommitInfo};
 pub use gtid_owners::{CommitOutcome, GivenGtid, GtidOwners, OwnedGtid, Ownership};
 pub use log::BinaryLog;

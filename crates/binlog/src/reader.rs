@@ -11,8 +11,9 @@ use binlog_format::constants::{EventType, EVENT_SIZE_OFFSET};
 use binlog_format::events::{Event, GtidEvent};
 use binlog_format::gtid_set::GtidSet;
 use binlog_format::header::EventHeader;
+use binlog_format::DecodeError;
 
-use crate::error::{BinlogError, Result};
+use crate::error::{BinlogError, CorruptionKind, Result};
 use crate::file_reader::{EventRun, FileEventReader, ReadError};
 use crate::log::{BinaryLog, VisibleEnd};
 use crate::recovery::read_preamble;
@@ -264,12 +265,17 @@ impl LogReader {
             if let Some(skip) = &self.skip {
                 if GtidEvent::is_gtid_type(span.header.event_type) {
                     let bytes = self.reader.buffered(&span);
-                    let corruption = |reason: String| BinlogError::Corruption { file: self.file_name.clone(), offset: span.offset, reason };
-                    let raw = binlog_format::frame::RawEvent::parse(bytes, span.has_checksum).map_err(|e| corruption(e.to_string()))?;
-                    let gtid = GtidEvent::decode_body_of_type(raw.header.event_type, raw.body).map_err(|e| corruption(e.to_string()))?;
+                    let corruption =
+                        |kind, reason: String| BinlogError::Corruption { file: self.file_name.clone(), offset: span.offset, kind, reason };
+                    let decode = |e: DecodeError| corruption(CorruptionKind::of_decode(&e), e.to_string());
+                    let raw = binlog_format::frame::RawEvent::parse(bytes, span.has_checksum).map_err(decode)?;
+                    let gtid = GtidEvent::decode_body_of_type(raw.header.event_type, raw.body).map_err(decode)?;
                     if skip.contains(&gtid.gtid) {
                         if gtid.transaction_length == 0 {
-                            return Err(corruption("cannot skip a transaction without transaction_length".into()));
+                            return Err(corruption(
+                                CorruptionKind::Malformed,
+                                "cannot skip a transaction without transaction_length".into(),
+                            ));
                         }
                         self.reader.seek(span.offset + gtid.transaction_length);
                         continue;
@@ -280,8 +286,8 @@ impl LogReader {
         }
     }
 
-    fn corruption(&self, offset: u64, reason: String) -> BinlogError {
-        BinlogError::Corruption { file: self.file_name.clone(), offset, reason }
+    fn corruption(&self, offset: u64, error: &ReadError) -> BinlogError {
+        BinlogError::Corruption { file: self.file_name.clone(), offset, kind: CorruptionKind::of_read(error), reason: error.to_string() }
     }
 
     /// The next event of the log. Reads everything visible before it
@@ -373,9 +379,7 @@ impl LogReader {
             }
             Ok(None) => Ok(None),
             Err(ReadError::Io(e)) => Err(BinlogError::io("read", &self.file_name, e)),
-            Err(error @ (ReadError::Truncated { offset, .. } | ReadError::Corrupt { offset, .. })) => {
-                Err(self.corruption(offset, error.to_string()))
-            }
+            Err(error @ (ReadError::Truncated { offset, .. } | ReadError::Corrupt { offset, .. })) => Err(self.corruption(offset, &error)),
         }
     }
 
@@ -398,16 +402,14 @@ impl LogReader {
 
     /// Decodes a read event (convenience for tests and tools).
     pub fn decode(event: &LogEvent) -> Result<Event> {
-        let raw = binlog_format::frame::RawEvent::parse(&event.bytes, event.has_checksum).map_err(|e| BinlogError::Corruption {
+        let corruption = |e: DecodeError| BinlogError::Corruption {
             file: event.file_name.clone(),
             offset: event.position,
+            kind: CorruptionKind::of_decode(&e),
             reason: e.to_string(),
-        })?;
-        Event::decode(&raw, &Default::default()).map_err(|e| BinlogError::Corruption {
-            file: event.file_name.clone(),
-            offset: event.position,
-            reason: e.to_string(),
-        })
+        };
+        let raw = binlog_format::frame::RawEvent::parse(&event.bytes, event.has_checksum).map_err(corruption)?;
+        Event::decode(&raw, &Default::default()).map_err(corruption)
     }
 }
 
@@ -420,7 +422,12 @@ impl Drop for LogReader {
 fn open_file(log: &BinaryLog, name: &str) -> Result<FileEventReader> {
     let path = log.inner.options.dir.join(name);
     let file = log.inner.storage.open(&path).map_err(|e| BinlogError::io("open", &path, e))?;
-    FileEventReader::open(file, 0).map_err(|e| BinlogError::Corruption { file: name.to_string(), offset: 0, reason: e.to_string() })
+    FileEventReader::open(file, 0).map_err(|e| BinlogError::Corruption {
+        file: name.to_string(),
+        offset: 0,
+        kind: CorruptionKind::of_read(&e),
+        reason: e.to_string(),
+    })
 }
 
 impl BinaryLog {

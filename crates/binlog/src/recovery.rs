@@ -34,7 +34,7 @@ use binlog_format::file::FDE_FLAGS_FILE_OFFSET;
 use binlog_format::gtid_set::{Gtid, GtidSet};
 
 use crate::crash_points::{self, CrashPoints};
-use crate::error::{BinlogError, Result};
+use crate::error::{BinlogError, CorruptionKind, Result};
 use crate::file_reader::{FileEventReader, ReadError};
 use crate::index;
 use crate::options::{Options, REFERENCED_SPILL_PREFIX, SPILL_FILE_PREFIX};
@@ -137,7 +137,7 @@ pub struct RecoveryReport {
 }
 
 fn corruption(file: &str, offset: u64, reason: impl Into<String>) -> BinlogError {
-    BinlogError::Corruption { file: file.to_string(), offset, reason: reason.into() }
+    BinlogError::Corruption { file: file.to_string(), offset, kind: CorruptionKind::Malformed, reason: reason.into() }
 }
 
 /// Transaction boundary tracking while scanning.
@@ -198,7 +198,9 @@ pub(crate) fn read_preamble_full(storage: &dyn Storage, dir: &Path, name: &str) 
 fn read_corruption(name: &str, error: ReadError) -> BinlogError {
     match error {
         ReadError::Io(e) => BinlogError::io("read", name, e),
-        ReadError::Truncated { offset, .. } | ReadError::Corrupt { offset, .. } => corruption(name, offset, error.to_string()),
+        ReadError::Truncated { offset, .. } | ReadError::Corrupt { offset, .. } => {
+            BinlogError::Corruption { file: name.to_string(), offset, kind: CorruptionKind::of_read(&error), reason: error.to_string() }
+        }
     }
 }
 

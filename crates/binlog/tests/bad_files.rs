@@ -80,7 +80,7 @@ fn flipped_bits_in_a_closed_file_stop_the_start_with_file_and_offset() {
         // The first file is only scanned fully when in use or last: corrupt the
         // last closed file instead when the first one is not scanned.
         match reopen(&image) {
-            Err(BinlogError::Corruption { file, offset, reason }) => {
+            Err(BinlogError::Corruption { file, offset, reason, .. }) => {
                 assert!(file.contains("binlog.0000"), "{file}");
                 assert!(offset <= at as u64, "offset {offset} after the flipped byte {at}: {reason}");
             }
@@ -120,7 +120,7 @@ fn a_damaged_last_closed_file_refuses_to_start() {
     // The next open makes a new file, so the damaged one is second-last.
     // Delete that new file from the index first by corrupting before opening.
     match reopen(&storage) {
-        Err(BinlogError::Corruption { file, offset, reason }) => {
+        Err(BinlogError::Corruption { file, offset, reason, .. }) => {
             assert_eq!(file, name);
             assert!(offset < at as u64);
             assert!(reason.contains("closed cleanly"), "{reason}");
@@ -139,7 +139,7 @@ fn wrong_magic_and_absurd_lengths_are_reported_not_panicked() {
     bytes[0] = b'X';
     image.set_file_bytes(&path, bytes);
     match reopen(&image) {
-        Err(BinlogError::Corruption { file, offset, reason }) => {
+        Err(BinlogError::Corruption { file, offset, reason, .. }) => {
             assert_eq!(file, names[1]);
             assert_eq!(offset, 0);
             assert!(reason.contains("magic"), "{reason}");

@@ -29,7 +29,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use binlog::{BinlogError, LogEventRef, LogReader, LogRunRef};
+use binlog::{BinlogError, CorruptionKind, LogEventRef, LogReader, LogRunRef};
 use binlog_format::checksum::{event_crc32, CHECKSUM_LENGTH};
 use binlog_format::constants::{
     EventType, BINLOG_CHECKSUM_ALG_CRC32, COMMON_HEADER_LENGTH, EVENT_SIZE_OFFSET, FLAGS_OFFSET, LOG_EVENT_ARTIFICIAL_F,
@@ -290,13 +290,11 @@ fn reader_error(error: BinlogError) -> MysqlError {
 /// words, followed by where it started and where it stopped, so the
 /// replica's Last_IO_Error names the coordinates to fix.
 fn read_error(error: BinlogError, first_event: &(String, u64)) -> MysqlError {
-    let BinlogError::Corruption { file, offset, reason } = error else { return reader_error(error) };
-    let what = if reason.contains("checksum mismatch") {
-        "event read from binlog did not pass crc check"
-    } else if reason.starts_with("truncated event") {
-        "binlog truncated in the middle of event; consider out of disk space on master"
-    } else {
-        "bogus data in log event"
+    let BinlogError::Corruption { file, offset, kind, .. } = error else { return reader_error(error) };
+    let what = match kind {
+        CorruptionKind::Checksum => "event read from binlog did not pass crc check",
+        CorruptionKind::Truncated => "binlog truncated in the middle of event; consider out of disk space on master",
+        CorruptionKind::Malformed => "bogus data in log event",
     };
     let (first_file, first_position) = first_event;
     fatal(format!(

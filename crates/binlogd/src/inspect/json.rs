@@ -23,6 +23,7 @@ use serde_json::{json, Map, Value};
 use super::mariadb::{self, MariadbEvent};
 use super::record::{EventRecord, Extra, TargetCheck};
 use super::rows;
+use super::tables::{DecodedRows, RowsContext};
 use super::text::{self, hex};
 use super::Render;
 
@@ -188,42 +189,85 @@ fn table_map_data(table: &TableMap) -> Value {
 /// Rows as objects keyed by column name (`@N` when the table map has no
 /// names); `columns` gives the order and types.
 fn rows_data(event: &RowsEvent, extra: &Extra) -> Value {
+    let Extra::Rows(context) = extra else { return rows_header(event) };
+    table_rows_data(event, context, |decoded, change| {
+        let image = |present: &[usize], values: &[binlog_format::Value]| image_json(&decoded.columns, present, values);
+        match change {
+            RowChange::Write(values) => json!({ "after": image(&decoded.present_after, values) }),
+            RowChange::Update { before, after } => {
+                json!({ "before": image(&decoded.present_before, before), "after": image(&decoded.present_after, after) })
+            }
+            RowChange::Delete(values) => json!({ "before": image(&decoded.present_before, values) }),
+        }
+    })
+}
+
+/// Like [`rows_data`]; a partial JSON column's `after` value is
+/// `{"json_diffs": [{"operation", "path", "value"}...]}` (value as JSON
+/// text, absent for a removal).
+fn partial_rows_data(event: &PartialUpdateRowsEvent, extra: &Extra) -> Value {
+    let Extra::PartialRows(context) = extra else { return rows_header(&event.rows) };
+    table_rows_data(&event.rows, context, |decoded, update| {
+        let columns = &decoded.columns;
+        let mut after = Map::new();
+        for (&index, value) in decoded.present_after.iter().zip(&update.after) {
+            let shown = match value {
+                AfterValue::Full(value) => rows::value_json(&columns[index], value),
+                AfterValue::Diffs(diffs) => {
+                    let diffs: Vec<Value> = diffs
+                        .iter()
+                        .map(|diff| {
+                            json!({
+                                "operation": diff.operation.function_name(&diff.path),
+                                "path": String::from_utf8_lossy(&diff.path),
+                                "value": diff.document().map(|document| match document {
+                                    Ok(document) => document.to_string(),
+                                    Err(error) => format!("(invalid JSON: {error})"),
+                                }),
+                            })
+                        })
+                        .collect();
+                    json!({ "json_diffs": diffs })
+                }
+            };
+            after.insert(columns[index].label(), shown);
+        }
+        json!({
+            "before": image_json(columns, &decoded.present_before, &update.before),
+            "after": after,
+            "value_options": update.value_options,
+        })
+    })
+}
+
+/// A rows event's header, table names, columns and rows, each row shown
+/// by `row`.
+fn table_rows_data<R>(event: &RowsEvent, context: &RowsContext<R>, row: impl Fn(&DecodedRows<'_, R>, &R) -> Value) -> Value {
     let mut data = rows_header(event);
-    let Extra::Rows(context) = extra else { return data };
     if let Some(table) = &context.table {
         data["database"] = json!(String::from_utf8_lossy(&table.database));
         data["table"] = json!(String::from_utf8_lossy(&table.table));
     }
-    match (&context.table, &context.rows) {
-        (Some(table), Ok(changes)) => {
-            let columns = rows::columns(table);
-            let before = text::present(&event.columns_before, event.column_count);
-            let after = text::present(&event.columns_after, event.column_count);
-            let image = |present: &[usize], values: &[binlog_format::Value]| -> Value {
-                let mut object = Map::new();
-                for (&index, value) in present.iter().zip(values) {
-                    let column = &columns[index];
-                    object.insert(column.label(), rows::value_json(column, value));
-                }
-                Value::Object(object)
-            };
-            let rows: Vec<Value> = changes
-                .iter()
-                .map(|change| match change {
-                    RowChange::Write(values) => json!({ "after": image(&after, values) }),
-                    RowChange::Update { before: old, after: new } => {
-                        json!({ "before": image(&before, old), "after": image(&after, new) })
-                    }
-                    RowChange::Delete(values) => json!({ "before": image(&before, values) }),
-                })
-                .collect();
-            data["columns"] = json!(columns.iter().map(column_json).collect::<Vec<_>>());
+    match context.decoded(event) {
+        Ok(Some(decoded)) => {
+            let rows: Vec<Value> = decoded.rows.iter().map(|change| row(&decoded, change)).collect();
+            data["columns"] = json!(decoded.columns.iter().map(column_json).collect::<Vec<_>>());
             data["rows"] = json!(rows);
         }
-        (_, Err(error)) => data["error"] = json!(error),
-        (None, Ok(_)) => {}
+        Err(error) => data["error"] = json!(error),
+        Ok(None) => {}
     }
     data
+}
+
+/// One image as an object keyed by column name.
+fn image_json(columns: &[rows::ColumnInfo], present: &[usize], values: &[binlog_format::Value]) -> Value {
+    let mut object = Map::new();
+    for (&index, value) in present.iter().zip(values) {
+        let column = &columns[index];
+        object.insert(column.label(), rows::value_json(column, value));
+    }
+    Value::Object(object)
 }
 
 /// What every rows event carries before its rows: the table id, flags,
@@ -248,64 +292,6 @@ fn rows_header(event: &RowsEvent) -> Value {
             }
         }
         Err(error) => data["extra_row_info_error"] = json!(error.to_string()),
-    }
-    data
-}
-
-/// Like [`rows_data`]; a partial JSON column's `after` value is
-/// `{"json_diffs": [{"operation", "path", "value"}...]}` (value as JSON
-/// text, absent for a removal).
-fn partial_rows_data(event: &PartialUpdateRowsEvent, extra: &Extra) -> Value {
-    let rows = &event.rows;
-    let mut data = rows_header(rows);
-    let Extra::PartialRows(context) = extra else { return data };
-    if let Some(table) = &context.table {
-        data["database"] = json!(String::from_utf8_lossy(&table.database));
-        data["table"] = json!(String::from_utf8_lossy(&table.table));
-    }
-    match (&context.table, &context.rows) {
-        (Some(table), Ok(updates)) => {
-            let columns = rows::columns(table);
-            let before = text::present(&rows.columns_before, rows.column_count);
-            let after = text::present(&rows.columns_after, rows.column_count);
-            let rows: Vec<Value> = updates
-                .iter()
-                .map(|update| {
-                    let mut old = Map::new();
-                    for (&index, value) in before.iter().zip(&update.before) {
-                        old.insert(columns[index].label(), rows::value_json(&columns[index], value));
-                    }
-                    let mut new = Map::new();
-                    for (&index, value) in after.iter().zip(&update.after) {
-                        let shown = match value {
-                            AfterValue::Full(value) => rows::value_json(&columns[index], value),
-                            AfterValue::Diffs(diffs) => {
-                                let diffs: Vec<Value> = diffs
-                                    .iter()
-                                    .map(|diff| {
-                                        json!({
-                                            "operation": diff.operation.function_name(&diff.path),
-                                            "path": String::from_utf8_lossy(&diff.path),
-                                            "value": diff.document().map(|document| match document {
-                                                Ok(document) => document.to_string(),
-                                                Err(error) => format!("(invalid JSON: {error})"),
-                                            }),
-                                        })
-                                    })
-                                    .collect();
-                                json!({ "json_diffs": diffs })
-                            }
-                        };
-                        new.insert(columns[index].label(), shown);
-                    }
-                    json!({ "before": old, "after": new, "value_options": update.value_options })
-                })
-                .collect();
-            data["columns"] = json!(columns.iter().map(column_json).collect::<Vec<_>>());
-            data["rows"] = json!(rows);
-        }
-        (_, Err(error)) => data["error"] = json!(error),
-        (None, Ok(_)) => {}
     }
     data
 }

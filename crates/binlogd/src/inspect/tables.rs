@@ -12,6 +12,8 @@ use binlog_format::events::PartialUpdate;
 use binlog_format::{Event, RowChange, RowsEvent, TableMap};
 
 use super::record::Extra;
+use super::rows::{self, ColumnInfo};
+use super::text::present;
 
 /// Table maps kept at once; MySQL needs one per table a statement touches.
 const TABLE_MAPS_MAX: usize = 4096;
@@ -21,18 +23,54 @@ pub struct TableMaps {
     maps: HashMap<u64, Rc<TableMap>>,
 }
 
-/// A rows event's table and decoded rows.
-pub struct RowsContext {
+/// A rows event's table and decoded rows: [`RowChange`]s, or a
+/// Partial_update_rows event's [`PartialUpdate`]s.
+pub struct RowsContext<R = RowChange> {
     /// `None` when no Table_map for the event's table id came before it
     /// (reading started mid-statement, or the file is damaged).
     pub table: Option<Rc<TableMap>>,
-    pub rows: Result<Vec<RowChange>, String>,
+    pub rows: Result<Vec<R>, String>,
 }
 
 /// A Partial_update_rows event's table and decoded rows.
-pub struct PartialRowsContext {
-    pub table: Option<Rc<TableMap>>,
-    pub rows: Result<Vec<PartialUpdate>, String>,
+pub type PartialRowsContext = RowsContext<PartialUpdate>;
+
+/// A rows event's rows as the printers show them: the table, its columns
+/// and which of them each image holds.
+pub struct DecodedRows<'a, R> {
+    pub table: &'a TableMap,
+    pub columns: Vec<ColumnInfo>,
+    /// Indexes of the columns in the before image.
+    pub present_before: Vec<usize>,
+    /// Indexes of the columns in the after image.
+    pub present_after: Vec<usize>,
+    pub rows: &'a [R],
+}
+
+impl<R> RowsContext<R> {
+    /// The rows ready to print (`event` is the rows event they were
+    /// decoded from, for its column bitmaps), `Ok(None)` when there is no
+    /// table to show them with, or why they could not be decoded.
+    pub fn decoded(&self, event: &RowsEvent) -> Result<Option<DecodedRows<'_, R>>, &str> {
+        match (&self.table, &self.rows) {
+            (Some(table), Ok(rows)) => Ok(Some(DecodedRows {
+                table,
+                columns: rows::columns(table),
+                present_before: present(&event.columns_before, event.column_count),
+                present_after: present(&event.columns_after, event.column_count),
+                rows,
+            })),
+            (_, Err(error)) => Err(error),
+            (None, Ok(_)) => Ok(None),
+        }
+    }
+}
+
+impl<R> DecodedRows<'_, R> {
+    /// `` `database`.`table` ``, as mysqlbinlog -v names it.
+    pub fn qualified_name(&self) -> String {
+        format!("`{}`.`{}`", String::from_utf8_lossy(&self.table.database), String::from_utf8_lossy(&self.table.table))
+    }
 }
 
 impl TableMaps {

@@ -339,33 +339,31 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
     writeln!(out)?;
     write_extra_row_info(out, rows, rows.kind == RowsKind::Update)?;
     let Extra::Rows(context) = extra else { return Ok(()) };
-    let (table, changes) = match (&context.table, &context.rows) {
-        (Some(table), Ok(changes)) => (table, changes),
-        (_, Err(error)) => return writeln!(out, "# rows not decoded: {error}"),
-        (None, Ok(_)) => return Ok(()),
+    let decoded = match context.decoded(rows) {
+        Ok(Some(decoded)) => decoded,
+        Err(error) => return writeln!(out, "# rows not decoded: {error}"),
+        Ok(None) => return Ok(()),
     };
-    let columns = rows::columns(table);
-    let qualified = format!("`{}`.`{}`", String::from_utf8_lossy(&table.database), String::from_utf8_lossy(&table.table));
-    let present_before = present(&rows.columns_before, rows.column_count);
-    let present_after = present(&rows.columns_after, rows.column_count);
-    for change in changes {
+    let qualified = decoded.qualified_name();
+    let columns = &decoded.columns;
+    for change in decoded.rows {
         match change {
             RowChange::Write(after) => {
                 writeln!(out, "### INSERT INTO {qualified}")?;
                 writeln!(out, "### SET")?;
-                write_image(out, &columns, &present_after, after)?;
+                write_image(out, columns, &decoded.present_after, after)?;
             }
             RowChange::Update { before, after } => {
                 writeln!(out, "### UPDATE {qualified}")?;
                 writeln!(out, "### WHERE")?;
-                write_image(out, &columns, &present_before, before)?;
+                write_image(out, columns, &decoded.present_before, before)?;
                 writeln!(out, "### SET")?;
-                write_image(out, &columns, &present_after, after)?;
+                write_image(out, columns, &decoded.present_after, after)?;
             }
             RowChange::Delete(before) => {
                 writeln!(out, "### DELETE FROM {qualified}")?;
                 writeln!(out, "### WHERE")?;
-                write_image(out, &columns, &present_before, before)?;
+                write_image(out, columns, &decoded.present_before, before)?;
             }
         }
     }
@@ -433,21 +431,19 @@ fn write_partial_rows(out: &mut dyn Write, partial: &PartialUpdateRowsEvent, ext
     writeln!(out)?;
     write_extra_row_info(out, rows, false)?;
     let Extra::PartialRows(context) = extra else { return Ok(()) };
-    let (table, updates) = match (&context.table, &context.rows) {
-        (Some(table), Ok(updates)) => (table, updates),
-        (_, Err(error)) => return writeln!(out, "# rows not decoded: {error}"),
-        (None, Ok(_)) => return Ok(()),
+    let decoded = match context.decoded(rows) {
+        Ok(Some(decoded)) => decoded,
+        Err(error) => return writeln!(out, "# rows not decoded: {error}"),
+        Ok(None) => return Ok(()),
     };
-    let columns = rows::columns(table);
-    let qualified = format!("`{}`.`{}`", String::from_utf8_lossy(&table.database), String::from_utf8_lossy(&table.table));
-    let present_before = present(&rows.columns_before, rows.column_count);
-    let present_after = present(&rows.columns_after, rows.column_count);
-    for update in updates {
+    let qualified = decoded.qualified_name();
+    let columns = &decoded.columns;
+    for update in decoded.rows {
         writeln!(out, "### UPDATE {qualified}")?;
         writeln!(out, "### WHERE")?;
-        write_image(out, &columns, &present_before, &update.before)?;
+        write_image(out, columns, &decoded.present_before, &update.before)?;
         writeln!(out, "### SET")?;
-        for (&index, value) in present_after.iter().zip(&update.after) {
+        for (&index, value) in decoded.present_after.iter().zip(&update.after) {
             let column = &columns[index];
             match value {
                 AfterValue::Full(value) => write_value_line(out, column, &rows::value_text(column, value), *value == Value::Null)?,
