@@ -25,20 +25,31 @@ final class Capture implements AutoCloseable {
     private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
     volatile Throwable failure;
 
-    Capture(int port, String databases) {
+    /**
+     * What every embedded MySQL connector of these harnesses shares: binlogd
+     * on 127.0.0.1 as root, offsets and schema history in memory.
+     */
+    static Properties embeddedProperties(String name, int port, int serverId, String topicPrefix, String databases) {
         Properties props = new Properties();
-        props.setProperty("name", "binlogd-harness");
+        props.setProperty("name", name);
         props.setProperty("connector.class", "io.debezium.connector.mysql.MySqlConnector");
         props.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-        props.setProperty("offset.flush.interval.ms", "0");
         props.setProperty("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
         props.setProperty("database.hostname", "127.0.0.1");
         props.setProperty("database.port", Integer.toString(port));
         props.setProperty("database.user", "root");
         props.setProperty("database.password", "");
-        props.setProperty("database.server.id", "5400");
-        props.setProperty("topic.prefix", "bd");
+        props.setProperty("database.server.id", Integer.toString(serverId));
+        props.setProperty("topic.prefix", topicPrefix);
         props.setProperty("database.include.list", databases);
+        // A loaded CI machine can take minutes to start the task.
+        props.setProperty("internal.task.management.timeout.ms", "600000");
+        return props;
+    }
+
+    Capture(int port, String databases) {
+        Properties props = embeddedProperties("binlogd-harness", port, 5400, "bd", databases);
+        props.setProperty("offset.flush.interval.ms", "0");
         props.setProperty("snapshot.mode", "initial");
         props.setProperty("bigint.unsigned.handling.mode", "precise");
         props.setProperty("include.schema.changes", "true");
@@ -47,8 +58,6 @@ final class Capture implements AutoCloseable {
         props.setProperty("errors.retry.delay.initial.ms", "300");
         props.setProperty("errors.retry.delay.max.ms", "1000");
         props.setProperty("poll.interval.ms", "50");
-        // A loaded CI machine can take minutes to start the task.
-        props.setProperty("internal.task.management.timeout.ms", "600000");
         engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(props)
                 .notifying(event -> records.add(event.record()))

@@ -146,26 +146,14 @@ public final class CdcThroughput {
     }
 
     private static Properties properties(int port) {
-        Properties props = new Properties();
-        props.setProperty("name", "binlogd-cdc-bench");
-        props.setProperty("connector.class", "io.debezium.connector.mysql.MySqlConnector");
-        props.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+        Properties props = Capture.embeddedProperties("binlogd-cdc-bench", port, 5401, "bench", "sbtest,cdcprobe");
         props.setProperty("offset.flush.interval.ms", "1000");
-        props.setProperty("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
-        props.setProperty("database.hostname", "127.0.0.1");
-        props.setProperty("database.port", Integer.toString(port));
-        props.setProperty("database.user", "root");
-        props.setProperty("database.password", "");
-        props.setProperty("database.server.id", "5401");
-        props.setProperty("topic.prefix", "bench");
-        props.setProperty("database.include.list", "sbtest,cdcprobe");
         // The tables exist before the connector starts; their rows are not the measurement.
         props.setProperty("snapshot.mode", "no_data");
         props.setProperty("tombstones.on.delete", "false");
         props.setProperty("max.batch.size", "4096");
         props.setProperty("max.queue.size", "16384");
         props.setProperty("poll.interval.ms", "10");
-        props.setProperty("internal.task.management.timeout.ms", "600000");
         return props;
     }
 
