@@ -368,9 +368,10 @@ fn acknowledged_counts(source: &ServerProcess) -> (u64, u64, u64) {
 #[test]
 fn the_engine_integrated_binlog_waits_for_the_ack_and_a_killed_source_acknowledged_nothing_the_replica_lacks() {
     for wait_point in ["AFTER_SYNC", "AFTER_COMMIT"] {
+        // Enabled once the replica is there: the DDL before it would wait
+        // the whole timeout.
         let mut source = start_source(&[
             "--binlog-storage-engine=engine",
-            "--rpl-semi-sync-source-enabled=ON",
             "--rpl-semi-sync-source-timeout=60000",
             &format!("--rpl-semi-sync-source-wait-point={wait_point}"),
         ]);
@@ -381,6 +382,7 @@ fn the_engine_integrated_binlog_waits_for_the_ack_and_a_killed_source_acknowledg
         source.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT NOT NULL, note LONGTEXT, PRIMARY KEY (id))");
         let replica = start_replica(source.port, None);
         wait_semi_sync_connected(&source, &replica);
+        source.query(None, "SET GLOBAL rpl_semi_sync_source_enabled = ON");
 
         // Each commit waited for its own ack: counted as acknowledged.
         let mut client = root_client(source.port).expect("connect");
@@ -414,6 +416,7 @@ fn the_engine_integrated_binlog_waits_for_the_ack_and_a_killed_source_acknowledg
         // the source waits for it again.
         source.start_again(&[]);
         wait_semi_sync_connected(&source, &replica);
+        source.query(None, "SET GLOBAL rpl_semi_sync_source_enabled = ON");
         let mut client = root_client(source.port).expect("connect");
         let (yes_before, _, _) = acknowledged_counts(&source);
         timed_commit(&mut client, "INSERT INTO d.t VALUES (999999999, 'after')");
