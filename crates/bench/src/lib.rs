@@ -21,6 +21,8 @@
 //!   under sysbench: receiver MB/s with the applier stopped (memory vs file
 //!   relay log), applier trx/s with the receiver stopped (queue vs
 //!   event-scan coordinator, 1–8 workers), end-to-end lag (seed 001).
+//! - `semi-sync` ([`semi_sync`]): the source's TPS and commit latency
+//!   with semi-synchronous replication ON vs OFF, one binlogd replica.
 //! - `cdc` ([`cdc`]): CDC consumers (Debezium embedded, go-mysql) streaming
 //!   from binlogd and from MariaDB under sysbench: events/s and lag.
 //!
@@ -43,6 +45,7 @@ pub mod large_commit;
 pub mod recovery;
 pub mod replication;
 pub mod report;
+pub mod semi_sync;
 pub mod side_by_side;
 pub mod thread_cpu;
 
@@ -55,6 +58,7 @@ use self::engine::EngineBenchArgs;
 use self::large_commit::LargeCommitBenchArgs;
 use self::recovery::RecoveryBenchArgs;
 use self::replication::ReplicationBenchArgs;
+use self::semi_sync::SemiSyncBenchArgs;
 use self::side_by_side::SideBySideBenchArgs;
 
 #[derive(Debug, clap::Args)]
@@ -93,6 +97,11 @@ pub enum Benchmark {
     /// filled relay log (queue vs event-scan coordinator, per worker
     /// count), and end-to-end lag; prints tables, writes CSV and PNGs.
     Replication(ReplicationBenchArgs),
+    /// A binlogd source and one semi-synchronous binlogd replica: the
+    /// source runs sysbench oltp_write_only with semi-sync OFF and ON in
+    /// alternate rounds; prints TPS and commit latency p50/p99 per run and
+    /// the ON/OFF ratios; writes CSV and a PNG.
+    SemiSync(SemiSyncBenchArgs),
     /// sysbench oltp_write_only on binlogd (and MariaDB 10.11) while a CDC
     /// consumer (Debezium embedded, go-mysql) streams the binlog; prints
     /// events/s and lag p50/p99 measured by probe rows; writes CSV and a PNG.
@@ -109,6 +118,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         Benchmark::SideBySide(args) => ("side-by-side", side_by_side::run(args)),
         Benchmark::Dump(args) => ("dump", dump::run(args)),
         Benchmark::Replication(args) => ("replication", replication::run(args)),
+        Benchmark::SemiSync(args) => ("semi-sync", semi_sync::run(args)),
         Benchmark::Cdc(args) => ("cdc", cdc::run(args)),
     };
     match result {

@@ -206,6 +206,13 @@ impl BinaryLog {
         self.inner.replica_acks.set(acks);
     }
 
+    /// Semi-synchronous replication's waiter and wait point, when it
+    /// waits at all: for commits that do not pass the COMMIT stage (the
+    /// engine-integrated binlog's, decided in redo).
+    pub fn replica_acks(&self) -> Option<(Arc<dyn crate::replica_acks::ReplicaAcks>, crate::replica_acks::AckWaitPoint)> {
+        self.inner.replica_acks.active()
+    }
+
     pub fn options(&self) -> &Options {
         &self.inner.options
     }

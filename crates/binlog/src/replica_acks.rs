@@ -17,7 +17,9 @@
 //! wait holds the commit stage, as MySQL holds LOCK_commit: later batches
 //! flush and sync meanwhile and wait their turn behind it, in binlog order.
 //! Transactions written behind the engine-integrated binlog are not waited
-//! for here: their commit was decided in redo.
+//! for here: their commit was decided in redo, and each committer waits
+//! for itself once the writer put its events in the files
+//! (`database::engine_binlog`, through [`crate::BinaryLog::replica_acks`]).
 
 use std::sync::Arc;
 

@@ -341,5 +341,133 @@ fn binlogd_acknowledges_a_mariadb_source_and_both_count_it() {
     assert_eq!(status["Rpl_semi_sync_master_status"], "ON", "{status:?}");
     assert_eq!(number(&status, "Rpl_semi_sync_master_yes_tx") - number(&before, "Rpl_semi_sync_master_yes_tx"), 12, "{status:?}");
     assert_eq!(number(&status, "Rpl_semi_sync_master_no_tx"), number(&before, "Rpl_semi_sync_master_no_tx"), "{status:?}");
+    // MariaDB's own measure of how long its commits waited for binlogd's
+    // acks (µs): an ack comes as soon as the relay log holds the event,
+    // and the dump goes on (MariaDB restarts its packet numbering after
+    // each event that asks for an ack; a receiver that took that for a
+    // broken stream would reconnect and ack a retry period later).
+    let waits = number(&status, "Rpl_semi_sync_master_tx_waits") - number(&before, "Rpl_semi_sync_master_tx_waits");
+    let waited_us = number(&status, "Rpl_semi_sync_master_tx_wait_time") - number(&before, "Rpl_semi_sync_master_tx_wait_time");
+    assert_eq!(waits, 12, "{status:?}");
+    assert!(waited_us / waits < 500_000, "MariaDB waited {} µs per transaction on average: {status:?}", waited_us / waits);
+    let log = std::fs::read_to_string(&replica.log).unwrap_or_default();
+    assert!(!log.contains("replica receiver retries"), "the receiver reconnected: {log}");
     wait_until("binlogd to apply the rows", Duration::from_secs(30), || replica.query(None, "SELECT COUNT(*) FROM d.t").trim() == "10");
+}
+
+/// `(yes_tx, no_tx, no_times)` of the source's status.
+fn acknowledged_counts(source: &ServerProcess) -> (u64, u64, u64) {
+    let status = binlogd_status(source);
+    (
+        number(&status, "Rpl_semi_sync_source_yes_tx"),
+        number(&status, "Rpl_semi_sync_source_no_tx"),
+        number(&status, "Rpl_semi_sync_source_no_times"),
+    )
+}
+
+#[test]
+fn the_engine_integrated_binlog_waits_for_the_ack_and_a_killed_source_acknowledged_nothing_the_replica_lacks() {
+    for wait_point in ["AFTER_SYNC", "AFTER_COMMIT"] {
+        // Enabled once the replica is there: the DDL before it would wait
+        // the whole timeout.
+        let mut source = start_source(&[
+            "--binlog-storage-engine=engine",
+            "--rpl-semi-sync-source-timeout=60000",
+            &format!("--rpl-semi-sync-source-wait-point={wait_point}"),
+        ]);
+        assert_eq!(
+            source.query(None, "SELECT @@binlog_storage_engine, @@rpl_semi_sync_source_wait_point").trim(),
+            format!("engine\t{wait_point}")
+        );
+        source.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT NOT NULL, note LONGTEXT, PRIMARY KEY (id))");
+        let replica = start_replica(source.port, None);
+        wait_semi_sync_connected(&source, &replica);
+        source.query(None, "SET GLOBAL rpl_semi_sync_source_enabled = ON");
+
+        // Each commit waited for its own ack: counted as acknowledged.
+        let mut client = root_client(source.port).expect("connect");
+        let (yes_before, no_before, _) = acknowledged_counts(&source);
+        for id in 1..=20 {
+            timed_commit(&mut client, &format!("INSERT INTO d.t VALUES ({id}, 'x')"));
+        }
+        let (yes_after, no_after, _) = acknowledged_counts(&source);
+        assert_eq!((yes_after - yes_before, no_after), (20, no_before), "{wait_point}");
+        assert_eq!(binlogd_status(&source)["Rpl_semi_sync_source_status"], "ON");
+
+        // Killed -9 while commits flow: every commit that returned is on
+        // the replica.
+        let acknowledged = Arc::new(Mutex::new((1..=20).collect::<Vec<u64>>()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let committers: Vec<_> =
+            (0..4).map(|n| commit_loop(source.port, stop.clone(), acknowledged.clone(), 1_000 + n * 1_000_000)).collect();
+        wait_until("commits to flow", Duration::from_secs(30), || acknowledged.lock().len() > 200);
+        source.kill();
+        stop.store(true, Ordering::Release);
+        for committer in committers {
+            committer.join().unwrap();
+        }
+        let on_replica = replica_ids_once_applied(&replica);
+        let acknowledged = acknowledged.lock().clone();
+        let missing: Vec<u64> = acknowledged.iter().copied().filter(|id| !on_replica.contains(id)).collect();
+        assert!(missing.is_empty(), "{wait_point}: acknowledged but not on the replica: {missing:?}");
+        eprintln!("{wait_point}: {} commits acknowledged, all on the replica", acknowledged.len());
+
+        // Recovery rebuilds the files from redo; the replica catches up and
+        // the source waits for it again.
+        source.start_again(&[]);
+        wait_semi_sync_connected(&source, &replica);
+        source.query(None, "SET GLOBAL rpl_semi_sync_source_enabled = ON");
+        let mut client = root_client(source.port).expect("connect");
+        let (yes_before, _, _) = acknowledged_counts(&source);
+        timed_commit(&mut client, "INSERT INTO d.t VALUES (999999999, 'after')");
+        assert_eq!(acknowledged_counts(&source).0, yes_before + 1, "{wait_point}");
+        assert!(
+            replica.query(None, "SELECT COUNT(*) FROM d.t WHERE id = 999999999").trim() == "1",
+            "{wait_point}: the last commit returned before the replica had it"
+        );
+    }
+}
+
+#[test]
+fn a_replica_killed_9_makes_the_source_fall_back_after_the_timeout_and_return_once_it_caught_up() {
+    let source = start_source(&["--rpl-semi-sync-source-enabled=ON", "--rpl-semi-sync-source-timeout=1000"]);
+    source.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id BIGINT NOT NULL, note LONGTEXT, PRIMARY KEY (id))");
+    let mut replica = start_replica(source.port, None);
+    wait_semi_sync_connected(&source, &replica);
+    let (_, no_tx, no_times) = acknowledged_counts(&source);
+
+    // Commits flow while the replica is killed -9: the commit in flight
+    // waits the timeout, then the source is asynchronous and does not wait.
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let committer = commit_loop(source.port, stop.clone(), acknowledged.clone(), 1);
+    wait_until("commits to flow", Duration::from_secs(30), || acknowledged.lock().len() > 50);
+    let yes_before_kill = acknowledged_counts(&source).0;
+    assert!(yes_before_kill > 50, "{:?}", binlogd_status(&source));
+    replica.kill();
+    wait_until("the source to fall back", Duration::from_secs(30), || binlogd_status(&source)["Rpl_semi_sync_source_status"] == "OFF");
+    let count_at_fall_back = acknowledged.lock().len();
+    wait_until("commits to go on without waiting", Duration::from_secs(30), || acknowledged.lock().len() > count_at_fall_back + 50);
+    stop.store(true, Ordering::Release);
+    committer.join().unwrap();
+    let (yes_off, no_tx_off, no_times_off) = acknowledged_counts(&source);
+    assert_eq!(no_times_off, no_times + 1, "{:?}", binlogd_status(&source));
+    assert!(no_tx_off > no_tx + 50, "{:?}", binlogd_status(&source));
+    assert_eq!(binlogd_status(&source)["Rpl_semi_sync_source_clients"], "0");
+
+    // The replica restarts (its crash-safe relay log and positions),
+    // catches up, and the source is semi-synchronous again.
+    replica.start_again(&[]);
+    wait_until("semi-sync to switch back on", Duration::from_secs(60), || binlogd_status(&source)["Rpl_semi_sync_source_status"] == "ON");
+    let mut client = root_client(source.port).expect("connect");
+    for id in 1..=5 {
+        timed_commit(&mut client, &format!("INSERT INTO d.t VALUES ({}, 'back')", 1_000_000_000 + id));
+    }
+    let (yes_back, no_tx_back, _) = acknowledged_counts(&source);
+    assert_eq!(yes_back, yes_off + 5, "{:?}", binlogd_status(&source));
+    assert_eq!(no_tx_back, no_tx_off, "{:?}", binlogd_status(&source));
+    let on_replica = replica_ids_once_applied(&replica);
+    let missing: Vec<u64> = acknowledged.lock().iter().copied().filter(|id| !on_replica.contains(id)).collect();
+    assert!(missing.is_empty(), "committed but never replicated: {missing:?}");
+    assert!((1..=5).all(|id| on_replica.contains(&(1_000_000_000 + id))));
 }

@@ -13,7 +13,10 @@
 //! 3. wait per innodb_flush_log_at_trx_commit: 1 = fdatasync (one per
 //!    group: `group_commit.rs`'s gather, or redo's own group sync), 2 =
 //!    written to the OS, 0 = nothing                 ── database::engine_binlog::after_redo_sync
-//! 4. return (sync_binlog is ignored)
+//! 4. semi-synchronous replication on: wait until the writer put the
+//!    events in the files and a replica acknowledged them
+//!                                                    ── database::engine_binlog::wait_for_replica_ack
+//! 5. return (sync_binlog is ignored)
 //!
 //! writer thread, behind the commit path:
 //!    wait until redo is durable past a prefix of the queue; append it to
@@ -29,6 +32,22 @@
 //! redo durability leaves it. Other sessions may read a commit before its
 //! record is durable (as with InnoDB); their own commits come later in
 //! redo, so a crash keeps a prefix of the commit order.
+//!
+//! ## Semi-synchronous replication
+//!
+//! A replica can only receive a transaction once the writer appended it to
+//! the files, which it does once its redo record is durable. So both
+//! `rpl_semi_sync_source_wait_point`s wait at the same place: after the
+//! redo sync and the write, before the committer is answered. That keeps
+//! the promise a failover relies on: a commit that returned OK is on a
+//! replica (or the source fell back to asynchronous replication after
+//! `rpl_semi_sync_source_timeout`, and counted it in `_no_tx`). What
+//! AFTER_SYNC adds in the classic mode, that no other session reads the
+//! transaction before a replica has it, does not hold here: the engine
+//! commit makes it visible in step 2, as it may be read before its redo
+//! record is durable. Each committer waits for itself (`wait_for_ack`
+//! with one transaction), for the end of the writer's batch that holds
+//! its transaction: the ack of that position covers it.
 //!
 //! ## Durability order
 //!
@@ -127,6 +146,9 @@ struct Queue {
     writing_from: Option<Lsn>,
     /// Every transaction ending at or below this is written to the files.
     written_through: Lsn,
+    /// The files' end after the last batch written (file name, position):
+    /// what a replica must acknowledge for every transaction written.
+    written_end: Option<(String, u64)>,
     /// Commits or a checkpoint waiting: the writer forces a redo sync.
     urgent_waiters: usize,
     /// The writer failed: its first error.
@@ -266,6 +288,13 @@ impl EngineBinlog {
         }
     }
 
+    /// Waits until the transaction whose record ends at `lsn` is written,
+    /// and returns a position of the files at or after its end.
+    fn written_end_through(&self, lsn: Lsn) -> Result<Option<(String, u64)>> {
+        self.wait_written_through(lsn)?;
+        Ok(self.queue.lock().written_end.clone())
+    }
+
     /// Waits until every transaction committed so far (its GTID assigned)
     /// is written to the files, so what a session committed shows in
     /// `gtid_executed`, SHOW BINARY LOG STATUS and the files it names. Under
@@ -394,19 +423,22 @@ impl EngineBinlog {
                     committed_when_queued: e.committed_when_queued,
                 })
                 .collect();
-            let written = self
-                .binlog
-                .append_behind(items)
-                .map_err(DatabaseError::Binlog)
-                .and_then(|_| self.crash.hit(crash_points::ENGINE_AFTER_BINLOG_WRITE).map_err(|e| DatabaseError::Crash(e.to_string())));
-            if let Err(error) = written {
-                return self.writer_error(&inner, error);
-            }
+            let written = self.binlog.append_behind(items).map_err(DatabaseError::Binlog).and_then(|infos| {
+                self.crash.hit(crash_points::ENGINE_AFTER_BINLOG_WRITE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
+                Ok(infos.last().map(|info| (info.file_name.clone(), info.end_position)))
+            });
+            let end = match written {
+                Ok(end) => end,
+                Err(error) => return self.writer_error(&inner, error),
+            };
             {
                 let mut queue = self.queue.lock();
                 queue.bytes -= bytes;
                 queue.writing_from = None;
                 queue.written_through = queue.written_through.max(last_end);
+                if end.is_some() {
+                    queue.written_end = end;
+                }
                 self.queue_changed.notify_all();
             }
             if self.binlog.active_position().1 >= self.max_binlog_size {
@@ -533,7 +565,7 @@ impl Database {
         let cache_len = cache.len();
         inner.crash.hit(crash_points::ENGINE_BEFORE_REDO_WRITE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
         // Close and rotation wait for commits between here and the queue.
-        let _in_flight = inner.rotation.read();
+        let in_flight = inner.rotation.read();
         inner.check_writable()?;
         engine_binlog.wait_for_room()?;
         let committed_when_queued = engine_binlog.committed.load(Ordering::Acquire);
@@ -597,7 +629,21 @@ impl Database {
             return Err(error);
         }
         inner.commits.fetch_add(1, Ordering::Relaxed);
+        // A close or rotation need not wait for a replica's ack.
+        drop(in_flight);
+        self.wait_for_replica_ack(engine_binlog, commit_lsn)?;
         Ok(Some(pending_info(gtid, cache_len)))
+    }
+
+    /// Semi-synchronous replication (module docs): once the writer put the
+    /// transaction ending at `lsn` in the files, waits until a replica
+    /// acknowledged it or `rpl_semi_sync_source_timeout` passed.
+    fn wait_for_replica_ack(&self, engine_binlog: &EngineBinlog, lsn: Lsn) -> Result<()> {
+        let Some((acks, _wait_point)) = self.inner.binlog.replica_acks() else { return Ok(()) };
+        if let Some((file_name, end_position)) = engine_binlog.written_end_through(lsn)? {
+            acks.wait_for_ack(&file_name, end_position, 1);
+        }
+        Ok(())
     }
 
     /// `innodb_flush_log_at_trx_commit` alone: 1 waits for the fdatasync
@@ -626,7 +672,7 @@ impl Database {
         let inner = &self.inner;
         let events = binlog_events(inner, &cache)?;
         let cache_len = cache.len();
-        let _in_flight = inner.rotation.read();
+        let in_flight = inner.rotation.read();
         engine_binlog.wait_for_room()?;
         let committed_when_queued = engine_binlog.committed.load(Ordering::Acquire);
         let logged = (|| -> Result<(Gtid, Lsn)> {
@@ -643,10 +689,14 @@ impl Database {
         })();
         let result = logged.and_then(|(gtid, lsn)| {
             inner.redo.wait_durable(lsn)?;
-            Ok(gtid)
+            Ok((gtid, lsn))
         });
         match result {
-            Ok(gtid) => Ok(pending_info(gtid, cache_len)),
+            Ok((gtid, lsn)) => {
+                drop(in_flight);
+                self.wait_for_replica_ack(engine_binlog, lsn)?;
+                Ok(pending_info(gtid, cache_len))
+            }
             Err(error) => {
                 inner.fail(&error.to_string());
                 Err(error)

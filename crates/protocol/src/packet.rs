@@ -200,6 +200,11 @@ impl PacketStream {
         self.sequence_id = 0;
     }
 
+    /// The next packet written carries `sequence_id`.
+    pub fn restart_sequence_at(&mut self, sequence_id: u8) {
+        self.sequence_id = sequence_id;
+    }
+
     pub fn sequence_id(&self) -> u8 {
         self.sequence_id
     }

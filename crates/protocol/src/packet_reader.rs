@@ -40,6 +40,10 @@ pub struct PacketReader<R> {
     /// A joined buffer above this size is not kept for the next packet.
     joined_kept_bytes_max: usize,
     sequence_id: u8,
+    /// A sequence id the next packet may carry instead of `sequence_id`:
+    /// the peer restarts its numbering there (see
+    /// [`PacketReader::allow_sequence_restart`]).
+    restart_sequence_id: Option<u8>,
     max_allowed_packet_bytes: usize,
 }
 
@@ -57,8 +61,18 @@ impl<R: Read> PacketReader<R> {
             joined: Vec::new(),
             joined_kept_bytes_max: buffer_bytes.max(16 << 20),
             sequence_id,
+            restart_sequence_id: None,
             max_allowed_packet_bytes,
         }
+    }
+
+    /// The next packet may carry `sequence_id` instead of the next in
+    /// turn (then the numbering goes on from it). A semi-synchronous
+    /// source restarts at 1 after each event that asks for an ack, as the
+    /// ack took sequence id 0 (MySQL's and MariaDB's sources do; older
+    /// binlogd sources go on counting).
+    pub fn allow_sequence_restart(&mut self, sequence_id: u8) {
+        self.restart_sequence_id = Some(sequence_id);
     }
 
     pub fn get_ref(&self) -> &R {
@@ -91,10 +105,14 @@ impl<R: Read> PacketReader<R> {
 
     /// The length in the chunk header at `start`, after checking its
     /// sequence id (the header must be buffered).
-    fn chunk_bytes(&self) -> Result<usize, ProtocolError> {
+    fn chunk_bytes(&mut self) -> Result<usize, ProtocolError> {
         let header = &self.buffer[self.start..self.start + HEADER_BYTES];
+        let restart = self.restart_sequence_id.take();
         if header[3] != self.sequence_id {
-            return Err(ProtocolError::OutOfOrder { expected: self.sequence_id, got: header[3] });
+            if restart != Some(header[3]) {
+                return Err(ProtocolError::OutOfOrder { expected: self.sequence_id, got: header[3] });
+            }
+            self.sequence_id = header[3];
         }
         Ok(u32::from_le_bytes([header[0], header[1], header[2], 0]) as usize)
     }
@@ -217,6 +235,27 @@ mod tests {
             }
             assert!(matches!(reader.next_packet(), Err(ProtocolError::Closed)));
         }
+    }
+
+    #[test]
+    fn a_restart_of_the_numbering_is_accepted_once_when_allowed() {
+        // Packets 7 and 8, then the peer restarts at 1: 1, 2.
+        let mut bytes = wire(&[vec![7], vec![8]], 7);
+        bytes.extend(wire(&[vec![1], vec![2; 300]], 1));
+        let mut reader = PacketReader::new(&bytes[..], 64, 7, 1 << 20);
+        assert_eq!(reader.next_packet().unwrap(), &[7]);
+        reader.allow_sequence_restart(1);
+        // Allowed but not taken: the numbering goes on.
+        assert_eq!(reader.next_packet().unwrap(), &[8]);
+        reader.allow_sequence_restart(1);
+        assert_eq!(reader.next_packet().unwrap(), &[1]);
+        assert_eq!(reader.next_packet().unwrap(), &[2; 300][..]);
+
+        // Not allowed: out of order.
+        let mut reader = PacketReader::new(&bytes[..], 64, 7, 1 << 20);
+        reader.next_packet().unwrap();
+        reader.next_packet().unwrap();
+        assert!(matches!(reader.next_packet(), Err(ProtocolError::OutOfOrder { expected: 9, got: 1 })));
     }
 
     #[test]

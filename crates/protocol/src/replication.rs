@@ -261,9 +261,14 @@ impl<'a> BinlogStream<'a> {
 
     /// Buffers one event behind the semi-synchronous header: the packet is
     /// `0x00 0xEF flags` + event bytes (see the source crate's
-    /// `semi_sync/packet.rs`).
+    /// `semi_sync/packet.rs`). After an event that asks for an ack
+    /// (`flags` 0x01) the numbering restarts at 1, the ack having taken 0,
+    /// as MySQL's and MariaDB's sources do and their replicas expect.
     pub fn send_semi_sync_event(&mut self, flags: u8, event: &[u8]) -> Result<(), ProtocolError> {
         self.stream.write_packet_parts(&[0x00, 0xEF, flags], event)?;
+        if flags & 0x01 != 0 {
+            self.stream.restart_sequence_at(1);
+        }
         self.events_sent += 1;
         self.bytes_sent += event.len() as u64 + 3;
         Ok(())

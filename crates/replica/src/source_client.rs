@@ -122,6 +122,9 @@ pub struct SourceClient {
     semi_sync: bool,
     /// The last event read asked for an ack.
     ack_requested: bool,
+    /// The last event read asked for an ack: the source may restart its
+    /// packet numbering at 1 after it.
+    sequence_may_restart: bool,
 }
 
 impl SourceClient {
@@ -141,6 +144,7 @@ impl SourceClient {
             server_version: String::new(),
             semi_sync: false,
             ack_requested: false,
+            sequence_may_restart: false,
         };
         client.log_in(address)?;
         Ok(client)
@@ -369,7 +373,13 @@ impl SourceClient {
         if self.dump.is_none() {
             self.dump = Some(self.dump_reader()?);
         }
-        let packet = self.dump.as_mut().expect("the dump reader").next_packet().map_err(wire_error)?;
+        let reader = self.dump.as_mut().expect("the dump reader");
+        if std::mem::take(&mut self.sequence_may_restart) {
+            // The source restarts its numbering after an event that asked
+            // for an ack (MySQL's and MariaDB's do).
+            reader.allow_sequence_restart(1);
+        }
+        let packet = reader.next_packet().map_err(wire_error)?;
         match packet.first() {
             Some(0x00) => {}
             Some(0xFE) if packet.len() < 9 => return Ok(DumpPacket::EndOfLog),
@@ -379,6 +389,7 @@ impl SourceClient {
         let event = if self.semi_sync {
             let (event, ack) = crate::semi_sync_ack::strip_header(&packet[1..])?;
             self.ack_requested = ack;
+            self.sequence_may_restart = ack;
             event
         } else {
             &packet[1..]

@@ -164,6 +164,50 @@ impl Target {
         ]);
         Running::start(command, &format!("sysbench {workload} {threads} threads"))
     }
+
+    /// [`Target::start_run`] with `--histogram=on`: the summary ends with
+    /// the latency histogram ([`latency_percentile_ms`] reads it).
+    pub fn start_run_with_histogram(&self, workload: &str, threads: u32, seconds: u64) -> Result<Running, String> {
+        let mut command = self.command(workload);
+        command.args([
+            format!("--threads={threads}"),
+            format!("--time={seconds}"),
+            "--report-interval=1".to_string(),
+            format!("--percentile={PERCENTILE}"),
+            "--histogram=on".to_string(),
+            "run".to_string(),
+        ]);
+        Running::start(command, &format!("sysbench {workload} {threads} threads"))
+    }
+}
+
+/// The `percentile` (0–100) latency of a run's `--histogram=on` block:
+/// the upper edge of the bucket holding that share of the transactions.
+/// sysbench prints it as `Latency histogram (values are in milliseconds)`
+/// then one `   VALUE |*****   COUNT` line per non-empty bucket.
+pub fn latency_percentile_ms(text: &str, percentile: f64) -> Result<f64, String> {
+    let after = text.split_once("Latency histogram").map(|(_, rest)| rest).ok_or("no latency histogram in sysbench's output")?;
+    let buckets: Vec<(f64, u64)> = after
+        .lines()
+        .filter_map(|line| {
+            let (value, rest) = line.split_once('|')?;
+            let count = rest.split_whitespace().last()?.parse().ok()?;
+            Some((value.trim().parse().ok()?, count))
+        })
+        .collect();
+    let total: u64 = buckets.iter().map(|(_, count)| count).sum();
+    if total == 0 {
+        return Err("an empty latency histogram in sysbench's output".into());
+    }
+    let wanted = (total as f64 * percentile / 100.0).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    for (value, count) in &buckets {
+        seen += count;
+        if seen >= wanted {
+            return Ok(*value);
+        }
+    }
+    Ok(buckets.last().expect("not empty").0)
 }
 
 /// A sysbench process whose stdout a thread reads as it comes.
@@ -301,6 +345,18 @@ Threads fairness:
         let p95 = REPORT.replace("99th percentile", "95th percentile");
         assert!(parse_summary(&p95).unwrap_err().contains("99th percentile"));
         assert!(parse_summary("FATAL: error 2013").unwrap_err().contains("transactions"));
+    }
+
+    #[test]
+    fn percentiles_come_from_the_histogram() {
+        let text = "Latency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n\
+                    \x20     1.010 |**********                               10\n\
+                    \x20     2.030 |****************************************  80\n\
+                    \x20    10.090 |**                                       10\n \n";
+        assert_eq!(latency_percentile_ms(text, 50.0), Ok(2.03));
+        assert_eq!(latency_percentile_ms(text, 10.0), Ok(1.01));
+        assert_eq!(latency_percentile_ms(text, 99.0), Ok(10.09));
+        assert!(latency_percentile_ms("Latency (ms):", 50.0).is_err());
     }
 
     #[test]
