@@ -252,6 +252,23 @@ impl Partitioning {
     }
 }
 
+/// Orders two RANGE bounds (one per column) as MySQL checks that they
+/// increase: column by column, MAXVALUE above every value.
+pub fn compare_bounds(a: &[Bound], b: &[Bound]) -> Ordering {
+    for (a, b) in a.iter().zip(b) {
+        let order = match (a, b) {
+            (Bound::MaxValue, Bound::MaxValue) => Ordering::Equal,
+            (Bound::MaxValue, _) => Ordering::Greater,
+            (_, Bound::MaxValue) => Ordering::Less,
+            (Bound::Value(a), Bound::Value(b)) => compare_values(a, b),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    Ordering::Equal
+}
+
 /// Whether `method` may partition by `column` (1659 otherwise): integers
 /// for HASH, RANGE and LIST; integers, strings and dates for KEY and the
 /// COLUMNS forms.
