@@ -833,7 +833,11 @@ mod tests {
                     values: PartitionValues::LessThan(vec![Bound::Value(Value::Int(10)), Bound::Value(Value::Bytes(b"m".to_vec()))]),
                     comment: Some("first".into()),
                 },
-                PartitionDef { name: "p1".into(), values: PartitionValues::LessThan(vec![Bound::MaxValue, Bound::MaxValue]), comment: None },
+                PartitionDef {
+                    name: "p1".into(),
+                    values: PartitionValues::LessThan(vec![Bound::MaxValue, Bound::MaxValue]),
+                    comment: None,
+                },
             ],
         };
         let spec = crate::catalog::TableSpec {
@@ -863,7 +867,8 @@ mod tests {
                 comment: None,
             }],
         });
-        let record = DdlRecord::RebuildTable { table: 3, def: TableDef::from_spec(3, &list).unwrap(), rows: vec![], auto_increment_next: 1 };
+        let record =
+            DdlRecord::RebuildTable { table: 3, def: TableDef::from_spec(3, &list).unwrap(), rows: vec![], auto_increment_next: 1 };
         assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
         // Without partitioning the column count has no flag: the bytes of
         // a definition are those written before partitioning existed.

@@ -141,10 +141,10 @@ impl Partitioning {
         self.columns
             .iter()
             .map(|name| {
-                def.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)).ok_or_else(|| EngineError::UnknownColumn {
-                    column: name.clone(),
-                    context: "partition function".to_string(),
-                })
+                def.columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| EngineError::UnknownColumn { column: name.clone(), context: "partition function".to_string() })
             })
             .collect()
     }
@@ -273,16 +273,11 @@ pub fn compare_bounds(a: &[Bound], b: &[Bound]) -> Ordering {
 /// for HASH, RANGE and LIST; integers, strings and dates for KEY and the
 /// COLUMNS forms.
 fn column_type_allowed(method: PartitionMethod, column: &ColumnDef) -> bool {
-    let integer = matches!(
-        column.column_type,
-        ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong
-    );
+    let integer =
+        matches!(column.column_type, ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong);
     let other = matches!(
         column.column_type,
-        ColumnType::VarChar { .. }
-            | ColumnType::String { .. }
-            | ColumnType::Date
-            | ColumnType::DateTime2 { .. }
+        ColumnType::VarChar { .. } | ColumnType::String { .. } | ColumnType::Date | ColumnType::DateTime2 { .. }
     ) && column.attributes.members.is_empty();
     integer || (method.takes_column_list() && other)
 }
@@ -363,7 +358,9 @@ fn key_hash<'a>(columns: impl Iterator<Item = (&'a ColumnDef, &'a Value)>) -> u3
                 let end = bytes.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
                 bytes[..end].to_vec()
             }
-            Value::Date { year, month, day } => (u32::from(*year) * 512 + u32::from(*month) * 32 + u32::from(*day)).to_le_bytes()[..3].to_vec(),
+            Value::Date { year, month, day } => {
+                (u32::from(*year) * 512 + u32::from(*month) * 32 + u32::from(*day)).to_le_bytes()[..3].to_vec()
+            }
             other => format!("{other:?}").into_bytes(),
         };
         hash_sort_bin(&image, &mut nr1, &mut nr2);
@@ -377,13 +374,7 @@ mod tests {
     use crate::catalog::{TableDef, TableSpec};
 
     fn table(columns: Vec<ColumnDef>, partitioning: Partitioning) -> TableDef {
-        let spec = TableSpec {
-            database: "d".into(),
-            name: "t".into(),
-            columns,
-            partitioning: Some(partitioning),
-            ..TableSpec::default()
-        };
+        let spec = TableSpec { database: "d".into(), name: "t".into(), columns, partitioning: Some(partitioning), ..TableSpec::default() };
         TableDef::from_spec(1, &spec).unwrap()
     }
 
@@ -394,7 +385,9 @@ mod tests {
             key_algorithm: 0,
             columns: vec![column.to_string()],
             by_count: true,
-            partitions: (0..count).map(|i| PartitionDef { name: format!("p{i}"), values: PartitionValues::Hashed, comment: None }).collect(),
+            partitions: (0..count)
+                .map(|i| PartitionDef { name: format!("p{i}"), values: PartitionValues::Hashed, comment: None })
+                .collect(),
         }
     }
 

@@ -189,7 +189,8 @@ impl Working {
 
     fn rename_in_keys(&mut self, from: &str, to: &str) {
         let partitioning = self.partitioning.iter_mut().map(|partitioning| &mut partitioning.columns);
-        let keys = std::iter::once(&mut self.primary_key).chain(self.indexes.iter_mut().map(|index| &mut index.columns)).chain(partitioning);
+        let keys =
+            std::iter::once(&mut self.primary_key).chain(self.indexes.iter_mut().map(|index| &mut index.columns)).chain(partitioning);
         for key in keys {
             for name in key.iter_mut().filter(|name| name.eq_ignore_ascii_case(from)) {
                 *name = to.to_string();

@@ -159,7 +159,9 @@ fn value_for(literal: &PartitionLiteral, column: &ColumnDef, partition: &str, ru
         matches!(column.column_type, ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong);
     let value = match literal {
         PartitionLiteral::Integer(value) if integer_column => match (i64::try_from(*value), u64::try_from(*value)) {
-            (Ok(value), _) if !column.unsigned || value >= 0 => return Ok(if column.unsigned { Value::UInt(value as u64) } else { Value::Int(value) }),
+            (Ok(value), _) if !column.unsigned || value >= 0 => {
+                return Ok(if column.unsigned { Value::UInt(value as u64) } else { Value::Int(value) })
+            }
             (_, Ok(value)) if column.unsigned => return Ok(Value::UInt(value)),
             _ => return Err(error(1654, "Partition column values of incorrect type")),
         },

@@ -82,11 +82,7 @@ pub fn split_create_table(sql: &str) -> SqlResult<Option<(String, PartitionClaus
         }
         if depth == 0 && closed_group && keyword(at) == "PARTITION" && keyword(at + 1) == "BY" {
             let start = byte_offset(sql, words[at].span.start.line, words[at].span.start.column);
-            let tail: Vec<Token> = words[at + 2..]
-                .iter()
-                .map(|t| t.token.clone())
-                .filter(|t| *t != Token::SemiColon)
-                .collect();
+            let tail: Vec<Token> = words[at + 2..].iter().map(|t| t.token.clone()).filter(|t| *t != Token::SemiColon).collect();
             let clause = Clause { tokens: &tail, position: 0 }.parse()?;
             return Ok(Some((sql[..start].to_string(), clause)));
         }
@@ -372,12 +368,14 @@ mod tests {
         assert_eq!(clause.partitions[0].comment.as_deref(), Some("low"));
         assert_eq!(clause.partitions[1].values, PartitionValuesClause::LessThan(vec![PartitionLiteral::MaxValue]));
 
-        let (_, clause) = split_create_table("create table t (a int) partition by linear key algorithm=1 (a) partitions 4").unwrap().unwrap();
-        assert_eq!((clause.method, clause.linear, clause.key_algorithm, clause.count), (PartitionMethod::Key, true, 1, Some(4)));
         let (_, clause) =
-            split_create_table("CREATE TABLE t (a INT, b CHAR(2)) PARTITION BY LIST COLUMNS (a, b) (PARTITION p VALUES IN ((1, 'x'), (NULL, 'y')))")
-                .unwrap()
-                .unwrap();
+            split_create_table("create table t (a int) partition by linear key algorithm=1 (a) partitions 4").unwrap().unwrap();
+        assert_eq!((clause.method, clause.linear, clause.key_algorithm, clause.count), (PartitionMethod::Key, true, 1, Some(4)));
+        let (_, clause) = split_create_table(
+            "CREATE TABLE t (a INT, b CHAR(2)) PARTITION BY LIST COLUMNS (a, b) (PARTITION p VALUES IN ((1, 'x'), (NULL, 'y')))",
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(clause.method, PartitionMethod::ListColumns);
         assert_eq!(
             clause.partitions[0].values,
