@@ -39,7 +39,11 @@ fn logged(paths: &[std::path::PathBuf], tables: &[&str]) -> Vec<Logged> {
             if !tables.contains(&table.as_str()) {
                 continue;
             }
-            let count = rows.rows(map).map(|row| row.expect("mysql_common decodes the row")).count();
+            let mut count = 0;
+            for row in rows.rows(map) {
+                row.expect("mysql_common decodes the row");
+                count += 1;
+            }
             let kind = match event.header().event_type_raw() {
                 30 => "write",
                 31 => "update",
