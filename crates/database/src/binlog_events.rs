@@ -30,7 +30,7 @@ use std::sync::Arc;
 use binlog::{BinaryLog, TransactionCache};
 use binlog_format::constants::EventType;
 use binlog_format::events::rows::rows_flags;
-use binlog_format::events::{Event, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
+use binlog_format::events::{Event, ExtraRowInfo, PartitionInfo, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
 use binlog_format::{RowsKind, Value};
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
 
@@ -181,10 +181,18 @@ impl RowEvents {
         let table_id = def.id;
         let mut event = RowsEvent::empty(kind, table_id, map.columns.len());
         for change in run {
+            let extra_data = partition_extra_data(def, change)?;
+            if event.rows.is_empty() {
+                event.extra_data.clone_from(&extra_data);
+            }
             // Closed before the row that would follow a full event, so the
-            // run's last event always holds rows and carries STMT_END_F.
-            if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE {
-                let full = std::mem::replace(&mut event, RowsEvent::empty(kind, table_id, map.columns.len()));
+            // run's last event always holds rows and carries STMT_END_F; and
+            // before a row of another partition, whose id the event's extra
+            // data names (as mysqld does).
+            if event.rows.len() >= BINLOG_ROW_EVENT_MAX_SIZE || event.extra_data != extra_data {
+                let mut next = RowsEvent::empty(kind, table_id, map.columns.len());
+                next.extra_data = extra_data;
+                let full = std::mem::replace(&mut event, next);
                 self.cache.append(&full.into_event(), timestamp)?;
             }
             self.writeset.add_change(def, change);
@@ -234,8 +242,10 @@ impl RowEvents {
                 (RowsKind::Delete, Some(_), _) => {}
                 _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
             }
+            let extra_data = partition_extra_data(def, change)?;
             let same_columns = event.as_ref().is_some_and(|event| {
                 event.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
+                    && event.extra_data == extra_data
                     && (!kind.has_before_image() || event.columns_before == before_columns)
                     && (!kind.has_after_image() || event.columns_after == after_columns)
             });
@@ -243,7 +253,9 @@ impl RowEvents {
                 if let Some(done) = event.take() {
                     self.cache.append(&done.into_event(), timestamp)?;
                 }
-                event = Some(RowsEvent::with_columns(kind, def.id, column_count, &before_columns, &after_columns));
+                let mut next = RowsEvent::with_columns(kind, def.id, column_count, &before_columns, &after_columns);
+                next.extra_data = extra_data;
+                event = Some(next);
             }
             self.writeset.add_change(def, change);
             let event = event.as_mut().expect("set above");
@@ -264,6 +276,30 @@ impl RowEvents {
         self.cache.set_compression_level_zstd(context.compression_level_zstd);
         Ok(self.cache)
     }
+}
+
+/// The extra row info of a partitioned table's row event: the partition
+/// the row is in (a Write's new row, a Delete's old one), and for an
+/// Update the partition it came from too, as MySQL 8.0.16+ writes them.
+/// Empty for a table that is not partitioned.
+fn partition_extra_data(def: &TableDef, change: &RowChange) -> Result<Vec<u8>> {
+    if def.partitioning.is_none() {
+        return Ok(Vec::new());
+    }
+    let partition_of = |row: &Option<engine::Row>| -> Result<u16> {
+        let row = row.as_deref().ok_or_else(|| row_event_error("a change without its image"))?;
+        Ok(def.partition_of(row).map_err(row_event_error)?.unwrap_or(0))
+    };
+    let partition = match change.kind {
+        ChangeKind::Insert => PartitionInfo { partition_id: partition_of(&change.after)?, source_partition_id: None },
+        ChangeKind::Delete => PartitionInfo { partition_id: partition_of(&change.before)?, source_partition_id: None },
+        ChangeKind::Update => {
+            PartitionInfo { partition_id: partition_of(&change.after)?, source_partition_id: Some(partition_of(&change.before)?) }
+        }
+    };
+    let mut extra_data = Vec::new();
+    ExtraRowInfo { ndb: None, partition: Some(partition) }.encode(&mut extra_data);
+    Ok(extra_data)
 }
 
 /// A DDL statement as its own binlog transaction (Gtid, Query).

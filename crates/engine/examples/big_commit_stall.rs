@@ -35,6 +35,7 @@ fn sbtest(engine: &Engine, n: usize) -> engine::TableId {
         primary_key: vec!["id".into()],
         indexes: vec![IndexSpec { name: "k".into(), columns: vec!["k".into()], unique: false }],
         auto_increment_start: 0,
+        partitioning: None,
     };
     engine.create_table(&spec).unwrap().id
 }
@@ -62,6 +63,7 @@ fn main() {
             primary_key: vec!["id".into()],
             indexes: vec![],
             auto_increment_start: 0,
+            partitioning: None,
         })
         .unwrap()
         .id;

@@ -12,6 +12,7 @@ use binlog_format::{ColumnSpec, ColumnType, Value};
 
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
+use crate::partition::Partitioning;
 use crate::table::Table;
 
 /// Stable for a table's whole life and across checkpoints and redo replay;
@@ -139,6 +140,8 @@ pub struct TableDef {
     /// Id the next CREATE INDEX gets. Ids are never reused, so a scan or a
     /// lock that names an index by id cannot land on a newer one.
     pub next_index_id: IndexId,
+    /// PARTITION BY, for a partitioned table.
+    pub partitioning: Option<Partitioning>,
 }
 
 /// What CREATE TABLE asks for, by column names.
@@ -152,6 +155,7 @@ pub struct TableSpec {
     pub indexes: Vec<IndexSpec>,
     /// 0 means 1.
     pub auto_increment_start: u64,
+    pub partitioning: Option<Partitioning>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,12 +241,14 @@ impl TableDef {
             indexes: Vec::new(),
             auto_increment_start: spec.auto_increment_start.max(1),
             next_index_id: CLUSTERED_INDEX_ID + 1,
+            partitioning: spec.partitioning.clone(),
         };
         for index in &spec.indexes {
             let index = def.new_index(index)?;
             def.add_index(index);
         }
         def.check_auto_increment()?;
+        def.check_partitioning()?;
         Ok(def)
     }
 
@@ -265,6 +271,18 @@ impl TableDef {
     pub(crate) fn add_index(&mut self, index: IndexDef) {
         self.next_index_id = self.next_index_id.max(index.id + 1);
         self.indexes.push(index);
+    }
+
+    /// A partitioned table's partitioning columns exist, have types it
+    /// takes, and are in every unique key (1503).
+    pub(crate) fn check_partitioning(&self) -> Result<()> {
+        self.partitioning.as_ref().map_or(Ok(()), |partitioning| partitioning.check(self))
+    }
+
+    /// The partition `row` belongs to: None for a table that is not
+    /// partitioned, 1526 when a RANGE or LIST table has none for it.
+    pub fn partition_of(&self, row: &[Value]) -> Result<Option<u16>> {
+        self.partitioning.as_ref().map(|partitioning| partitioning.partition_of(self, row)).transpose()
     }
 
     /// An AUTO_INCREMENT column must be alone and lead some key.
@@ -360,6 +378,7 @@ mod tests {
             primary_key: vec!["ID".into()],
             indexes: vec![IndexSpec { name: "email".into(), columns: vec!["email".into()], unique: true }],
             auto_increment_start: 0,
+            partitioning: None,
         }
     }
 

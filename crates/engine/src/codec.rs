@@ -28,6 +28,7 @@ use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
 use crate::change::{ChangeKind, RowChange};
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
+use crate::partition::{Bound, PartitionDef, PartitionMethod, PartitionValues, Partitioning};
 use crate::redo::{DdlRecord, TableRename};
 use crate::row::Row;
 
@@ -354,7 +355,8 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     out.put_u64(def.id);
     put_str(out, &def.database);
     put_str(out, &def.name);
-    put_count(out, def.columns.len());
+    let flagged_count = def.columns.len() as u32 | if def.partitioning.is_some() { TABLE_HAS_PARTITIONING } else { 0 };
+    out.put_u32(flagged_count);
     for column in &def.columns {
         put_str(out, &column.name);
         put_column_type(out, &column.column_type);
@@ -384,13 +386,135 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     }
     out.put_u64(def.auto_increment_start);
     out.put_u32(def.next_index_id);
+    if let Some(partitioning) = &def.partitioning {
+        put_partitioning(out, partitioning);
+    }
+}
+
+/// The top bit of a table definition's column count: a partitioning
+/// section follows the definition. Definitions written before
+/// partitioning existed never have it (a table has at most 4096 columns),
+/// so they read as they always did.
+const TABLE_HAS_PARTITIONING: u32 = 0x8000_0000;
+
+/// | field | encoding |
+/// |-------|----------|
+/// | method | u8: 1 HASH, 2 KEY, 3 RANGE, 4 LIST, 5 RANGE COLUMNS, 6 LIST COLUMNS |
+/// | flags | u8: 1 LINEAR, 2 partitions given by count |
+/// | key algorithm | u8 (0 not given) |
+/// | columns | count, then strings |
+/// | partitions | count, then each: name, comment presence u8 (+ string), values tag u8 (0 hashed, 1 less than, 2 in) with the bounds (count, each tag u8 0 MAXVALUE / 1 value) or the items (count, each a count of values) |
+fn put_partitioning(out: &mut Vec<u8>, partitioning: &Partitioning) {
+    out.put_u8(match partitioning.method {
+        PartitionMethod::Hash => 1,
+        PartitionMethod::Key => 2,
+        PartitionMethod::Range => 3,
+        PartitionMethod::List => 4,
+        PartitionMethod::RangeColumns => 5,
+        PartitionMethod::ListColumns => 6,
+    });
+    out.put_u8(u8::from(partitioning.linear) | u8::from(partitioning.by_count) << 1);
+    out.put_u8(partitioning.key_algorithm);
+    put_count(out, partitioning.columns.len());
+    for column in &partitioning.columns {
+        put_str(out, column);
+    }
+    put_count(out, partitioning.partitions.len());
+    for partition in &partitioning.partitions {
+        put_str(out, &partition.name);
+        match &partition.comment {
+            Some(comment) => {
+                out.put_u8(1);
+                put_str(out, comment);
+            }
+            None => out.put_u8(0),
+        }
+        match &partition.values {
+            PartitionValues::Hashed => out.put_u8(0),
+            PartitionValues::LessThan(bounds) => {
+                out.put_u8(1);
+                put_count(out, bounds.len());
+                for bound in bounds {
+                    match bound {
+                        Bound::MaxValue => out.put_u8(0),
+                        Bound::Value(value) => {
+                            out.put_u8(1);
+                            encode_value(value, out);
+                        }
+                    }
+                }
+            }
+            PartitionValues::In(items) => {
+                out.put_u8(2);
+                put_count(out, items.len());
+                for item in items {
+                    put_count(out, item.len());
+                    for value in item {
+                        encode_value(value, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn read_partitioning(reader: &mut ByteReader<'_>) -> Result<Partitioning> {
+    let method = match reader.u8("partition method")? {
+        1 => PartitionMethod::Hash,
+        2 => PartitionMethod::Key,
+        3 => PartitionMethod::Range,
+        4 => PartitionMethod::List,
+        5 => PartitionMethod::RangeColumns,
+        6 => PartitionMethod::ListColumns,
+        other => return Err(EngineError::corrupt(format!("partition method {other}"))),
+    };
+    let flags = reader.u8("partition flags")?;
+    if flags & !0b11 != 0 {
+        return Err(EngineError::corrupt(format!("partition flags {flags:#04x}")));
+    }
+    let key_algorithm = reader.u8("key algorithm")?;
+    let columns = (0..reader.count(4, "partition columns")?).map(|_| reader.string("partition column")).collect::<Result<_>>()?;
+    let partition_count = reader.count(6, "partitions")?;
+    let mut partitions = Vec::with_capacity(partition_count);
+    for _ in 0..partition_count {
+        let name = reader.string("partition name")?;
+        let comment = match reader.u8("partition comment presence")? {
+            0 => None,
+            1 => Some(reader.string("partition comment")?),
+            other => return Err(EngineError::corrupt(format!("partition comment presence {other}"))),
+        };
+        let values = match reader.u8("partition values")? {
+            0 => PartitionValues::Hashed,
+            1 => PartitionValues::LessThan(
+                (0..reader.count(1, "partition bounds")?)
+                    .map(|_| match reader.u8("partition bound")? {
+                        0 => Ok(Bound::MaxValue),
+                        1 => Ok(Bound::Value(read_value(reader)?)),
+                        other => Err(EngineError::corrupt(format!("partition bound {other}"))),
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            2 => PartitionValues::In(
+                (0..reader.count(4, "partition items")?)
+                    .map(|_| (0..reader.count(1, "partition item values")?).map(|_| read_value(reader)).collect::<Result<Vec<Value>>>())
+                    .collect::<Result<_>>()?,
+            ),
+            other => return Err(EngineError::corrupt(format!("partition values {other}"))),
+        };
+        partitions.push(PartitionDef { name, values, comment });
+    }
+    Ok(Partitioning { method, linear: flags & 1 != 0, key_algorithm, columns, by_count: flags & 2 != 0, partitions })
 }
 
 pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     let id = reader.u64("table id")?;
     let database = reader.string("database name")?;
     let name = reader.string("table name")?;
-    let column_count = reader.count(12, "columns")?;
+    let flagged_count = reader.u32("columns")?;
+    let column_count = (flagged_count & !TABLE_HAS_PARTITIONING) as usize;
+    if column_count.saturating_mul(12) > reader.remaining() {
+        return Err(EngineError::corrupt(format!("columns: {column_count} items cannot fit {} bytes", reader.remaining())));
+    }
     let mut columns = Vec::with_capacity(column_count);
     for _ in 0..column_count {
         let name = reader.string("column name")?;
@@ -426,7 +550,8 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     if indexes.iter().any(|index: &IndexDef| index.id == 0 || index.id >= next_index_id) {
         return Err(EngineError::corrupt(format!("table {name}: index ids past {next_index_id}")));
     }
-    Ok(TableDef { id, database, name, columns, primary_key, indexes, auto_increment_start, next_index_id })
+    let partitioning = if flagged_count & TABLE_HAS_PARTITIONING != 0 { Some(read_partitioning(reader)?) } else { None };
+    Ok(TableDef { id, database, name, columns, primary_key, indexes, auto_increment_start, next_index_id, partitioning })
 }
 
 fn put_index_def(out: &mut Vec<u8>, index: &IndexDef) {
@@ -691,6 +816,68 @@ mod tests {
         };
         let DdlRecord::CreateTable { def } = decode_ddl(&encode_ddl(&plain)).unwrap() else { panic!("not a CREATE TABLE") };
         assert_eq!(def.columns[0].current_timestamp, CurrentTimestamp::default());
+    }
+
+    #[test]
+    fn partitioned_definitions_round_trip_and_unpartitioned_ones_keep_their_bytes() {
+        use crate::partition::{Bound, PartitionDef, PartitionMethod, PartitionValues, Partitioning};
+        let partitioning = Partitioning {
+            method: PartitionMethod::RangeColumns,
+            linear: false,
+            key_algorithm: 0,
+            columns: vec!["id".into(), "name".into()],
+            by_count: false,
+            partitions: vec![
+                PartitionDef {
+                    name: "p0".into(),
+                    values: PartitionValues::LessThan(vec![Bound::Value(Value::Int(10)), Bound::Value(Value::Bytes(b"m".to_vec()))]),
+                    comment: Some("first".into()),
+                },
+                PartitionDef {
+                    name: "p1".into(),
+                    values: PartitionValues::LessThan(vec![Bound::MaxValue, Bound::MaxValue]),
+                    comment: None,
+                },
+            ],
+        };
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::Long), ColumnDef::new("name", ColumnType::VarChar { max_length_bytes: 40 })],
+            primary_key: vec!["id".into(), "name".into()],
+            partitioning: Some(partitioning),
+            ..Default::default()
+        };
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(3, &spec).unwrap() };
+        let bytes = encode_ddl(&record);
+        assert_eq!(decode_ddl(&bytes).unwrap(), record);
+        for cut in 0..bytes.len() {
+            assert!(decode_ddl(&bytes[..cut]).is_err());
+        }
+        let mut list = spec.clone();
+        list.partitioning = Some(Partitioning {
+            method: PartitionMethod::List,
+            linear: false,
+            key_algorithm: 0,
+            columns: vec!["id".into()],
+            by_count: false,
+            partitions: vec![PartitionDef {
+                name: "p0".into(),
+                values: PartitionValues::In(vec![vec![Value::Int(1)], vec![Value::Null]]),
+                comment: None,
+            }],
+        });
+        let record =
+            DdlRecord::RebuildTable { table: 3, def: TableDef::from_spec(3, &list).unwrap(), rows: vec![], auto_increment_next: 1 };
+        assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
+        // Without partitioning the column count has no flag: the bytes of
+        // a definition are those written before partitioning existed.
+        let mut plain = spec;
+        plain.partitioning = None;
+        let def = TableDef::from_spec(4, &plain).unwrap();
+        let mut out = Vec::new();
+        put_table_def(&mut out, &def);
+        assert_eq!(&out[8 + 4 + 1 + 4 + 1..8 + 4 + 1 + 4 + 1 + 4], &2u32.to_le_bytes());
     }
 
     #[test]

@@ -100,6 +100,19 @@ pub enum EngineError {
     /// ER_GET_ERRNO: the redo sink failed (an I/O error, usually).
     #[error("Got error {errno} - '{reason}' from storage engine")]
     Storage { errno: i32, reason: String },
+    /// ER_NO_PARTITION_FOR_GIVEN_VALUE: a RANGE or LIST table has no
+    /// partition for the row.
+    #[error("Table has no partition for value {0}")]
+    NoPartitionForValue(String),
+    /// ER_FIELD_NOT_FOUND_PART_ERROR: KEY () on a table without a primary key.
+    #[error("Field in list of fields for partition function not found in table")]
+    PartitionFieldNotFound,
+    /// ER_FIELD_TYPE_NOT_ALLOWED_AS_PARTITION_FIELD.
+    #[error("Field '{0}' is of a not allowed type for this type of partitioning")]
+    PartitionFieldTypeNotAllowed(String),
+    /// ER_UNIQUE_KEY_NEED_ALL_FIELDS_IN_PF: "PRIMARY KEY" or "UNIQUE INDEX".
+    #[error("A {0} must include all columns in the table's partitioning function")]
+    UniqueKeyNeedsPartitionColumns(&'static str),
     /// ER_INTERNAL_ERROR: misuse of the API (a finished transaction, a
     /// savepoint of another transaction) or a corrupt snapshot.
     #[error("Internal error: {0}")]
@@ -139,6 +152,10 @@ impl EngineError {
             IncorrectValue { .. } => 1366,
             AutoIncrementExhausted => 1467,
             Storage { .. } => 1030,
+            NoPartitionForValue(_) => 1526,
+            PartitionFieldNotFound => 1488,
+            PartitionFieldTypeNotAllowed(_) => 1659,
+            UniqueKeyNeedsPartitionColumns(_) => 1503,
             Internal(_) => 1815,
         }
     }
@@ -173,6 +190,10 @@ impl EngineError {
             | IncorrectValue { .. }
             | AutoIncrementExhausted
             | Storage { .. }
+            | NoPartitionForValue(_)
+            | PartitionFieldNotFound
+            | PartitionFieldTypeNotAllowed(_)
+            | UniqueKeyNeedsPartitionColumns(_)
             | Internal(_) => "HY000",
         }
     }

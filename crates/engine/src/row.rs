@@ -24,6 +24,7 @@ pub(crate) fn check_row(def: &TableDef, row: &Row) -> Result<()> {
     for (column, value) in def.columns.iter().zip(row) {
         check_value(column, value, &mut scratch)?;
     }
+    def.partition_of(row)?;
     Ok(())
 }
 

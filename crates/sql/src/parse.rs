@@ -20,6 +20,7 @@ mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, SslRequirement, UserName};
 pub mod alter;
 mod depth;
+pub mod partition;
 mod replica;
 pub use depth::EXPRESSION_DEPTH_MAX;
 pub use replica::{OptionValue, ReplicaStatement, ReplicaThreads, SourceOption};
@@ -29,6 +30,12 @@ pub enum Statement {
     /// Parsed by sqlparser (SELECT, INSERT, UPDATE, DELETE, CREATE TABLE,
     /// CREATE INDEX, DROP TABLE / INDEX, SET).
     Ast(Box<Ast>),
+    /// CREATE TABLE with a PARTITION BY clause: sqlparser's statement for
+    /// the text before the clause, and the clause.
+    PartitionedCreateTable {
+        create: Box<Ast>,
+        partitioning: partition::PartitionClause,
+    },
     Begin,
     Commit,
     Rollback,
@@ -254,6 +261,14 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         return Err(too_deep(depth));
     }
     if let Some(statement) = hand_parse(words, sql)? {
+        return Ok(Parsed { statement, param_count: 0 });
+    }
+    if let Some((table, partitioning)) = partition::split_create_table(sql)? {
+        let mut statements = Parser::parse_sql(&MySqlDialect {}, &table).map_err(|error| parse_error(&table, &error.to_string()))?;
+        if statements.len() != 1 || !matches!(statements[0], Ast::CreateTable(_)) {
+            return Err(syntax_error(sql));
+        }
+        let statement = Statement::PartitionedCreateTable { create: Box::new(statements.remove(0)), partitioning };
         return Ok(Parsed { statement, param_count: 0 });
     }
     let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(|error| parse_error(sql, &error.to_string()))?;

@@ -37,6 +37,7 @@ pub fn users(engine: &Engine) -> TableDef {
             IndexSpec { name: "age".into(), columns: vec!["age".into()], unique: false },
         ],
         auto_increment_start: 0,
+        partitioning: None,
     };
     (*engine.create_table(&spec).unwrap()).clone()
 }

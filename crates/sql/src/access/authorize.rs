@@ -182,7 +182,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         return Ok(());
     }
     match statement {
-        Statement::Ast(ast) => authorize_ast(ast, context, &principal),
+        Statement::Ast(ast) | Statement::PartitionedCreateTable { create: ast, .. } => authorize_ast(ast, context, &principal),
         Statement::Begin | Statement::Commit | Statement::Rollback | Statement::Nothing => Ok(()),
         Statement::SetNames { .. } | Statement::SetCharacterSet(_) => Ok(()),
         Statement::StartTransaction { .. } | Statement::UnlockTables => Ok(()),

@@ -39,6 +39,8 @@ struct Working {
     primary_key: Vec<String>,
     indexes: Vec<IndexSpec>,
     auto_increment: Option<u64>,
+    /// Kept through the copy, its columns following renames.
+    partitioning: Option<engine::Partitioning>,
 }
 
 pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> SqlResult<Outcome> {
@@ -119,6 +121,7 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>) -> SqlResult<
             })
             .collect(),
         auto_increment: None,
+        partitioning: def.partitioning.clone(),
     };
     for spec in &alter.specs {
         working.apply(spec, context)?;
@@ -161,6 +164,7 @@ impl Working {
             primary_key: self.primary_key.clone(),
             indexes: self.indexes.clone(),
             auto_increment_start: 0,
+            partitioning: self.partitioning.clone(),
         }
     }
 
@@ -184,7 +188,9 @@ impl Working {
     }
 
     fn rename_in_keys(&mut self, from: &str, to: &str) {
-        let keys = std::iter::once(&mut self.primary_key).chain(self.indexes.iter_mut().map(|index| &mut index.columns));
+        let partitioning = self.partitioning.iter_mut().map(|partitioning| &mut partitioning.columns);
+        let keys =
+            std::iter::once(&mut self.primary_key).chain(self.indexes.iter_mut().map(|index| &mut index.columns)).chain(partitioning);
         for key in keys {
             for name in key.iter_mut().filter(|name| name.eq_ignore_ascii_case(from)) {
                 *name = to.to_string();

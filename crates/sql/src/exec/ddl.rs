@@ -15,6 +15,7 @@ use crate::eval::expr::Columns;
 use crate::eval::temporal::{current_timestamp_precision, WriteRules};
 use crate::eval::value::NullCheck;
 use crate::exec::dispatch::table_name;
+use crate::parse::partition::PartitionClause;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Warning};
 
@@ -60,7 +61,7 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
 
 pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
     match ast {
-        Ast::CreateTable(create) => create_table(create, context),
+        Ast::CreateTable(create) => create_table(create, None, context),
         Ast::CreateIndex(create) => create_index(create, context),
         Ast::Drop { object_type: ObjectType::Table, if_exists, names, temporary: false, .. } => {
             let mut tables = Vec::with_capacity(names.len());
@@ -142,7 +143,8 @@ fn check_table_spec(spec: &TableSpec) -> SqlResult<()> {
     Ok(())
 }
 
-fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcome> {
+/// CREATE TABLE, with its PARTITION BY clause when it has one.
+pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>, context: &Context<'_>) -> SqlResult<Outcome> {
     if create.temporary || create.or_replace || create.query.is_some() || create.clone.is_some() {
         return Err(not_supported("CREATE TEMPORARY TABLE, CREATE OR REPLACE or CREATE TABLE ... SELECT"));
     }
@@ -172,6 +174,8 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
                 })
                 .collect(),
             auto_increment_start: 0,
+            // CREATE TABLE ... LIKE copies the partitioning, as MySQL does.
+            partitioning: def.partitioning.clone(),
         }
     } else {
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
@@ -219,6 +223,13 @@ fn create_table(create: &CreateTable, context: &Context<'_>) -> SqlResult<Outcom
         spec
     };
     check_table_spec(&spec)?;
+    let mut spec = spec;
+    if let Some(clause) = partitioning {
+        if create.like.is_some() {
+            return Err(syntax_error("PARTITION BY"));
+        }
+        spec.partitioning = Some(crate::exec::partitioning::build(clause, &spec, context)?);
+    }
     if spec.primary_key.iter().any(|name| {
         spec.columns.iter().any(|c| c.name.eq_ignore_ascii_case(name) && c.attributes.generated.as_ref().is_some_and(|g| !g.stored))
     }) {

@@ -80,6 +80,11 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
         Statement::RollbackToSavepoint(name) => crate::exec::transaction_statements::rollback_to_savepoint(name, &mut transaction),
         Statement::ReleaseSavepoint(name) => crate::exec::transaction_statements::release_savepoint(name, &mut transaction),
         Statement::Ast(ast) => execute_ast(ast, context, transaction),
+        Statement::PartitionedCreateTable { create, partitioning } => {
+            transaction.commit(context)?;
+            let Ast::CreateTable(create) = create.as_ref() else { return Err(syntax_error("CREATE TABLE")) };
+            crate::exec::ddl::create_table(create, Some(partitioning), context)
+        }
     }
 }
 

@@ -108,6 +108,7 @@ fn class(statement: &Statement) -> Class {
         | Statement::PurgeBinaryLogsBefore(_)
         | Statement::ResetBinaryLogsAndGtids
         | Statement::Account(_) => Class::Other,
+        Statement::PartitionedCreateTable { .. } => Class::Ddl,
         Statement::Ast(ast) => match ast.as_ref() {
             Ast::StartTransaction { .. } => Class::Begin,
             Ast::Query(_) | Ast::Set(_) | Ast::Commit { .. } | Ast::Rollback { .. } => Class::Control,

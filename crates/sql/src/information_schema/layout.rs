@@ -58,5 +58,6 @@ pub fn definition(name: &str, columns: &[Column]) -> Arc<TableDef> {
         indexes: Vec::new(),
         auto_increment_start: 1,
         next_index_id: 1,
+        partitioning: None,
     })
 }

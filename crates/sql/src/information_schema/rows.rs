@@ -276,12 +276,37 @@ pub fn partitions(visible: &Visible<'_>) -> Vec<Vec<Value>> {
     visible
         .tables
         .iter()
-        .map(|def| {
-            let mut row = vec![text(DEF), text(&def.database), text(&def.name)];
-            row.extend(std::iter::repeat_n(Value::Null, 9));
-            row.extend([number(0), number(0), number(16384), number(0), number(0), number(0)]);
-            row.extend([Value::Null, Value::Null, Value::Null, Value::Null, text(""), Value::Null, Value::Null]);
-            row
+        .flat_map(|def| {
+            let stats = [number(0), number(0), number(16384), number(0), number(0), number(0)];
+            let times = [Value::Null, Value::Null, Value::Null, Value::Null];
+            let Some(partitioning) = &def.partitioning else {
+                // A table that is not partitioned: one row, its partition
+                // fields NULL.
+                let mut row = vec![text(DEF), text(&def.database), text(&def.name)];
+                row.extend(std::iter::repeat_n(Value::Null, 9));
+                row.extend(stats);
+                row.extend(times);
+                row.extend([text(""), Value::Null, Value::Null]);
+                return vec![row];
+            };
+            let method = partitioning.method.name(partitioning.linear);
+            let expression = crate::exec::show_partitions::expression_text(partitioning);
+            partitioning
+                .partitions
+                .iter()
+                .enumerate()
+                .map(|(position, partition)| {
+                    let description = crate::exec::show_partitions::description_text(partitioning, partition);
+                    let mut row = vec![text(DEF), text(&def.database), text(&def.name)];
+                    row.extend([text(&partition.name), Value::Null, number(position as u64 + 1), Value::Null]);
+                    row.extend([text(method), Value::Null, text(&expression), Value::Null]);
+                    row.push(description.as_deref().map_or(Value::Null, text));
+                    row.extend(stats.clone());
+                    row.extend(times.clone());
+                    row.extend([text(partition.comment.as_deref().unwrap_or("")), text("default"), Value::Null]);
+                    row
+                })
+                .collect()
         })
         .collect()
 }

@@ -55,7 +55,8 @@ fn writes(statement: &Statement) -> bool {
         | Statement::DropDatabase { .. }
         | Statement::Truncate { .. }
         | Statement::AlterTable(_)
-        | Statement::RenameTable(_) => true,
+        | Statement::RenameTable(_)
+        | Statement::PartitionedCreateTable { .. } => true,
         Statement::Ast(ast) => matches!(
             ast.as_ref(),
             Ast::Insert(_) | Ast::Update(_) | Ast::Delete(_) | Ast::CreateTable(_) | Ast::CreateIndex(_) | Ast::Drop { .. }

@@ -180,6 +180,7 @@ fn parse_spec(tokens: &[Token]) -> SqlResult<AlterSpec> {
     let second = keyword_at(tokens, 1);
     let rest = &tokens[1..];
     match first.as_str() {
+        "ADD" if second.as_deref() == Some("PARTITION") => Err(not_supported(format!("ALTER TABLE ... {}", text(tokens)))),
         "ADD" => parse_add(rest),
         "DROP" => match second.as_deref() {
             Some("PRIMARY") if keyword_at(tokens, 2).as_deref() == Some("KEY") => ends_at(tokens, 3).map(|_| AlterSpec::DropPrimaryKey),
@@ -245,7 +246,8 @@ fn parse_spec(tokens: &[Token]) -> SqlResult<AlterSpec> {
         "DEFAULT" | "CHARSET" | "CHARACTER" | "COLLATE" | "COMMENT" | "ALGORITHM" | "LOCK" | "ROW_FORMAT" | "FORCE" => {
             Ok(AlterSpec::Harmless)
         }
-        "CONVERT" | "ORDER" | "PARTITION" | "DISCARD" | "IMPORT" | "ENABLE" | "DISABLE" => {
+        "CONVERT" | "ORDER" | "PARTITION" | "DISCARD" | "IMPORT" | "ENABLE" | "DISABLE" | "TRUNCATE" | "COALESCE" | "REORGANIZE"
+        | "EXCHANGE" | "REMOVE" | "ANALYZE" | "CHECK" | "OPTIMIZE" | "REBUILD" | "REPAIR" => {
             Err(not_supported(format!("ALTER TABLE ... {}", text(tokens))))
         }
         _ => Err(syntax_error(&text(tokens))),
