@@ -193,6 +193,26 @@ impl TableDef {
         self.columns.iter().position(|c| c.auto_increment)
     }
 
+    /// The definition as CREATE TABLE declares it (keys by column name,
+    /// AUTO_INCREMENT from 1): what ALTER TABLE starts from and CREATE
+    /// TABLE ... LIKE copies.
+    pub fn to_spec(&self) -> TableSpec {
+        let names = |positions: &[usize]| positions.iter().map(|&p| self.columns[p].name.clone()).collect();
+        TableSpec {
+            database: self.database.clone(),
+            name: self.name.clone(),
+            columns: self.columns.clone(),
+            primary_key: names(&self.primary_key),
+            indexes: self
+                .indexes
+                .iter()
+                .map(|index| IndexSpec { name: index.name.clone(), columns: names(&index.columns), unique: index.unique })
+                .collect(),
+            auto_increment_start: 0,
+            partitioning: self.partitioning.clone(),
+        }
+    }
+
     /// The columns as the binlog's Table_map wants them.
     pub fn column_specs(&self) -> Vec<ColumnSpec> {
         self.columns.iter().map(ColumnDef::spec).collect()

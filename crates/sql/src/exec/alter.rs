@@ -106,22 +106,15 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
 
 /// The specs applied, in order, to `def`.
 fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>) -> SqlResult<Working> {
+    let declared = def.to_spec();
     let mut working = Working {
-        database: def.database.clone(),
-        name: def.name.clone(),
-        columns: def.columns.iter().enumerate().map(|(position, c)| Column { def: c.clone(), source: Some(position) }).collect(),
-        primary_key: def.primary_key.iter().map(|&p| def.columns[p].name.clone()).collect(),
-        indexes: def
-            .indexes
-            .iter()
-            .map(|index| IndexSpec {
-                name: index.name.clone(),
-                columns: index.columns.iter().map(|&p| def.columns[p].name.clone()).collect(),
-                unique: index.unique,
-            })
-            .collect(),
+        database: declared.database,
+        name: declared.name,
+        columns: declared.columns.into_iter().enumerate().map(|(position, def)| Column { def, source: Some(position) }).collect(),
+        primary_key: declared.primary_key,
+        indexes: declared.indexes,
         auto_increment: None,
-        partitioning: def.partitioning.clone(),
+        partitioning: declared.partitioning,
     };
     for spec in &alter.specs {
         working.apply(spec, context)?;

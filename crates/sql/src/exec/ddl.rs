@@ -159,24 +159,8 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
         };
         let (source_database, source_table) = table_name(source, context)?;
         let def = catalog.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
-        TableSpec {
-            database: database.clone(),
-            name: table.clone(),
-            columns: def.columns.clone(),
-            primary_key: def.primary_key.iter().map(|&p| def.columns[p].name.clone()).collect(),
-            indexes: def
-                .indexes
-                .iter()
-                .map(|index| IndexSpec {
-                    name: index.name.clone(),
-                    columns: index.columns.iter().map(|&p| def.columns[p].name.clone()).collect(),
-                    unique: index.unique,
-                })
-                .collect(),
-            auto_increment_start: 0,
-            // CREATE TABLE ... LIKE copies the partitioning, as MySQL does.
-            partitioning: def.partitioning.clone(),
-        }
+        // CREATE TABLE ... LIKE copies keys and partitioning, as MySQL does.
+        TableSpec { database: database.clone(), name: table.clone(), ..def.to_spec() }
     } else {
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
         let mut generation_exprs = Vec::new();
