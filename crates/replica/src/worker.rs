@@ -98,7 +98,10 @@ fn apply_one(
             // position: it is applied once complete, as it was before
             // streaming (during a run that set is only emptied).
             match file.wait_for_end(&shared.stop) {
-                SpillEnd::Complete => entry = entry.completed().expect("the end is set before the file is complete"),
+                SpillEnd::Complete => {
+                    entry = entry.completed().expect("the end is set before the file is complete");
+                    shared.positions.ended_at(job.ticket.number, entry.source_position());
+                }
                 SpillEnd::Abandoned => return withdraw(shared, job),
                 SpillEnd::Writing => return Err(Interrupted::Stopped),
             }

@@ -241,3 +241,32 @@ fn a_stop_while_it_arrives_leaves_it_to_the_next_applier_run() {
     assert!(outcome.error.is_none() && outcome.unapplied.is_empty(), "{outcome:?}");
     assert_eq!(seen.lock().bytes[&1], large, "read again from its start");
 }
+
+#[test]
+fn after_a_crash_that_committed_it_a_streamed_transaction_is_skipped_by_its_end() {
+    let mut pipeline = Pipeline::new();
+    let small = pipeline.transaction(1, 0, 1, 500);
+    let small_end = pipeline.source_pos;
+    let large = pipeline.transaction(2, 1, 2, 256 << 10);
+    let large_end = pipeline.source_pos;
+    let after = pipeline.transaction(3, 2, 3, 500);
+    // Recovered: 1 and 2 committed before the crash, 2 beyond the mark;
+    // the receiver resumes after 1.
+    let at = |pos: u64| SourcePosition { file: "binlog.000001".into(), pos };
+    pipeline.positions = Arc::new(AppliedPositions::new(AppliedCheckpoint { low_water: Some(at(small_end)), beyond: vec![at(large_end)] }));
+    let coordinator = pipeline.coordinator();
+    {
+        let Pipeline { relay, queue, status, stop, next_index, last_complete, .. } = &mut pipeline;
+        let mut intake = Intake::new(relay, queue, status, stop, true, 1, next_index, last_complete);
+        send(&mut intake, &large);
+        send(&mut intake, &after);
+    }
+    assert!(wait_until(WAIT, || pipeline.seen.lock().committed == [3]), "committed: {:?}", pipeline.seen.lock().committed);
+    let outcome = coordinator.stop();
+    assert!(outcome.error.is_none() && outcome.unapplied.is_empty(), "{outcome:?}");
+    assert!(!pipeline.seen.lock().bytes.contains_key(&2), "not applied again");
+    assert_eq!(pipeline.relay.stats().streamed_transactions_total, 1);
+    assert_eq!(pipeline.positions.low_water(), Some(at(pipeline.source_pos)));
+    assert!(!pipeline.positions.any_applied_beyond());
+    drop(small);
+}
