@@ -77,7 +77,10 @@ fn a_replica_aborted_after_committing_a_streamed_transaction_applies_it_once() {
             source.port
         ),
     );
-    source.query(None, "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL, v LONGTEXT, PRIMARY KEY (id)); INSERT INTO d.t VALUES (0, 'before')");
+    source.query(
+        None,
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT NOT NULL, v LONGTEXT, PRIMARY KEY (id)); INSERT INTO d.t VALUES (0, 'before')",
+    );
     wait_caught_up(&source, &replica);
 
     // The next commit aborts the replica: a 4 MiB transaction, spilled

@@ -31,7 +31,7 @@ pub struct Job {
 /// How a dispatched transaction ended, when not interrupted.
 enum Done {
     /// Committed (or skipped: committed before), with its end known.
-    Committed(BoundaryEntry),
+    Committed(Box<BoundaryEntry>),
     /// Streamed and cut off before its end (its connection ended): rolled
     /// back; it comes again as a new entry.
     Withdrawn,
@@ -112,7 +112,7 @@ fn apply_one(
         // receiver resumed: counted, not applied again.
         shared.scheduler.wait_commit_turn(&job.ticket)?;
         shared.scheduler.ordered(&job.ticket);
-        return Ok(Done::Committed(entry));
+        return Ok(Done::Committed(Box::new(entry)));
     }
     let applied = shared.relay.events(&entry.location, buffer, &shared.stop).and_then(|mut events| applier.apply(&entry, &mut events));
     if let (Some(file), true) = (&streamed_file, entry.is_streamed()) {
@@ -145,7 +145,7 @@ fn apply_one(
     }
     applier.applied_checkpoint(shared.positions.checkpoint_for(job.ticket.number));
     applier.commit_ordered(&entry, &|| shared.scheduler.ordered(&job.ticket)).map_err(failed)?;
-    Ok(Done::Committed(entry))
+    Ok(Done::Committed(Box::new(entry)))
 }
 
 /// A streamed transaction cut off: it gives its commit turn up in order.

@@ -10,9 +10,9 @@ pick) under DIR, replicating by GTID auto-position with the default 128 MiB
 memory relay log (16 MiB spill threshold). For each size and round, each
 mode: the replica's threads restart with the mode, a fresh table, then one
 transaction of SIZE one-MiB rows on the source. "lag" runs from the source's
-COMMIT returning to the replica's gtid_executed holding its GTID (polled
-every 5 ms). Both servers are stopped by PID and DIR/source, DIR/replica
-removed at the end. Needs pymysql.
+COMMIT returning to the replica's gtid_executed holding its GTID, "received"
+to its Retrieved_Gtid_Set holding it (the receiver has its last event;
+both polled x Needs pymysql.
 """
 
 import argparse
@@ -32,7 +32,7 @@ ROW_BYTES = 1 << 20
 
 def start(binlogd, datadir, options):
     log_path = datadir + ".log"
-    log = open(log_path, "ab")
+    log = open(log_path, "wb")
     process = subprocess.Popen(
         [binlogd, "serve", "--datadir", datadir, "--port", "0", "--bind=127.0.0.1", ENGINE_MEMORY] + options,
         stdout=subprocess.DEVNULL,
@@ -71,13 +71,26 @@ def executed(connection):
     return value(connection, "SELECT @@global.gtid_executed").replace("\n", "")
 
 
+def retrieved(connection):
+    with connection.cursor(pymysql.cursors.DictCursor) as cursor:
+        cursor.execute("SHOW REPLICA STATUS")
+        return cursor.fetchone()["Retrieved_Gtid_Set"].replace("\n", "")
+
+
 def wait_for(replica, wanted, timeout_s=1800):
+    """When the replica's receiver had all of `wanted`, and when its
+    applier committed it (monotonic seconds)."""
     deadline = time.monotonic() + timeout_s
-    while executed(replica) != wanted:
+    received = None
+    while True:
+        if received is None and retrieved(replica) == wanted:
+            received = time.monotonic()
+        if executed(replica) == wanted:
+            now = time.monotonic()
+            return received or now, now
         if time.monotonic() > deadline:
             sys.exit(f"the replica did not reach {wanted}")
         time.sleep(0.005)
-    return time.monotonic()
 
 
 def status_number(connection, name):
@@ -97,9 +110,9 @@ def measure(source, replica, size_mib, stream):
     commit_started = time.monotonic()
     execute(source, "COMMIT")
     committed = time.monotonic()
-    replica_committed = wait_for(replica, executed(source))
+    replica_received, replica_committed = wait_for(replica, executed(source))
     streamed = status_number(replica, "Replica_relay_log_streamed_transactions_total") - streamed_before
-    return committed - commit_started, replica_committed - committed, streamed
+    return committed - commit_started, replica_received - committed, replica_committed - committed, streamed
 
 
 def main():
@@ -122,18 +135,21 @@ def main():
                 "CREATE DATABASE big")
         execute(replica, f"CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={source_port}, SOURCE_USER='repl', "
                 "SOURCE_PASSWORD='repl-pw', SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1", "START REPLICA")
-        print("size_mib,stream,round,source_commit_s,lag_s,streamed")
+        print("size_mib,stream,round,source_commit_s,received_s,lag_s,streamed")
         for size_mib in [int(size) for size in args.sizes_mib.split(",")]:
             for round_number in range(1, args.rounds + 1):
                 for stream in (False, True):
-                    commit_s, lag_s, streamed = measure(source, replica, size_mib, stream)
-                    print(f"{size_mib},{'ON' if stream else 'OFF'},{round_number},{commit_s:.2f},{lag_s:.2f},{streamed}", flush=True)
+                    commit_s, received_s, lag_s, streamed = measure(source, replica, size_mib, stream)
+                    print(f"{size_mib},{'ON' if stream else 'OFF'},{round_number},{commit_s:.2f},{received_s:.2f},{lag_s:.2f},{streamed}",
+                          flush=True)
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
         for path in (source_dir, replica_dir):
             shutil.rmtree(path, ignore_errors=True)
+            if os.path.exists(path + ".log"):
+                os.remove(path + ".log")
 
 
 if __name__ == "__main__":

@@ -233,7 +233,9 @@ impl WorkerApplier for WorkerSession {
                 original
             }
         };
-        self.crash.hit(crash_points::COMMIT_AFTER_ENGINE_COMMIT).map_err(|error| database_error(DatabaseError::Crash(error.to_string())))?;
+        self.crash
+            .hit(crash_points::COMMIT_AFTER_ENGINE_COMMIT)
+            .map_err(|error| database_error(DatabaseError::Crash(error.to_string())))?;
         if let Some(original) = original_commit_us {
             self.progress.last_original_commit_us.fetch_max(original, Ordering::Relaxed);
         }
