@@ -17,8 +17,8 @@ use replica::intake::{Intake, SourcePosition as IntakePosition};
 use replica::relay::events::TransactionEvents;
 use replica::relay::RelayLogConfig;
 use replica::{
-    AppliedCheckpoint, AppliedPositions, Applier, BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, ReceiverStatus, RelayLog,
-    SourcePosition, StopFlag, WorkerApplier,
+    AppliedCheckpoint, AppliedPositions, Applier, BoundaryEntry, BoundaryQueue, Coordinator, CoordinatorConfig, CoordinatorMode,
+    ReceiverStatus, RelayLog, SourcePosition, StopFlag, WorkerApplier,
 };
 use support::*;
 
@@ -104,7 +104,11 @@ impl Pipeline {
     }
 
     fn coordinator(&self) -> Coordinator {
-        let config = CoordinatorConfig { workers: 2, ..CoordinatorConfig::default() };
+        self.coordinator_in(CoordinatorMode::BoundaryQueue)
+    }
+
+    fn coordinator_in(&self, mode: CoordinatorMode) -> Coordinator {
+        let config = CoordinatorConfig { workers: 2, mode, ..CoordinatorConfig::default() };
         let applier = Arc::new(StreamingApplier(self.seen.clone()));
         Coordinator::start_with_positions(config, self.relay.clone(), self.queue.clone(), applier, self.positions.clone())
     }
@@ -269,4 +273,32 @@ fn after_a_crash_that_committed_it_a_streamed_transaction_is_skipped_by_its_end(
     assert_eq!(pipeline.positions.low_water(), Some(at(pipeline.source_pos)));
     assert!(!pipeline.positions.any_applied_beyond());
     drop(small);
+}
+
+#[test]
+fn the_event_scanning_coordinator_waits_for_a_streamed_transaction_and_drops_a_cut_one() {
+    let mut pipeline = Pipeline::new();
+    let coordinator = pipeline.coordinator_in(CoordinatorMode::EventScan);
+    let cut = pipeline.transaction(1, 0, 1, 256 << 10);
+    pipeline.source_pos = 4;
+    let large = pipeline.transaction(1, 0, 1, 256 << 10);
+    let after = pipeline.transaction(2, 1, 2, 500);
+    {
+        let Pipeline { relay, queue, status, stop, next_index, last_complete, .. } = &mut pipeline;
+        let mut intake = Intake::new(relay, queue, status, stop, true, 1, next_index, last_complete);
+        send(&mut intake, &cut[..cut.len() / 2]);
+        intake.abandon_open().unwrap();
+        let mut intake = Intake::new(relay, queue, status, stop, true, 2, next_index, last_complete);
+        send(&mut intake, &large);
+        send(&mut intake, &after);
+    }
+    assert!(wait_until(WAIT, || pipeline.seen.lock().committed.len() == 2), "committed: {:?}", pipeline.seen.lock().committed);
+    let outcome = coordinator.stop();
+    assert!(outcome.error.is_none() && outcome.unapplied.is_empty(), "{outcome:?}");
+    let seen = pipeline.seen.lock();
+    assert_eq!(seen.committed, [1, 2]);
+    assert!(seen.rolled_back.is_empty(), "the cut one was never dispatched");
+    assert_eq!(seen.bytes[&1], large);
+    let stats = pipeline.relay.stats();
+    assert_eq!((stats.spilled_transactions, stats.spilled_bytes, stats.memory_bytes), (0, 0, 0), "all released");
 }

@@ -12,7 +12,8 @@ mode: the replica's threads restart with the mode, a fresh table, then one
 transaction of SIZE one-MiB rows on the source. "lag" runs from the source's
 COMMIT returning to the replica's gtid_executed holding its GTID, "received"
 to its Retrieved_Gtid_Set holding it (the receiver has its last event;
-both polled x Needs pymysql.
+both polled every 5 ms). Both servers are stopped by PID; DIR/source,
+DIR/replica and their logs are removed at the end. Needs pymysql.
 """
 
 import argparse
