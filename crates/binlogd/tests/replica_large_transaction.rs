@@ -32,7 +32,8 @@ fn wait_caught_up(source: &ServerProcess, replica: &ServerProcess) {
 
 /// A 1 GiB transaction (promoted on the source) passes through the
 /// default 128 MiB memory relay log: it goes to a spill file as it
-/// arrives, the ring never holds more than its limit, and the replica's
+/// arrives and a worker applies it from there meanwhile (streamed), the
+/// ring never holds more than its limit, and the replica's
 /// peak resident set stays near the data it stores (the engine keeps rows
 /// in memory) rather than growing by copies of the transaction.
 #[test]
@@ -76,6 +77,8 @@ fn a_1_gib_transaction_passes_through_a_128_mib_memory_relay_log() {
         line.trim().rsplit('\t').next().unwrap().parse().unwrap()
     };
     assert_eq!(counter("Replica_relay_log_spilled_transactions_total"), 1);
+    // Queued as it spilled: a worker applied it while it arrived.
+    assert_eq!(counter("Replica_relay_log_streamed_transactions_total"), 1);
     let ring_peak = counter("Replica_relay_log_memory_bytes_peak");
     assert!(ring_peak <= 128 << 20, "the ring held {ring_peak} bytes");
     let data_bytes = ROWS * ROW_BYTES;

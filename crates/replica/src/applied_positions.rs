@@ -136,6 +136,31 @@ impl AppliedPositions {
         AppliedCheckpoint { low_water: state.low_water.clone(), beyond: beyond.into_iter().collect() }
     }
 
+    /// Whether some transaction beyond the low-water mark is known to be
+    /// committed: a transaction whose end is not known yet (streamed) may
+    /// be one of them.
+    pub fn any_applied_beyond(&self) -> bool {
+        !self.state.lock().done_beyond.is_empty()
+    }
+
+    /// `ticket` was dispatched before its end was known (a streamed
+    /// transaction): it ends at `position`. Called before its commit,
+    /// which is before anything dispatched after it exists.
+    pub fn ended_at(&self, ticket: u64, position: SourcePosition) {
+        if let Some(entry) = self.state.lock().window.iter_mut().find(|(number, _, _)| *number == ticket) {
+            entry.1 = position;
+        }
+    }
+
+    /// `ticket` will never commit: its transaction was cut off before its
+    /// end (streamed, then its connection ended); it comes again as a new
+    /// one.
+    pub fn withdrawn(&self, ticket: u64) {
+        let mut state = self.state.lock();
+        state.window.retain(|(number, _, _)| *number != ticket);
+        state.advance_low_water();
+    }
+
     /// `ticket`'s commit returned (or it was skipped): the low-water mark
     /// moves over every consecutive committed transaction.
     pub fn committed(&self, ticket: u64) {
@@ -143,6 +168,13 @@ impl AppliedPositions {
         if let Some(entry) = state.window.iter_mut().find(|(number, _, _)| *number == ticket) {
             entry.2 = true;
         }
+        state.advance_low_water();
+    }
+}
+
+impl State {
+    fn advance_low_water(&mut self) {
+        let state = self;
         while state.window.front().is_some_and(|(_, _, committed)| *committed) {
             let (_, position, _) = state.window.pop_front().expect("checked");
             state.low_water = Some(position);
@@ -216,6 +248,26 @@ mod tests {
         positions.committed(0);
         assert_eq!(positions.low_water(), Some(at("b.000001", 300)));
         assert!(!positions.already_applied(&at("b.000001", 300)));
+    }
+
+    #[test]
+    fn a_streamed_transaction_gets_its_end_before_commit_or_is_withdrawn() {
+        let positions = AppliedPositions::new(AppliedCheckpoint::default());
+        positions.dispatched(0, at("b.000001", 100));
+        // Dispatched while it arrives: where it was then.
+        positions.dispatched(1, at("b.000001", 150));
+        positions.committed(0);
+        positions.ended_at(1, at("b.000001", 900));
+        assert_eq!(positions.checkpoint_for(1).beyond, vec![at("b.000001", 900)]);
+        positions.committed(1);
+        assert_eq!(positions.low_water(), Some(at("b.000001", 900)));
+        // Cut off: it never ends here, and the mark moves past its gap.
+        positions.dispatched(2, at("b.000001", 950));
+        positions.dispatched(3, at("b.000001", 1000));
+        positions.committed(3);
+        positions.withdrawn(2);
+        assert_eq!(positions.low_water(), Some(at("b.000001", 1000)));
+        assert!(!positions.any_applied_beyond());
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The group boundary queue (seed 001's proposal 2): one entry per
 //! complete transaction, pushed by the receiver, which already saw every
 //! event on its way into the relay log, and popped by the coordinator,
-//! which then schedules without reading or decoding a single event.
+//! which then schedules without reading or decoding a single event. A
+//! spilled transaction's entry is pushed as it spills, before it is
+//! complete (streamed: [`BoundaryEntry::streamed_end`]).
 //!
 //! Bounded: a full queue makes the receiver wait like a full ring does.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use binlog_format::events::mariadb_gtid::MariadbGtid;
@@ -23,7 +25,8 @@ use crate::stop::{StopFlag, Stopped, WAIT_SLICE};
 /// normally fills.
 pub const QUEUE_ENTRIES_MAX_DEFAULT: usize = 1 << 17;
 
-/// One complete transaction.
+/// One transaction: complete, or streamed (a spilled transaction queued
+/// while it still arrives, see [`crate::relay`]).
 #[derive(Debug, Clone)]
 pub struct BoundaryEntry {
     /// Position in the stream since the receiver started: 0, 1, 2, ...
@@ -42,17 +45,51 @@ pub struct BoundaryEntry {
     pub location: TransactionLocation,
     pub size_bytes: u64,
     /// The source's binlog file and the `log_pos` of the transaction's last
-    /// event (its end in that file).
+    /// event (its end in that file). For a streamed entry, where it was
+    /// when queued, and `size_bytes` what was spilled then: the real ones
+    /// are in `streamed_end` once it is complete.
     pub source_log_file: Arc<str>,
     pub source_end_log_pos: u64,
     /// How to decode the events: the source's Format_description.
     pub format: Arc<DecodeContext>,
+    /// A streamed entry's end, set by the receiver before it marks the
+    /// spill file complete.
+    pub streamed_end: Option<Arc<OnceLock<StreamedEnd>>>,
+}
+
+/// Where a streamed transaction ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamedEnd {
+    pub source_log_file: Arc<str>,
+    pub source_end_log_pos: u64,
+    pub size_bytes: u64,
 }
 
 impl BoundaryEntry {
     /// Where the transaction ends in the source's binlog.
     pub fn source_position(&self) -> crate::applied_positions::SourcePosition {
         crate::applied_positions::SourcePosition { file: self.source_log_file.clone(), pos: self.source_end_log_pos }
+    }
+
+    /// Queued before the transaction was complete.
+    pub fn is_streamed(&self) -> bool {
+        self.streamed_end.is_some()
+    }
+
+    /// The entry with its end known: itself when it was queued complete;
+    /// `None` for a streamed one not complete yet.
+    pub fn completed(&self) -> Option<BoundaryEntry> {
+        let Some(streamed_end) = &self.streamed_end else {
+            return Some(self.clone());
+        };
+        let end = streamed_end.get()?;
+        Some(BoundaryEntry {
+            source_log_file: end.source_log_file.clone(),
+            source_end_log_pos: end.source_end_log_pos,
+            size_bytes: end.size_bytes,
+            streamed_end: None,
+            ..self.clone()
+        })
     }
 
     pub fn clock(&self) -> TransactionClock {
@@ -86,7 +123,8 @@ impl BoundaryQueue {
     }
 
     /// Pushes at the back, waiting while the queue is full; returns how
-    /// long it waited.
+    /// long it waited. A streamed entry leaves the last pushed position
+    /// alone until [`BoundaryQueue::streamed_complete`].
     pub fn push(&self, entry: BoundaryEntry, stop: &StopFlag) -> Result<Duration, Stopped> {
         let mut entries = self.entries.lock();
         let mut blocked_since: Option<Instant> = None;
@@ -97,11 +135,18 @@ impl BoundaryQueue {
             blocked_since.get_or_insert_with(Instant::now);
             self.changed.wait_for(&mut entries, WAIT_SLICE);
         }
-        *self.last_pushed.lock() = Some((entry.source_log_file.clone(), entry.source_end_log_pos));
+        if !entry.is_streamed() {
+            *self.last_pushed.lock() = Some((entry.source_log_file.clone(), entry.source_end_log_pos));
+        }
         entries.push_back(entry);
         drop(entries);
         self.changed.notify_all();
         Ok(blocked_since.map(|since| since.elapsed()).unwrap_or_default())
+    }
+
+    /// The streamed entry pushed last is complete, ending at `end`.
+    pub fn streamed_complete(&self, end: &StreamedEnd) {
+        *self.last_pushed.lock() = Some((end.source_log_file.clone(), end.source_end_log_pos));
     }
 
     /// Pops the front entry, waiting while the queue is empty.

@@ -27,6 +27,7 @@ use crate::applier::Applier;
 use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
 use crate::event_scan;
 use crate::job_queue::JobQueue;
+use crate::relay::spill::SpillEnd;
 use crate::relay::RelayLog;
 use crate::scheduler::{Interrupted, Scheduler, Ticket};
 use crate::stop::StopFlag;
@@ -98,6 +99,12 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// A streamed transaction that was cut off is no longer in flight (it
+    /// comes again as a new entry); nothing of it is counted.
+    pub fn record_withdrawn(&self, entry: &BoundaryEntry) {
+        self.in_flight.lock().remove(&entry.index);
+    }
+
     pub fn record_applied(&self, entry: &BoundaryEntry, ticket: &Ticket) {
         self.in_flight.lock().remove(&entry.index);
         let mut status = self.status.lock();
@@ -230,6 +237,22 @@ impl Drop for Coordinator {
     }
 }
 
+/// `entry` once complete; `None` if it was cut off (its space is given
+/// back: it comes again as a new entry).
+fn wait_until_complete(shared: &Shared, entry: BoundaryEntry) -> Result<Option<BoundaryEntry>, Interrupted> {
+    let Some(file) = entry.location.spill_file().filter(|_| entry.is_streamed()) else {
+        return Ok(Some(entry));
+    };
+    match file.wait_for_end(&shared.dispatch_stop) {
+        SpillEnd::Complete => Ok(Some(entry.completed().expect("the end is set before the file is complete"))),
+        SpillEnd::Abandoned => {
+            shared.relay.release(&entry.location);
+            Ok(None)
+        }
+        SpillEnd::Writing => Err(shared.scheduler.error().map_or(Interrupted::Stopped, Interrupted::Failed)),
+    }
+}
+
 fn dispatch_loop(
     mode: CoordinatorMode,
     shared: &Shared,
@@ -246,7 +269,13 @@ fn dispatch_loop(
             CoordinatorMode::BoundaryQueue => popped,
             CoordinatorMode::EventScan => {
                 *held = Some(popped.clone());
-                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer, &mut mariadb_clock);
+                // MySQL's coordinator reads a transaction once it is in the
+                // relay log whole: a streamed one is waited for.
+                let Some(popped) = wait_until_complete(shared, popped)? else {
+                    *held = None;
+                    continue;
+                };
+                let entry = event_scan::rescan(&shared.relay, popped, &mut scan_buffer, &mut mariadb_clock, &shared.stop);
                 let entry = entry.inspect_err(|error| shared.scheduler.fail(error.clone(), None)).map_err(Interrupted::Failed)?;
                 if scan_buffer.capacity() > 1 << 20 {
                     scan_buffer = Vec::new();

@@ -14,6 +14,7 @@ use crate::boundary_queue::BoundaryEntry;
 use crate::errors;
 use crate::mariadb_clock::MariadbClock;
 use crate::relay::RelayLog;
+use crate::stop::StopFlag;
 
 /// The entry with its clock replaced by what scanning its events gives.
 /// `mariadb_clock` turns MariaDB commit ids into the clock as the receiver
@@ -23,12 +24,13 @@ pub fn rescan(
     mut entry: BoundaryEntry,
     buffer: &mut Vec<u8>,
     mariadb_clock: &mut MariadbClock,
+    stop: &StopFlag,
 ) -> Result<BoundaryEntry, MysqlError> {
     let has_checksum = entry.format.format.has_checksum();
     let mut tracker = BoundaryTracker::new();
     let mut clock: Option<TransactionClock> = None;
     let mut ended = false;
-    let mut events = relay.events(&entry.location, buffer)?;
+    let mut events = relay.events(&entry.location, buffer, stop)?;
     while let Some(event) = events.next_event()? {
         if ended {
             return Err(errors::relay_log_read_failure("events after the end of a transaction"));

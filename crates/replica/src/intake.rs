@@ -2,8 +2,16 @@
 //! belongs to a transaction, and when it ends one, one boundary queue entry
 //! goes out. Rotate and Format_description update where we are and how to
 //! decode; heartbeats only move the position.
+//!
+//! A transaction that moves to a spill file is queued then, before it is
+//! complete (streamed, when `stream_spilled`): its Gtid event gave its
+//! clock, so it can be scheduled, and the worker reads it as it arrives.
+//! Its end (source position, size) follows in the entry's `streamed_end`
+//! when it is complete. A MariaDB group is not streamed: it gets its clock
+//! only when complete (see [`Intake::finish`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use binlog_format::constants::{EventType, COMMON_HEADER_LENGTH, LOG_EVENT_ARTIFICIAL_F};
 use binlog_format::events::format_description::FormatDescription;
@@ -14,7 +22,7 @@ use parking_lot::Mutex;
 use protocol::MysqlError;
 
 use crate::boundary::{BoundaryTracker, MariadbGroup, Step, TransactionClock};
-use crate::boundary_queue::{BoundaryEntry, BoundaryQueue};
+use crate::boundary_queue::{BoundaryEntry, BoundaryQueue, StreamedEnd};
 use crate::errors;
 use crate::mariadb_clock::MariadbClock;
 use crate::receiver_status::ReceiverStatus;
@@ -62,8 +70,10 @@ pub struct Intake<'a> {
     /// Index of the next queue entry; kept across connections.
     pub next_index: &'a mut u64,
     pub last_complete: &'a mut SourcePosition,
+    /// Queue spilled transactions before they are complete.
+    pub stream_spilled: bool,
     tracker: BoundaryTracker,
-    open: Option<(OpenTransaction, TransactionClock, Option<MariadbGroup>)>,
+    open: Option<Open>,
     mariadb_clock: MariadbClock,
     format: Arc<DecodeContext>,
     source_file: Arc<str>,
@@ -76,6 +86,15 @@ pub struct Intake<'a> {
     /// receiver's time per sysbench transaction.
     unpublished_position: Option<u64>,
     bytes_since_published: u64,
+}
+
+/// The transaction being received.
+struct Open {
+    relay: OpenTransaction,
+    clock: TransactionClock,
+    mariadb: Option<MariadbGroup>,
+    /// Set once queued before complete.
+    streamed_end: Option<Arc<OnceLock<StreamedEnd>>>,
 }
 
 /// Most event bytes read before Read_Source_Log_Pos is published in the
@@ -104,6 +123,7 @@ impl<'a> Intake<'a> {
             connection_epoch,
             next_index,
             last_complete,
+            stream_spilled: true,
             tracker: BoundaryTracker::new(),
             open: None,
             mariadb_clock: MariadbClock::new(),
@@ -128,28 +148,64 @@ impl<'a> Intake<'a> {
             Step::Outside => self.publish_position(),
             Step::Begin { clock, mariadb, ends } => {
                 self.abandon_open()?;
-                let mut open = self.relay.begin()?;
-                self.relay.append(&mut open, event, self.stop)?;
-                self.open = Some((open, clock, mariadb));
+                let mut relay = self.relay.begin()?;
+                self.relay.append(&mut relay, event, self.stop)?;
+                self.open = Some(Open { relay, clock, mariadb, streamed_end: None });
                 if ends {
                     self.finish(&header)?;
+                } else {
+                    self.stream_if_spilled(&header)?;
                 }
             }
             Step::Continue => {
-                let (open, _, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("an event outside any transaction"))?;
-                self.relay.append(open, event, self.stop)?;
+                let open = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("an event outside any transaction"))?;
+                self.relay.append(&mut open.relay, event, self.stop)?;
+                self.stream_if_spilled(&header)?;
             }
             Step::End => {
-                let (open, _, _) = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("a commit outside any transaction"))?;
-                self.relay.append(open, event, self.stop)?;
+                let open = self.open.as_mut().ok_or_else(|| errors::relay_log_write_failure("a commit outside any transaction"))?;
+                self.relay.append(&mut open.relay, event, self.stop)?;
                 self.finish(&header)?;
             }
         }
         Ok(())
     }
 
+    /// Queues the open transaction if it just moved to a spill file.
+    fn stream_if_spilled(&mut self, last_header: &EventHeader) -> Result<(), IntakeError> {
+        let Some(open) = self.open.as_mut() else {
+            return Ok(());
+        };
+        if !self.stream_spilled || open.streamed_end.is_some() || open.mariadb.is_some() {
+            return Ok(());
+        }
+        let Some(location) = self.relay.streamed(&open.relay) else {
+            return Ok(());
+        };
+        let streamed_end = Arc::new(OnceLock::new());
+        open.streamed_end = Some(streamed_end.clone());
+        let entry = BoundaryEntry {
+            index: *self.next_index,
+            gtid: open.clock.gtid,
+            mariadb_gtid: None,
+            last_committed: open.clock.last_committed,
+            sequence_number: open.clock.sequence_number,
+            connection_epoch: self.connection_epoch,
+            size_bytes: location.length_bytes(),
+            location,
+            source_log_file: self.source_file.clone(),
+            source_end_log_pos: u64::from(last_header.log_pos),
+            format: self.format.clone(),
+            streamed_end: Some(streamed_end),
+        };
+        *self.next_index += 1;
+        let queue_blocked = self.queue.push(entry, self.stop).map_err(|_| IntakeError::Stopped)?;
+        self.status.lock().queue_blocked += queue_blocked;
+        Ok(())
+    }
+
     fn finish(&mut self, end_header: &EventHeader) -> Result<(), IntakeError> {
-        let (open, mut clock, mariadb) = self.open.take().expect("an open transaction");
+        let Open { relay: open, mut clock, mariadb, streamed_end } = self.open.take().expect("an open transaction");
         // A MariaDB group gets its clock when complete: a group abandoned
         // half-way must not take a sequence number that would never commit
         // (what came after it would wait for it forever).
@@ -157,26 +213,43 @@ impl<'a> Intake<'a> {
             (clock.last_committed, clock.sequence_number) = self.mariadb_clock.assign(group, self.connection_epoch);
         }
         let mariadb_gtid = mariadb.map(|group| group.gtid);
-        let location = self.relay.finish(open)?;
-        let size_bytes = location.length_bytes();
-        let entry = BoundaryEntry {
-            index: *self.next_index,
-            gtid: clock.gtid,
-            mariadb_gtid,
-            last_committed: clock.last_committed,
-            sequence_number: clock.sequence_number,
-            connection_epoch: self.connection_epoch,
-            location,
-            size_bytes,
-            source_log_file: self.source_file.clone(),
-            source_end_log_pos: u64::from(end_header.log_pos),
-            format: self.format.clone(),
+        let source_end_log_pos = u64::from(end_header.log_pos);
+        let mut queue_blocked = Duration::ZERO;
+        let size_bytes = match streamed_end {
+            Some(streamed_end) => {
+                // The end first: a worker that sees the file complete
+                // reads it.
+                let end = StreamedEnd { source_log_file: self.source_file.clone(), source_end_log_pos, size_bytes: open.length_bytes() };
+                streamed_end.set(end.clone()).expect("a streamed transaction ends once");
+                self.relay.finish(open)?;
+                self.queue.streamed_complete(&end);
+                end.size_bytes
+            }
+            None => {
+                let location = self.relay.finish(open)?;
+                let size_bytes = location.length_bytes();
+                let entry = BoundaryEntry {
+                    index: *self.next_index,
+                    gtid: clock.gtid,
+                    mariadb_gtid,
+                    last_committed: clock.last_committed,
+                    sequence_number: clock.sequence_number,
+                    connection_epoch: self.connection_epoch,
+                    location,
+                    size_bytes,
+                    source_log_file: self.source_file.clone(),
+                    source_end_log_pos,
+                    format: self.format.clone(),
+                    streamed_end: None,
+                };
+                *self.next_index += 1;
+                queue_blocked = self.queue.push(entry, self.stop).map_err(|_| IntakeError::Stopped)?;
+                size_bytes
+            }
         };
-        *self.next_index += 1;
-        let queue_blocked = self.queue.push(entry, self.stop).map_err(|_| IntakeError::Stopped)?;
         if end_header.log_pos != 0 {
             self.last_complete.file_name = self.source_file.to_string();
-            self.last_complete.position = u64::from(end_header.log_pos);
+            self.last_complete.position = source_end_log_pos;
         }
         let mut status = self.status.lock();
         if let Some(position) = self.unpublished_position.take() {
@@ -199,8 +272,8 @@ impl<'a> Intake<'a> {
     /// transaction began, or the connection ended).
     pub fn abandon_open(&mut self) -> Result<(), MysqlError> {
         self.publish_position();
-        if let Some((open, _, _)) = self.open.take() {
-            self.relay.abandon(open)?;
+        if let Some(open) = self.open.take() {
+            self.relay.abandon(open.relay)?;
         }
         Ok(())
     }

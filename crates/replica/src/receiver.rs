@@ -75,7 +75,13 @@ pub struct ReceiverConfig {
     /// `rpl_semi_sync_replica_enabled`: ask the source for semi-synchronous
     /// replication and acknowledge what it asks for (`semi_sync_ack.rs`).
     pub semi_sync: bool,
+    /// Queue a spilled transaction as soon as it spills, so a worker
+    /// applies it while it arrives (see [`crate::intake`]).
+    pub stream_spilled: bool,
 }
+
+/// `binlogd_replica_stream_spilled`'s default.
+pub const STREAM_SPILLED_DEFAULT: bool = true;
 
 /// `replica_net_timeout`'s default (MySQL's).
 pub const NET_TIMEOUT_DEFAULT: Duration = Duration::from_secs(60);
@@ -92,6 +98,7 @@ impl ReceiverConfig {
             connect_retry: Duration::from_secs(60),
             retry_count: 10,
             semi_sync: false,
+            stream_spilled: STREAM_SPILLED_DEFAULT,
         }
     }
 }
@@ -322,6 +329,7 @@ impl Run {
             &mut self.next_index,
             last_complete,
         );
+        intake.stream_spilled = self.config.stream_spilled;
         let ended = loop {
             if self.stop.is_requested() {
                 break Ended::Stopped;

@@ -120,8 +120,10 @@ fn one_entry_per_transaction_matching_it() {
     assert_eq!(queue.len(), 4, "one entry per complete transaction");
     let mut buffer = Vec::new();
     for (index, events) in expected.iter().enumerate() {
-        let entry = queue.try_pop().unwrap();
+        let queued = queue.try_pop().unwrap();
         let gno = index as u64 + 1;
+        assert_eq!(queued.is_streamed(), gno == 3, "the spilled one is queued as it spills");
+        let entry = queued.completed().unwrap();
         assert_eq!(entry.index, index as u64);
         assert_eq!(entry.gtid, Some(Gtid::new(SOURCE_UUID, gno)));
         let (last_committed, sequence_number) = [(0, 1), (1, 2), (2, 3), (2, 4)][index];
@@ -131,7 +133,7 @@ fn one_entry_per_transaction_matching_it() {
         assert_eq!(entry.source_end_log_pos, ends[index], "gno {gno}");
         assert_eq!(entry.connection_epoch, 1);
         assert_eq!(matches!(entry.location, TransactionLocation::Spilled(_)), gno == 3, "only gno 3 spills");
-        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer).unwrap()), events, "gno {gno}: exactly its events");
+        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer, &stop).unwrap()), events, "gno {gno}: exactly its events");
         relay.release(&entry.location);
     }
     let stats = relay.stats();
@@ -218,7 +220,7 @@ fn a_mariadb_stream_gives_one_entry_per_event_group_with_commit_groups_as_clock(
         assert_eq!(entry.mariadb_gtid.map(|gtid| gtid.to_string()), Some(format!("0-1-{seq_no}")));
         assert_eq!(entry.gtid_text(), format!("0-1-{seq_no}"));
         assert_eq!((entry.last_committed, entry.sequence_number), clocks[index], "0-1-{seq_no}");
-        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer).unwrap()), group, "0-1-{seq_no}: exactly its events");
+        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer, &stop).unwrap()), group, "0-1-{seq_no}: exactly its events");
         let last = group.last().unwrap();
         assert_eq!(entry.source_end_log_pos, u32::from_le_bytes(last[13..17].try_into().unwrap()) as u64);
         assert_eq!(&*entry.source_log_file, "mariadb-bin.000001");

@@ -55,7 +55,7 @@ fn a_full_ring_blocks_the_writer_until_transactions_are_applied() {
         let entry = queue.pop(&StopFlag::new()).unwrap();
         assert_eq!(entry.index, index as u64);
         assert!(matches!(entry.location, TransactionLocation::Memory { .. }));
-        let events = read_back(&mut relay.events(&entry.location, &mut buffer).unwrap());
+        let events = read_back(&mut relay.events(&entry.location, &mut buffer, &stop).unwrap());
         assert_eq!(&events, expected, "transaction {index} read back");
         relay.release(&entry.location);
         assert!(relay.stats().memory_bytes <= RING_BYTES);
@@ -127,9 +127,9 @@ fn a_transaction_over_the_threshold_spills_with_memory_bounded() {
     assert!(matches!(first.location, TransactionLocation::Memory { .. }));
     assert!(matches!(second.location, TransactionLocation::Spilled(_)));
     assert_eq!(second.size_bytes, large.iter().map(|event| event.len() as u64).sum::<u64>());
-    assert_eq!(read_back(&mut relay.events(&second.location, &mut buffer).unwrap()), large);
+    assert_eq!(read_back(&mut relay.events(&second.location, &mut buffer, &stop).unwrap()), large);
     assert!(buffer.len() < 1 << 20, "a spilled transaction is read event by event, not into one buffer");
-    assert_eq!(read_back(&mut relay.events(&first.location, &mut buffer).unwrap()), small);
+    assert_eq!(read_back(&mut relay.events(&first.location, &mut buffer, &stop).unwrap()), small);
     relay.release(&first.location);
     relay.release(&second.location);
     let stats = relay.stats();
@@ -178,7 +178,7 @@ fn the_file_relay_log_reads_back_what_it_wrote_and_purges_applied_files() {
     for expected in &transactions {
         let entry = queue.try_pop().unwrap();
         assert!(matches!(entry.location, TransactionLocation::File { .. }));
-        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer).unwrap()), expected);
+        assert_eq!(&read_back(&mut relay.events(&entry.location, &mut buffer, &stop).unwrap()), expected);
         relay.release(&entry.location);
     }
     assert!(buffer.capacity() < 40 << 20, "a large file transaction is read event by event");

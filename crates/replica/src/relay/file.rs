@@ -85,6 +85,12 @@ pub struct OpenFileTransaction {
     length_bytes: u64,
 }
 
+impl OpenFileTransaction {
+    pub fn length_bytes(&self) -> u64 {
+        self.length_bytes
+    }
+}
+
 impl FileRelayLog {
     pub fn open(directory: PathBuf, file_size_max_bytes: u64, space_limit_bytes: u64) -> Result<FileRelayLog, MysqlError> {
         std::fs::create_dir_all(&directory)

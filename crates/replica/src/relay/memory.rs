@@ -11,11 +11,12 @@
 //! makes the receiver wait, never deadlock.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use protocol::MysqlError;
 
 use crate::relay::ring::ByteRing;
-use crate::relay::spill::SpillWriter;
+use crate::relay::spill::{SpillFile, SpillWriter};
 use crate::relay::stats::RelayStats;
 use crate::relay::{AppendError, TransactionLocation};
 use crate::stop::StopFlag;
@@ -34,6 +35,12 @@ pub struct OpenMemoryTransaction {
     begin: u64,
     length_bytes: u64,
     spill: Option<SpillWriter>,
+}
+
+impl OpenMemoryTransaction {
+    pub fn length_bytes(&self) -> u64 {
+        self.length_bytes
+    }
 }
 
 impl MemoryRelayLog {
@@ -95,7 +102,7 @@ impl MemoryRelayLog {
                 RelayStats::add(&stats.spilled_transactions, 1);
                 RelayStats::add(&stats.spilled_bytes_total, length);
                 RelayStats::add(&stats.spilled_transactions_total, 1);
-                Ok(TransactionLocation::Spilled(std::sync::Arc::new(file)))
+                Ok(TransactionLocation::Spilled(file))
             }
             None => {
                 RelayStats::add(&stats.memory_transactions, 1);
@@ -104,11 +111,18 @@ impl MemoryRelayLog {
         }
     }
 
-    /// Drops an incomplete transaction (its connection ended).
+    /// Drops an incomplete transaction (its connection ended); a worker
+    /// reading its spill file gets an error.
     pub fn abandon(&self, open: OpenMemoryTransaction) {
-        if open.spill.is_none() {
-            self.ring.truncate_head(open.begin);
+        match open.spill {
+            Some(spill) => drop(spill.abandon()),
+            None => self.ring.truncate_head(open.begin),
         }
+    }
+
+    /// The spill file of the open transaction, once it has one.
+    pub fn spill_file(&self, open: &OpenMemoryTransaction) -> Option<Arc<SpillFile>> {
+        open.spill.as_ref().map(|spill| spill.file().clone())
     }
 
     pub fn copy_out(&self, begin: u64, end: u64, out: &mut Vec<u8>) {

@@ -8,6 +8,17 @@
 //! [`RelayLog::abandon`] when the connection ended in the middle. A worker
 //! reads a location with [`RelayLog::events`] and gives it back with
 //! [`RelayLog::release`] once the transaction committed.
+//!
+//! Streaming: once an open transaction of the memory relay log moved to a
+//! spill file, [`RelayLog::streamed`] gives its location before it is
+//! complete, and the receiver queues it then. A worker reading it waits
+//! for the bytes still to come ([`spill`]), so a 1 GiB transaction is
+//! applied while it arrives, with the same bounded memory (the spill
+//! writer's buffer, one event in the reader). Its end is known when
+//! [`RelayLog::finish`] marks the file complete; [`RelayLog::abandon`]
+//! marks it abandoned and the worker's read fails (the transaction comes
+//! again on the next connection). The file relay log does not stream: its
+//! transactions are queued when complete.
 
 pub mod events;
 pub mod file;
@@ -27,7 +38,7 @@ use crate::stop::StopFlag;
 use events::{EventSource, TransactionEvents};
 use file::{FileRelayLog, OpenFileTransaction, RelayFile};
 use memory::{MemoryRelayLog, OpenMemoryTransaction};
-use spill::SpillFile;
+use spill::{SpillEnd, SpillFile};
 use stats::{RelayStats, RelayStatsSnapshot};
 
 /// IN_MEMORY_RELAYLOG_LIMIT: default and bounds (MySQL option rules).
@@ -76,7 +87,8 @@ impl RelayLogConfig {
 pub enum TransactionLocation {
     /// `begin..end` of the memory ring.
     Memory { begin: u64, end: u64 },
-    /// The whole of a spill file.
+    /// The whole of a spill file (one still being written when queued
+    /// early: see [`RelayLog::streamed`]).
     Spilled(Arc<SpillFile>),
     /// `begin..end` of a relay-log file.
     File { file: Arc<RelayFile>, begin: u64, end: u64 },
@@ -87,6 +99,14 @@ impl TransactionLocation {
         match self {
             TransactionLocation::Memory { begin, end } | TransactionLocation::File { begin, end, .. } => end - begin,
             TransactionLocation::Spilled(file) => file.length_bytes(),
+        }
+    }
+
+    /// The spill file of a spilled transaction.
+    pub fn spill_file(&self) -> Option<&Arc<SpillFile>> {
+        match self {
+            TransactionLocation::Spilled(file) => Some(file),
+            _ => None,
         }
     }
 }
@@ -121,6 +141,16 @@ pub struct OpenTransaction(OpenKind);
 enum OpenKind {
     Memory(OpenMemoryTransaction),
     File(OpenFileTransaction),
+}
+
+impl OpenTransaction {
+    /// Bytes appended so far.
+    pub fn length_bytes(&self) -> u64 {
+        match &self.0 {
+            OpenKind::Memory(open) => open.length_bytes(),
+            OpenKind::File(open) => open.length_bytes(),
+        }
+    }
 }
 
 impl RelayLog {
@@ -164,6 +194,17 @@ impl RelayLog {
         }
     }
 
+    /// The location of the open transaction if it is in a spill file,
+    /// readable before it is complete; counted as streamed.
+    pub fn streamed(&self, open: &OpenTransaction) -> Option<TransactionLocation> {
+        let file = match (&self.store, &open.0) {
+            (Store::Memory(memory), OpenKind::Memory(open)) => memory.spill_file(open)?,
+            _ => return None,
+        };
+        RelayStats::add(&self.stats.streamed_transactions_total, 1);
+        Some(TransactionLocation::Spilled(file))
+    }
+
     pub fn abandon(&self, open: OpenTransaction) -> Result<(), MysqlError> {
         match (&self.store, open.0) {
             (Store::Memory(memory), OpenKind::Memory(open)) => {
@@ -176,14 +217,20 @@ impl RelayLog {
     }
 
     /// The events of `location`; `buffer` holds the bytes of a transaction
-    /// read whole (memory, small file transactions).
-    pub fn events<'a>(&self, location: &'a TransactionLocation, buffer: &'a mut Vec<u8>) -> Result<TransactionEvents<'a>, MysqlError> {
+    /// read whole (memory, small file transactions); `stop` ends a wait for
+    /// a streamed transaction's next bytes (with an error).
+    pub fn events<'a>(
+        &self,
+        location: &'a TransactionLocation,
+        buffer: &'a mut Vec<u8>,
+        stop: &'a StopFlag,
+    ) -> Result<TransactionEvents<'a>, MysqlError> {
         Ok(match (&self.store, location) {
             (Store::Memory(memory), TransactionLocation::Memory { begin, end }) => {
                 memory.copy_out(*begin, *end, buffer);
                 TransactionEvents::new(EventSource::Buffer(buffer), 0, end - begin)
             }
-            (_, TransactionLocation::Spilled(file)) => TransactionEvents::new(EventSource::Spill(file), 0, file.length_bytes()),
+            (_, TransactionLocation::Spilled(file)) => TransactionEvents::new(EventSource::Spill(file, stop), 0, u64::MAX),
             (_, TransactionLocation::File { file, begin, end }) if end - begin <= WHOLE_READ_BYTES_MAX => {
                 buffer.clear();
                 buffer.resize((end - begin) as usize, 0);
@@ -196,10 +243,12 @@ impl RelayLog {
     }
 
     /// The transaction at `location` was applied (or will never be): its
-    /// space is free again. A spill file goes when its last handle drops.
+    /// space is free again. A spill file goes when its last handle drops;
+    /// the spill counters hold complete ones only.
     pub fn release(&self, location: &TransactionLocation) {
         match (&self.store, location) {
             (Store::Memory(memory), TransactionLocation::Memory { begin, end }) => memory.release(*begin, *end, &self.stats),
+            (_, TransactionLocation::Spilled(file)) if file.end() != SpillEnd::Complete => {}
             (_, TransactionLocation::Spilled(file)) => {
                 RelayStats::sub(&self.stats.spilled_bytes, file.length_bytes());
                 RelayStats::sub(&self.stats.spilled_transactions, 1);

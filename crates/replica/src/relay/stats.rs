@@ -14,6 +14,9 @@ pub struct RelayStats {
     pub spilled_transactions: AtomicU64,
     pub spilled_bytes_total: AtomicU64,
     pub spilled_transactions_total: AtomicU64,
+    /// Spilled transactions queued before they were complete (streamed to
+    /// a worker while they arrive).
+    pub streamed_transactions_total: AtomicU64,
     /// Bytes in relay-log files not yet applied (file relay log).
     pub file_bytes: AtomicU64,
     pub file_transactions: AtomicU64,
@@ -33,6 +36,7 @@ pub struct RelayStatsSnapshot {
     pub spilled_transactions: u64,
     pub spilled_bytes_total: u64,
     pub spilled_transactions_total: u64,
+    pub streamed_transactions_total: u64,
     pub file_bytes: u64,
     pub file_transactions: u64,
     pub receiver_blocked: Duration,
@@ -65,6 +69,7 @@ impl RelayStats {
             spilled_transactions: load(&self.spilled_transactions),
             spilled_bytes_total: load(&self.spilled_bytes_total),
             spilled_transactions_total: load(&self.spilled_transactions_total),
+            streamed_transactions_total: load(&self.streamed_transactions_total),
             file_bytes: load(&self.file_bytes),
             file_transactions: load(&self.file_transactions),
             receiver_blocked: Duration::from_nanos(load(&self.receiver_blocked_ns)),

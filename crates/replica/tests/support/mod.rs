@@ -95,6 +95,7 @@ pub fn write_transaction(
         source_log_file: Arc::from("binlog.000001"),
         source_end_log_pos: 0,
         format: Arc::new(DecodeContext::default()),
+        streamed_end: None,
     };
     queue.push(entry, stop).unwrap();
 }

@@ -33,7 +33,7 @@ use binlog_format::events::gtid::GtidEvent;
 use binlog_format::frame::RawEvent;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
-use database::{CommitRequest, Database, NextGtid, StatementContext, WrittenAhead};
+use database::{CommitRequest, Database, DatabaseError, NextGtid, StatementContext, WrittenAhead};
 use engine::{ApplierSlot, Transaction};
 use protocol::MysqlError;
 use replica::relay::events::TransactionEvents;
@@ -42,6 +42,7 @@ use replica::{AppliedCheckpoint, Applier, BoundaryEntry, WorkerApplier};
 use crate::error::{database_error, not_supported};
 use crate::exec::gtid_next::GtidNext;
 use crate::replica::applied_slot;
+use crate::replica::crash_points::{self, CrashPoints};
 use crate::session::{Shared, SqlSession};
 
 /// ER_REPLICA_RELAY_LOG_READ_FAILURE: an event that does not decode.
@@ -53,6 +54,7 @@ pub struct SqlApplier {
     progress: Arc<ApplierProgress>,
     /// The source settings' `position_epoch`, written into every slot.
     position_epoch: u64,
+    crash: CrashPoints,
 }
 
 /// What the workers report for Seconds_Behind_Source.
@@ -69,7 +71,7 @@ pub struct ApplierProgress {
 
 impl SqlApplier {
     pub fn new(shared: Arc<Shared>, progress: Arc<ApplierProgress>, position_epoch: u64) -> SqlApplier {
-        SqlApplier { shared, progress, position_epoch }
+        SqlApplier { shared, progress, position_epoch, crash: CrashPoints::from_env() }
     }
 }
 
@@ -83,6 +85,7 @@ impl Applier for SqlApplier {
             pending: Pending::Nothing,
             position_epoch: self.position_epoch,
             checkpoint: None,
+            crash: self.crash.clone(),
         })
     }
 }
@@ -117,6 +120,7 @@ struct WorkerSession {
     position_epoch: u64,
     /// What the next commit records in this worker's slot.
     checkpoint: Option<AppliedCheckpoint>,
+    crash: CrashPoints,
 }
 
 impl WorkerSession {
@@ -229,6 +233,9 @@ impl WorkerApplier for WorkerSession {
                 original
             }
         };
+        self.crash
+            .hit(crash_points::COMMIT_AFTER_ENGINE_COMMIT)
+            .map_err(|error| database_error(DatabaseError::Crash(error.to_string())))?;
         if let Some(original) = original_commit_us {
             self.progress.last_original_commit_us.fetch_max(original, Ordering::Relaxed);
         }

@@ -268,6 +268,7 @@ impl ReplicaThreads {
             ("Replica_relay_log_spilled_bytes_total", relay.spilled_bytes_total.to_string()),
             ("Replica_relay_log_spilled_transactions", relay.spilled_transactions.to_string()),
             ("Replica_relay_log_spilled_transactions_total", relay.spilled_transactions_total.to_string()),
+            ("Replica_relay_log_streamed_transactions_total", relay.streamed_transactions_total.to_string()),
             ("Replica_transactions_applied", applied.to_string()),
             ("Replica_transactions_received", received.to_string()),
             (
@@ -424,6 +425,7 @@ fn receiver_config(shared: &Shared, settings: &SourceSettings, start: StartPosit
     config.connect_retry = Duration::from_secs(settings.connect_retry_seconds);
     config.retry_count = settings.retry_count;
     config.semi_sync = crate::variables::semi_sync::replica_enabled(&shared.globals);
+    config.stream_spilled = !matches!(shared.globals.get("binlogd_replica_stream_spilled"), Some(Value::Int(0)));
     config
 }
 

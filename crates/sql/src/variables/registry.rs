@@ -203,6 +203,11 @@ pub const DEFINITIONS: &[Definition] = &[
             .to_string()
         }),
     ),
+    // binlogd's own (read by START REPLICA [IO_THREAD]): a transaction
+    // that spills out of the memory relay log is handed to a worker as it
+    // arrives (ON), or once its last event is in (OFF, as MySQL applies a
+    // transaction; for `binlogd bench replication`).
+    global("binlogd_replica_stream_spilled", Type::Boolean, Origin::Owner(|| on_off(replica::receiver::STREAM_SPILLED_DEFAULT))),
     // binlogd's own: a spill file is synced every this many bytes.
     read_only(
         "binlogd_spill_sync_chunk_bytes",
