@@ -12,9 +12,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use std::process::Command;
-
 use support::mariadb::MariaDb;
+use support::replica::replica_status;
 use support::{sysbench, ServerProcess, DDL_WORKLOAD};
 
 const REPL_PASSWORD: &str = "repl-pw";
@@ -42,20 +41,6 @@ fn start_replica(source: &ServerProcess, extra: &[&str]) -> ServerProcess {
         ),
     );
     replica
-}
-
-/// SHOW REPLICA STATUS as (column, value) pairs.
-fn replica_status(replica: &ServerProcess) -> BTreeMap<String, String> {
-    let output = Command::new("mariadb")
-        .args(["-h127.0.0.1", &format!("-P{}", replica.port), "-uroot", "-B", "-e", "SHOW REPLICA STATUS"])
-        .output()
-        .expect("run the mariadb client");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut lines = text.lines();
-    let (names, values) = (lines.next().unwrap_or_default(), lines.next().unwrap_or_default());
-    // Batch mode escapes newlines in values (multi-UUID GTID sets) as \n.
-    names.split('\t').zip(values.split('\t')).map(|(name, value)| (name.to_string(), value.replace("\\n", ""))).collect()
 }
 
 fn gtid_executed(server: &ServerProcess) -> String {

@@ -12,9 +12,9 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use support::replica::{binary_log_status, replica_status, status_number};
 use support::{sysbench, ServerProcess};
 
 const REPL_PASSWORD: &str = "repl-pw";
@@ -23,32 +23,6 @@ fn sysbench_write_only(port: u16, args: &[&str]) {
     let mut all = vec!["--tables=3", "--table-size=300", "--db-ps-mode=disable"];
     all.extend_from_slice(args);
     sysbench("oltp_write_only", port, &all);
-}
-
-/// SHOW REPLICA STATUS as (column, value) pairs.
-fn replica_status(replica: &ServerProcess) -> BTreeMap<String, String> {
-    let output = Command::new("mariadb")
-        .args(["-h127.0.0.1", &format!("-P{}", replica.port), "-uroot", "-B", "-e", "SHOW REPLICA STATUS"])
-        .output()
-        .expect("run the mariadb client");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut lines = text.lines();
-    let (names, values) = (lines.next().unwrap_or_default(), lines.next().unwrap_or_default());
-    names.split('\t').zip(values.split('\t')).map(|(name, value)| (name.to_string(), value.replace("\\n", ""))).collect()
-}
-
-fn status_number(server: &ServerProcess, name: &str) -> u64 {
-    let line = server.query(None, &format!("SHOW GLOBAL STATUS LIKE '{name}'"));
-    line.trim().split('\t').nth(1).and_then(|value| value.parse().ok()).unwrap_or_else(|| panic!("{name}: {line:?}"))
-}
-
-/// (file, position) of SHOW BINARY LOG STATUS.
-fn binary_log_status(server: &ServerProcess) -> (String, u64) {
-    let line = server.query(None, "SHOW BINARY LOG STATUS");
-    let mut fields = line.trim().split('\t');
-    let file = fields.next().unwrap().to_string();
-    (file, fields.next().unwrap().parse().unwrap())
 }
 
 /// The applier has not stopped, and has not been given a transaction it

@@ -5,26 +5,13 @@
 
 mod support;
 
-use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use support::mariadb::MariaDb;
+use support::replica::replica_status;
 use support::ServerProcess;
 
 const REPL_PASSWORD: &str = "repl-pw";
-
-fn replica_status(replica: &ServerProcess) -> BTreeMap<String, String> {
-    let output = Command::new("mariadb")
-        .args(["-h127.0.0.1", &format!("-P{}", replica.port), "-uroot", "-B", "-e", "SHOW REPLICA STATUS"])
-        .output()
-        .expect("run the mariadb client");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut lines = text.lines();
-    let (names, values) = (lines.next().unwrap_or_default(), lines.next().unwrap_or_default());
-    names.split('\t').zip(values.split('\t')).map(|(name, value)| (name.to_string(), value.to_string())).collect()
-}
 
 fn master_status(source: &MariaDb) -> (String, String) {
     let status = source.query("SHOW MASTER STATUS");

@@ -154,29 +154,24 @@ impl Target {
 
     /// Starts `sysbench <workload> run` for `seconds` with a report every second.
     pub fn start_run(&self, workload: &str, threads: u32, seconds: u64) -> Result<Running, String> {
-        let mut command = self.command(workload);
-        command.args([
-            format!("--threads={threads}"),
-            format!("--time={seconds}"),
-            "--report-interval=1".to_string(),
-            format!("--percentile={PERCENTILE}"),
-            "run".to_string(),
-        ]);
-        Running::start(command, &format!("sysbench {workload} {threads} threads"))
+        self.start_run_with(workload, threads, seconds, &[])
     }
 
     /// [`Target::start_run`] with `--histogram=on`: the summary ends with
     /// the latency histogram ([`latency_percentile_ms`] reads it).
     pub fn start_run_with_histogram(&self, workload: &str, threads: u32, seconds: u64) -> Result<Running, String> {
+        self.start_run_with(workload, threads, seconds, &["--histogram=on"])
+    }
+
+    fn start_run_with(&self, workload: &str, threads: u32, seconds: u64, options: &[&str]) -> Result<Running, String> {
         let mut command = self.command(workload);
         command.args([
             format!("--threads={threads}"),
             format!("--time={seconds}"),
             "--report-interval=1".to_string(),
             format!("--percentile={PERCENTILE}"),
-            "--histogram=on".to_string(),
-            "run".to_string(),
         ]);
+        command.args(options).arg("run");
         Running::start(command, &format!("sysbench {workload} {threads} threads"))
     }
 }

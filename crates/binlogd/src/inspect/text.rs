@@ -331,13 +331,7 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
         (RowsKind::Update, _) => "Update_rows",
         (RowsKind::Delete, _) => "Delete_rows",
     };
-    write!(out, "\t{name}: table id {}", rows.table_id)?;
-    let flags = rows_flag_names(rows.flags);
-    if !flags.is_empty() {
-        write!(out, " flags: {}", flags.join(" "))?;
-    }
-    writeln!(out)?;
-    write_extra_row_info(out, rows, rows.kind == RowsKind::Update)?;
+    write_rows_header(out, name, rows, rows.kind == RowsKind::Update)?;
     let Extra::Rows(context) = extra else { return Ok(()) };
     let decoded = match context.decoded(rows) {
         Ok(Some(decoded)) => decoded,
@@ -368,6 +362,18 @@ fn write_rows(out: &mut dyn Write, rows: &RowsEvent, extra: &Extra) -> io::Resul
         }
     }
     Ok(())
+}
+
+/// A rows event's first lines: its name, table id and flags, then its
+/// extra row info (`two_partitions` as [`write_extra_row_info`] takes it).
+fn write_rows_header(out: &mut dyn Write, name: &str, rows: &RowsEvent, two_partitions: bool) -> io::Result<()> {
+    write!(out, "\t{name}: table id {}", rows.table_id)?;
+    let flags = rows_flag_names(rows.flags);
+    if !flags.is_empty() {
+        write!(out, " flags: {}", flags.join(" "))?;
+    }
+    writeln!(out)?;
+    write_extra_row_info(out, rows, two_partitions)
 }
 
 /// `###   @1=value /* TYPE meta=N nullable=N is_null=N */`, or the
@@ -423,13 +429,7 @@ fn write_extra_row_info(out: &mut dyn Write, rows: &RowsEvent, two_partitions: b
 /// turn its old value into the new one.
 fn write_partial_rows(out: &mut dyn Write, partial: &PartialUpdateRowsEvent, extra: &Extra) -> io::Result<()> {
     let rows = &partial.rows;
-    write!(out, "\tUpdate_rows_partial: table id {}", rows.table_id)?;
-    let flags = rows_flag_names(rows.flags);
-    if !flags.is_empty() {
-        write!(out, " flags: {}", flags.join(" "))?;
-    }
-    writeln!(out)?;
-    write_extra_row_info(out, rows, false)?;
+    write_rows_header(out, "Update_rows_partial", rows, false)?;
     let Extra::PartialRows(context) = extra else { return Ok(()) };
     let decoded = match context.decoded(rows) {
         Ok(Some(decoded)) => decoded,

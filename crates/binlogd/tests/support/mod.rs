@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod mariadb;
+pub mod replica;
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
