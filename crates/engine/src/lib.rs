@@ -79,7 +79,7 @@ pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, Tab
 pub use change::{ChangeKind, RowChange};
 pub use column_attributes::{ColumnAttributes, Generated, GeometryAttributes};
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};
-pub use config::EngineConfig;
+pub use config::{EngineConfig, METADATA_LOCK_WAIT_TIMEOUT_DEFAULT};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use key::RowKey;
@@ -88,7 +88,7 @@ pub use purge::PURGE_QUEUED_KEYS_DEFERRED_MAX;
 pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, TableRename, Xid};
 pub use registry::TrxId;
 pub use row::Row;
-pub use scan::{Scan, ScanSpec};
+pub use scan::{KeyRange, Scan, ScanSpec};
 pub use snapshot::{CheckpointBegin, CheckpointLsns};
 pub use transaction::{IsolationLevel, Savepoint, Transaction};
 pub use write::{Inserted, UpdateCounts, UpdateOutcome};

@@ -46,13 +46,61 @@ pub struct ScanSpec {
     pub index: Option<String>,
     pub lower: Bound<Vec<Value>>,
     pub upper: Bound<Vec<Value>>,
+    /// Further ranges, in any order and possibly overlapping: the scan
+    /// reads the union of `lower..upper` and these, each row once, in key
+    /// order (`k IN (...)`, `k BETWEEN a AND b OR k BETWEEN c AND d`).
+    pub more_ranges: Vec<KeyRange>,
     pub reverse: bool,
+}
+
+/// A range of key prefixes, bounds as in [`ScanSpec`].
+pub type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
+
+/// A range of encoded keys: the lower bound `Included` or unbounded, the
+/// upper `Excluded` or unbounded (what [`lower_bound`] and [`upper_bound`]
+/// give), so two ranges overlap or touch exactly when the second's lower
+/// bound is at most the first's upper.
+type ByteRange = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+
+/// `ranges` as disjoint byte ranges in ascending key order: sorted by lower
+/// bound, and each one that overlaps or touches the one before merged into
+/// it, so no key lies in two of them.
+fn disjoint_ranges(ranges: impl Iterator<Item = ByteRange>) -> Vec<ByteRange> {
+    let mut ranges: Vec<ByteRange> = ranges.filter(|(lower, upper)| !range_is_empty(lower, upper)).collect();
+    ranges.sort_by(|(a, _), (b, _)| match (a, b) {
+        (Bound::Unbounded, Bound::Unbounded) => std::cmp::Ordering::Equal,
+        (Bound::Unbounded, _) => std::cmp::Ordering::Less,
+        (_, Bound::Unbounded) => std::cmp::Ordering::Greater,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => a.cmp(b),
+    });
+    let mut merged: Vec<ByteRange> = Vec::with_capacity(ranges.len());
+    for (lower, upper) in ranges {
+        if let Some((_, last_upper)) = merged.last_mut() {
+            let reaches = match (&*last_upper, &lower) {
+                (Bound::Unbounded, _) | (_, Bound::Unbounded) => true,
+                (Bound::Included(end) | Bound::Excluded(end), Bound::Included(start) | Bound::Excluded(start)) => start <= end,
+            };
+            if reaches {
+                let extends = match (&*last_upper, &upper) {
+                    (Bound::Unbounded, _) => false,
+                    (_, Bound::Unbounded) => true,
+                    (Bound::Included(end) | Bound::Excluded(end), Bound::Included(new_end) | Bound::Excluded(new_end)) => new_end > end,
+                };
+                if extends {
+                    *last_upper = upper;
+                }
+                continue;
+            }
+        }
+        merged.push((lower, upper));
+    }
+    merged
 }
 
 impl ScanSpec {
     /// Every row, in primary key order.
     pub fn primary() -> ScanSpec {
-        ScanSpec { index: None, lower: Bound::Unbounded, upper: Bound::Unbounded, reverse: false }
+        ScanSpec { index: None, lower: Bound::Unbounded, upper: Bound::Unbounded, more_ranges: Vec::new(), reverse: false }
     }
 
     /// Every row, in the order of index `name`.
@@ -94,6 +142,8 @@ pub struct Scan<'t> {
     _view_guard: Option<ViewGuard>,
     lower: Bound<Vec<u8>>,
     upper: Bound<Vec<u8>>,
+    /// The ranges still to read after `lower..upper`, next first.
+    next_ranges: VecDeque<ByteRange>,
     reverse: bool,
     /// Rows found and not yet returned, shared with their versions: a
     /// reader that only looks at a row ([`Scan::next_shared`]) never copies it.
@@ -140,6 +190,22 @@ impl<'t> Scan<'t> {
                 Some((index.id, index.columns.len()))
             }
         };
+        let first = (lower_bound(spec.lower.as_ref().map(Vec::as_slice)), upper_bound(spec.upper.as_ref().map(Vec::as_slice)));
+        let mut ranges: VecDeque<ByteRange> = match spec.more_ranges.is_empty() {
+            true => VecDeque::from([first]),
+            false => {
+                let more = spec
+                    .more_ranges
+                    .iter()
+                    .map(|(lower, upper)| (lower_bound(lower.as_ref().map(Vec::as_slice)), upper_bound(upper.as_ref().map(Vec::as_slice))));
+                disjoint_ranges(std::iter::once(first).chain(more)).into()
+            }
+        };
+        if spec.reverse {
+            ranges.make_contiguous().reverse();
+        }
+        // All ranges empty: one empty range, which the first fill ends on.
+        let (lower, upper) = ranges.pop_front().unwrap_or((Bound::Included(Vec::new()), Bound::Excluded(Vec::new())));
         Ok(Scan {
             shared: Arc::clone(&trx.shared),
             transaction: PhantomData,
@@ -147,8 +213,9 @@ impl<'t> Scan<'t> {
             index,
             view: ReadView { seq, reader: trx.id },
             _view_guard: guard,
-            lower: lower_bound(spec.lower.as_ref().map(Vec::as_slice)),
-            upper: upper_bound(spec.upper.as_ref().map(Vec::as_slice)),
+            lower,
+            upper,
+            next_ranges: ranges,
             reverse: spec.reverse,
             buffer: VecDeque::new(),
             exhausted: false,
@@ -178,6 +245,7 @@ impl<'t> Scan<'t> {
             _view_guard: Some(view_guard),
             lower: self.lower,
             upper: self.upper,
+            next_ranges: self.next_ranges,
             reverse: self.reverse,
             buffer: self.buffer,
             exhausted: self.exhausted,
@@ -186,7 +254,7 @@ impl<'t> Scan<'t> {
 
     fn fill(&mut self) {
         if range_is_empty(&self.lower, &self.upper) {
-            self.exhausted = true;
+            self.next_range();
             return;
         }
         let data = self.table.data.read();
@@ -244,7 +312,19 @@ impl<'t> Scan<'t> {
                 self.lower = resume;
             }
         }
-        self.exhausted = ended;
+        drop(lookup);
+        drop(data);
+        if ended {
+            self.next_range();
+        }
+    }
+
+    /// Moves on to the next range, or ends the scan after the last.
+    fn next_range(&mut self) {
+        match self.next_ranges.pop_front() {
+            Some((lower, upper)) => (self.lower, self.upper) = (lower, upper),
+            None => self.exhausted = true,
+        }
     }
 }
 
@@ -270,5 +350,28 @@ impl Iterator for Scan<'_> {
 
     fn next(&mut self) -> Option<(RowKey, Row)> {
         self.next_shared().map(|(key, row)| (key, Arc::unwrap_or_clone(row)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(lower: u8, upper: u8) -> ByteRange {
+        (Bound::Included(vec![lower]), Bound::Excluded(vec![upper]))
+    }
+
+    #[test]
+    fn ranges_are_sorted_and_overlapping_or_touching_ones_merged() {
+        let merged = disjoint_ranges([range(20, 30), range(1, 5), range(3, 8), range(8, 10), range(25, 26), range(12, 12)].into_iter());
+        assert_eq!(merged, [range(1, 10), range(20, 30)]);
+    }
+
+    #[test]
+    fn an_unbounded_range_swallows_the_ranges_it_reaches() {
+        let below = (Bound::Unbounded, Bound::Excluded(vec![5]));
+        let above = (Bound::Included(vec![9]), Bound::Unbounded);
+        let merged = disjoint_ranges([range(7, 8), above.clone(), range(3, 6), below, range(10, 12)].into_iter());
+        assert_eq!(merged, [(Bound::Unbounded, Bound::Excluded(vec![6])), range(7, 8), above]);
     }
 }

@@ -1,5 +1,6 @@
-//! Ordered scans with bounds, composite keys, reverse order, tables
-//! without a primary key, and WHERE-style updates and deletes.
+//! Ordered scans with bounds, unions of ranges, composite keys, reverse
+//! order, tables without a primary key, and WHERE-style updates and
+//! deletes.
 
 mod support;
 
@@ -37,6 +38,43 @@ fn primary_key_bounds_and_reverse_order() {
     assert_eq!(scan(ScanSpec::index("AGE").lower(Excluded(vec![int(0)]))), [3, 7].map(int));
     assert_eq!(scan(ScanSpec::index("age").upper(Excluded(vec![int(0)]))), [-5].map(int));
     assert_eq!(trx.scan(table, &ScanSpec::index("nope")).err().unwrap().mysql_code(), 1176);
+}
+
+#[test]
+fn a_union_of_ranges_reads_each_row_once_in_key_order() {
+    let engine = engine();
+    let table = users(&engine).id;
+    let mut trx = engine.begin();
+    // More rows than a batch, so ranges end and start inside batches.
+    for id in 0..300 {
+        trx.insert(table, user(id, &format!("{id}@x"), id % 7)).unwrap();
+    }
+    trx.commit(None).unwrap();
+    let trx = engine.begin();
+    let scan = |spec: ScanSpec| ids(trx.scan(table, &spec).unwrap());
+    let range = |low: i64, high: i64| (Included(vec![int(low)]), Included(vec![int(high)]));
+    let union = |ranges: Vec<engine::KeyRange>| {
+        let mut spec = ScanSpec::primary();
+        let mut ranges = ranges.into_iter();
+        (spec.lower, spec.upper) = ranges.next().unwrap();
+        spec.more_ranges = ranges.collect();
+        spec
+    };
+    // Unordered, overlapping, touching, repeated and empty ranges.
+    let spec = union(vec![range(250, 260), range(5, 7), range(6, 9), range(10, 10), range(5, 7), range(90, 80), range(100, 170)]);
+    let expected: Vec<Value> = (5..=10).chain(100..=170).chain(250..=260).map(int).collect();
+    assert_eq!(scan(spec.clone()), expected);
+    assert_eq!(scan(spec.reversed()), expected.iter().rev().cloned().collect::<Vec<_>>());
+    // Unbounded ends swallow what they reach.
+    let spec = union(vec![range(280, 281), (Unbounded, Excluded(vec![int(3)])), (Included(vec![int(295)]), Unbounded), range(2, 4)]);
+    assert_eq!(scan(spec), [0, 1, 2, 3, 4, 280, 281, 295, 296, 297, 298, 299].map(int));
+    // Only empty ranges: nothing.
+    assert_eq!(scan(union(vec![range(9, 1), range(500, 600)])), vec![]);
+    // On a non-unique index: every row of each age once, by age then id.
+    let mut by_age = ScanSpec::index("age").equal(vec![int(6)]);
+    by_age.more_ranges = vec![range(1, 1), range(6, 6)];
+    let expected: Vec<Value> = (0..300).filter(|id| id % 7 == 1).chain((0..300).filter(|id| id % 7 == 6)).map(int).collect();
+    assert_eq!(scan(by_age), expected);
 }
 
 #[test]
