@@ -8,8 +8,8 @@
 //! - literals with embedded quotes and backslashes keep them, and SHOW
 //!   CREATE TABLE writes them back escaped;
 //! - ALTER waits for an open transaction that wrote the table (1205 after
-//!   the timeout), and an INSERT queued behind ALTER goes into the new
-//!   table;
+//!   the session's lock_wait_timeout), and an INSERT queued behind ALTER
+//!   goes into the new table;
 //! - RENAME TABLE's pairs apply together (a swap through a third name);
 //! - mysql_common decodes the row events after an ALTER with the new
 //!   Table_map's columns and values;
@@ -227,18 +227,18 @@ fn alter_waits_for_an_open_transaction_on_the_table_and_later_statements_see_the
     ok(&mut c, "CREATE TABLE d.t (id INT NOT NULL PRIMARY KEY)");
     ok(&mut c, "INSERT INTO d.t VALUES (1)");
 
-    // An open transaction that wrote the table holds it: ALTER waits, and gives up with 1205 after the timeout.
+    // An open transaction that wrote the table holds it: ALTER waits, and
+    // gives up with 1205 after the session's lock_wait_timeout.
     let mut holder = client(&server);
     ok(&mut holder, "BEGIN");
     ok(&mut holder, "INSERT INTO d.t VALUES (2)");
-    ok(&mut c, "SET GLOBAL innodb_lock_wait_timeout = 1");
     let mut short = client(&server);
+    ok(&mut short, "SET SESSION lock_wait_timeout = 1");
     let timeout = error(&mut short, "ALTER TABLE d.t ADD COLUMN a INT DEFAULT 7");
     assert_eq!(
         (timeout.code, timeout.state.as_str(), timeout.message.as_str()),
         (1205, "HY000", "Lock wait timeout exceeded; try restarting transaction")
     );
-    ok(&mut c, "SET GLOBAL innodb_lock_wait_timeout = 50");
 
     // Committed while ALTER waits: ALTER proceeds with the committed row.
     let port = server.port;

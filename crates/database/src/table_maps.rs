@@ -112,7 +112,14 @@ mod tests {
         assert_eq!(first.body_for(RowMetadata::Minimal), minimal);
         assert!(minimal.len() < expected.len(), "no column names nor primary key");
 
-        engine.create_index("d", "t", &IndexSpec { name: "v".into(), columns: vec!["v".into()], unique: false }).unwrap();
+        engine
+            .create_index(
+                "d",
+                "t",
+                &IndexSpec { name: "v".into(), columns: vec!["v".into()], unique: false },
+                engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT,
+            )
+            .unwrap();
         let after_ddl = maps.get(&engine, table).unwrap();
         assert!(!Arc::ptr_eq(&first, &after_ddl), "DDL installs a new definition, so a new map");
         assert!(Arc::ptr_eq(&after_ddl.def, &engine.table_def(table).unwrap()));

@@ -17,6 +17,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::catalog::{check_name, Catalog, TableDef, TableId, TableSpec, PRIMARY_KEY_NAME};
 use crate::ddl::{discard, ExclusiveMdl, NO_READER};
@@ -54,6 +55,7 @@ impl Engine {
         &self,
         database: &str,
         table: &str,
+        metadata_lock_wait: Duration,
         rebuild: impl FnOnce(&TableDef, Vec<Row>) -> Result<TableRebuild>,
     ) -> Result<Arc<TableDef>> {
         let found = {
@@ -61,7 +63,7 @@ impl Engine {
             let id = catalog.table_id(database, table)?;
             Arc::clone(catalog.table(id).expect("catalog names only live tables"))
         };
-        let mdl = ExclusiveMdl::acquire(&self.shared, found)?;
+        let mdl = ExclusiveMdl::acquire(found, metadata_lock_wait)?;
         let (old_def, rows, auto_increment_next) = {
             let data = mdl.0.data.read();
             (Arc::clone(&data.def), self.committed_rows(&data), data.auto_increment_next)
@@ -99,7 +101,7 @@ impl Engine {
     /// the names as the pairs before it left them (MySQL's rule, which
     /// makes `a TO tmp, b TO a, tmp TO b` a swap). 1146 for a missing
     /// source, 1050 for a taken target.
-    pub fn rename_tables(&self, pairs: &[(QualifiedName, QualifiedName)]) -> Result<()> {
+    pub fn rename_tables(&self, pairs: &[(QualifiedName, QualifiedName)], metadata_lock_wait: Duration) -> Result<()> {
         // Lock every existing source table first (in id order, so two
         // renames cannot wait on each other), then check under the catalog
         // lock against the names as they stand.
@@ -111,7 +113,7 @@ impl Engine {
         tables.dedup_by_key(|table| table.id);
         let mut locked = Vec::with_capacity(tables.len());
         for table in tables {
-            locked.push(ExclusiveMdl::acquire(&self.shared, table)?);
+            locked.push(ExclusiveMdl::acquire(table, metadata_lock_wait)?);
         }
         let mut catalog = self.shared.catalog.write();
         let mut names: std::collections::BTreeMap<(String, String), TableId> = catalog

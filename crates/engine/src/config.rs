@@ -6,6 +6,9 @@ use std::time::Duration;
 
 /// MySQL's default `innodb_lock_wait_timeout` (50 seconds).
 pub const LOCK_WAIT_TIMEOUT_DEFAULT: Duration = Duration::from_secs(50);
+/// MySQL's default `lock_wait_timeout` (one year), the bound on metadata
+/// lock waits: DDL behind an open writer, and a writer behind DDL.
+pub const METADATA_LOCK_WAIT_TIMEOUT_DEFAULT: Duration = Duration::from_secs(31_536_000);
 /// Default `binlogd_engine_memory_limit`: 1 GiB.
 pub const MEMORY_LIMIT_DEFAULT_BYTES: u64 = 1 << 30;
 

@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::catalog::{check_name, Catalog, IndexSpec, TableDef, TableId, TableSpec, PRIMARY_KEY_NAME};
 use crate::engine::{Engine, Shared};
@@ -27,8 +28,10 @@ use crate::table::{unique_prefix, values_at, Table, TableData};
 pub(crate) struct ExclusiveMdl(pub(crate) Arc<Table>);
 
 impl ExclusiveMdl {
-    pub(crate) fn acquire(shared: &Shared, table: Arc<Table>) -> Result<ExclusiveMdl> {
-        table.mdl.enter_exclusive(shared.variables.lock_wait_timeout())?;
+    /// Waits at most `timeout` (the session's `lock_wait_timeout`) for the
+    /// table's open writers to end.
+    pub(crate) fn acquire(table: Arc<Table>, timeout: Duration) -> Result<ExclusiveMdl> {
+        table.mdl.enter_exclusive(timeout)?;
         Ok(ExclusiveMdl(table))
     }
 }
@@ -52,8 +55,10 @@ impl Engine {
         self.log_and_apply(&mut catalog, DdlRecord::CreateDatabase { name: name.to_string() })
     }
 
-    /// Drops `name` and its tables; returns their ids.
-    pub fn drop_database(&self, name: &str) -> Result<Vec<TableId>> {
+    /// Drops `name` and its tables; returns their ids. Like every DDL on
+    /// existing tables, it waits at most `metadata_lock_wait` (the session's
+    /// `lock_wait_timeout`) for their open writers, then fails with 1205.
+    pub fn drop_database(&self, name: &str, metadata_lock_wait: Duration) -> Result<Vec<TableId>> {
         loop {
             let tables: Vec<Arc<Table>> = {
                 let catalog = self.shared.catalog.read();
@@ -62,7 +67,7 @@ impl Engine {
             };
             let mut locked = Vec::with_capacity(tables.len());
             for table in tables {
-                locked.push(ExclusiveMdl::acquire(&self.shared, table)?);
+                locked.push(ExclusiveMdl::acquire(table, metadata_lock_wait)?);
             }
             let mut catalog = self.shared.catalog.write();
             let ids: HashSet<TableId> = match catalog.databases.get(name) {
@@ -93,9 +98,9 @@ impl Engine {
     }
 
     /// Drops `database`.`table`; returns its id. 1051 when it is missing.
-    pub fn drop_table(&self, database: &str, table: &str) -> Result<TableId> {
+    pub fn drop_table(&self, database: &str, table: &str, metadata_lock_wait: Duration) -> Result<TableId> {
         let unknown = || EngineError::UnknownTable(format!("{database}.{table}"));
-        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table).map_err(|error| match error {
+        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table, metadata_lock_wait).map_err(|error| match error {
             EngineError::NoSuchTable { .. } => unknown(),
             other => other,
         })?;
@@ -104,15 +109,15 @@ impl Engine {
         Ok(id)
     }
 
-    pub fn truncate_table(&self, database: &str, table: &str) -> Result<()> {
-        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table)?;
+    pub fn truncate_table(&self, database: &str, table: &str, metadata_lock_wait: Duration) -> Result<()> {
+        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table, metadata_lock_wait)?;
         self.log_and_apply(&mut catalog, DdlRecord::TruncateTable { table: mdl.0.id })
     }
 
     /// `CREATE [UNIQUE] INDEX`. A unique index over duplicate rows fails with
     /// 1062, as in MySQL.
-    pub fn create_index(&self, database: &str, table: &str, spec: &IndexSpec) -> Result<Arc<TableDef>> {
-        let (mdl, _catalog) = self.lock_table_for_ddl(database, table)?;
+    pub fn create_index(&self, database: &str, table: &str, spec: &IndexSpec, metadata_lock_wait: Duration) -> Result<Arc<TableDef>> {
+        let (mdl, _catalog) = self.lock_table_for_ddl(database, table, metadata_lock_wait)?;
         let mut data = mdl.0.data.write();
         let old_def = Arc::clone(&data.def);
         let index = old_def.new_index(spec)?;
@@ -134,8 +139,8 @@ impl Engine {
         Ok(Arc::clone(&data.def))
     }
 
-    pub fn drop_index(&self, database: &str, table: &str, index: &str) -> Result<Arc<TableDef>> {
-        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table)?;
+    pub fn drop_index(&self, database: &str, table: &str, index: &str, metadata_lock_wait: Duration) -> Result<Arc<TableDef>> {
+        let (mdl, mut catalog) = self.lock_table_for_ddl(database, table, metadata_lock_wait)?;
         let def = mdl.0.def();
         let cant_drop = || EngineError::CantDropKey(index.to_string());
         if index.eq_ignore_ascii_case(PRIMARY_KEY_NAME) {
@@ -151,13 +156,18 @@ impl Engine {
 
     /// The table's exclusive metadata lock, then the catalog's write lock,
     /// with the table checked to still be the one named.
-    fn lock_table_for_ddl(&self, database: &str, table: &str) -> Result<(ExclusiveMdl, parking_lot::RwLockWriteGuard<'_, Catalog>)> {
+    fn lock_table_for_ddl(
+        &self,
+        database: &str,
+        table: &str,
+        metadata_lock_wait: Duration,
+    ) -> Result<(ExclusiveMdl, parking_lot::RwLockWriteGuard<'_, Catalog>)> {
         let found = {
             let catalog = self.shared.catalog.read();
             let id = catalog.table_id(database, table)?;
             Arc::clone(catalog.table(id).expect("catalog names only live tables"))
         };
-        let mdl = ExclusiveMdl::acquire(&self.shared, found)?;
+        let mdl = ExclusiveMdl::acquire(found, metadata_lock_wait)?;
         let catalog = self.shared.catalog.write();
         if catalog.table_id(database, table)? != mdl.0.id {
             // Dropped and re-created while we waited.

@@ -6,7 +6,8 @@
 //! A transaction holds its writer registration until it commits or rolls
 //! back, so DDL on a table the same session has written must come after
 //! that session's commit (MySQL commits implicitly before DDL). Waits on
-//! both sides end with 1205 after `innodb_lock_wait_timeout`. A writer
+//! both sides end with 1205 after the session's `lock_wait_timeout`, as in
+//! MySQL (not `innodb_lock_wait_timeout`, which bounds row lock waits). A writer
 //! that waited behind ALTER TABLE finds the table replaced and gets 1412,
 //! on which the SQL layer runs its statement again against the new table.
 

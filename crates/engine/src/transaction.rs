@@ -75,6 +75,9 @@ pub struct Transaction {
     /// Tables this transaction holds a writer registration on.
     pub(crate) written_tables: HashMap<TableId, Arc<Table>>,
     lock_wait_timeout: Option<Duration>,
+    /// The session's `lock_wait_timeout`, for a write that finds DDL
+    /// running on its table; `None` is MySQL's default of one year.
+    metadata_lock_wait_timeout: Option<Duration>,
     /// `changes[..logged_ahead]` are in redo already, written ahead of the
     /// prepare by [`Transaction::log_changes_ahead`].
     pub(crate) logged_ahead: usize,
@@ -108,6 +111,7 @@ impl Transaction {
             locks: HashSet::new(),
             written_tables: HashMap::new(),
             lock_wait_timeout: None,
+            metadata_lock_wait_timeout: None,
             logged_ahead: 0,
             inserted_without_lock: false,
             applier_slot: None,
@@ -155,6 +159,12 @@ impl Transaction {
     /// The session's `innodb_lock_wait_timeout`; `None` follows the global.
     pub fn set_lock_wait_timeout(&mut self, timeout: Option<Duration>) {
         self.lock_wait_timeout = timeout;
+    }
+
+    /// The session's `lock_wait_timeout`: how long a write waits for DDL
+    /// on its table. `None` is MySQL's default, one year.
+    pub fn set_metadata_lock_wait_timeout(&mut self, timeout: Option<Duration>) {
+        self.metadata_lock_wait_timeout = timeout;
     }
 
     pub fn savepoint(&self) -> Savepoint {
@@ -234,7 +244,7 @@ impl Transaction {
             return Ok(Arc::clone(table));
         }
         let table = self.shared.table(id)?;
-        table.mdl.enter_writer(self.lock_wait_timeout())?;
+        table.mdl.enter_writer(self.metadata_lock_wait_timeout.unwrap_or(crate::config::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT))?;
         if table.dropped.load(std::sync::atomic::Ordering::Acquire) {
             table.mdl.exit_writer();
             // Waited behind DDL that dropped the table or, when its name

@@ -50,7 +50,7 @@ fn a_rebuild_swaps_in_the_new_table_and_replay_of_its_record_gives_the_same() {
     let engine = engine_with(redo.clone());
     let old = users(&engine);
     insert_users(&engine, old.id);
-    let new = engine.alter_table("d", "users", reshaped).unwrap();
+    let new = engine.alter_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT, reshaped).unwrap();
     assert_ne!(new.id, old.id, "the copy is a new table");
     assert_eq!(new.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["id", "city", "email"]);
     assert_eq!(engine.table("d", "users").unwrap().id, new.id);
@@ -95,7 +95,7 @@ fn duplicates_under_a_new_unique_key_refuse_the_rebuild_and_log_nothing() {
     insert_users(&engine, old.id);
     let records_before = redo.entries().len();
     let error = engine
-        .alter_table("d", "users", |def, rows| {
+        .alter_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT, |def, rows| {
             let mut spec = TableSpec {
                 database: def.database.clone(),
                 name: def.name.clone(),
@@ -128,15 +128,17 @@ fn renames_apply_together_and_replay() {
         ..TableSpec::default()
     };
     let other_id = engine.create_table(&other).unwrap().id;
-    engine.rename_tables(&[pair("users", "tmp"), pair("other", "users"), pair("tmp", "other")]).unwrap();
+    engine
+        .rename_tables(&[pair("users", "tmp"), pair("other", "users"), pair("tmp", "other")], engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT)
+        .unwrap();
     assert_eq!(engine.table("d", "users").unwrap().id, other_id);
     assert_eq!(engine.table("d", "other").unwrap().id, users_id);
     assert_eq!(engine.table("d", "other").unwrap().name, "other");
     // A missing source refuses every pair.
-    let error = engine.rename_tables(&[pair("users", "a"), pair("nope", "b")]).unwrap_err();
+    let error = engine.rename_tables(&[pair("users", "a"), pair("nope", "b")], engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap_err();
     assert_eq!(error.mysql_code(), 1146);
     assert_eq!(engine.table("d", "users").unwrap().id, other_id);
-    assert_eq!(engine.rename_tables(&[pair("users", "other")]).unwrap_err().mysql_code(), 1050);
+    assert_eq!(engine.rename_tables(&[pair("users", "other")], engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap_err().mysql_code(), 1050);
 
     let replayed = Engine::new(EngineConfig::default());
     for entry in redo.entries() {
@@ -154,7 +156,7 @@ fn rebuild_records_round_trip_through_their_redo_encoding() {
     let engine = engine_with(redo.clone());
     let old = users(&engine);
     insert_users(&engine, old.id);
-    engine.alter_table("d", "users", reshaped).unwrap();
+    engine.alter_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT, reshaped).unwrap();
     let rebuilt = redo.entries().into_iter().rev().find_map(|entry| match entry {
         RedoEntry::Ddl(record @ DdlRecord::RebuildTable { .. }) => Some(record),
         _ => None,

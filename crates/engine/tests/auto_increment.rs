@@ -56,7 +56,7 @@ fn rolled_back_values_are_not_reused_and_truncate_resets() {
     assert_eq!(inserted.auto_increment_value, Some(101));
     trx.commit(None).unwrap();
     assert_eq!(committed_rows(&engine, table), vec![vec![Value::UInt(101), Value::Null]]);
-    engine.truncate_table("d", "c").unwrap();
+    engine.truncate_table("d", "c", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     let mut trx = engine.begin();
     assert_eq!(trx.insert(table, vec![Value::Null, Value::Null]).unwrap().auto_increment_value, Some(100));
 }

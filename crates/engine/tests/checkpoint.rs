@@ -161,7 +161,12 @@ fn a_fuzzy_checkpoint_plus_replay_from_its_start_equals_the_engine() {
         })
         .unwrap();
     engine
-        .create_index("d", "users", &IndexSpec { name: "email_age".into(), columns: vec!["email".into(), "age".into()], unique: false })
+        .create_index(
+            "d",
+            "users",
+            &IndexSpec { name: "email_age".into(), columns: vec!["email".into(), "age".into()], unique: false },
+            engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT,
+        )
         .ok();
     let images: Vec<Vec<u8>> = begin.tables.iter().filter_map(|&id| engine.snapshot_table(id)).collect();
     thread::sleep(std::time::Duration::from_millis(30));

@@ -66,12 +66,12 @@ fn memory_comes_back_after_rollback_truncate_and_drop() {
     updater.commit(None).unwrap();
     engine.purge();
     let one_version_each = engine.memory_used_bytes();
-    engine.truncate_table("d", "users").unwrap();
+    engine.truncate_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     assert_eq!(engine.memory_used_bytes(), baseline);
     assert!(one_version_each > baseline);
     let mut trx = engine.begin();
     trx.insert(table, user(1, "a@x", 1)).unwrap();
     trx.commit(None).unwrap();
-    engine.drop_table("d", "users").unwrap();
+    engine.drop_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     assert_eq!(engine.memory_used_bytes(), baseline);
 }

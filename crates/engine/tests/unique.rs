@@ -127,9 +127,12 @@ fn a_unique_index_over_duplicate_rows_cannot_be_created() {
     trx.insert(table, user(2, "b@x", 7)).unwrap();
     trx.commit(None).unwrap();
     let spec = engine::IndexSpec { name: "age_unique".into(), columns: vec!["age".into()], unique: true };
-    assert_eq!(engine.create_index("d", "users", &spec).unwrap_err(), duplicate("7", "users.age_unique"));
+    assert_eq!(
+        engine.create_index("d", "users", &spec, engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap_err(),
+        duplicate("7", "users.age_unique")
+    );
     let spec = engine::IndexSpec { name: "id_age".into(), columns: vec!["id".into(), "age".into()], unique: true };
-    engine.create_index("d", "users", &spec).unwrap();
+    engine.create_index("d", "users", &spec, engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     let mut trx = engine.begin();
     trx.insert(table, user(3, "c@x", 7)).unwrap();
     trx.commit(None).unwrap();

@@ -825,6 +825,7 @@ impl Transactions<'_> {
             }
             return Err(MysqlError::new(1792, "25006", "Cannot execute statement in a READ ONLY transaction."));
         }
+        crate::locking::statement_locks::apply_lock_waits(&mut trx, context);
         let savepoint = trx.savepoint();
         let first_change = trx.changes().len();
         match f(&mut trx) {

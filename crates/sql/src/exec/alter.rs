@@ -21,6 +21,7 @@ use crate::error::{database_error, not_supported, SqlResult};
 use crate::eval::columns::coerce_write;
 use crate::eval::temporal::{current_timestamp_for, WriteRules};
 use crate::exec::ddl::{build_column, check_identifier, check_no_json_keys, index_columns};
+use crate::locking::statement_locks::lock_wait_timeout;
 use crate::parse::alter::{AlterSpec, AlterTable, ColumnPosition, TableName};
 use crate::session::{Context, Outcome, Warning};
 
@@ -50,7 +51,9 @@ pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> 
         resolved
             .push(((context.database(from_database.as_deref())?, from.clone()), (context.database(to_database.as_deref())?, to.clone())));
     }
-    context.execute_ddl(&context.statement_context(), |engine| engine.rename_tables(&resolved)).map_err(database_error)?;
+    context
+        .execute_ddl(&context.statement_context(), |engine| engine.rename_tables(&resolved, lock_wait_timeout(context)))
+        .map_err(database_error)?;
     Ok(Outcome::ok())
 }
 
@@ -79,7 +82,7 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     let mut records = 0;
     let rules = WriteRules::of(&context.env);
     let result = context.execute_ddl(&context.statement_context(), |engine| {
-        engine.alter_table(&database, &table, |def, rows| {
+        engine.alter_table(&database, &table, lock_wait_timeout(context), |def, rows| {
             let converted = plan(alter, def, context)
                 .and_then(|working| convert(&working, def, rows, rules, &mut warnings).map(|rows| (working, rows)));
             match converted {

@@ -15,6 +15,7 @@ use crate::eval::expr::Columns;
 use crate::eval::temporal::{current_timestamp_precision, WriteRules};
 use crate::eval::value::NullCheck;
 use crate::exec::dispatch::table_name;
+use crate::locking::statement_locks::lock_wait_timeout;
 use crate::parse::partition::PartitionClause;
 use crate::parse::Statement;
 use crate::session::{Context, Outcome, Warning};
@@ -43,7 +44,8 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
             if *if_exists && !db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1008, format!("Can't drop database '{name}'; database doesn't exist")));
             }
-            let dropped = context.execute_ddl(&ctx, |engine| engine.drop_database(name)).map_err(database_error)?;
+            let dropped =
+                context.execute_ddl(&ctx, |engine| engine.drop_database(name, lock_wait_timeout(context))).map_err(database_error)?;
             let mut outcome = Outcome::new(OkResponse::affected(dropped.len() as u64));
             if context.env.database == Some(name.as_str()) {
                 outcome.use_database = Some(None);
@@ -52,7 +54,9 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
         }
         Statement::Truncate { database, table } => {
             let database = context.database(database.as_deref())?;
-            context.execute_ddl(&ctx, |engine| engine.truncate_table(&database, table)).map_err(database_error)?;
+            context
+                .execute_ddl(&ctx, |engine| engine.truncate_table(&database, table, lock_wait_timeout(context)))
+                .map_err(database_error)?;
             Ok(Outcome::ok())
         }
         _ => Err(protocol::MysqlError::internal("not a database statement")),
@@ -80,7 +84,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             }
             context
                 .execute_ddl(&context.statement_context(), |engine| {
-                    present.iter().map(|(d, t)| engine.drop_table(d, t)).collect::<engine::Result<Vec<_>>>()
+                    present.iter().map(|(d, t)| engine.drop_table(d, t, lock_wait_timeout(context))).collect::<engine::Result<Vec<_>>>()
                 })
                 .map_err(database_error)?;
             Ok(Outcome::ok())
@@ -90,7 +94,9 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
             let [index] = names.as_slice() else { return Err(syntax_error(&ast.to_string())) };
             let index = index.to_string();
             context
-                .execute_ddl(&context.statement_context(), |engine| engine.drop_index(&database, &table, &index))
+                .execute_ddl(&context.statement_context(), |engine| {
+                    engine.drop_index(&database, &table, &index, lock_wait_timeout(context))
+                })
                 .map_err(database_error)?;
             Ok(Outcome::ok())
         }
@@ -337,7 +343,9 @@ fn create_index(create: &CreateIndex, context: &Context<'_>) -> SqlResult<Outcom
     if let Ok(def) = context.db().catalog().table(&database, &table) {
         check_no_json_keys(&def.columns, std::iter::once(&spec.columns))?;
     }
-    context.execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec)).map_err(database_error)?;
+    context
+        .execute_ddl(&context.statement_context(), |engine| engine.create_index(&database, &table, &spec, lock_wait_timeout(context)))
+        .map_err(database_error)?;
     Ok(Outcome::ok())
 }
 

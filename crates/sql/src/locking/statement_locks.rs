@@ -48,6 +48,22 @@ pub(crate) fn lock_wait_timeout(context: &Context<'_>) -> Duration {
     Duration::from_secs_f64(seconds.clamp(1.0, 31_536_000.0))
 }
 
+/// The session's `innodb_lock_wait_timeout`, MySQL's bound on row lock
+/// waits; `None` when it cannot be read, and the engine's global applies.
+pub(crate) fn innodb_lock_wait_timeout(context: &Context<'_>) -> Option<Duration> {
+    let value = context.env.system_variable("innodb_lock_wait_timeout", VariableScope::Default).ok()?;
+    let seconds = crate::eval::value::to_number(&value)?.as_f64();
+    Some(Duration::from_secs_f64(seconds.clamp(1.0, 1_073_741_824.0)))
+}
+
+/// Gives `trx` the session's lock waits: `innodb_lock_wait_timeout` for row
+/// locks and `lock_wait_timeout` for a write that finds DDL on its table.
+/// Read at each statement, so a SET SESSION applies to the next one.
+pub(crate) fn apply_lock_waits(trx: &mut engine::Transaction, context: &Context<'_>) {
+    trx.set_lock_wait_timeout(innodb_lock_wait_timeout(context));
+    trx.set_metadata_lock_wait_timeout(Some(lock_wait_timeout(context)));
+}
+
 /// Whether `statement` changes data or definitions.
 fn writes(statement: &Statement) -> bool {
     match statement {
