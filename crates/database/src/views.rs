@@ -51,6 +51,11 @@ impl<'a> Catalog<'a> {
     pub fn auto_increment_next(&self, id: TableId) -> Option<u64> {
         self.engine.auto_increment_next(id)
     }
+
+    /// The table's rows and estimated bytes (INFORMATION_SCHEMA.TABLES).
+    pub fn table_size(&self, id: TableId) -> Option<engine::TableSize> {
+        self.engine.table_size(id)
+    }
 }
 
 /// What the engine reports: its GTID set and its purge backlog.

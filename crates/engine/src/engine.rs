@@ -144,6 +144,13 @@ impl Engine {
         Some(next)
     }
 
+    /// Table `id`'s rows and estimated bytes, while it exists.
+    pub fn table_size(&self, id: TableId) -> Option<crate::table::TableSize> {
+        let table = self.shared.catalog.read().table(id).cloned()?;
+        let size = table.data.read().size();
+        Some(size)
+    }
+
     /// The definition of table `id`, while it exists. A transaction's
     /// changes name tables by id; their tables cannot be dropped before the
     /// transaction ends (DDL waits for it).

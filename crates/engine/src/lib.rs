@@ -90,5 +90,6 @@ pub use registry::TrxId;
 pub use row::Row;
 pub use scan::{KeyRange, Scan, ScanSpec};
 pub use snapshot::{CheckpointBegin, CheckpointLsns};
+pub use table::TableSize;
 pub use transaction::{IsolationLevel, Savepoint, Transaction};
 pub use write::{Inserted, UpdateCounts, UpdateOutcome};

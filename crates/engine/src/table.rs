@@ -97,6 +97,21 @@ pub(crate) struct TableData {
     pub(crate) hidden_row_id_next: u64,
     /// This table's share of the memory account, released on DROP/TRUNCATE.
     pub(crate) memory_bytes: u64,
+    /// The part of `memory_bytes` held by secondary index entries.
+    index_bytes: u64,
+}
+
+/// A table's size as `INFORMATION_SCHEMA.TABLES` reports it, from the
+/// engine's memory estimate (the bytes `binlogd_engine_memory_limit`
+/// counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableSize {
+    /// Clustered keys, counting a deleted row until purge removes it.
+    pub rows: u64,
+    /// Row versions and their clustered keys (DATA_LENGTH).
+    pub data_bytes: u64,
+    /// Secondary index entries (INDEX_LENGTH).
+    pub index_bytes: u64,
 }
 
 impl TableData {
@@ -107,6 +122,7 @@ impl TableData {
             auto_increment_next: def.auto_increment_start,
             hidden_row_id_next: 1,
             memory_bytes: 0,
+            index_bytes: 0,
             def,
         }
     }
@@ -129,13 +145,15 @@ impl TableData {
             None => Vec::new(),
         };
         let chain_bytes = if self.rows.contains_key(key) { 0 } else { CHAIN_OVERHEAD_BYTES + key.len() as u64 };
-        let bytes = version_bytes(&version) + chain_bytes + new_entries.iter().map(|(_, entry)| entry_bytes(entry)).sum::<u64>();
+        let index_bytes = new_entries.iter().map(|(_, entry)| entry_bytes(entry)).sum::<u64>();
+        let bytes = version_bytes(&version) + chain_bytes + index_bytes;
         match limit_bytes {
             Some(limit_bytes) if !memory.try_reserve(bytes, limit_bytes) => return Err(MemoryLimitReached),
             Some(_) => {}
             None => memory.force_reserve(bytes),
         }
         self.memory_bytes += bytes;
+        self.index_bytes += index_bytes;
         for (position, entry) in new_entries {
             self.indexes[position].insert(entry);
         }
@@ -232,7 +250,12 @@ impl TableData {
                 }
             }
         }
+        self.index_bytes -= freed;
         freed
+    }
+
+    pub(crate) fn size(&self) -> TableSize {
+        TableSize { rows: self.rows.len() as u64, data_bytes: self.memory_bytes - self.index_bytes, index_bytes: self.index_bytes }
     }
 
     fn release(&mut self, bytes: u64, memory: &MemoryAccount) {
@@ -248,6 +271,7 @@ impl TableData {
         }
         let bytes = self.memory_bytes;
         self.release(bytes, memory);
+        self.index_bytes = 0;
     }
 
     /// Installs `def`, which is the current definition plus one index at
@@ -272,6 +296,7 @@ impl TableData {
             None => memory.force_reserve(bytes),
         }
         self.memory_bytes += bytes;
+        self.index_bytes += bytes;
         self.indexes.push(entries);
         self.def = def;
         Ok(())
@@ -283,6 +308,7 @@ impl TableData {
         let entries = self.indexes.remove(position);
         let bytes: u64 = entries.iter().map(|entry| entry_bytes(entry)).sum();
         self.release(bytes, memory);
+        self.index_bytes -= bytes;
         self.def = def;
     }
 

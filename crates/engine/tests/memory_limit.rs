@@ -75,3 +75,45 @@ fn memory_comes_back_after_rollback_truncate_and_drop() {
     engine.drop_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     assert_eq!(engine.memory_used_bytes(), baseline);
 }
+
+#[test]
+fn a_tables_size_is_its_share_of_the_memory_account_split_into_data_and_index() {
+    let engine = engine();
+    let baseline = engine.memory_used_bytes();
+    let table = users(&engine).id;
+    let size = || engine.table_size(table).unwrap();
+    let counted = |size: engine::TableSize| size.data_bytes + size.index_bytes;
+    assert_eq!(size(), engine::TableSize::default());
+
+    let mut trx = engine.begin();
+    for id in 0..100 {
+        trx.insert(table, user(id, &format!("{id}@x"), id)).unwrap();
+    }
+    trx.commit(None).unwrap();
+    let inserted = size();
+    assert_eq!(inserted.rows, 100);
+    assert!(inserted.data_bytes > 0 && inserted.index_bytes > 0, "{inserted:?}");
+    assert_eq!(counted(inserted), engine.memory_used_bytes() - baseline);
+
+    // A new email is a new entry of its unique index; purge drops the old one.
+    let mut updater = engine.begin();
+    for id in 0..50 {
+        updater.update_by_pk(table, &[int(id)], user(id, &format!("{id}@y"), id)).unwrap();
+    }
+    updater.commit(None).unwrap();
+    assert_eq!(counted(size()), engine.memory_used_bytes() - baseline);
+    engine.purge();
+    assert_eq!((size().rows, size().index_bytes), (100, inserted.index_bytes));
+    assert_eq!(counted(size()), engine.memory_used_bytes() - baseline);
+
+    let mut deleter = engine.begin();
+    for id in 0..10 {
+        deleter.delete_by_pk(table, &[int(id)]).unwrap();
+    }
+    deleter.commit(None).unwrap();
+    engine.purge();
+    assert_eq!(size().rows, 90);
+    assert_eq!(counted(size()), engine.memory_used_bytes() - baseline);
+    engine.truncate_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
+    assert_eq!(size(), engine::TableSize::default());
+}
