@@ -3,6 +3,7 @@
 //! IF(), `x COLLATE c`, and the scalar functions clients and sysbench use. Aggregates are computed by
 //! `exec/select.rs` and looked up here by their text.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -150,12 +151,15 @@ pub fn literal(value: &Literal, params: &[Value]) -> SqlResult<Value> {
         Literal::Null => Value::Null,
         Literal::HexStringLiteral(hex) => Value::Bytes(decode_hex(hex).ok_or_else(|| syntax_error(hex))?),
         Literal::SingleQuotedByteStringLiteral(digits) => crate::eval::bit::bit_literal(digits).ok_or_else(|| syntax_error(digits))?,
-        Literal::Placeholder(name) => {
-            let index: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).ok_or_else(|| syntax_error(name))?;
-            params.get(index - 1).cloned().ok_or_else(|| syntax_error(name))?
-        }
+        Literal::Placeholder(name) => placeholder(name, params)?.clone(),
         other => return Err(not_supported(other.to_string())),
     })
+}
+
+/// The parameter a `$N` placeholder stands for.
+fn placeholder<'p>(name: &str, params: &'p [Value]) -> SqlResult<&'p Value> {
+    let index: usize = name.strip_prefix('$').and_then(|n| n.parse().ok()).ok_or_else(|| syntax_error(name))?;
+    index.checked_sub(1).and_then(|index| params.get(index)).ok_or_else(|| syntax_error(name))
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
@@ -216,8 +220,8 @@ impl<'a> Scope<'a> {
             Expr::IsNull(inner) => Ok(Value::Int(i64::from(self.eval(inner)?.is_null()))),
             Expr::IsNotNull(inner) => Ok(Value::Int(i64::from(!self.eval(inner)?.is_null()))),
             Expr::Between { expr: inner, negated, low, high } => {
-                let value = self.eval(inner)?;
-                let (low, high) = (self.eval(low)?, self.eval(high)?);
+                let value = self.value_ref(inner)?;
+                let (low, high) = (self.value_ref(low)?, self.value_ref(high)?);
                 let inside = match (compare(&value, &low), compare(&value, &high)) {
                     (Some(a), Some(b)) => Some(a != Ordering::Less && b != Ordering::Greater),
                     _ => None,
@@ -225,10 +229,11 @@ impl<'a> Scope<'a> {
                 Ok(from_bool(inside.map(|b| b != *negated)))
             }
             Expr::In { expr: inner, target: sqlparser::ast::InTarget::List(list), negated, global: false } => {
-                let value = self.eval(inner)?;
+                let value = self.value_ref(inner)?;
                 let mut result = Some(false);
                 for item in list {
-                    match compare(&value, &self.eval(item)?) {
+                    let item = self.value_ref(item)?;
+                    match compare(&value, &item) {
                         Some(Ordering::Equal) => {
                             result = Some(true);
                             break;
@@ -287,6 +292,33 @@ impl<'a> Scope<'a> {
             }
         }
         else_result.map_or(Ok(Value::Null), |result| self.eval(result))
+    }
+
+    /// [`Scope::eval`], borrowing a column's stored value or a parameter
+    /// where that is what the expression reads: comparisons look at
+    /// values without copying a row's text.
+    pub fn value_ref(&self, expr: &Expr) -> SqlResult<Cow<'a, Value>> {
+        match expr {
+            Expr::Identifier(ident) if !ident.value.starts_with('@') => {
+                let row_value = self.row.and_then(|row| {
+                    let position = self.columns.position(&ident.value)?;
+                    let stored = &row[position];
+                    // ENUM/SET read as text, TIMESTAMP in the session's zone.
+                    let plain = !matches!(self.columns.members.get(position), Some(Some(_))) && !matches!(stored, Value::Timestamp { .. });
+                    plain.then_some(stored)
+                });
+                match row_value {
+                    Some(stored) => Ok(Cow::Borrowed(stored)),
+                    None => self.eval(expr).map(Cow::Owned),
+                }
+            }
+            Expr::Value(value) => match &value.value {
+                Literal::Placeholder(name) => placeholder(name, self.params).map(Cow::Borrowed),
+                _ => self.eval(expr).map(Cow::Owned),
+            },
+            Expr::Nested(inner) => self.value_ref(inner),
+            _ => self.eval(expr).map(Cow::Owned),
+        }
     }
 
     pub fn is_true(&self, expr: &Expr) -> SqlResult<bool> {
@@ -348,10 +380,10 @@ impl<'a> Scope<'a> {
                 }))
             }
             Eq | NotEq | Lt | LtEq | Gt | GtEq | Spaceship => {
-                let (a, b) = (self.eval(left)?, self.eval(right)?);
+                let (a, b) = (self.value_ref(left)?, self.value_ref(right)?);
                 // An ENUM or SET compared with a number compares its index or mask.
-                let a = if is_number(&b) { self.stored_number(left).unwrap_or(a) } else { a };
-                let b = if is_number(&a) { self.stored_number(right).unwrap_or(b) } else { b };
+                let a = if is_number(&b) { self.stored_number(left).map_or(a, Cow::Owned) } else { a };
+                let b = if is_number(&a) { self.stored_number(right).map_or(b, Cow::Owned) } else { b };
                 if matches!(op, Spaceship) {
                     return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
                         (true, true) => true,

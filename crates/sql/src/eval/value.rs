@@ -110,6 +110,12 @@ fn is_numeric(value: &Value) -> bool {
 /// MySQL's comparison: NULL compares as unknown (`None`); two strings compare
 /// as bytes; anything with a number on one side compares as numbers.
 pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
+    // The common pairs first: what the general rules below give them.
+    match (left, right) {
+        (Value::Int(a), Value::Int(b)) => return Some(a.cmp(b)),
+        (Value::Bytes(a), Value::Bytes(b)) => return Some(a.cmp(b)),
+        _ => {}
+    }
     if left.is_null() || right.is_null() {
         return None;
     }

@@ -347,6 +347,8 @@ pub(super) fn conform(value: Value, definition: &ColumnDefinition) -> Value {
         (MYSQL_TYPE_TIME, Value::Time { .. }) => value,
         // YEAR's text is four digits (`0000`); its binary form a SHORT.
         (MYSQL_TYPE_YEAR, Value::Int(year)) => Value::Bytes(format!("{year:04}").into_bytes()),
+        // Already its text: moved, not copied (every text column of every row).
+        (_, Value::Bytes(_)) => value,
         _ => Value::Bytes(to_text(&value)),
     }
 }
@@ -511,13 +513,13 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
             }
         }
         (Some(source), Some(trx)) => {
-            let spec = crate::exec::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
-            let mut scan = trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?;
+            let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
+            let mut scan = trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?;
             while let Some((_, row)) = scan.next_shared() {
                 if context.env.is_query_killed() {
                     return Err(protocol::MysqlError::query_interrupted());
                 }
-                let keep = match &select.selection {
+                let keep = match &plan.residual {
                     None => true,
                     Some(selection) => Scope::for_row(columns, &row, context.params, &context.env).is_true(selection)?,
                 };

@@ -103,16 +103,16 @@ impl<'t> SelectRows<'t> {
         let no_columns = Columns::default();
         let constants = context.constants(&no_columns);
         let (limit, offset) = super::select::limit_and_offset(query, &constants)?;
-        let rows = match source.rows.take() {
-            Some(rows) => RowSource::Built(rows.into_iter()),
+        let (rows, selection) = match source.rows.take() {
+            Some(rows) => (RowSource::Built(rows.into_iter()), select.selection.as_ref().map(Cow::Borrowed)),
             None => {
-                let spec = crate::exec::plan::scan_spec(&source.def, select.selection.as_ref(), &constants);
-                RowSource::Scan(trx.scan(source.def.id, &spec).map_err(crate::error::engine_error)?)
+                let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
+                (RowSource::Scan(trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?), plan.residual)
             }
         };
         Ok(Some(SelectRows {
             rows,
-            selection: select.selection.as_ref().map(Cow::Borrowed),
+            selection,
             outputs,
             columns: source.columns,
             offset_rows: offset,
