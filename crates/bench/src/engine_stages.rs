@@ -18,6 +18,8 @@ pub struct StageBreakdown {
     pub between_groups_us: f64,
     /// The leader waiting for the previous group's sessions.
     pub gather_us: f64,
+    /// Share of gathers that ended at the gather's limit.
+    pub gather_timeout_share: f64,
     pub redo_write_us: f64,
     pub redo_sync_us: f64,
     /// The binlog's FLUSH (writes), SYNC (fdatasync) and COMMIT (the
@@ -58,6 +60,7 @@ impl StageBreakdown {
             group_size: per_group(a.members - b.members),
             between_groups_us: per_group(between_groups),
             gather_us: per_group(a.gather_us - b.gather_us),
+            gather_timeout_share: per_group(a.gather_timeouts - b.gather_timeouts),
             redo_write_us: per_group(a.redo_write_us - b.redo_write_us),
             redo_sync_us: per_group(a.redo_sync_us - b.redo_sync_us),
             binlog_flush_us: per_group(binlog_flush),
@@ -81,6 +84,7 @@ pub fn table(runs: &[(u32, &StageBreakdown)]) -> Table {
         "size",
         "between",
         "gather",
+        "timed out",
         "redo write",
         "redo sync",
         "bl flush",
@@ -101,6 +105,7 @@ pub fn table(runs: &[(u32, &StageBreakdown)]) -> Table {
             format!("{:.1}", stages.group_size),
             us(stages.between_groups_us),
             us(stages.gather_us),
+            format!("{:.0}%", stages.gather_timeout_share * 100.0),
             us(stages.redo_write_us),
             us(stages.redo_sync_us),
             us(stages.binlog_flush_us),

@@ -239,6 +239,7 @@ impl<W, R> GroupCommit<W, R> {
                 while state.waiting.len() < target {
                     let now = Instant::now();
                     if now >= deadline {
+                        self.stages.gather_timed_out();
                         break;
                     }
                     drop(state);

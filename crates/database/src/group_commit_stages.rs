@@ -31,6 +31,9 @@ pub struct GroupCommitStages {
     pub members: u64,
     pub between_groups_us: u64,
     pub gather_us: u64,
+    /// Gathers that ended at `binlogd_group_commit_gather_max` with
+    /// fewer sessions than the previous group had.
+    pub gather_timeouts: u64,
     pub redo_write_us: u64,
     pub redo_sync_us: u64,
     pub binlog_us: u64,
@@ -52,13 +55,14 @@ impl crate::DatabaseCounters {
     /// The group commit's stage times as `SHOW GLOBAL STATUS` shows them
     /// (no MySQL names: MySQL has only the performance_schema's stage
     /// events for this).
-    pub fn group_commit_status(&self) -> [(&'static str, u64); 16] {
+    pub fn group_commit_status(&self) -> [(&'static str, u64); 17] {
         let stages = &self.group_commit;
         [
             ("binlogd_group_commit_groups", stages.groups),
             ("binlogd_group_commit_members", stages.members),
             ("binlogd_group_commit_between_groups_us_total", stages.between_groups_us),
             ("binlogd_group_commit_gather_us_total", stages.gather_us),
+            ("binlogd_group_commit_gather_timeouts", stages.gather_timeouts),
             ("binlogd_group_commit_redo_write_us_total", stages.redo_write_us),
             ("binlogd_group_commit_redo_sync_us_total", stages.redo_sync_us),
             ("binlogd_group_commit_binlog_us_total", stages.binlog_us),
@@ -82,6 +86,7 @@ pub(crate) struct StageClock {
     members: AtomicU64,
     between_groups_us: AtomicU64,
     gather_us: AtomicU64,
+    gather_timeouts: AtomicU64,
     redo_write_us: AtomicU64,
     redo_sync_us: AtomicU64,
     binlog_us: AtomicU64,
@@ -129,6 +134,10 @@ impl StageClock {
         self.members.fetch_add(members as u64, Ordering::Relaxed);
     }
 
+    pub fn gather_timed_out(&self) {
+        self.gather_timeouts.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn snapshot(&self) -> GroupCommitStages {
         let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
         GroupCommitStages {
@@ -136,6 +145,7 @@ impl StageClock {
             members: load(&self.members),
             between_groups_us: load(&self.between_groups_us),
             gather_us: load(&self.gather_us),
+            gather_timeouts: load(&self.gather_timeouts),
             redo_write_us: load(&self.redo_write_us),
             redo_sync_us: load(&self.redo_sync_us),
             binlog_us: load(&self.binlog_us),
