@@ -52,6 +52,7 @@ use serde::Serialize;
 
 use super::common::{median, new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
 use super::compression::{self, CompressionArgs, Measured, Ratios, RunCompression};
+use super::engine_stages::{self, StageBreakdown};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -188,6 +189,9 @@ pub struct RunResult {
     /// sessions finishing after the deadline included).
     #[serde(flatten)]
     pub compression: RunCompression,
+    /// Mean µs per cross-log group of each of its stages (all zero when
+    /// commits do not go through it).
+    pub group_commit_stages: StageBreakdown,
 }
 
 impl RunResult {
@@ -426,6 +430,11 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
         args.table_size
     );
     print!("{}", table.render());
+    if results.iter().any(|result| result.group_commit_stages.groups > 0) {
+        println!("group commit stages, mean µs per group (bl = binlog; wake = outcomes handed out until the member runs again):");
+        let runs: Vec<(u32, &StageBreakdown)> = results.iter().map(|result| (result.sessions, &result.group_commit_stages)).collect();
+        print!("{}", engine_stages::table(&runs).render());
+    }
     let verdict = |met: bool| if met { "met" } else { "NOT met" };
     let fsyncs_met = multi.fsyncs_per_transaction <= TARGET_FSYNCS_PER_TRANSACTION_MAX;
     println!(
@@ -730,6 +739,7 @@ fn measure(
         binlog_fsyncs_per_sec: per_second(binlog_fsyncs),
         fsyncs_per_transaction: if transactions > 0 { (redo_fsyncs + binlog_fsyncs) as f64 / transactions as f64 } else { 0.0 },
         compression: RunCompression::of_run(level_zstd, binlog_bytes, cpu_seconds, transactions_all),
+        group_commit_stages: StageBreakdown::between(&before, &after),
     })
 }
 
@@ -770,6 +780,10 @@ mod tests {
         for key in ["tps", "latency_us_p99", "redo_fsyncs_per_sec", "binlog_fsyncs_per_sec", "binlog_storage_engine"] {
             assert!(json.get(key).is_some(), "--json lacks {key}");
         }
+        let stages = &result.group_commit_stages;
+        assert!(stages.groups > 0 && stages.group_size >= 1.0, "{stages:?}");
+        assert!(stages.redo_sync_us > 0.0 && stages.binlog_sync_us > 0.0 && stages.leader_us > 0.0, "{stages:?}");
+        assert!(json["group_commit_stages"].get("redo_sync_us").is_some(), "--json lacks the stage breakdown");
         // The binlog inside redo: no binlog fdatasync on the commit path.
         let engine_args = EngineBenchArgs { binlog_storage_engine: vec![BinlogStorageEngine::Engine], ..args };
         let result = run_once(&dir.path().join("run-engine"), 2, false, &engine_args).unwrap();

@@ -41,6 +41,7 @@ pub mod compression;
 pub mod dump;
 pub mod dump_tail;
 pub mod engine;
+pub mod engine_stages;
 pub mod large_commit;
 pub mod recovery;
 pub mod replication;

@@ -334,7 +334,10 @@ impl BinaryLog {
         }
 
         // FLUSH.
-        let (infos, end_position, files) = match self.flush_group(&mut writer, &mut group) {
+        let flush_started = Instant::now();
+        let flushed = self.flush_group(&mut writer, &mut group);
+        add_elapsed_us(&inner.counters.flush_stage_us, flush_started);
+        let (infos, end_position, files) = match flushed {
             Ok(flushed) => flushed,
             Err(error) => {
                 self.poison(&error);
@@ -383,6 +386,7 @@ impl BinaryLog {
         let (file_number, end_position, file, path) = (last.file_number, last.end_position, last.file.clone(), last.path.clone());
         // Groups in earlier files were synced by the rotation that closed them.
         sync.groups_since_sync += batch.len() as u64;
+        let sync_started = Instant::now();
         let synced = (|| -> Result<()> {
             if options.sync_binlog != 0 && sync.groups_since_sync >= options.sync_binlog {
                 file.sync_data().map_err(|e| BinlogError::io("fdatasync", &path, e))?;
@@ -391,6 +395,7 @@ impl BinaryLog {
             }
             inner.crash.hit(crash_points::SYNC_AFTER_SYNC).map_err(|e| BinlogError::io("crash point", &path, e))
         })();
+        add_elapsed_us(&inner.counters.sync_stage_us, sync_started);
         if let Err(error) = synced {
             drop(sync);
             self.poison(&error);
@@ -424,6 +429,7 @@ impl BinaryLog {
             }
         };
         wait_for_ack(AckWaitPoint::AfterSync);
+        let hooks_started = Instant::now();
         let mut results = Vec::new();
         let mut last_global = 0;
         let groups = batch.len() as u64;
@@ -444,6 +450,7 @@ impl BinaryLog {
         inner.max_committed.fetch_max(last_global, Ordering::AcqRel);
         let hooks_done = inner.crash.hit(crash_points::COMMIT_AFTER_HOOKS);
         drop(commit);
+        add_elapsed_us(&inner.counters.commit_stage_us, hooks_started);
         inner.counters.groups.fetch_add(groups, Ordering::Relaxed);
         inner.counters.commits.fetch_add(results.len() as u64, Ordering::Relaxed);
         if let Err(error) = hooks_done {
@@ -662,6 +669,11 @@ impl BinaryLog {
             std::thread::sleep(Duration::from_micros(50).min(deadline - Instant::now()));
         }
     }
+}
+
+/// Adds the microseconds since `started` to a stage's time counter.
+fn add_elapsed_us(counter: &std::sync::atomic::AtomicU64, started: Instant) {
+    counter.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
 }
 
 /// Waits for the stage leader to deliver `slot`'s result.

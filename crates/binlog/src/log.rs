@@ -82,6 +82,13 @@ pub struct Counters {
     pub compression_zstd_transactions: AtomicU64,
     pub compression_zstd_uncompressed_bytes: AtomicU64,
     pub compression_zstd_compressed_bytes: AtomicU64,
+    /// Microseconds the group commit's stages took, summed over groups
+    /// (one count per leader): FLUSH (the writes), SYNC (the fdatasync)
+    /// and COMMIT (the engine commits, in binlog order). Where a group's
+    /// time goes, for `binlogd_group_commit_*_us_total`.
+    pub flush_stage_us: AtomicU64,
+    pub sync_stage_us: AtomicU64,
+    pub commit_stage_us: AtomicU64,
 }
 
 pub(crate) struct Inner {

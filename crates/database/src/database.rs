@@ -71,6 +71,15 @@ pub struct DatabaseCounters {
     pub redo_fsyncs: u64,
     /// fdatasyncs of the binary log (group syncs, rotations).
     pub binlog_fsyncs: u64,
+    /// The cross-log group commit's stage times (zero when commits do
+    /// not go through it: `innodb_flush_log_at_trx_commit` != 1 or
+    /// `binlogd_cross_log_group_commit` OFF).
+    pub group_commit: crate::GroupCommitStages,
+    /// The binlog group commit's stages, summed over its groups:
+    /// FLUSH (writes), SYNC (fdatasync), COMMIT (the engine commits).
+    pub binlog_flush_stage_us: u64,
+    pub binlog_sync_stage_us: u64,
+    pub binlog_commit_stage_us: u64,
 }
 
 /// Lock order (a thread holding one may take those after it, never those
@@ -269,6 +278,13 @@ impl Database {
             binlog_rotations: load(&inner.binlog_rotations),
             redo_fsyncs: inner.redo.counters().fsyncs,
             binlog_fsyncs: inner.binlog.counters().fsyncs.load(Ordering::Relaxed),
+            group_commit: match &inner.redo_sync {
+                RedoSync::Grouped(groups) => groups.stages(),
+                RedoSync::Alone => crate::GroupCommitStages::default(),
+            },
+            binlog_flush_stage_us: inner.binlog.counters().flush_stage_us.load(Ordering::Relaxed),
+            binlog_sync_stage_us: inner.binlog.counters().sync_stage_us.load(Ordering::Relaxed),
+            binlog_commit_stage_us: inner.binlog.counters().commit_stage_us.load(Ordering::Relaxed),
         }
     }
 

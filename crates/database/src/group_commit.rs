@@ -46,6 +46,7 @@ use parking_lot::Mutex;
 use redo::{RedoError, RedoLog};
 
 use crate::error::{DatabaseError, Result};
+use crate::group_commit_stages::{GroupCommitStages, GroupWake, Stage, StageClock};
 
 /// What a member gets back: the redo sync's failure, or what logging its
 /// work gave (`None` for a member that brought no work).
@@ -58,6 +59,9 @@ struct Place<R> {
     outcome: Option<Outcome<R>>,
     /// Members this one wakes once it has its outcome (`wake_tree_children`).
     wakes: Vec<Thread>,
+    /// Its group's hand-off, told when this member runs again (not set
+    /// for the leader).
+    wake: Option<Arc<GroupWake>>,
 }
 
 struct Waiter<W, R> {
@@ -85,6 +89,8 @@ struct State<W, R> {
     logged_before: u64,
     /// Threads in [`GroupCommit::barrier`].
     barrier_waiters: Vec<Thread>,
+    /// When the last group ended, until the next leader takes it.
+    last_group_ended: Option<Instant>,
 }
 
 impl<W, R> Default for State<W, R> {
@@ -97,6 +103,7 @@ impl<W, R> Default for State<W, R> {
             next_arrival: 0,
             logged_before: 0,
             barrier_waiters: Vec::new(),
+            last_group_ended: None,
         }
     }
 }
@@ -114,6 +121,8 @@ pub(crate) struct GroupCommit<W, R> {
     /// handed to another thread here runs on cores that would otherwise
     /// idle through the fsyncs (the engine's purge).
     on_group_start: GroupStartHook,
+    /// Where the groups' time goes (`group_commit_stages.rs`).
+    stages: StageClock,
 }
 
 /// What a leader calls as its group's fsyncs begin (`GroupCommit::new`).
@@ -127,7 +136,19 @@ pub(crate) type LogGroup<'a, W, R> = &'a dyn Fn(Vec<W>) -> Vec<R>;
 
 impl<W, R> GroupCommit<W, R> {
     pub fn new(redo: RedoLog, gather_max: Duration, on_group_start: GroupStartHook) -> GroupCommit<W, R> {
-        GroupCommit { redo, gather_max, state: Mutex::new(State::default()), failure: Mutex::new(None), on_group_start }
+        GroupCommit {
+            redo,
+            gather_max,
+            state: Mutex::new(State::default()),
+            failure: Mutex::new(None),
+            on_group_start,
+            stages: StageClock::default(),
+        }
+    }
+
+    /// The groups' stage times so far.
+    pub fn stages(&self) -> GroupCommitStages {
+        self.stages.snapshot()
     }
 
     /// Returns once the redo is durable up to `prepare_lsn` (a group's
@@ -167,7 +188,7 @@ impl<W, R> GroupCommit<W, R> {
     }
 
     fn run(&self, prepare_lsn: Lsn, work: Option<W>, log: Option<LogGroup<'_, W, R>>, on_queued: &dyn Fn()) -> Outcome<R> {
-        let place = Arc::new(Mutex::new(Place { taken: false, outcome: None, wakes: Vec::new() }));
+        let place = Arc::new(Mutex::new(Place { taken: false, outcome: None, wakes: Vec::new(), wake: None }));
         let mut state = self.state.lock();
         state.waiting.push(Waiter { prepare_lsn, thread: std::thread::current(), work, place: place.clone() });
         state.next_arrival += 1;
@@ -185,8 +206,12 @@ impl<W, R> GroupCommit<W, R> {
                 let mut place = place.lock();
                 if let Some(outcome) = place.outcome.take() {
                     let wakes = std::mem::take(&mut place.wakes);
+                    let wake = place.wake.take();
                     drop(place);
                     drop(state);
+                    if let Some(wake) = wake {
+                        wake.resumed(&self.stages);
+                    }
                     for thread in wakes {
                         thread.unpark();
                     }
@@ -203,6 +228,10 @@ impl<W, R> GroupCommit<W, R> {
             }
             // Lead the group being formed.
             state.busy = true;
+            let started = Instant::now();
+            if let Some(ended) = state.last_group_ended.take() {
+                self.stages.add(Stage::BetweenGroups, ended);
+            }
             let target = state.last_group_size.max(1);
             if state.waiting.len() < target && !self.gather_max.is_zero() {
                 state.gathering = Some((target, std::thread::current()));
@@ -210,6 +239,7 @@ impl<W, R> GroupCommit<W, R> {
                 while state.waiting.len() < target {
                     let now = Instant::now();
                     if now >= deadline {
+                        self.stages.gather_timed_out();
                         break;
                     }
                     drop(state);
@@ -225,6 +255,8 @@ impl<W, R> GroupCommit<W, R> {
             state.last_group_size = members.len();
             let arrived_before = state.next_arrival;
             drop(state);
+            self.stages.add(Stage::Gather, started);
+            self.stages.group(members.len());
             (self.on_group_start)();
             let outcomes = self.sync_and_log(&mut members, log);
             let me = std::thread::current().id();
@@ -236,16 +268,21 @@ impl<W, R> GroupCommit<W, R> {
             // at once; a child that found no outcome would go back to
             // sleep with its one wake-up spent, and every member under it
             // with it.
+            let handed = Instant::now();
+            let wake = Arc::new(GroupWake::new(others.len()));
             let mut node = others.len();
             for (member, outcome) in members.iter().zip(outcomes).rev() {
                 let mut place = member.place.lock();
                 place.outcome = Some(outcome);
                 if member.thread.id() != me {
                     place.wakes = wake_tree_children(node, others.len()).map(|child| others[child - 1].thread.clone()).collect();
+                    place.wake = Some(wake.clone());
                     node -= 1;
                 }
             }
             self.end_group(arrived_before);
+            self.stages.add(Stage::HandOff, handed);
+            self.stages.add(Stage::Leader, started);
             for child in wake_tree_children(0, others.len()) {
                 others[child - 1].thread.unpark();
             }
@@ -258,6 +295,7 @@ impl<W, R> GroupCommit<W, R> {
     fn end_group(&self, arrived_before: u64) {
         let mut state = self.state.lock();
         state.busy = false;
+        state.last_group_ended = Some(Instant::now());
         state.logged_before = state.logged_before.max(arrived_before);
         if let Some(next) = state.waiting.first() {
             next.thread.unpark();
@@ -274,7 +312,7 @@ impl<W, R> GroupCommit<W, R> {
         let previous = self.failure.lock().clone();
         let synced = match previous {
             Some(first_error) => Err(first_error),
-            None => self.redo.wait_durable(target_lsn).map_err(|error| self.failure.lock().get_or_insert(error.to_string()).clone()),
+            None => self.sync_redo(target_lsn).map_err(|error| self.failure.lock().get_or_insert(error.to_string()).clone()),
         };
         if let Err(first_error) = synced {
             return members.iter().map(|_| Err(DatabaseError::Redo(RedoError::PreviousIo { first_error: first_error.clone() }))).collect();
@@ -290,8 +328,23 @@ impl<W, R> GroupCommit<W, R> {
                 .map(|_| Err(DatabaseError::Unusable { first_error: "a group's leader had no log for its members' work".into() }))
                 .collect();
         };
+        let logging = Instant::now();
         let mut logged = log(works).into_iter();
+        self.stages.add(Stage::Binlog, logging);
         had_work.into_iter().map(|had| Ok(if had { logged.next() } else { None })).collect()
+    }
+}
+
+impl<W, R> GroupCommit<W, R> {
+    /// The leader's redo write and fdatasync up to `lsn`, timed apart
+    /// (`sync_up_to` would write first too).
+    fn sync_redo(&self, lsn: Lsn) -> redo::Result<()> {
+        let started = Instant::now();
+        self.redo.wait_written(lsn)?;
+        let written = self.stages.add(Stage::RedoWrite, started);
+        self.redo.wait_durable(lsn)?;
+        self.stages.add(Stage::RedoSync, written);
+        Ok(())
     }
 }
 

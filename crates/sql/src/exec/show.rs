@@ -136,6 +136,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 ("Threads_connected", registry.len().to_string()),
                 ("Uptime", registry.uptime_secs().to_string()),
             ];
+            // Where the group commit's time goes (database/src/group_commit_stages.rs).
+            status.extend(database_counters.group_commit_status().into_iter().map(|(name, value)| (name, value.to_string())));
             // The replica's relay log and boundary queue.
             status.extend(context.shared.replica.counters());
             // Semi-synchronous replication, as a source.
