@@ -42,9 +42,11 @@ use crate::views::Catalog;
 pub const ER_KEY_NOT_FOUND: u16 = 1032;
 
 /// Where the event that failed ends in the source's binlog, for the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourcePosition {
-    pub log_file: String,
+/// Borrowed: only a failure's message reads it, so the rows events that
+/// apply make no copy of the file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourcePosition<'a> {
+    pub log_file: &'a str,
     pub end_log_pos: u64,
 }
 
@@ -62,12 +64,29 @@ struct MappedTable {
     def: Arc<TableDef>,
     /// The source's map with the replica's signedness, for decoding.
     decode_map: TableMap,
+    /// The primary key's columns (by column index): all a before image
+    /// that holds them is decoded for.
+    key_columns: Vec<bool>,
+    /// The body of the Table_map event it came from (empty when it came
+    /// decoded), to know that event again without decoding it.
+    body: Vec<u8>,
 }
 
-/// The table maps of the transaction being applied; one per transaction.
+/// At most this many table maps are kept between transactions (those of
+/// the current transaction are kept beyond it).
+const TABLE_MAPS_KEPT_MAX: usize = 1024;
+
+/// The table maps a worker resolved. A source maps the same tables under
+/// the same ids in transaction after transaction, so they are kept across
+/// transactions: a Table_map event whose bytes equal the kept one's is
+/// neither decoded nor mapped again (the table's definition is still looked
+/// up by name each time, so DDL in between is seen). A rows event may use
+/// only the maps of its own transaction, as before.
 #[derive(Default)]
 pub struct ReplicatedRows {
     tables: HashMap<u64, MappedTable>,
+    /// The table ids the current transaction mapped.
+    mapped: Vec<u64>,
 }
 
 impl ReplicatedRows {
@@ -75,23 +94,67 @@ impl ReplicatedRows {
         ReplicatedRows::default()
     }
 
+    /// Forgets which tables the previous transaction mapped.
+    pub fn begin_transaction(&mut self) {
+        self.mapped.clear();
+    }
+
     /// A `Table_map` event: resolves the table (1146 if the replica lacks it).
     pub fn table_map(&mut self, catalog: Catalog<'_>, map: &TableMap) -> Result<(), ApplyError> {
-        let database = String::from_utf8_lossy(&map.database);
-        let table = String::from_utf8_lossy(&map.table);
-        let def = catalog
-            .table(&database, &table)
-            .map_err(|error| ApplyError { code: error.mysql_code(), message: format!("Error executing row event: '{error}'") })?;
+        self.table_map_event(catalog, map, &[])
+    }
+
+    /// [`ReplicatedRows::table_map`] of a decoded event with its body, so
+    /// that [`ReplicatedRows::table_map_again`] knows the event again.
+    pub fn table_map_event(&mut self, catalog: Catalog<'_>, map: &TableMap, body: &[u8]) -> Result<(), ApplyError> {
+        let def = table_def(catalog, &map.database, &map.table)?;
         let decode_map = with_local_signedness(map, &def);
-        self.tables.insert(map.table_id, MappedTable { id: def.id, def, decode_map });
+        if self.tables.len() >= TABLE_MAPS_KEPT_MAX && !self.tables.contains_key(&map.table_id) {
+            let mapped = &self.mapped;
+            self.tables.retain(|table_id, _| mapped.contains(table_id));
+        }
+        let key_columns = key_columns(&def);
+        self.tables.insert(map.table_id, MappedTable { id: def.id, def, decode_map, key_columns, body: body.to_vec() });
+        self.mark_mapped(map.table_id);
         Ok(())
+    }
+
+    /// A Table_map event's body, not decoded: true when it equals the body
+    /// of the map kept under its table id, which then maps the table for
+    /// this transaction; false when it must be decoded and given to
+    /// [`ReplicatedRows::table_map_event`].
+    pub fn table_map_again(&mut self, catalog: Catalog<'_>, body: &[u8]) -> Result<bool, ApplyError> {
+        // The first 6 bytes are the table id (a format with 4-byte ids
+        // only misses here: its maps are kept under their decoded ids).
+        let Some(id_bytes) = body.get(..6) else { return Ok(false) };
+        let table_id = id_bytes.iter().rev().fold(0u64, |id, &byte| (id << 8) | u64::from(byte));
+        let Some(kept) = self.tables.get_mut(&table_id) else { return Ok(false) };
+        if kept.body.is_empty() || kept.body != body {
+            return Ok(false);
+        }
+        let def = table_def(catalog, &kept.decode_map.database, &kept.decode_map.table)?;
+        if !Arc::ptr_eq(&def, &kept.def) {
+            // Altered since: the signedness comes from the new definition.
+            kept.decode_map = with_local_signedness(&kept.decode_map, &def);
+            kept.key_columns = key_columns(&def);
+            kept.id = def.id;
+            kept.def = def;
+        }
+        self.mark_mapped(table_id);
+        Ok(true)
+    }
+
+    fn mark_mapped(&mut self, table_id: u64) {
+        if !self.mapped.contains(&table_id) {
+            self.mapped.push(table_id);
+        }
     }
 
     /// A rows event: applies every row in it to `trx`. On an error the
     /// event's earlier rows stay applied; the caller rolls the
     /// transaction back, as the replica applier does.
-    pub fn rows(&mut self, trx: &mut Transaction, event: &RowsEvent, at: &SourcePosition) -> Result<usize, ApplyError> {
-        let Some(table) = self.tables.get(&event.table_id) else {
+    pub fn rows(&mut self, trx: &mut Transaction, event: &RowsEvent, at: &SourcePosition<'_>) -> Result<usize, ApplyError> {
+        let Some(table) = self.tables.get(&event.table_id).filter(|_| self.mapped.contains(&event.table_id)) else {
             return Err(ApplyError {
                 code: 1032,
                 message: format!(
@@ -126,12 +189,15 @@ impl ReplicatedRows {
             fail(error.mysql_code(), error.to_string(), handler)
         };
         let not_found = || fail(ER_KEY_NOT_FOUND, format!("Can't find record in '{}'", table.def.name), "HA_ERR_KEY_NOT_FOUND");
+        let (before_columns, after_columns) = (event.before_columns(), event.after_columns());
+        // A before image that holds the primary key finds its row by it
+        // alone (below and in `find_row`): its other columns are not decoded.
+        let by_key = table.def.has_primary_key() && table.def.primary_key.iter().all(|column| before_columns.contains(column));
         let changes = event
-            .decode_rows(&table.decode_map)
+            .decode_rows_keeping(&table.decode_map, by_key.then_some(&table.key_columns[..]))
             .map_err(|error| fail(1594, format!("Relay log read failure: {error}"), "HA_ERR_CORRUPT_EVENT"))?;
         let applied = changes.len();
         let column_count = table.def.columns.len();
-        let (before_columns, after_columns) = (event.before_columns(), event.after_columns());
         let partial_before = event.kind.has_before_image() && before_columns.len() < column_count;
         let partial_after = event.kind.has_after_image() && after_columns.len() < column_count;
         for change in changes {
@@ -166,8 +232,8 @@ impl ReplicatedRows {
                     }
                 }
                 RowChange::Update { before, after } => {
-                    let outcome = match primary_key(&table.def, &before) {
-                        Some(key) => trx.update_by_pk(table.id, &key, after).map_err(engine_error)?,
+                    let outcome = match primary_row_key(&table.def, &before) {
+                        Some(key) => trx.update(table.id, &key, after).map_err(engine_error)?,
                         None => match first_equal_row(trx, table, &before).map_err(engine_error)? {
                             Some(key) => trx.update(table.id, &key, after).map_err(engine_error)?,
                             None => UpdateOutcome::Missing,
@@ -178,8 +244,8 @@ impl ReplicatedRows {
                     }
                 }
                 RowChange::Delete(before) => {
-                    let deleted = match primary_key(&table.def, &before) {
-                        Some(key) => trx.delete_by_pk(table.id, &key).map_err(engine_error)?,
+                    let deleted = match primary_row_key(&table.def, &before) {
+                        Some(key) => trx.delete(table.id, &key).map_err(engine_error)?,
                         None => match first_equal_row(trx, table, &before).map_err(engine_error)? {
                             Some(key) => trx.delete(table.id, &key).map_err(engine_error)?,
                             None => false,
@@ -193,6 +259,24 @@ impl ReplicatedRows {
         }
         Ok(applied)
     }
+}
+
+/// Which columns (by index) make up `def`'s primary key.
+fn key_columns(def: &TableDef) -> Vec<bool> {
+    let mut columns = vec![false; def.columns.len()];
+    for &column in &def.primary_key {
+        if let Some(is_key) = columns.get_mut(column) {
+            *is_key = true;
+        }
+    }
+    columns
+}
+
+/// The replica's definition of a mapped table (1146 when it has none).
+fn table_def(catalog: Catalog<'_>, database: &[u8], table: &[u8]) -> Result<Arc<TableDef>, ApplyError> {
+    catalog
+        .table(&String::from_utf8_lossy(database), &String::from_utf8_lossy(table))
+        .map_err(|error| ApplyError { code: error.mysql_code(), message: format!("Error executing row event: '{error}'") })
 }
 
 /// How a partial before image found its row.
@@ -238,12 +322,10 @@ fn event_name(kind: RowsKind) -> &'static str {
     }
 }
 
-/// The primary key values of `row`, or `None` for a table without one.
-fn primary_key(def: &TableDef, row: &Row) -> Option<Vec<binlog_format::Value>> {
-    if !def.has_primary_key() {
-        return None;
-    }
-    Some(def.primary_key.iter().map(|&column| row.get(column).cloned().unwrap_or(binlog_format::Value::Null)).collect())
+/// The clustered key of `row`'s primary key values, encoded straight
+/// from the row; `None` for a table without a primary key.
+fn primary_row_key(def: &TableDef, row: &Row) -> Option<engine::RowKey> {
+    def.has_primary_key().then(|| engine::RowKey::from_row_columns(row, &def.primary_key))
 }
 
 /// The clustered key of the first row equal to `image` (a table without a

@@ -32,7 +32,7 @@ fn row(id: i64, v: &str) -> Vec<Value> {
     vec![Value::Int(id), Value::Bytes(v.as_bytes().to_vec())]
 }
 
-fn at() -> SourcePosition {
+fn at() -> SourcePosition<'static> {
     SourcePosition { log_file: "binlog.000003".into(), end_log_pos: 4242 }
 }
 
@@ -133,4 +133,81 @@ fn unsigned_columns_decode_with_the_replicas_signedness() {
     map.optional_metadata.retain(|field| !matches!(field, binlog_format::events::OptionalMetadata::Signedness(_)));
     apply(&engine, &map, &[event]).unwrap();
     assert_eq!(rows_of(&engine, &def), vec![vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]);
+}
+
+fn body_of(map: &TableMap) -> Vec<u8> {
+    let mut body = Vec::new();
+    map.encode_body(&mut body);
+    body
+}
+
+#[test]
+fn a_table_map_seen_again_byte_for_byte_maps_its_table_without_decoding() {
+    let (engine, def) = engine_with(true, false);
+    let map = source_map(&def);
+    let body = body_of(&map);
+    let catalog = Catalog::new(&engine);
+    let mut applier = ReplicatedRows::new();
+    let mut trx = engine.begin();
+    applier.table_map_event(catalog, &map, &body).unwrap();
+    applier.rows(&mut trx, &RowsEvent::write(77, &map, &[row(1, "a")]).unwrap(), &at()).unwrap();
+
+    // The next transaction must map the table again before its rows.
+    applier.begin_transaction();
+    let error = applier.rows(&mut trx, &RowsEvent::write(77, &map, &[row(2, "b")]).unwrap(), &at()).unwrap_err();
+    assert_eq!(error.code, 1032);
+    assert!(error.message.contains("no Table_map for table id 77"), "{}", error.message);
+
+    assert!(applier.table_map_again(catalog, &body).unwrap());
+    applier.rows(&mut trx, &RowsEvent::write(77, &map, &[row(2, "b")]).unwrap(), &at()).unwrap();
+    // Another id, or other bytes under the same id, must be decoded.
+    let mut other = map.clone();
+    other.table_id = 78;
+    assert!(!applier.table_map_again(catalog, &body_of(&other)).unwrap());
+    let mut renamed = map.clone();
+    renamed.table = b"u".to_vec();
+    assert!(!applier.table_map_again(catalog, &body_of(&renamed)).unwrap());
+    trx.commit(None).unwrap();
+    assert_eq!(rows_of(&engine, &def), vec![row(1, "a"), row(2, "b")]);
+}
+
+#[test]
+fn a_table_map_seen_again_after_ddl_takes_the_new_definition() {
+    let (engine, def) = engine_with(true, false);
+    // A source map without SIGNEDNESS: the replica's columns decide.
+    let mut map = source_map(&def);
+    map.optional_metadata.retain(|field| !matches!(field, binlog_format::events::OptionalMetadata::Signedness(_)));
+    let body = body_of(&map);
+    let catalog = Catalog::new(&engine);
+    let mut applier = ReplicatedRows::new();
+    applier.table_map_event(catalog, &map, &body).unwrap();
+
+    // The table is made again with an UNSIGNED id (a new table id here).
+    engine.drop_table("d", "t").unwrap();
+    let unsigned_def = {
+        let spec = TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![
+                ColumnDef::new("id", ColumnType::Long).not_null().unsigned(),
+                ColumnDef::new("v", ColumnType::VarChar { max_length_bytes: 80 }),
+            ],
+            primary_key: vec!["id".into()],
+            ..Default::default()
+        };
+        engine.create_table(&spec).unwrap()
+    };
+    applier.begin_transaction();
+    assert!(applier.table_map_again(catalog, &body).unwrap());
+    let unsigned_map = source_map(&unsigned_def);
+    let event = RowsEvent::write(77, &unsigned_map, &[vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]).unwrap();
+    let mut trx = engine.begin();
+    applier.rows(&mut trx, &event, &at()).unwrap();
+    trx.commit(None).unwrap();
+    assert_eq!(rows_of(&engine, &unsigned_def), vec![vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]);
+
+    // Dropped: 1146, as a decoded map gets.
+    engine.drop_table("d", "t").unwrap();
+    applier.begin_transaction();
+    assert_eq!(applier.table_map_again(catalog, &body).unwrap_err().code, 1146);
 }

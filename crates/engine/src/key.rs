@@ -68,6 +68,16 @@ impl RowKey {
     pub fn from_values(primary_key: &[Value]) -> RowKey {
         RowKey(encode_key(primary_key))
     }
+
+    /// The key of the values at `columns` of `row` (NULL for a column
+    /// past its end): [`RowKey::from_values`] without copying them out.
+    pub fn from_row_columns(row: &[Value], columns: &[usize]) -> RowKey {
+        let mut out = Vec::with_capacity(columns.len() * 10);
+        for &column in columns {
+            encode_value(row.get(column).unwrap_or(&Value::Null), &mut out);
+        }
+        RowKey(out)
+    }
 }
 
 pub fn encode_key(values: &[Value]) -> Vec<u8> {

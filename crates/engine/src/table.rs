@@ -157,7 +157,14 @@ impl TableData {
         for (position, entry) in new_entries {
             self.indexes[position].insert(entry);
         }
-        self.rows.entry(key.to_vec()).or_default().push(version);
+        // The key is copied only for a new chain: most writes (every update
+        // and delete) add to an existing one.
+        match self.rows.get_mut(key) {
+            Some(chain) => chain.push(version),
+            None => {
+                self.rows.insert(key.to_vec(), vec![version]);
+            }
+        }
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use crate::constants::EventType;
 use crate::error::{DecodeError, EncodeError};
 use crate::events::extra_row_info::ExtraRowInfo;
 use crate::events::table_map::{TableMap, TABLE_ID_MAX};
-use crate::value::{decode_value, encode_value, Value};
+use crate::value::{decode_value, encode_value, skip_value, Value};
 
 /// Rows event flags.
 pub mod rows_flags {
@@ -292,6 +292,14 @@ impl RowsEvent {
     /// the same columns (its own `table_id` is not checked: readers find it
     /// by the event's).
     pub fn decode_rows(&self, table: &TableMap) -> Result<Vec<RowChange>, DecodeError> {
+        self.decode_rows_keeping(table, None)
+    }
+
+    /// [`RowsEvent::decode_rows`] whose before images hold only the
+    /// columns `before_kept` marks (by column index; `None`: all). The
+    /// others are read past and left NULL, their bytes not copied: an
+    /// applier that finds rows by their key needs no more of them.
+    pub fn decode_rows_keeping(&self, table: &TableMap, before_kept: Option<&[bool]>) -> Result<Vec<RowChange>, DecodeError> {
         if table.columns.len() != self.column_count {
             return Err(DecodeError::invalid(
                 "rows event",
@@ -307,9 +315,9 @@ impl RowsEvent {
             let start = reader.position();
             let change = match self.kind {
                 RowsKind::Write => RowChange::Write(decode_image(table, &unsigned, &after, &mut reader)?),
-                RowsKind::Delete => RowChange::Delete(decode_image(table, &unsigned, &before, &mut reader)?),
+                RowsKind::Delete => RowChange::Delete(decode_image_keeping(table, &unsigned, &before, before_kept, &mut reader)?),
                 RowsKind::Update => RowChange::Update {
-                    before: decode_image(table, &unsigned, &before, &mut reader)?,
+                    before: decode_image_keeping(table, &unsigned, &before, before_kept, &mut reader)?,
                     after: decode_image(table, &unsigned, &after, &mut reader)?,
                 },
             };
@@ -479,6 +487,18 @@ pub(crate) fn decode_image(
     present: &[usize],
     reader: &mut ByteReader<'_>,
 ) -> Result<Row, DecodeError> {
+    decode_image_keeping(table, unsigned, present, None, reader)
+}
+
+/// [`decode_image`] that reads the columns `kept` does not mark past,
+/// leaving them NULL.
+fn decode_image_keeping(
+    table: &TableMap,
+    unsigned: &[bool],
+    present: &[usize],
+    kept: Option<&[bool]>,
+    reader: &mut ByteReader<'_>,
+) -> Result<Row, DecodeError> {
     let nulls = reader.take(present.len().div_ceil(8), "row null bitmap")?;
     let mut row = Vec::with_capacity(present.len());
     for (k, &column) in present.iter().enumerate() {
@@ -487,6 +507,9 @@ pub(crate) fn decode_image(
             if !definition.nullable {
                 return Err(DecodeError::invalid("row image", format!("NULL in NOT NULL column {column}")));
             }
+            row.push(Value::Null);
+        } else if kept.is_some_and(|kept| !kept.get(column).copied().unwrap_or(false)) {
+            skip_value(&definition.column_type, unsigned[column], reader)?;
             row.push(Value::Null);
         } else {
             row.push(decode_value(&definition.column_type, unsigned[column], reader)?);
@@ -526,6 +549,28 @@ mod tests {
         assert_eq!(event.rows, [0, 7, 0, 0, 0, 0b10, 1, b'x']);
         assert_eq!(event.decode_rows(&map).unwrap(), [RowChange::Update { before: before.to_vec(), after: after.to_vec() }]);
         assert!(matches!(event.push_update(&map, &after, &before), Err(EncodeError::ColumnCount { .. })));
+    }
+
+    #[test]
+    fn before_images_decode_only_the_kept_columns_and_after_images_whole() {
+        let map = table();
+        let before = vec![Value::Int(7), Value::Bytes(b"old".to_vec()), Value::Bytes(b"note".to_vec())];
+        let after = vec![Value::Int(7), Value::Bytes(b"new".to_vec()), Value::Null];
+        let update = RowsEvent::update(4, &map, &[(before.clone(), after.clone())]).unwrap();
+        let delete = RowsEvent::delete(4, &map, &[before.clone(), after.clone()]).unwrap();
+        let kept = [true, false, false];
+        let key_only = vec![Value::Int(7), Value::Null, Value::Null];
+        assert_eq!(
+            update.decode_rows_keeping(&map, Some(&kept)).unwrap(),
+            [RowChange::Update { before: key_only.clone(), after: after.clone() }]
+        );
+        assert_eq!(delete.decode_rows_keeping(&map, Some(&kept)).unwrap(), [RowChange::Delete(key_only.clone()), RowChange::Delete(key_only)]);
+        assert_eq!(update.decode_rows_keeping(&map, None).unwrap(), update.decode_rows(&map).unwrap());
+        // A value read past is still checked: a cut one fails as decoding it would.
+        let mut cut = delete.clone();
+        cut.rows.truncate(6);
+        assert_eq!(cut.decode_rows_keeping(&map, Some(&kept)).is_err(), cut.decode_rows(&map).is_err());
+        assert!(cut.decode_rows(&map).is_err());
     }
 
     #[test]

@@ -227,21 +227,12 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
             let bytes = reader.take(decimal::decimal_binary_length(*precision, *scale), "DECIMAL value")?;
             Value::Decimal(decimal::decode_decimal(bytes, *precision, *scale).map_err(invalid("DECIMAL value"))?)
         }
-        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
-            let length = reader.uint_n(string_prefix_length(*max_length_bytes), "string length")?;
-            if length > *max_length_bytes as u64 {
-                return Err(DecodeError::invalid("string value", format!("{length} bytes exceed the column's {max_length_bytes}")));
-            }
-            Value::Bytes(reader.take(length as usize, "string value")?.to_vec())
+        ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. } | ColumnType::Raw { .. } | ColumnType::Geometry => {
+            Value::Bytes(variable_bytes(column_type, reader)?.unwrap_or_default().to_vec())
         }
-        ColumnType::Blob { length_bytes } => {
-            if !(1..=4).contains(length_bytes) {
-                return Err(DecodeError::invalid("BLOB column", format!("length prefix of {length_bytes} bytes (1..=4)")));
-            }
-            let length = reader.uint_n(*length_bytes as usize, "BLOB length")?;
-            let length = usize::try_from(length).unwrap_or(usize::MAX);
-            Value::Bytes(reader.take(length, "BLOB value")?.to_vec())
-        }
+        // The document's bytes as written: a reader decodes them with
+        // `json::binary::decode` when it needs the tree.
+        ColumnType::Json => Value::Json(variable_bytes(column_type, reader)?.unwrap_or_default().to_vec()),
         ColumnType::Date => temporal::decode_date(reader.take(3, "DATE value")?).map_err(invalid("DATE value"))?,
         ColumnType::DateTime2 { fsp } => {
             let bytes = reader.take(5 + temporal::fraction_length(*fsp), "DATETIME2 value")?;
@@ -263,30 +254,58 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
             time::decode_time2(bytes, *fsp).map_err(invalid("TIME2 value"))?
         }
         ColumnType::Year => time::decode_year(reader.u8("YEAR value")?),
-        ColumnType::Raw { type_code, metadata } => {
-            let rest = reader.clone().rest();
-            let length = raw::value_length(*type_code, metadata, rest)?;
-            Value::Bytes(reader.take(length, "raw column value")?.to_vec())
-        }
         ColumnType::Tiny | ColumnType::Short | ColumnType::Int24 | ColumnType::Long | ColumnType::LongLong => {
             let width = integer_width(column_type).unwrap_or(8);
             decode_integer(width, unsigned, reader)?
         }
-        // The document's bytes as written: a reader decodes them with
-        // `json::binary::decode` when it needs the tree.
-        ColumnType::Json => {
-            let length = reader.uint_n(usize::from(crate::column_type::JSON_LENGTH_BYTES), "JSON length")?;
-            let length = usize::try_from(length).unwrap_or(usize::MAX);
-            Value::Json(reader.take(length, "JSON value")?.to_vec())
+    })
+}
+
+/// Reads past one non-NULL value of `column_type` as [`decode_value`]
+/// reads it, with its checks, without copying out the bytes of a string,
+/// BLOB, JSON, GEOMETRY or raw value.
+pub fn skip_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteReader<'_>) -> Result<(), DecodeError> {
+    if variable_bytes(column_type, reader)?.is_none() {
+        decode_value(column_type, unsigned, reader)?;
+    }
+    Ok(())
+}
+
+/// The bytes of a value stored behind a length (string, BLOB, JSON,
+/// GEOMETRY; a raw column's by its type's rules), read past; `None`, reading
+/// nothing, for the other types.
+fn variable_bytes<'a>(column_type: &ColumnType, reader: &mut ByteReader<'a>) -> Result<Option<&'a [u8]>, DecodeError> {
+    let prefixed = |reader: &mut ByteReader<'a>, prefix_bytes: usize, what_length, what| -> Result<&'a [u8], DecodeError> {
+        let length = reader.uint_n(prefix_bytes, what_length)?;
+        reader.take(usize::try_from(length).unwrap_or(usize::MAX), what)
+    };
+    Ok(Some(match column_type {
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            let length = reader.uint_n(string_prefix_length(*max_length_bytes), "string length")?;
+            if length > *max_length_bytes as u64 {
+                return Err(DecodeError::invalid("string value", format!("{length} bytes exceed the column's {max_length_bytes}")));
+            }
+            reader.take(length as usize, "string value")?
         }
+        ColumnType::Blob { length_bytes } => {
+            if !(1..=4).contains(length_bytes) {
+                return Err(DecodeError::invalid("BLOB column", format!("length prefix of {length_bytes} bytes (1..=4)")));
+            }
+            prefixed(reader, *length_bytes as usize, "BLOB length", "BLOB value")?
+        }
+        ColumnType::Raw { type_code, metadata } => {
+            let rest = reader.clone().rest();
+            let length = raw::value_length(*type_code, metadata, rest)?;
+            reader.take(length, "raw column value")?
+        }
+        ColumnType::Json => prefixed(reader, usize::from(crate::column_type::JSON_LENGTH_BYTES), "JSON length", "JSON value")?,
         // SRID and WKB as stored: a reader parses them with
         // `geometry::Stored::parse` when it needs the shape.
         ColumnType::Geometry => {
-            let length = reader.uint_n(usize::from(crate::column_type::GEOMETRY_LENGTH_BYTES), "GEOMETRY length")?;
-            let length = usize::try_from(length).unwrap_or(usize::MAX);
-            Value::Bytes(reader.take(length, "GEOMETRY value")?.to_vec())
+            prefixed(reader, usize::from(crate::column_type::GEOMETRY_LENGTH_BYTES), "GEOMETRY length", "GEOMETRY value")?
         }
-    })
+        _ => return Ok(None),
+    }))
 }
 
 #[cfg(test)]

@@ -132,7 +132,7 @@ fn apply_to(
             Event::TableMap(map) => state.tables.table_map(context.db().catalog(), &map).map_err(apply_error)?,
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
                 let trx = trx.as_deref_mut().expect("rows apply inside a transaction");
-                let at = SourcePosition { log_file: REPLAY_LOG_NAME.to_string(), end_log_pos: u64::from(end_log_pos) };
+                let at = SourcePosition { log_file: REPLAY_LOG_NAME, end_log_pos: u64::from(end_log_pos) };
                 state.tables.rows(trx, &rows, &at).map_err(apply_error)?;
                 if rows.flags & STMT_END_F != 0 {
                     state.tables = ReplicatedRows::new();

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use binlog::{GivenGtid, OwnedGtid, Ownership};
 use binlog_format::events::gtid::GtidEvent;
 use binlog_format::frame::RawEvent;
+use binlog_format::constants::EventType;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
 use database::{CommitRequest, Database, DatabaseError, NextGtid, StatementContext, WrittenAhead};
@@ -86,6 +87,7 @@ impl Applier for SqlApplier {
             position_epoch: self.position_epoch,
             checkpoint: None,
             crash: self.crash.clone(),
+            tables: ReplicatedRows::new(),
         })
     }
 }
@@ -121,6 +123,8 @@ struct WorkerSession {
     /// What the next commit records in this worker's slot.
     checkpoint: Option<AppliedCheckpoint>,
     crash: CrashPoints,
+    /// The table maps, kept from transaction to transaction.
+    tables: ReplicatedRows,
 }
 
 impl WorkerSession {
@@ -157,11 +161,15 @@ impl WorkerApplier for WorkerSession {
     fn apply(&mut self, entry: &BoundaryEntry, events: &mut TransactionEvents<'_>) -> Result<(), MysqlError> {
         self.pending = Pending::Nothing;
         let has_checksum = entry.format.format.has_checksum();
-        let mut reading =
-            Reading { gtid: None, timestamp: 0, trx: None, ahead: None, tables: ReplicatedRows::new(), ddl: None, skip: false };
+        let mut tables = std::mem::take(&mut self.tables);
+        tables.begin_transaction();
+        let mut reading = Reading { gtid: None, timestamp: 0, trx: None, ahead: None, tables, ddl: None, skip: false };
         let outcome = (|| {
             while let Some(bytes) = events.next_event()? {
                 let raw = RawEvent::parse(bytes, has_checksum).map_err(|error| relay_read_failure(&error.to_string()))?;
+                if self.table_map_again(&raw, &mut reading)? {
+                    continue;
+                }
                 let event = Event::decode(&raw, &entry.format).map_err(|error| relay_read_failure(&error.to_string()))?;
                 self.apply_event(entry, &raw, event, &mut reading)?;
                 if reading.skip {
@@ -170,6 +178,7 @@ impl WorkerApplier for WorkerSession {
             }
             Ok(())
         })();
+        self.tables = std::mem::take(&mut reading.tables);
         if let Err(error) = outcome {
             if let Some(trx) = reading.trx.take() {
                 trx.rollback();
@@ -255,6 +264,15 @@ impl WorkerApplier for WorkerSession {
 }
 
 impl WorkerSession {
+    /// A Table_map event the worker has seen before, byte for byte: mapped
+    /// again without decoding it (true), else left for `apply_event`.
+    fn table_map_again(&self, raw: &RawEvent<'_>, reading: &mut Reading) -> Result<bool, MysqlError> {
+        if raw.header.event_type != EventType::TableMap as u8 {
+            return Ok(false);
+        }
+        reading.tables.table_map_again(self.shared.db.catalog(), raw.body).map_err(apply_error)
+    }
+
     fn apply_event(&mut self, entry: &BoundaryEntry, raw: &RawEvent<'_>, event: Event, reading: &mut Reading) -> Result<(), MysqlError> {
         match event {
             Event::Gtid(gtid) => {
@@ -290,10 +308,15 @@ impl WorkerSession {
                     reading.ddl = Some((String::from_utf8_lossy(&query.database).into_owned(), text.into_owned()));
                 }
             }
-            Event::TableMap(map) => reading.tables.table_map(self.shared.db.catalog(), &map).map_err(apply_error)?,
+            Event::TableMap(map) => {
+                // Kept by its bytes only when they are the map's own (not
+                // those of an event it came compressed in).
+                let body = if raw.header.event_type == EventType::TableMap as u8 { raw.body } else { &[] };
+                reading.tables.table_map_event(self.shared.db.catalog(), &map, body).map_err(apply_error)?
+            }
             Event::WriteRows(rows) | Event::UpdateRows(rows) | Event::DeleteRows(rows) => {
                 let trx = reading.trx.get_or_insert_with(|| self.shared.db.begin());
-                let at = SourcePosition { log_file: entry.source_log_file.to_string(), end_log_pos: u64::from(raw.header.log_pos) };
+                let at = SourcePosition { log_file: &entry.source_log_file, end_log_pos: u64::from(raw.header.log_pos) };
                 reading.tables.rows(trx, &rows, &at).map_err(apply_error)?;
                 let db = &self.shared.db;
                 if db.wants_write_ahead(trx, &reading.ahead) {
@@ -311,6 +334,10 @@ impl WorkerSession {
                 let mut at = 0;
                 while at < bytes.len() && !reading.skip {
                     let inner = RawEvent::parse(&bytes[at..], false).map_err(|error| relay_read_failure(&error.to_string()))?;
+                    if self.table_map_again(&inner, reading)? {
+                        at += inner.bytes.len();
+                        continue;
+                    }
                     let event = Event::decode(&inner, &entry.format).map_err(|error| relay_read_failure(&error.to_string()))?;
                     if matches!(event, Event::TransactionPayload(_) | Event::Gtid(_) | Event::FormatDescription(_)) {
                         return Err(relay_read_failure("a Transaction_payload holding a payload, Gtid or Format_description"));
