@@ -57,14 +57,21 @@ fn assert_lock_wait_timeout(error: &ServerErr) {
     );
 }
 
-#[test]
-fn a_row_lock_wait_ends_after_the_sessions_innodb_lock_wait_timeout() {
+/// A server with d.t holding row 1, its global innodb_lock_wait_timeout
+/// set, and an administrator's connection.
+fn server_with_a_row(innodb_lock_wait_timeout_s: u32) -> (ServerProcess, RawClient) {
     let server = ServerProcess::start();
     let mut admin = client(&server);
     ok(&mut admin, "CREATE DATABASE d");
     ok(&mut admin, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)");
     ok(&mut admin, "INSERT INTO d.t VALUES (1, 1)");
-    ok(&mut admin, "SET GLOBAL innodb_lock_wait_timeout = 3600");
+    ok(&mut admin, &format!("SET GLOBAL innodb_lock_wait_timeout = {innodb_lock_wait_timeout_s}"));
+    (server, admin)
+}
+
+#[test]
+fn a_row_lock_wait_ends_after_the_sessions_innodb_lock_wait_timeout() {
+    let (server, mut admin) = server_with_a_row(3600);
     let mut holder = client(&server);
     ok(&mut holder, "BEGIN");
     ok(&mut holder, "UPDATE d.t SET v = 2 WHERE id = 1");
@@ -82,12 +89,7 @@ fn a_row_lock_wait_ends_after_the_sessions_innodb_lock_wait_timeout() {
 
 #[test]
 fn ddl_and_writes_behind_it_wait_for_the_sessions_lock_wait_timeout() {
-    let server = ServerProcess::start();
-    let mut admin = client(&server);
-    ok(&mut admin, "CREATE DATABASE d");
-    ok(&mut admin, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)");
-    ok(&mut admin, "INSERT INTO d.t VALUES (1, 1)");
-    ok(&mut admin, "SET GLOBAL innodb_lock_wait_timeout = 1");
+    let (server, mut admin) = server_with_a_row(1);
     let mut holder = client(&server);
     ok(&mut holder, "BEGIN");
     ok(&mut holder, "INSERT INTO d.t VALUES (2, 2)");

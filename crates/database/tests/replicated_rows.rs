@@ -183,7 +183,7 @@ fn a_table_map_seen_again_after_ddl_takes_the_new_definition() {
     applier.table_map_event(catalog, &map, &body).unwrap();
 
     // The table is made again with an UNSIGNED id (a new table id here).
-    engine.drop_table("d", "t").unwrap();
+    engine.drop_table("d", "t", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     let unsigned_def = {
         let spec = TableSpec {
             database: "d".into(),
@@ -207,7 +207,7 @@ fn a_table_map_seen_again_after_ddl_takes_the_new_definition() {
     assert_eq!(rows_of(&engine, &unsigned_def), vec![vec![Value::UInt(4_294_967_295), Value::Bytes(b"max".to_vec())]]);
 
     // Dropped: 1146, as a decoded map gets.
-    engine.drop_table("d", "t").unwrap();
+    engine.drop_table("d", "t", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT).unwrap();
     applier.begin_transaction();
     assert_eq!(applier.table_map_again(catalog, &body).unwrap_err().code, 1146);
 }

@@ -30,6 +30,7 @@
 //! against the goal (at least 2x smaller, at most 10% fewer TPS).
 
 pub mod client;
+pub mod footprint;
 pub mod fsyncs;
 pub mod large_trx;
 pub mod output;
@@ -450,6 +451,8 @@ pub struct SeriesPoint {
 pub struct Results {
     pub rows: Vec<RunRow>,
     pub series: Vec<SeriesPoint>,
+    /// Each server's bytes for the prepared tables, in start order.
+    pub footprints: Vec<footprint::Footprint>,
 }
 
 pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
@@ -569,6 +572,8 @@ fn run_group(
         let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
         eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
         target.prepare(args.tables.min(8), interrupt)?;
+        let rows = u64::from(args.tables) * args.table_size;
+        results.footprints.push(footprint::measure(&client, setup.kind, name.clone(), args.tables, rows)?);
         running.push(Running { setup, server, client, target });
     }
     for workload in workloads(args) {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::footprint::Footprint;
 use super::servers::Kind;
 use super::{Binary, Results, RunRow, SeriesPoint, SideBySideBenchArgs};
 use crate::common::{median, ratio};
@@ -235,6 +236,7 @@ struct Json<'a> {
     mode_ratios: Vec<ModeRatio>,
     binary_ratios: Vec<BinaryRatio>,
     compression_ratios: Vec<CompressionRatio>,
+    footprints: &'a [Footprint],
 }
 
 /// A row's server as the table names it: `binlogd-old` for --old-binary,
@@ -255,6 +257,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
             mode_ratios: mode_ratios(&results.rows),
             binary_ratios: binary_ratios(&results.rows),
             compression_ratios: compression_ratios(&results.rows),
+            footprints: &results.footprints,
         };
         let text = serde_json::to_string(&json).map_err(|e| format!("encoding JSON: {e}"))?;
         println!("{text}");
@@ -361,6 +364,7 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
         );
         println!("{}", compression.ratios.describe(&what));
     }
+    print_footprints(&results.footprints);
     for row in results.rows.iter().filter(|row| row.large_trx) {
         if let Some(lowest) = row.tps_lowest_during_commit {
             let promoted = match row.promoted {
@@ -377,6 +381,26 @@ pub fn print(args: &SideBySideBenchArgs, results: &Results) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// Each server's bytes for the prepared tables, and per row.
+fn print_footprints(footprints: &[Footprint]) {
+    if footprints.is_empty() {
+        return;
+    }
+    let mut table = Table::new(&["server", "rows", "data MiB", "index MiB", "bytes/row"]);
+    let mib = |bytes: u64| format!("{:.1}", bytes as f64 / (1 << 20) as f64);
+    for footprint in footprints {
+        table.push_row(vec![
+            footprint.server.clone(),
+            footprint.rows.to_string(),
+            mib(footprint.data_bytes),
+            mib(footprint.index_bytes),
+            optional(footprint.bytes_per_row(), 1),
+        ]);
+    }
+    println!("Prepared tables (INFORMATION_SCHEMA.TABLES: data and index bytes):");
+    print!("{}", table.render());
 }
 
 const SUMMARY_COLUMNS: [&str; 29] = [

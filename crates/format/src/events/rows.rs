@@ -564,7 +564,10 @@ mod tests {
             update.decode_rows_keeping(&map, Some(&kept)).unwrap(),
             [RowChange::Update { before: key_only.clone(), after: after.clone() }]
         );
-        assert_eq!(delete.decode_rows_keeping(&map, Some(&kept)).unwrap(), [RowChange::Delete(key_only.clone()), RowChange::Delete(key_only)]);
+        assert_eq!(
+            delete.decode_rows_keeping(&map, Some(&kept)).unwrap(),
+            [RowChange::Delete(key_only.clone()), RowChange::Delete(key_only)]
+        );
         assert_eq!(update.decode_rows_keeping(&map, None).unwrap(), update.decode_rows(&map).unwrap());
         // A value read past is still checked: a cut one fails as decoding it would.
         let mut cut = delete.clone();

@@ -227,9 +227,11 @@ pub fn decode_value(column_type: &ColumnType, unsigned: bool, reader: &mut ByteR
             let bytes = reader.take(decimal::decimal_binary_length(*precision, *scale), "DECIMAL value")?;
             Value::Decimal(decimal::decode_decimal(bytes, *precision, *scale).map_err(invalid("DECIMAL value"))?)
         }
-        ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. } | ColumnType::Raw { .. } | ColumnType::Geometry => {
-            Value::Bytes(variable_bytes(column_type, reader)?.unwrap_or_default().to_vec())
-        }
+        ColumnType::String { .. }
+        | ColumnType::VarChar { .. }
+        | ColumnType::Blob { .. }
+        | ColumnType::Raw { .. }
+        | ColumnType::Geometry => Value::Bytes(variable_bytes(column_type, reader)?.unwrap_or_default().to_vec()),
         // The document's bytes as written: a reader decodes them with
         // `json::binary::decode` when it needs the tree.
         ColumnType::Json => Value::Json(variable_bytes(column_type, reader)?.unwrap_or_default().to_vec()),

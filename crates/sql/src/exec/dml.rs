@@ -92,6 +92,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         let mut first_id = None;
         let count = value_rows.len() as u64;
         for (number, values) in value_rows.into_iter().enumerate() {
+            // `VALUES ()` without a column list: every column its default.
+            let targets: &[usize] = if values.is_empty() && insert.columns.is_empty() { &[] } else { &targets };
             if values.len() != targets.len() {
                 return Err(value_count(number + 1));
             }

@@ -163,24 +163,22 @@ fn ranges_of(column: &ColumnDef, conjunct: &Expr, constants: &Scope<'_>) -> Opti
     }
 }
 
-fn split_or<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
-    match expr {
-        Expr::BinaryOp { left, op: BinaryOperator::Or, right } => {
-            split_or(left, out);
-            split_or(right, out);
-        }
-        Expr::Nested(inner) => split_or(inner, out),
-        other => out.push(other),
-    }
+fn split_and<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
+    split(expr, &BinaryOperator::And, out);
 }
 
-fn split_and<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
+fn split_or<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
+    split(expr, &BinaryOperator::Or, out);
+}
+
+/// The operands of a chain of `op` (AND or OR), parentheses removed.
+fn split<'e>(expr: &'e Expr, op: &BinaryOperator, out: &mut Vec<&'e Expr>) {
     match expr {
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
-            split_and(left, out);
-            split_and(right, out);
+        Expr::BinaryOp { left, op: this, right } if this == op => {
+            split(left, op, out);
+            split(right, op, out);
         }
-        Expr::Nested(inner) => split_and(inner, out),
+        Expr::Nested(inner) => split(inner, op, out),
         other => out.push(other),
     }
 }

@@ -29,9 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use binlog::{GivenGtid, OwnedGtid, Ownership};
+use binlog_format::constants::EventType;
 use binlog_format::events::gtid::GtidEvent;
 use binlog_format::frame::RawEvent;
-use binlog_format::constants::EventType;
 use binlog_format::Event;
 use database::replicated_rows::{ApplyError, ReplicatedRows, SourcePosition};
 use database::{CommitRequest, Database, DatabaseError, NextGtid, StatementContext, WrittenAhead};
