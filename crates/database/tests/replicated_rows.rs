@@ -33,7 +33,7 @@ fn row(id: i64, v: &str) -> Vec<Value> {
 }
 
 fn at() -> SourcePosition<'static> {
-    SourcePosition { log_file: "binlog.000003".into(), end_log_pos: 4242 }
+    SourcePosition { log_file: "binlog.000003", end_log_pos: 4242 }
 }
 
 fn rows_of(engine: &Engine, def: &TableDef) -> Vec<Vec<Value>> {
