@@ -1,16 +1,17 @@
 //! What a column's SQL type says beyond its binlog type and metadata:
 //! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
 //! SET members, a geometry column's kind and SRID, INVISIBLE, a generated
-//! column's expression. The engine keeps them
+//! column's expression, its COMMENT. The engine keeps them
 //! with the definition (redo and checkpoints) for SHOW CREATE TABLE, the
 //! result-set column definitions and the Table_map's ENUM/SET and
 //! GEOMETRY_TYPE metadata; it never looks inside them.
 //!
 //! Encoding (after a column's DEFAULT, only when not all default, see
 //! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow,
-//! 4 geometry follows, 8 INVISIBLE, 16 generated follows), [M u8, D u8], member count u32, each member u32
-//! length + bytes, [geometry kind u8, SRID given u8, SRID u32],
-//! [STORED u8, expression u32 length + bytes].
+//! 4 geometry follows, 8 INVISIBLE, 16 generated follows, 32 comment
+//! follows), [M u8, D u8], member count u32, each member u32 length +
+//! bytes, [geometry kind u8, SRID given u8, SRID u32], [STORED u8,
+//! expression u32 length + bytes], [comment u32 length + bytes].
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::value::geometry::Kind;
@@ -38,6 +39,9 @@ pub struct ColumnAttributes {
     pub invisible: bool,
     /// A generated column's expression and kind.
     pub generated: Option<Generated>,
+    /// `COMMENT '...'`: SHOW CREATE TABLE, SHOW FULL COLUMNS and
+    /// INFORMATION_SCHEMA.COLUMNS show it; empty for none, as in MySQL.
+    pub comment: String,
 }
 
 /// `GENERATED ALWAYS AS (expression) VIRTUAL | STORED`.
@@ -64,7 +68,8 @@ const FLOAT_DIGITS: u8 = 2;
 const GEOMETRY: u8 = 4;
 const INVISIBLE: u8 = 8;
 const GENERATED: u8 = 16;
-const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE | GENERATED;
+const COMMENT: u8 = 32;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE | GENERATED | COMMENT;
 
 impl ColumnAttributes {
     pub fn is_default(&self) -> bool {
@@ -78,7 +83,8 @@ impl ColumnAttributes {
         let geometry = if self.geometry.is_some() { GEOMETRY } else { 0 };
         let invisible = if self.invisible { INVISIBLE } else { 0 };
         let generated = if self.generated.is_some() { GENERATED } else { 0 };
-        out.put_u8(zerofill | float_digits | geometry | invisible | generated);
+        let comment = if self.comment.is_empty() { 0 } else { COMMENT };
+        out.put_u8(zerofill | float_digits | geometry | invisible | generated | comment);
         if let Some((digits, decimals)) = self.float_digits {
             out.put_u8(digits);
             out.put_u8(decimals);
@@ -95,6 +101,9 @@ impl ColumnAttributes {
         if let Some(generated) = &self.generated {
             out.put_u8(u8::from(generated.stored));
             put_bytes(out, generated.expression.as_bytes());
+        }
+        if !self.comment.is_empty() {
+            put_bytes(out, self.comment.as_bytes());
         }
     }
 
@@ -127,6 +136,12 @@ impl ColumnAttributes {
         } else {
             None
         };
+        let comment = if flags & COMMENT != 0 {
+            String::from_utf8(reader.bytes("column comment")?.to_vec())
+                .map_err(|_| EngineError::corrupt("a column comment that is not UTF-8".to_string()))?
+        } else {
+            String::new()
+        };
         Ok(ColumnAttributes {
             display_width,
             zerofill: flags & ZEROFILL != 0,
@@ -135,6 +150,7 @@ impl ColumnAttributes {
             geometry,
             invisible: flags & INVISIBLE != 0,
             generated,
+            comment,
         })
     }
 }
@@ -152,6 +168,7 @@ mod tests {
             members: vec![b"a".to_vec(), Vec::new()],
             invisible: true,
             generated: Some(Generated { expression: "a + 1".into(), stored: true }),
+            comment: "the customer's id, née «id»".into(),
             ..Default::default()
         };
         let mut out = Vec::new();

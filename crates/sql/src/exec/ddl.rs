@@ -243,6 +243,9 @@ pub struct BuiltColumn {
     pub unique: bool,
 }
 
+/// MySQL's longest column COMMENT, in characters (ER_TOO_LONG_FIELD_COMMENT).
+const COLUMN_COMMENT_CHARS_MAX: usize = 1024;
+
 pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -> SqlResult<BuiltColumn> {
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
@@ -283,7 +286,15 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
             ColumnOption::CharacterSet(charset) if charset.to_string().eq_ignore_ascii_case("binary") => {
                 crate::eval::columns::make_binary(&mut def)
             }
-            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) | ColumnOption::Comment(_) => {}
+            ColumnOption::Comment(comment) if comment.chars().count() > COLUMN_COMMENT_CHARS_MAX => {
+                return Err(protocol::MysqlError::new(
+                    1629,
+                    "HY000",
+                    format!("Comment for field '{}' is too long (max = {COLUMN_COMMENT_CHARS_MAX})", def.name),
+                ))
+            }
+            ColumnOption::Comment(comment) => def.attributes.comment = comment.clone(),
+            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
             other => return Err(not_supported(format!("column option {other}"))),
         }
     }

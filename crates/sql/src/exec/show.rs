@@ -22,6 +22,13 @@ fn text_result(names: &[&str], rows: Vec<Vec<Option<String>>>) -> ResultSet {
     result
 }
 
+/// A column's ` COMMENT '...'` as SHOW CREATE TABLE ends its line.
+fn push_comment(line: &mut String, column: &engine::ColumnDef) {
+    if !column.attributes.comment.is_empty() {
+        line.push_str(&format!(" COMMENT {}", quoted_string(&column.attributes.comment)));
+    }
+}
+
 fn passes(filter: &Filter, name: &str) -> bool {
     match filter {
         Filter::None | Filter::Where(_) => true,
@@ -199,6 +206,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     if column.attributes.invisible {
                         line.push_str(" /*!80023 INVISIBLE */");
                     }
+                    push_comment(&mut line, column);
                     lines.push(line);
                     continue;
                 }
@@ -231,6 +239,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 if column.attributes.invisible {
                     line.push_str(" /*!80023 INVISIBLE */");
                 }
+                push_comment(&mut line, column);
                 lines.push(line);
             }
             let names =
@@ -268,7 +277,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 }
                 row.extend([Some(if column.nullable { "YES" } else { "NO" }.to_string()), Some(key.to_string()), default, Some(extra)]);
                 if *full {
-                    row.extend([Some("select,insert,update,references".to_string()), Some(String::new())]);
+                    row.extend([Some("select,insert,update,references".to_string()), Some(column.attributes.comment.clone())]);
                 }
                 rows.push(row);
             }

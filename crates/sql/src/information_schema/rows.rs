@@ -183,7 +183,7 @@ fn column_row(def: &TableDef, position: usize, zone: TimeZone) -> Vec<Value> {
         text(column_key(def, position)),
         text(column_extra(column)),
         text("select,insert,update,references"),
-        text(""),
+        text(&column.attributes.comment),
         text(generation_expression(column)),
         column.attributes.geometry.and_then(|geometry| geometry.srid).map_or(Value::Null, |srid| number(u64::from(srid))),
     ]
