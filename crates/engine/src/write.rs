@@ -168,6 +168,31 @@ impl Transaction {
         Ok(self.current_row(&table, &key.0).map(|row| (*row).clone()))
     }
 
+    /// SELECT ... FOR UPDATE / FOR SHARE: locks every row in `spec`'s
+    /// range for which `filter` holds and returns their latest versions
+    /// (this transaction's own, or the latest committed), in key order, as
+    /// UPDATE finds them: candidates from a fresh view, each locked and
+    /// `filter` checked again on its latest version. A lock wait that
+    /// times out keeps the locks taken before it, as InnoDB's do.
+    pub fn lock_rows_where(
+        &mut self,
+        table_id: TableId,
+        spec: &ScanSpec,
+        mut filter: impl FnMut(&Row) -> bool,
+    ) -> Result<Vec<std::sync::Arc<Row>>> {
+        self.ensure_active()?;
+        let candidates = self.candidate_keys(table_id, spec, &mut filter)?;
+        let table = self.writable_table(table_id)?;
+        let mut rows = Vec::with_capacity(candidates.len());
+        for key in candidates {
+            self.lock_row(&table, &key.0)?;
+            if let Some(row) = self.current_row(&table, &key.0).filter(|row| filter(row)) {
+                rows.push(row);
+            }
+        }
+        Ok(rows)
+    }
+
     /// UPDATE ... WHERE: every row in `spec`'s range for which `filter`
     /// holds becomes `set(row)`. Candidates come from a fresh view; each is
     /// then locked and `filter` re-checked on its latest version. The

@@ -90,6 +90,10 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
 
 fn execute_ast(ast: &Ast, context: &Context<'_>, mut transaction: Transactions<'_>) -> SqlResult<Outcome> {
     match ast {
+        Ast::Query(query) if !query.locks.is_empty() => {
+            let response = transaction.write(context, |trx| crate::exec::select_locking::respond(query, context, trx))?;
+            Ok(Outcome::new(response))
+        }
         Ast::Query(query) => {
             let response = transaction.read(context, |trx| crate::exec::select::respond(query, context, trx))?;
             Ok(Outcome::new(response))

@@ -23,6 +23,7 @@ pub(crate) mod partitioning;
 pub(crate) mod plan;
 mod result_unsigned;
 pub(crate) mod select;
+pub(crate) mod select_locking;
 pub(crate) mod select_stream;
 pub(crate) mod set;
 pub(crate) mod set_names;

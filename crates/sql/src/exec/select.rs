@@ -41,9 +41,11 @@ pub(super) struct Source {
     pub(super) rows: Option<Vec<Vec<Value>>>,
 }
 
-fn the_select(query: &Query) -> SqlResult<&Select> {
-    if query.with.is_some() || !query.locks.is_empty() || query.fetch.is_some() {
-        return Err(not_supported("WITH, FOR UPDATE or FETCH in SELECT"));
+/// The SELECT of `query`; its FOR UPDATE / FOR SHARE clauses are
+/// `select_locking.rs`'s to check.
+pub(super) fn the_select(query: &Query) -> SqlResult<&Select> {
+    if query.with.is_some() || query.fetch.is_some() {
+        return Err(not_supported("WITH or FETCH in SELECT"));
     }
     match query.body.as_ref() {
         SetExpr::Select(select) => Ok(select),
@@ -477,6 +479,21 @@ pub fn respond(query: &Query, context: &Context<'_>, trx: &Transaction) -> SqlRe
 /// The whole result of a SELECT, in memory: what INSERT ... SELECT reads,
 /// and what sorting, grouping and DISTINCT need.
 pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> SqlResult<ResultSet> {
+    if !query.locks.is_empty() {
+        // A locking read is a statement of its own (`select_locking.rs`).
+        return Err(not_supported("FOR UPDATE or FOR SHARE in a subquery or INSERT ... SELECT"));
+    }
+    run_over(query, context, trx, None)
+}
+
+/// [`run`] over the rows a locking read locked (`locked`: the table's rows
+/// that pass WHERE, at their latest versions) instead of a scan.
+pub(super) fn run_over(
+    query: &Query,
+    context: &Context<'_>,
+    trx: Option<&Transaction>,
+    locked: Option<Vec<Arc<Vec<Value>>>>,
+) -> SqlResult<ResultSet> {
     let select = the_select(query)?;
     if select.into.is_some() || !select.lateral_views.is_empty() {
         return Err(not_supported("SELECT INTO"));
@@ -495,6 +512,7 @@ pub fn run(query: &Query, context: &Context<'_>, trx: Option<&Transaction>) -> S
     // versions: sorting and grouping move handles, not values.
     let mut rows: Vec<Arc<Vec<Value>>> = Vec::new();
     match (&source, trx) {
+        (Some(_), _) if locked.is_some() => rows = locked.unwrap_or_default(),
         (None, _) => {
             let empty: Vec<Value> = Vec::new();
             if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {

@@ -46,6 +46,7 @@ pub fn is_streamable(query: &Query) -> bool {
         return false;
     };
     query.order_by.is_none()
+        && query.locks.is_empty()
         && select.from.len() == 1
         && select.from[0].joins.is_empty()
         && select.distinct.is_none()
