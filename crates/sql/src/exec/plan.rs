@@ -38,15 +38,8 @@ pub fn plan<'e>(def: &TableDef, selection: Option<&'e Expr>, constants: &Scope<'
     let Some(selection) = selection else { return Plan { spec: ScanSpec::primary(), residual: None } };
     let mut conjuncts = Vec::new();
     split_and(selection, &mut conjuncts);
-    let mut candidates: Vec<(Option<String>, usize)> = Vec::new();
-    if let Some(&first) = def.primary_key.first() {
-        candidates.push((None, first));
-    }
-    for index in &def.indexes {
-        candidates.push((Some(index.name.clone()), index.columns[0]));
-    }
     let mut best: Option<(u8, ScanSpec, Vec<usize>)> = None;
-    for (index, position) in candidates {
+    for (index, position) in key_candidates(def) {
         let column = &def.columns[position];
         let found = bounds(column, &conjuncts, constants);
         let rank = match (&found.lower, &found.upper) {
@@ -59,13 +52,10 @@ pub fn plan<'e>(def: &TableDef, selection: Option<&'e Expr>, constants: &Scope<'
         if best.as_ref().is_some_and(|(best_rank, _, _)| *best_rank >= rank) {
             continue;
         }
-        let mut spec = match index {
-            None => ScanSpec::primary(),
-            Some(name) => ScanSpec::index(name),
-        };
+        let mut spec = scan_of(index);
         let exact = found.exact(column, &conjuncts);
-        spec.lower = found.lower.map_or(Bound::Unbounded, |bound| Bound::Included(vec![bound.value]));
-        spec.upper = found.upper.map_or(Bound::Unbounded, |bound| Bound::Included(vec![bound.value]));
+        spec.lower = included(found.lower);
+        spec.upper = included(found.upper);
         best = Some((rank, spec, exact));
     }
     let Some((_, spec, exact)) = best else {
@@ -85,6 +75,23 @@ pub fn plan<'e>(def: &TableDef, selection: Option<&'e Expr>, constants: &Scope<'
     Plan { spec, residual }
 }
 
+/// The keys a scan can follow, as (index name, `None` for the primary
+/// key; the position of its first column): the primary key first.
+fn key_candidates(def: &TableDef) -> Vec<(Option<&str>, usize)> {
+    let primary = def.primary_key.first().map(|&first| (None, first));
+    primary.into_iter().chain(def.indexes.iter().map(|index| (Some(index.name.as_str()), index.columns[0]))).collect()
+}
+
+/// A scan of the primary key (`None`) or of the named index.
+fn scan_of(index: Option<&str>) -> ScanSpec {
+    index.map_or_else(ScanSpec::primary, ScanSpec::index)
+}
+
+/// A range's end at `end`'s key value, inclusive; unbounded without one.
+fn included(end: Option<End>) -> Bound<Vec<Value>> {
+    end.map_or(Bound::Unbounded, |end| Bound::Included(vec![end.value]))
+}
+
 /// Most ranges one scan reads as a union; a longer IN list or OR scans.
 const UNION_RANGES_MAX: usize = 4096;
 
@@ -93,18 +100,11 @@ const UNION_RANGES_MAX: usize = 4096;
 /// (`c BETWEEN a AND b OR c = d ...`, sysbench's select_random_ranges):
 /// the primary key's first column first, then each index's.
 fn union_of_ranges(def: &TableDef, conjuncts: &[&Expr], constants: &Scope<'_>) -> Option<ScanSpec> {
-    let mut candidates: Vec<(Option<&str>, usize)> = Vec::new();
-    if let Some(&first) = def.primary_key.first() {
-        candidates.push((None, first));
-    }
-    candidates.extend(def.indexes.iter().map(|index| (Some(index.name.as_str()), index.columns[0])));
+    let candidates = key_candidates(def);
     for conjunct in conjuncts {
-        for (index, position) in &candidates {
-            let Some(ranges) = ranges_of(&def.columns[*position], conjunct, constants) else { continue };
-            let mut spec = match index {
-                None => ScanSpec::primary(),
-                Some(name) => ScanSpec::index(*name),
-            };
+        for &(index, position) in &candidates {
+            let Some(ranges) = ranges_of(&def.columns[position], conjunct, constants) else { continue };
+            let mut spec = scan_of(index);
             let mut ranges = ranges.into_iter();
             match ranges.next() {
                 Some((lower, upper)) => (spec.lower, spec.upper) = (lower, upper),
@@ -152,10 +152,7 @@ fn ranges_of(column: &ColumnDef, conjunct: &Expr, constants: &Scope<'_>) -> Opti
                 if found.lower.is_none() && found.upper.is_none() {
                     return None;
                 }
-                ranges.push((
-                    found.lower.map_or(Bound::Unbounded, |end| Bound::Included(vec![end.value])),
-                    found.upper.map_or(Bound::Unbounded, |end| Bound::Included(vec![end.value])),
-                ));
+                ranges.push((included(found.lower), included(found.upper)));
             }
             Some(ranges)
         }
