@@ -511,15 +511,15 @@ pub(super) fn run_over(
     // Rows of the source that pass WHERE, shared with the engine's
     // versions: sorting and grouping move handles, not values.
     let mut rows: Vec<Arc<Vec<Value>>> = Vec::new();
-    match (&source, trx) {
-        (Some(_), _) if locked.is_some() => rows = locked.unwrap_or_default(),
-        (None, _) => {
+    match (&source, trx, locked) {
+        (Some(_), _, Some(locked)) => rows = locked,
+        (None, _, _) => {
             let empty: Vec<Value> = Vec::new();
             if select.selection.as_ref().map_or(Ok(true), |w| Scope::for_row(columns, &empty, context.params, &context.env).is_true(w))? {
                 rows.push(Arc::new(empty));
             }
         }
-        (Some(_), _) if virtual_rows.is_some() => {
+        (Some(_), _, None) if virtual_rows.is_some() => {
             for row in virtual_rows.into_iter().flatten() {
                 let keep = match &select.selection {
                     None => true,
@@ -530,7 +530,7 @@ pub(super) fn run_over(
                 }
             }
         }
-        (Some(source), Some(trx)) => {
+        (Some(source), Some(trx), None) => {
             let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
             let mut scan = trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?;
             while let Some((_, row)) = scan.next_shared() {
@@ -546,7 +546,7 @@ pub(super) fn run_over(
                 }
             }
         }
-        (Some(_), None) => return Err(protocol::MysqlError::internal("SELECT from a table without a transaction")),
+        (Some(_), None, None) => return Err(protocol::MysqlError::internal("SELECT from a table without a transaction")),
     }
 
     let order_by: Vec<&sqlparser::ast::OrderByExpr> = match query.order_by.as_ref().map(|o| &o.kind) {

@@ -35,14 +35,12 @@ pub fn respond(query: &Query, context: &Context<'_>, trx: &mut Transaction) -> S
         }
     }
     let select = the_select(query)?;
-    let Some(source) = source(select, context.db().catalog(), context.env.database, Some(context))? else {
-        // No table: nothing to lock.
+    // Without a table, or over INFORMATION_SCHEMA (built rows), there is
+    // nothing to lock, as in MySQL.
+    let stored = source(select, context.db().catalog(), context.env.database, Some(context))?.filter(|source| source.rows.is_none());
+    let Some(source) = stored else {
         return run_over(query, context, Some(trx), None).map(QueryResponse::from);
     };
-    if source.rows.is_some() {
-        // INFORMATION_SCHEMA: nothing to lock, as in MySQL.
-        return run_over(query, context, Some(trx), None).map(QueryResponse::from);
-    }
     if nowait {
         // The statement's own wait; the next statement sets it again.
         trx.set_lock_wait_timeout(Some(Duration::ZERO));

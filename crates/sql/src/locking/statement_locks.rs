@@ -39,21 +39,22 @@ pub struct SessionLocks {
 /// The session's `lock_wait_timeout`, MySQL's bound on waits for metadata
 /// locks (one year by default).
 pub(crate) fn lock_wait_timeout(context: &Context<'_>) -> Duration {
-    let seconds = context
-        .env
-        .system_variable("lock_wait_timeout", VariableScope::Default)
-        .ok()
-        .and_then(|value| crate::eval::value::to_number(&value))
-        .map_or(31_536_000.0, crate::eval::value::Number::as_f64);
-    Duration::from_secs_f64(seconds.clamp(1.0, 31_536_000.0))
+    let one_year = engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT;
+    session_seconds(context, "lock_wait_timeout", one_year).unwrap_or(one_year)
 }
 
 /// The session's `innodb_lock_wait_timeout`, MySQL's bound on row lock
 /// waits; `None` when it cannot be read, and the engine's global applies.
 pub(crate) fn innodb_lock_wait_timeout(context: &Context<'_>) -> Option<Duration> {
-    let value = context.env.system_variable("innodb_lock_wait_timeout", VariableScope::Default).ok()?;
+    session_seconds(context, "innodb_lock_wait_timeout", Duration::from_secs(1_073_741_824))
+}
+
+/// The session's value of a variable in seconds, within its range (1 s to
+/// `max`); `None` when it cannot be read.
+fn session_seconds(context: &Context<'_>, name: &str, max: Duration) -> Option<Duration> {
+    let value = context.env.system_variable(name, VariableScope::Default).ok()?;
     let seconds = crate::eval::value::to_number(&value)?.as_f64();
-    Some(Duration::from_secs_f64(seconds.clamp(1.0, 1_073_741_824.0)))
+    Some(Duration::from_secs_f64(seconds.clamp(1.0, max.as_secs_f64())))
 }
 
 /// Gives `trx` the session's lock waits: `innodb_lock_wait_timeout` for row
