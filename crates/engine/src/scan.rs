@@ -148,6 +148,9 @@ pub struct Scan<'t> {
     /// Rows found and not yet returned, shared with their versions: a
     /// reader that only looks at a row ([`Scan::next_shared`]) never copies it.
     buffer: VecDeque<(RowKey, Arc<Row>)>,
+    /// Whether rows come with their clustered keys; a reader that never
+    /// changes them ([`Scan::rows_only`]) saves a key copy per row.
+    keys: bool,
     exhausted: bool,
 }
 
@@ -218,6 +221,7 @@ impl<'t> Scan<'t> {
             next_ranges: ranges,
             reverse: spec.reverse,
             buffer: VecDeque::new(),
+            keys: true,
             exhausted: false,
         })
     }
@@ -248,6 +252,7 @@ impl<'t> Scan<'t> {
             next_ranges: self.next_ranges,
             reverse: self.reverse,
             buffer: self.buffer,
+            keys: self.keys,
             exhausted: self.exhausted,
         }
     }
@@ -275,7 +280,8 @@ impl<'t> Scan<'t> {
                     examined += 1;
                     last = Some(key);
                     if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
-                        self.buffer.push_back((RowKey(key.clone()), Arc::clone(row)));
+                        let key = if self.keys { key.clone() } else { Vec::new() };
+                        self.buffer.push_back((RowKey(key), Arc::clone(row)));
                     }
                 }
             }
@@ -298,7 +304,8 @@ impl<'t> Scan<'t> {
                     let chain = data.rows.get(key).map(Vec::as_slice).unwrap_or_default();
                     if let Some(row) = live_row(visible(chain, &self.view, &mut lookup)) {
                         if index_prefix(&data.def, position, row) == prefix {
-                            self.buffer.push_back((RowKey(key.to_vec()), Arc::clone(row)));
+                            let key = if self.keys { key.to_vec() } else { Vec::new() };
+                            self.buffer.push_back((RowKey(key), Arc::clone(row)));
                         }
                     }
                 }
@@ -329,10 +336,23 @@ impl<'t> Scan<'t> {
 }
 
 impl Scan<'_> {
+    /// This scan without the rows' clustered keys: for a reader that only
+    /// evaluates and sends rows ([`Scan::next_shared`]), which then costs
+    /// no copy of a key per row. Such a scan is no [`Iterator`].
+    pub fn rows_only(mut self) -> Self {
+        self.keys = false;
+        self
+    }
+
     /// The next row as its version holds it, without copying its values:
     /// for readers that only evaluate and send it (SELECT). A reader that
-    /// changes rows takes them owned through [`Iterator::next`].
-    pub fn next_shared(&mut self) -> Option<(RowKey, Arc<Row>)> {
+    /// changes rows takes them owned, with their keys, through
+    /// [`Iterator::next`].
+    pub fn next_shared(&mut self) -> Option<Arc<Row>> {
+        self.next_with_key().map(|(_, row)| row)
+    }
+
+    fn next_with_key(&mut self) -> Option<(RowKey, Arc<Row>)> {
         loop {
             if let Some(item) = self.buffer.pop_front() {
                 return Some(item);
@@ -349,7 +369,8 @@ impl Iterator for Scan<'_> {
     type Item = (RowKey, Row);
 
     fn next(&mut self) -> Option<(RowKey, Row)> {
-        self.next_shared().map(|(key, row)| (key, Arc::unwrap_or_clone(row)))
+        assert!(self.keys, "a rows_only scan has no keys to give");
+        self.next_with_key().map(|(key, row)| (key, Arc::unwrap_or_clone(row)))
     }
 }
 

@@ -200,9 +200,9 @@ fn shared_rows_are_the_same_snapshot_as_owned_rows_and_outlive_later_writes() {
     trx.commit(None).unwrap();
     // A reader holds shared rows; a writer then changes one and commits.
     let reader = engine.begin();
-    let mut scan = reader.scan(table, &ScanSpec::primary()).unwrap();
+    let mut scan = reader.scan(table, &ScanSpec::primary()).unwrap().rows_only();
     let mut shared = Vec::new();
-    while let Some((_, row)) = scan.next_shared() {
+    while let Some(row) = scan.next_shared() {
         shared.push(row);
     }
     let mut writer = engine.begin();
@@ -216,9 +216,9 @@ fn shared_rows_are_the_same_snapshot_as_owned_rows_and_outlive_later_writes() {
     let mut reader = reader;
     reader.insert(table, user(4, "4@x", 4)).unwrap();
     let owned: Vec<engine::Row> = reader.scan(table, &ScanSpec::primary()).unwrap().map(|(_, row)| row).collect();
-    let mut scan = reader.scan(table, &ScanSpec::index("age").lower(Included(vec![int(0)]))).unwrap();
+    let mut scan = reader.scan(table, &ScanSpec::index("age").lower(Included(vec![int(0)]))).unwrap().rows_only();
     let mut again = Vec::new();
-    while let Some((_, row)) = scan.next_shared() {
+    while let Some(row) = scan.next_shared() {
         again.push(row.as_ref().clone());
     }
     assert_eq!(owned, vec![user(1, "1@x", 1), user(2, "2@x", 2), user(3, "3@x", 3), user(4, "4@x", 4)]);

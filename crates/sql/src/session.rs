@@ -55,6 +55,9 @@ pub struct Shared {
     /// Semi-synchronous replication as a source: its settings, the
     /// replicas' acknowledgements and the binlog's wait for them.
     pub semi_sync: Arc<source::SemiSyncSource>,
+    /// `Com_stmt_reprepare`: executions of prepared statements whose kept
+    /// plan no longer held (`exec/select_plan.rs`).
+    pub(crate) stmt_reprepares: std::sync::atomic::AtomicU64,
 }
 
 /// Makes a [`SqlSession`] per connection.
@@ -74,6 +77,7 @@ impl SqlService {
             this: this.clone(),
             locks: crate::locking::ServerLocks::default(),
             semi_sync: Arc::new(source::SemiSyncSource::default()),
+            stmt_reprepares: Default::default(),
         });
         crate::variables::row_logging::publish_global_row_logging(&shared.db, &shared.globals);
         crate::variables::semi_sync::reconcile_aliases(&shared.globals);
@@ -142,6 +146,16 @@ impl State {
 
 /// A session's user variables are bounded like everything else.
 const USER_VARIABLES_MAX: usize = 1024;
+
+/// A prepared statement: parsed once, at COM_STMT_PREPARE, and its plan
+/// kept from its first execution.
+struct Prepared {
+    parsed: Parsed,
+    sql: String,
+    /// The current database at PREPARE.
+    database: Option<String>,
+    plan: crate::exec::select_plan::PlanSlot,
+}
 
 /// The session's state other than prepared statements.
 #[derive(Default)]
@@ -212,7 +226,7 @@ pub struct SqlSession {
     shared: Arc<Shared>,
     info: ConnectionInfo,
     state: State,
-    prepared: HashMap<u32, Arc<(Parsed, String)>>,
+    prepared: HashMap<u32, Arc<Prepared>>,
 }
 
 /// What expressions see of the session.
@@ -386,6 +400,9 @@ pub struct Context<'a> {
     pub params: &'a [Value],
     /// The previous statement's warnings.
     pub warnings: &'a [Warning],
+    /// Where a prepared statement keeps its plan; `None` for a statement
+    /// of COM_QUERY, planned every time.
+    pub plan_slot: Option<&'a crate::exec::select_plan::PlanSlot>,
 }
 
 impl Context<'_> {
@@ -537,7 +554,14 @@ impl SqlSession {
 
     /// Runs one statement; `param_warnings` are the warnings its parameters
     /// raised, the first of the statement's.
-    fn run(&mut self, parsed: &Parsed, sql: &str, params: &[Value], param_warnings: Vec<Warning>) -> SqlResult<QueryResponse<'static>> {
+    fn run(
+        &mut self,
+        parsed: &Parsed,
+        sql: &str,
+        params: &[Value],
+        param_warnings: Vec<Warning>,
+        plan_slot: Option<&crate::exec::select_plan::PlanSlot>,
+    ) -> SqlResult<QueryResponse<'static>> {
         if params.len() != parsed.param_count {
             return Err(MysqlError::wrong_arguments("mysqld_stmt_execute"));
         }
@@ -563,6 +587,7 @@ impl SqlSession {
             sql,
             params,
             warnings: &state.warnings,
+            plan_slot,
         };
         let transaction = Transactions {
             trx: &mut state.trx,
@@ -989,7 +1014,7 @@ impl Session for SqlSession {
 
     fn query(&mut self, sql: &str) -> Result<QueryResponse<'_>, MysqlError> {
         let parsed = parse(sql)?;
-        self.run(&parsed, sql, &[], Vec::new())
+        self.run(&parsed, sql, &[], Vec::new(), None)
     }
 
     fn init_db(&mut self, database: &str) -> Result<(), MysqlError> {
@@ -1025,6 +1050,7 @@ impl Session for SqlSession {
             sql,
             params: &[],
             warnings: &self.state.warnings,
+            plan_slot: None,
         };
         crate::access::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {
@@ -1039,7 +1065,8 @@ impl Session for SqlSession {
         };
         let param_count = u16::try_from(parsed.param_count)
             .map_err(|_| MysqlError::new(1390, "HY000", "Prepared statement contains too many placeholders"))?;
-        self.prepared.insert(statement_id, Arc::new((parsed, sql.to_string())));
+        let database = self.state.database.clone();
+        self.prepared.insert(statement_id, Arc::new(Prepared { parsed, sql: sql.to_string(), database, plan: Default::default() }));
         Ok(PreparedStatement { param_count, params: None, columns, warnings: 0 })
     }
 
@@ -1048,7 +1075,14 @@ impl Session for SqlSession {
             self.prepared.get(&statement_id).cloned().ok_or_else(|| MysqlError::unknown_statement(statement_id, "mysqld_stmt_execute"))?;
         let mut param_warnings = Vec::new();
         let params: Vec<Value> = params.iter().map(|param| from_wire_parameter(param, &mut param_warnings)).collect();
-        self.run(&prepared.0, &prepared.1, &params, param_warnings)
+        // It runs in the database that was current at its PREPARE, as
+        // MySQL's do: a USE since then changes nothing it names.
+        let current = std::mem::replace(&mut self.state.database, prepared.database.clone());
+        let response = self.run(&prepared.parsed, &prepared.sql, &params, param_warnings, Some(&prepared.plan));
+        if self.state.database == prepared.database {
+            self.state.database = current;
+        }
+        response
     }
 
     fn close_statement(&mut self, statement_id: u32) {

@@ -325,6 +325,17 @@ impl<'a> Scope<'a> {
         Ok(truth(&self.eval(expr)?) == Some(true))
     }
 
+    /// Column `position` of `row` as an expression reads it: a TIMESTAMP
+    /// in the session's time zone, an ENUM or SET as its member's text.
+    pub fn column(&self, position: usize, row: &[Value]) -> Value {
+        match &row[position] {
+            timestamp @ Value::Timestamp { .. } => {
+                crate::eval::temporal::timestamp_local(timestamp, crate::eval::temporal::TimeZone::of(self.environment))
+            }
+            stored => self.columns.read(position, stored),
+        }
+    }
+
     fn identifier(&self, parts: &[Ident]) -> SqlResult<Value> {
         if let Some((name, scope)) = system_variable_reference(parts) {
             return self.environment.system_variable(&name, scope);
@@ -337,11 +348,7 @@ impl<'a> Scope<'a> {
             parts.len() < 2 || self.columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[parts.len() - 2].value));
         let position = self.columns.position(column).filter(|_| qualifier_matches);
         match (position, self.row) {
-            // A TIMESTAMP reads in the session's time zone.
-            (Some(position), Some(row)) if matches!(row[position], Value::Timestamp { .. }) => {
-                Ok(crate::eval::temporal::timestamp_local(&row[position], crate::eval::temporal::TimeZone::of(self.environment)))
-            }
-            (Some(position), Some(row)) => Ok(self.columns.read(position, &row[position])),
+            (Some(position), Some(row)) => Ok(self.column(position, row)),
             _ => match crate::eval::bit::bit_identifier(column).filter(|_| parts.len() == 1 && parts[0].quote_style.is_none()) {
                 Some(literal) => Ok(literal),
                 None => {

@@ -1,7 +1,7 @@
 //! Running a parsed statement: `dispatch.rs` checks its privileges and
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
 //! the index range `plan.rs` finds in WHERE, its rows streamed by
-//! `select_stream.rs`), `dml.rs`, `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
+//! `select_stream.rs`, a prepared statement's plan kept by `select_plan.rs`), `dml.rs`, `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
 //! `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
 //! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
@@ -24,6 +24,7 @@ pub(crate) mod plan;
 mod result_unsigned;
 pub(crate) mod select;
 pub(crate) mod select_locking;
+pub(crate) mod select_plan;
 pub(crate) mod select_stream;
 pub(crate) mod set;
 pub(crate) mod set_names;

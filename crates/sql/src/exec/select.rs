@@ -28,12 +28,41 @@ use crate::variables::{definition, Type};
 /// One output column: how to compute it and how to describe it.
 pub(super) struct Output {
     pub(super) expr: Expr,
+    /// The source column `expr` names plainly (`c`, `t.c`, a `*`'s
+    /// columns), found once per statement instead of by name per row.
+    column: Option<usize>,
     name: String,
     pub(super) definition: ColumnDefinition,
 }
 
+impl Output {
+    /// This output's value for the row `scope` reads.
+    pub(super) fn value(&self, scope: &Scope<'_>) -> SqlResult<Value> {
+        match (self.column, scope.row) {
+            (Some(position), Some(row)) => Ok(scope.column(position, row)),
+            _ => scope.eval(&self.expr),
+        }
+    }
+}
+
+/// The column a plain reference (`c`, `t.c`) names, found as
+/// [`Scope`] finds it; `None` for anything else (`@x`, `@@x`, `other.c`).
+fn plain_column(expr: &Expr, columns: &Columns) -> Option<usize> {
+    match expr {
+        Expr::Identifier(ident) if !ident.value.starts_with('@') => columns.position(&ident.value),
+        Expr::CompoundIdentifier(parts)
+            if parts.len() == 2 && columns.table_names.iter().any(|name| name.eq_ignore_ascii_case(&parts[0].value)) =>
+        {
+            columns.position(&parts[1].value)
+        }
+        _ => None,
+    }
+}
+
 /// The single table a SELECT reads, if any.
 pub(super) struct Source {
+    /// The table's database, as named or the current one.
+    pub(super) database: String,
     pub(super) def: Arc<TableDef>,
     pub(super) columns: Columns,
     /// An INFORMATION_SCHEMA table's rows, built when the statement
@@ -88,7 +117,7 @@ pub(super) fn source(
                 names: def.columns.iter().map(|c| c.name.clone()).collect(),
                 members: crate::eval::enumeration::table_members(&def),
             };
-            Ok(Some(Source { def, columns, rows }))
+            Ok(Some(Source { database, def, columns, rows }))
         }
         _ => Err(not_supported("joins")),
     }
@@ -233,6 +262,7 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
                 for (position, column) in source.def.columns.iter().enumerate().filter(|(_, column)| !column.attributes.invisible) {
                     outputs.push(Output {
                         expr: Expr::Identifier(sqlparser::ast::Ident::new(column.name.clone())),
+                        column: Some(position),
                         name: column.name.clone(),
                         definition: column_definition(&source.def, position, None),
                     });
@@ -279,7 +309,8 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
                         definition
                     }
                 };
-                outputs.push(Output { expr: expr.clone(), name, definition });
+                let column = source.and_then(|source| plain_column(expr, &source.columns));
+                outputs.push(Output { expr: expr.clone(), column, name, definition });
             }
             other => return Err(not_supported(other.to_string())),
         }
@@ -532,8 +563,8 @@ pub(super) fn run_over(
         }
         (Some(source), Some(trx), None) => {
             let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
-            let mut scan = trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?;
-            while let Some((_, row)) = scan.next_shared() {
+            let mut scan = trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?.rows_only();
+            while let Some(row) = scan.next_shared() {
                 if context.env.is_query_killed() {
                     return Err(protocol::MysqlError::query_interrupted());
                 }
@@ -575,6 +606,14 @@ pub(super) fn run_over(
     let width = source.as_ref().map_or(0, |s| s.def.columns.len());
     let groups: Vec<Group> = if aggregates.is_empty() && group_by.is_empty() {
         rows.into_iter().map(|row| (row, None)).collect()
+    } else if group_by.is_empty() {
+        // Aggregates without GROUP BY: one group of every row, even none.
+        let mut values = HashMap::new();
+        for function in &aggregates {
+            values.insert(function.to_string(), aggregate(function, &rows, columns, context)?);
+        }
+        let representative = rows.into_iter().next().unwrap_or_else(|| Arc::new(vec![Value::Null; width]));
+        vec![(representative, Some(values))]
     } else {
         let mut order: Vec<Vec<u8>> = Vec::new();
         let mut members: HashMap<Vec<u8>, Vec<Arc<Vec<Value>>>> = HashMap::new();
@@ -590,10 +629,6 @@ pub(super) fn run_over(
                 order.push(key.clone());
             }
             members.entry(key).or_default().push(row);
-        }
-        if order.is_empty() && group_by.is_empty() {
-            order.push(Vec::new());
-            members.insert(Vec::new(), Vec::new());
         }
         let mut groups = Vec::with_capacity(order.len());
         for key in order {
@@ -613,7 +648,7 @@ pub(super) fn run_over(
     for (row, aggregate_values) in &groups {
         let scope =
             Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
-        let output: Vec<Value> = outputs.iter().map(|o| scope.eval(&o.expr)).collect::<SqlResult<_>>()?;
+        let output: Vec<Value> = outputs.iter().map(|o| o.value(&scope)).collect::<SqlResult<_>>()?;
         if let (Some(having), Some(having_columns)) = (&select.having, &having_columns) {
             let combined: Vec<Value> = output.iter().chain(row.iter()).cloned().collect();
             let having_scope = Scope {

@@ -28,7 +28,8 @@ use protocol::{ConnectionInfo, MysqlError, QueryResponse, ResultSet, RowStream};
 use sqlparser::ast::{Expr, GroupByExpr, Query, Select, SetExpr};
 
 use super::gtid_next::GtidNext;
-use super::select::{conform, is_aggregate_free, Output};
+use super::select::{conform, is_aggregate_free};
+use super::select_plan::SelectShape;
 use crate::error::SqlResult;
 use crate::eval::expr::{Columns, Environment as _, Scope};
 use crate::eval::value::{into_wire, Value};
@@ -67,7 +68,7 @@ impl RowSource<'_> {
     /// read and projected, never copied whole.
     fn next(&mut self) -> Option<Arc<Vec<Value>>> {
         match self {
-            RowSource::Scan(scan) => scan.next_shared().map(|(_, row)| row),
+            RowSource::Scan(scan) => scan.next_shared(),
             RowSource::Built(rows) => rows.next().map(Arc::new),
         }
     }
@@ -86,8 +87,9 @@ impl RowSource<'_> {
 pub struct SelectRows<'t> {
     rows: RowSource<'t>,
     selection: Option<Cow<'t, Expr>>,
-    outputs: Vec<Output>,
-    columns: Columns,
+    /// The table, the names expressions read and the outputs: a prepared
+    /// statement's kept plan, or resolved for this statement.
+    shape: Arc<SelectShape>,
     offset_rows: u64,
     limit_rows: u64,
 }
@@ -96,33 +98,24 @@ impl<'t> SelectRows<'t> {
     /// Opens the scan of `select`'s table (or takes the rows built for an
     /// INFORMATION_SCHEMA table); `None` for a SELECT without FROM.
     pub fn open(query: &'t Query, select: &'t Select, context: &Context<'_>, trx: &'t Transaction) -> SqlResult<Option<SelectRows<'t>>> {
-        let catalog = context.db().catalog();
-        let Some(mut source) = super::select::source(select, catalog, context.env.database, Some(context))? else {
+        let Some((shape, built_rows)) = super::select_plan::shape(select, context)? else {
             return Ok(None);
         };
-        let outputs = super::select::outputs(select, Some(&source))?;
         let no_columns = Columns::default();
         let constants = context.constants(&no_columns);
         let (limit, offset) = super::select::limit_and_offset(query, &constants)?;
-        let (rows, selection) = match source.rows.take() {
+        let (rows, selection) = match built_rows {
             Some(rows) => (RowSource::Built(rows.into_iter()), select.selection.as_ref().map(Cow::Borrowed)),
             None => {
-                let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
-                (RowSource::Scan(trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?), plan.residual)
+                let plan = crate::exec::plan::plan(&shape.def, select.selection.as_ref(), &constants);
+                (RowSource::Scan(trx.scan(shape.def.id, &plan.spec).map_err(crate::error::engine_error)?.rows_only()), plan.residual)
             }
         };
-        Ok(Some(SelectRows {
-            rows,
-            selection,
-            outputs,
-            columns: source.columns,
-            offset_rows: offset,
-            limit_rows: limit.unwrap_or(u64::MAX),
-        }))
+        Ok(Some(SelectRows { rows, selection, shape, offset_rows: offset, limit_rows: limit.unwrap_or(u64::MAX) }))
     }
 
     pub fn definitions(&self) -> Vec<protocol::ColumnDefinition> {
-        self.outputs.iter().map(|output| output.definition.clone()).collect()
+        self.shape.outputs.iter().map(|output| output.definition.clone()).collect()
     }
 
     /// The next output row, or `None` at the end.
@@ -134,7 +127,7 @@ impl<'t> SelectRows<'t> {
             if env.is_query_killed() {
                 return Err(MysqlError::query_interrupted());
             }
-            let scope = Scope::for_row(&self.columns, &row, params, env);
+            let scope = Scope::for_row(&self.shape.columns, &row, params, env);
             if let Some(selection) = &self.selection {
                 if !scope.is_true(selection)? {
                     continue;
@@ -144,9 +137,9 @@ impl<'t> SelectRows<'t> {
                 self.offset_rows -= 1;
                 continue;
             }
-            let mut output = Vec::with_capacity(self.outputs.len());
-            for column in &self.outputs {
-                output.push(into_wire(conform(scope.eval(&column.expr)?, &column.definition)));
+            let mut output = Vec::with_capacity(self.shape.outputs.len());
+            for column in &self.shape.outputs {
+                output.push(into_wire(conform(column.value(&scope)?, &column.definition)));
             }
             // A SLEEP() that KILL QUERY cut short returns 1; the query
             // fails, as in mysqld.
@@ -163,8 +156,7 @@ impl<'t> SelectRows<'t> {
         SelectRows {
             rows: self.rows.detach(),
             selection: self.selection.map(|selection| Cow::Owned(selection.into_owned())),
-            outputs: self.outputs,
-            columns: self.columns,
+            shape: self.shape,
             offset_rows: self.offset_rows,
             limit_rows: self.limit_rows,
         }

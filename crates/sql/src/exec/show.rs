@@ -123,6 +123,9 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 // counts only InnoDB's); with `binlog_storage_engine =
                 // engine` only rotations and checkpoints sync them.
                 ("binlogd_binlog_fsyncs", database_counters.binlog_fsyncs.to_string()),
+                // MySQL's name for statements prepared again because what
+                // they read changed; here, kept plans made again.
+                ("Com_stmt_reprepare", context.shared.stmt_reprepares.load(Ordering::Relaxed).to_string()),
                 // MariaDB's name for what waits for purge; counted in
                 // row keys (InnoDB counts undo logs), bounded at 4096 for
                 // small commits under flush 1 (engine/src/purge.rs).

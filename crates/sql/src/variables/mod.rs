@@ -86,9 +86,24 @@ impl Definition {
 pub use registry::{DEFINITIONS, SERVER_VERSION};
 
 pub fn definition(name: &str) -> Option<&'static Definition> {
-    let name = name.to_ascii_lowercase().replace('-', "_");
-    DEFINITIONS.iter().find(|definition| definition.name == name)
+    definition_index(name).map(|index| &DEFINITIONS[index])
 }
+
+/// `name`'s place in [`DEFINITIONS`].
+fn definition_index(name: &str) -> Option<usize> {
+    // Statements read several variables each (sql_mode, time_zone, ...):
+    // a name already in its stored spelling is looked up without a copy.
+    let stored = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
+    let name: std::borrow::Cow<'_, str> = match name.bytes().all(stored) {
+        true => name.into(),
+        false => name.to_ascii_lowercase().replace('-', "_").into(),
+    };
+    DEFINITIONS_BY_NAME.get(name.as_ref()).copied()
+}
+
+/// Each definition's place in [`DEFINITIONS`], by name.
+static DEFINITIONS_BY_NAME: std::sync::LazyLock<std::collections::HashMap<&'static str, usize>> =
+    std::sync::LazyLock::new(|| DEFINITIONS.iter().enumerate().map(|(index, definition)| (definition.name, index)).collect());
 
 /// `value` as the variable stores it, or 1231.
 pub fn normalize(definition: &Definition, value: &Value) -> SqlResult<Value> {
@@ -122,7 +137,9 @@ pub fn shown(definition: &Definition, value: &Value) -> String {
 
 /// The global values, shared by every session.
 pub struct GlobalVariables {
-    values: RwLock<BTreeMap<&'static str, Value>>,
+    /// By the definition's place in [`DEFINITIONS`]: a transaction's
+    /// first statement reads several, and a name is looked up once.
+    values: RwLock<Vec<Value>>,
 }
 
 impl GlobalVariables {
@@ -130,7 +147,7 @@ impl GlobalVariables {
     /// from it (after the startup values were written there), else the
     /// startup value in `given`, else the default.
     pub fn new(config: &StartupConfig, given: &[(&'static Definition, Setting)]) -> SqlResult<GlobalVariables> {
-        let mut values = BTreeMap::new();
+        let mut values = Vec::with_capacity(DEFINITIONS.len());
         for definition in DEFINITIONS {
             let text = match definition.origin {
                 Origin::Startup(field) => (field.read)(config),
@@ -139,22 +156,23 @@ impl GlobalVariables {
                     None => definition.default_text(),
                 },
             };
-            values.insert(definition.name, normalize(definition, &Value::Bytes(text.into_bytes()))?);
+            values.push(normalize(definition, &Value::Bytes(text.into_bytes()))?);
         }
         Ok(GlobalVariables { values: RwLock::new(values) })
     }
 
     pub fn get(&self, name: &str) -> Option<Value> {
-        let definition = definition(name)?;
-        self.values.read().get(definition.name).cloned()
+        let index = definition_index(name)?;
+        Some(self.values.read()[index].clone())
     }
 
     pub fn set(&self, definition: &'static Definition, value: Value) {
-        self.values.write().insert(definition.name, value);
+        let index = definition_index(definition.name).expect("a definition of DEFINITIONS");
+        self.values.write()[index] = value;
     }
 
     pub fn snapshot(&self) -> BTreeMap<&'static str, Value> {
-        self.values.read().clone()
+        DEFINITIONS.iter().map(|definition| definition.name).zip(self.values.read().iter().cloned()).collect()
     }
 }
 
@@ -182,6 +200,9 @@ mod tests {
         assert_eq!(globals.get("max_connections"), Some(Value::Int(20)));
         assert_eq!(globals.get("autocommit"), Some(Value::Int(1)));
         assert!(started_with(&[("no_such", "1")]).is_err());
+        // Any case, and the option spelling with dashes, name the same one.
+        assert!(std::ptr::eq(definition("SQL-Mode").unwrap(), definition("sql_mode").unwrap()));
+        assert!(definition("sql_mode2").is_none());
     }
 
     #[test]
