@@ -81,7 +81,7 @@ fn each_spec_gives_mysqls_shape_and_keeps_the_rows() {
         show_create(&server, "d.t"),
         format!(
             "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `a` bigint unsigned DEFAULT '7',\n  `cc` int NOT NULL,\n  \
-             `bee` varchar(20) NOT NULL DEFAULT '',\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `ua` (`a`),\n  KEY `pair` (`cc`,`bee`)\n{SUFFIX}"
+             `bee` varchar(20) NOT NULL DEFAULT '',\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `ua` (`a`),\n  KEY `pair` (`cc`,`bee`)\n{SUFFIX} COMMENT='kept'"
         )
     );
     ok(&mut c, "INSERT INTO d.t (id, cc) VALUES (4, 40)");

@@ -36,6 +36,7 @@ fn sbtest(engine: &Engine, n: usize) -> engine::TableId {
         indexes: vec![IndexSpec { name: "k".into(), columns: vec!["k".into()], unique: false }],
         auto_increment_start: 0,
         partitioning: None,
+        comment: String::new(),
     };
     engine.create_table(&spec).unwrap().id
 }
@@ -64,6 +65,7 @@ fn main() {
             indexes: vec![],
             auto_increment_start: 0,
             partitioning: None,
+            comment: String::new(),
         })
         .unwrap()
         .id;

@@ -142,6 +142,9 @@ pub struct TableDef {
     pub next_index_id: IndexId,
     /// PARTITION BY, for a partitioned table.
     pub partitioning: Option<Partitioning>,
+    /// The COMMENT table option: SHOW CREATE TABLE, SHOW TABLE STATUS and
+    /// INFORMATION_SCHEMA.TABLES show it; empty for none, as in MySQL.
+    pub comment: String,
 }
 
 /// What CREATE TABLE asks for, by column names.
@@ -156,6 +159,8 @@ pub struct TableSpec {
     /// 0 means 1.
     pub auto_increment_start: u64,
     pub partitioning: Option<Partitioning>,
+    /// The COMMENT table option; empty for none.
+    pub comment: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,6 +215,7 @@ impl TableDef {
                 .collect(),
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
+            comment: self.comment.clone(),
         }
     }
 
@@ -262,6 +268,7 @@ impl TableDef {
             auto_increment_start: spec.auto_increment_start.max(1),
             next_index_id: CLUSTERED_INDEX_ID + 1,
             partitioning: spec.partitioning.clone(),
+            comment: spec.comment.clone(),
         };
         for index in &spec.indexes {
             let index = def.new_index(index)?;
@@ -399,6 +406,7 @@ mod tests {
             indexes: vec![IndexSpec { name: "email".into(), columns: vec!["email".into()], unique: true }],
             auto_increment_start: 0,
             partitioning: None,
+            comment: String::new(),
         }
     }
 

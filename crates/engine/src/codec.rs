@@ -355,8 +355,7 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     out.put_u64(def.id);
     put_str(out, &def.database);
     put_str(out, &def.name);
-    let flagged_count = def.columns.len() as u32 | if def.partitioning.is_some() { TABLE_HAS_PARTITIONING } else { 0 };
-    out.put_u32(flagged_count);
+    out.put_u32(flagged_column_count(def));
     for column in &def.columns {
         put_str(out, &column.name);
         put_column_type(out, &column.column_type);
@@ -389,13 +388,42 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     if let Some(partitioning) = &def.partitioning {
         put_partitioning(out, partitioning);
     }
+    if !def.comment.is_empty() {
+        put_str(out, &def.comment);
+    }
 }
 
-/// The top bit of a table definition's column count: a partitioning
-/// section follows the definition. Definitions written before
-/// partitioning existed never have it (a table has at most 4096 columns),
-/// so they read as they always did.
+/// A table definition, in order:
+///
+/// | field | encoding |
+/// |-------|----------|
+/// | id | u64 |
+/// | database, name | strings (u32 length + UTF-8) |
+/// | flagged column count | u32: the column count, [`TABLE_HAS_PARTITIONING`] and [`TABLE_HAS_COMMENT`] in its top bits |
+/// | columns | each: name, type code u8, type metadata (u32 length + bytes), flags u8 (see [`COLUMN_FLAGS_KNOWN`]), collation u16, [DEFAULT], [CURRENT_TIMESTAMP u8], [attributes] |
+/// | primary key | column positions (u32 count, each u32) |
+/// | indexes | u32 count, then each: id u32, name, unique u8, column positions |
+/// | auto_increment start | u64 |
+/// | next index id | u32 |
+/// | partitioning | only with [`TABLE_HAS_PARTITIONING`], see [`put_partitioning`] |
+/// | comment | only with [`TABLE_HAS_COMMENT`]: string |
+///
+/// The flags sit in the column count because a table has at most 4096
+/// columns: a definition written before a flag existed never has it set,
+/// so it reads as it always did, and one without the optional parts keeps
+/// exactly those bytes.
+fn flagged_column_count(def: &TableDef) -> u32 {
+    let partitioning = if def.partitioning.is_some() { TABLE_HAS_PARTITIONING } else { 0 };
+    let comment = if def.comment.is_empty() { 0 } else { TABLE_HAS_COMMENT };
+    def.columns.len() as u32 | partitioning | comment
+}
+
+/// In the column count: a partitioning section follows the definition.
 const TABLE_HAS_PARTITIONING: u32 = 0x8000_0000;
+/// In the column count: the table's COMMENT follows the definition (after
+/// the partitioning section, when there is one).
+const TABLE_HAS_COMMENT: u32 = 0x4000_0000;
+const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT;
 
 /// | field | encoding |
 /// |-------|----------|
@@ -511,7 +539,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     let database = reader.string("database name")?;
     let name = reader.string("table name")?;
     let flagged_count = reader.u32("columns")?;
-    let column_count = (flagged_count & !TABLE_HAS_PARTITIONING) as usize;
+    let column_count = (flagged_count & !TABLE_FLAGS) as usize;
     if column_count.saturating_mul(12) > reader.remaining() {
         return Err(EngineError::corrupt(format!("columns: {column_count} items cannot fit {} bytes", reader.remaining())));
     }
@@ -551,7 +579,8 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
         return Err(EngineError::corrupt(format!("table {name}: index ids past {next_index_id}")));
     }
     let partitioning = if flagged_count & TABLE_HAS_PARTITIONING != 0 { Some(read_partitioning(reader)?) } else { None };
-    Ok(TableDef { id, database, name, columns, primary_key, indexes, auto_increment_start, next_index_id, partitioning })
+    let comment = if flagged_count & TABLE_HAS_COMMENT != 0 { reader.string("table comment")? } else { String::new() };
+    Ok(TableDef { id, database, name, columns, primary_key, indexes, auto_increment_start, next_index_id, partitioning, comment })
 }
 
 fn put_index_def(out: &mut Vec<u8>, index: &IndexDef) {
@@ -878,6 +907,60 @@ mod tests {
         let mut out = Vec::new();
         put_table_def(&mut out, &def);
         assert_eq!(&out[8 + 4 + 1 + 4 + 1..8 + 4 + 1 + 4 + 1 + 4], &2u32.to_le_bytes());
+    }
+
+    #[test]
+    fn table_comments_round_trip_and_definitions_without_one_keep_their_bytes() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef::new("id", ColumnType::Long)],
+            primary_key: vec!["id".into()],
+            comment: "orders, née «commandes»; it's kept".into(),
+            ..Default::default()
+        };
+        let commented = TableDef::from_spec(3, &spec).unwrap();
+        let record = DdlRecord::CreateTable { def: commented.clone() };
+        let bytes = encode_ddl(&record);
+        assert_eq!(decode_ddl(&bytes).unwrap(), record);
+        for cut in 0..bytes.len() {
+            assert!(decode_ddl(&bytes[..cut]).is_err());
+        }
+
+        // Without a comment the column count has no flag and nothing
+        // follows: the bytes written before comments existed, which read
+        // back with an empty comment.
+        let plain = TableDef { comment: String::new(), ..commented.clone() };
+        let mut plain_bytes = Vec::new();
+        put_table_def(&mut plain_bytes, &plain);
+        let count_at = 8 + 4 + 1 + 4 + 1;
+        assert_eq!(&plain_bytes[count_at..count_at + 4], &1u32.to_le_bytes());
+        assert_eq!(read_table_def(&mut ByteReader::new(&plain_bytes)).unwrap().comment, "");
+
+        // With one, the same bytes with the flag set and the comment last.
+        let mut expected = plain_bytes;
+        expected[count_at..count_at + 4].copy_from_slice(&(1 | TABLE_HAS_COMMENT).to_le_bytes());
+        put_str(&mut expected, &commented.comment);
+        let mut commented_bytes = Vec::new();
+        put_table_def(&mut commented_bytes, &commented);
+        assert_eq!(commented_bytes, expected);
+
+        // After a partitioning section, in a rebuilt table's record.
+        use crate::partition::{PartitionDef, PartitionMethod, PartitionValues, Partitioning};
+        let partitioned = crate::catalog::TableSpec {
+            partitioning: Some(Partitioning {
+                method: PartitionMethod::Hash,
+                linear: false,
+                key_algorithm: 0,
+                columns: vec!["id".into()],
+                by_count: true,
+                partitions: vec![PartitionDef { name: "p0".into(), values: PartitionValues::Hashed, comment: None }],
+            }),
+            ..spec
+        };
+        let record =
+            DdlRecord::RebuildTable { table: 3, def: TableDef::from_spec(3, &partitioned).unwrap(), rows: vec![], auto_increment_next: 1 };
+        assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
     }
 
     #[test]

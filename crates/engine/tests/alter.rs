@@ -39,6 +39,7 @@ fn reshaped(def: &engine::TableDef, rows: Vec<engine::Row>) -> engine::Result<Ta
         indexes: vec![IndexSpec { name: "email".into(), columns: vec!["email".into()], unique: true }],
         auto_increment_start: 0,
         partitioning: None,
+        comment: String::new(),
     };
     let rows = rows.into_iter().map(|row| vec![row[0].clone(), text("here"), row[1].clone()]).collect();
     Ok(TableRebuild { spec, rows, auto_increment: None })
@@ -104,6 +105,7 @@ fn duplicates_under_a_new_unique_key_refuse_the_rebuild_and_log_nothing() {
                 indexes: vec![IndexSpec { name: "age".into(), columns: vec!["age".into()], unique: true }],
                 auto_increment_start: 0,
                 partitioning: None,
+                comment: String::new(),
             };
             spec.columns[2].nullable = true;
             Ok(TableRebuild { spec, rows, auto_increment: None })

@@ -38,6 +38,7 @@ pub fn users(engine: &Engine) -> TableDef {
         ],
         auto_increment_start: 0,
         partitioning: None,
+        comment: String::new(),
     };
     (*engine.create_table(&spec).unwrap()).clone()
 }

@@ -42,6 +42,7 @@ struct Working {
     auto_increment: Option<u64>,
     /// Kept through the copy, its columns following renames.
     partitioning: Option<engine::Partitioning>,
+    comment: String,
 }
 
 pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> SqlResult<Outcome> {
@@ -83,7 +84,7 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     let rules = WriteRules::of(&context.env);
     let result = context.execute_ddl(&context.statement_context(), |engine| {
         engine.alter_table(&database, &table, lock_wait_timeout(context), |def, rows| {
-            let converted = plan(alter, def, context)
+            let converted = plan(alter, def, context, &mut warnings)
                 .and_then(|working| convert(&working, def, rows, rules, &mut warnings).map(|rows| (working, rows)));
             match converted {
                 Ok((working, rows)) => {
@@ -107,8 +108,9 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     Ok(outcome)
 }
 
-/// The specs applied, in order, to `def`.
-fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>) -> SqlResult<Working> {
+/// The specs applied, in order, to `def`; what they warn of (a comment
+/// cut to MySQL's length) goes to `warnings`.
+fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>, warnings: &mut Vec<Warning>) -> SqlResult<Working> {
     let declared = def.to_spec();
     let mut working = Working {
         database: declared.database,
@@ -118,9 +120,10 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>) -> SqlResult<
         indexes: declared.indexes,
         auto_increment: None,
         partitioning: declared.partitioning,
+        comment: declared.comment,
     };
     for spec in &alter.specs {
-        working.apply(spec, context)?;
+        working.apply(spec, context, warnings)?;
     }
     if working.columns.is_empty() {
         return Err(MysqlError::new(1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead"));
@@ -161,6 +164,7 @@ impl Working {
             indexes: self.indexes.clone(),
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
+            comment: self.comment.clone(),
         }
     }
 
@@ -218,7 +222,7 @@ impl Working {
         (2..).map(|n| format!("{first_column}_{n}")).find(|name| !taken(name)).expect("some suffix is free")
     }
 
-    fn apply(&mut self, spec: &AlterSpec, context: &Context<'_>) -> SqlResult<()> {
+    fn apply(&mut self, spec: &AlterSpec, context: &Context<'_>, warnings: &mut Vec<Warning>) -> SqlResult<()> {
         match spec {
             AlterSpec::AddColumns { columns, position } => {
                 let mut position = position.clone();
@@ -339,6 +343,10 @@ impl Working {
             }
             AlterSpec::AutoIncrement(value) => {
                 self.auto_increment = Some(*value);
+                Ok(())
+            }
+            AlterSpec::Comment(comment) => {
+                self.comment = crate::exec::table_comment::checked(comment, &self.name, WriteRules::of(&context.env).mode, warnings)?;
                 Ok(())
             }
             AlterSpec::Harmless => Ok(()),

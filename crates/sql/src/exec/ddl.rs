@@ -159,16 +159,20 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
     if catalog.table(&database, &table).is_ok() && create.if_not_exists {
         return Ok(ok_with_note(1050, format!("Table '{table}' already exists")));
     }
+    let mut warnings = Vec::new();
     let spec = if let Some(like) = &create.like {
         let source = match like {
             CreateTableLikeKind::Parenthesized(like) | CreateTableLikeKind::Plain(like) => &like.name,
         };
         let (source_database, source_table) = table_name(source, context)?;
         let def = catalog.table(&source_database, &source_table).map_err(crate::error::engine_error)?;
-        // CREATE TABLE ... LIKE copies keys and partitioning, as MySQL does.
+        // CREATE TABLE ... LIKE copies keys, partitioning and the comment,
+        // as MySQL does.
         TableSpec { database: database.clone(), name: table.clone(), ..def.to_spec() }
     } else {
-        let mut spec = TableSpec { database: database.clone(), name: table.clone(), ..TableSpec::default() };
+        let comment = crate::exec::table_comment::from_options(&create.table_options).unwrap_or_default();
+        let comment = crate::exec::table_comment::checked(comment, &table, WriteRules::of(&context.env).mode, &mut warnings)?;
+        let mut spec = TableSpec { database: database.clone(), name: table.clone(), comment, ..TableSpec::default() };
         let mut generation_exprs = Vec::new();
         for column in &create.columns {
             let built = build_column(column, context)?;
@@ -231,7 +235,9 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
     }
     check_no_json_keys(&spec.columns, std::iter::once(&spec.primary_key).chain(spec.indexes.iter().map(|index| &index.columns)))?;
     context.execute_ddl(&context.statement_context(), |engine| engine.create_table(&spec)).map_err(database_error)?;
-    Ok(Outcome::ok())
+    let mut outcome = Outcome::ok();
+    outcome.warnings = warnings;
+    Ok(outcome)
 }
 
 /// A column definition as CREATE TABLE and ALTER TABLE read it, with

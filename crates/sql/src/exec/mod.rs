@@ -31,4 +31,5 @@ pub(crate) mod set_names;
 pub(crate) mod show;
 pub(crate) mod show_objects;
 pub(crate) mod show_partitions;
+pub(crate) mod table_comment;
 pub(crate) mod transaction_statements;

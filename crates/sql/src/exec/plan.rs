@@ -450,6 +450,7 @@ mod tests {
             auto_increment_start: 1,
             next_index_id: 5,
             partitioning: None,
+            comment: String::new(),
         }
     }
 

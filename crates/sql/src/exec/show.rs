@@ -255,9 +255,10 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 lines.push(format!("  {kind} {} ({})", quoted_identifier(&index.name), names(&index.columns)));
             }
             let text = format!(
-                "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{}",
+                "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{}{}",
                 quoted_identifier(&def.name),
                 lines.join(",\n"),
+                crate::exec::table_comment::create_table_option(&def.comment),
                 crate::exec::show_partitions::create_table_suffix(&def).unwrap_or_default()
             );
             text_result(&["Table", "Create Table"], vec![vec![Some(def.name.clone()), Some(text)]])

@@ -59,5 +59,6 @@ pub fn definition(name: &str, columns: &[Column]) -> Arc<TableDef> {
         auto_increment_start: 1,
         next_index_id: 1,
         partitioning: None,
+        comment: String::new(),
     })
 }

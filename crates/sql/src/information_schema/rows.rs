@@ -78,7 +78,7 @@ pub fn tables(visible: &Visible<'_>) -> Vec<Vec<Value>> {
                 text("utf8mb4_general_ci"),
                 Value::Null,
                 text(""),
-                text(""),
+                text(&def.comment),
             ]);
             row
         })

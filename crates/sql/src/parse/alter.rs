@@ -63,9 +63,10 @@ pub enum AlterSpec {
         to: String,
     },
     AutoIncrement(u64),
+    /// `COMMENT [=] 'text'`; empty removes the table's comment.
+    Comment(String),
     /// A table option that changes nothing binlogd keeps (ENGINE=InnoDB,
-    /// COMMENT, ALGORITHM, LOCK, the table's default character set, which
-    /// only columns added later would take: binlogd's is utf8mb4).
+    /// FORCE, those in `IGNORED_TABLE_OPTIONS`).
     Harmless,
 }
 
@@ -74,7 +75,10 @@ pub(super) fn parse_alter_table(words: &mut Words) -> SqlResult<Option<Statement
     let (database, table) = words.qualified_name().ok_or_else(|| syntax_error(&words.rest()))?;
     let mut specs = Vec::new();
     for part in split_top_level(&words.tokens[words.position..]) {
-        specs.push(parse_spec(part)?);
+        match is_table_option(part) {
+            true => specs.extend(parse_table_options(part)?),
+            false => specs.push(parse_spec(part)?),
+        }
     }
     // A bare `ALTER TABLE t` is valid and changes nothing.
     if specs.is_empty() {
@@ -226,32 +230,79 @@ fn parse_spec(tokens: &[Token]) -> SqlResult<AlterSpec> {
                 _ => Err(not_supported(format!("ALTER TABLE ... ALTER {}", text(rest)))),
             }
         }
-        "AUTO_INCREMENT" => {
-            let at = if tokens.get(1) == Some(&Token::Eq) { 2 } else { 1 };
-            ends_at(tokens, at + 1)?;
-            match tokens.get(at) {
-                Some(Token::Number(number, _)) => number.parse().map(AlterSpec::AutoIncrement).map_err(|_| syntax_error(number)),
-                _ => Err(syntax_error(&text(&tokens[at.min(tokens.len())..]))),
-            }
-        }
-        "ENGINE" => {
-            let at = if tokens.get(1) == Some(&Token::Eq) { 2 } else { 1 };
-            ends_at(tokens, at + 1)?;
-            let engine = identifier_at(tokens, at)?;
-            if !engine.eq_ignore_ascii_case("InnoDB") {
-                return Err(not_supported(format!("ENGINE={engine}")));
-            }
-            Ok(AlterSpec::Harmless)
-        }
-        "DEFAULT" | "CHARSET" | "CHARACTER" | "COLLATE" | "COMMENT" | "ALGORITHM" | "LOCK" | "ROW_FORMAT" | "FORCE" => {
-            Ok(AlterSpec::Harmless)
-        }
         "CONVERT" | "ORDER" | "PARTITION" | "DISCARD" | "IMPORT" | "ENABLE" | "DISABLE" | "TRUNCATE" | "COALESCE" | "REORGANIZE"
         | "EXCHANGE" | "REMOVE" | "ANALYZE" | "CHECK" | "OPTIMIZE" | "REBUILD" | "REPAIR" => {
             Err(not_supported(format!("ALTER TABLE ... {}", text(tokens))))
         }
         _ => Err(syntax_error(&text(tokens))),
     }
+}
+
+/// Table options binlogd takes and ignores: the table's default
+/// character set (only columns added later would take it; binlogd's is
+/// utf8mb4), how MySQL would run the ALTER, and InnoDB's storage tuning.
+const IGNORED_TABLE_OPTIONS: &[&str] = &[
+    "CHARSET",
+    "CHARACTER",
+    "COLLATE",
+    "ALGORITHM",
+    "LOCK",
+    "ROW_FORMAT",
+    "KEY_BLOCK_SIZE",
+    "STATS_PERSISTENT",
+    "STATS_AUTO_RECALC",
+    "STATS_SAMPLE_PAGES",
+];
+
+/// Whether a spec is a run of table options, which MySQL lets follow one
+/// another without commas (`ENGINE=InnoDB COMMENT='x'`).
+fn is_table_option(tokens: &[Token]) -> bool {
+    keyword_at(tokens, 0).is_some_and(|word| {
+        matches!(word.as_str(), "AUTO_INCREMENT" | "ENGINE" | "COMMENT" | "DEFAULT" | "FORCE")
+            || IGNORED_TABLE_OPTIONS.contains(&word.as_str())
+    })
+}
+
+/// Each table option of a run, in order.
+fn parse_table_options(tokens: &[Token]) -> SqlResult<Vec<AlterSpec>> {
+    let mut specs = Vec::new();
+    let mut at = 0;
+    while at < tokens.len() {
+        let (spec, next) = parse_table_option(tokens, at)?;
+        specs.push(spec);
+        at = next;
+    }
+    Ok(specs)
+}
+
+/// The table option at `at` (`NAME [=] value`, FORCE, or a character set
+/// or collation with its optional DEFAULT) and where the next one starts.
+fn parse_table_option(tokens: &[Token], at: usize) -> SqlResult<(AlterSpec, usize)> {
+    let syntax = || syntax_error(&text(&tokens[at..]));
+    let at = if keyword_at(tokens, at).as_deref() == Some("DEFAULT") { at + 1 } else { at };
+    let name = keyword_at(tokens, at).ok_or_else(syntax)?;
+    if name == "FORCE" {
+        return Ok((AlterSpec::Harmless, at + 1));
+    }
+    let name_end = if name == "CHARACTER" && keyword_at(tokens, at + 1).as_deref() == Some("SET") { at + 2 } else { at + 1 };
+    let value_at = if tokens.get(name_end) == Some(&Token::Eq) { name_end + 1 } else { name_end };
+    let value = tokens.get(value_at).ok_or_else(syntax)?;
+    let spec = match (name.as_str(), value) {
+        ("AUTO_INCREMENT", Token::Number(number, _)) => number.parse().map(AlterSpec::AutoIncrement).map_err(|_| syntax_error(number))?,
+        ("COMMENT", Token::SingleQuotedString(comment) | Token::DoubleQuotedString(comment)) => AlterSpec::Comment(comment.clone()),
+        ("ENGINE", _) => {
+            let engine = identifier_at(tokens, value_at)?;
+            if !engine.eq_ignore_ascii_case("InnoDB") {
+                return Err(not_supported(format!("ENGINE={engine}")));
+            }
+            AlterSpec::Harmless
+        }
+        (ignored, Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_)) if IGNORED_TABLE_OPTIONS.contains(&ignored) => {
+            AlterSpec::Harmless
+        }
+        _ => return Err(syntax()),
+    };
+    Ok((spec, value_at + 1))
 }
 
 fn parse_add(tokens: &[Token]) -> SqlResult<AlterSpec> {
@@ -370,6 +421,29 @@ mod tests {
             matches!(&read[6], AlterSpec::ChangeColumn { old, column, position: Some(ColumnPosition::After(after)) } if old == "o" && column.name.value == "n" && after == "x")
         );
         assert_eq!(read[7..], [AlterSpec::Harmless, AlterSpec::AutoIncrement(5)]);
+    }
+
+    #[test]
+    fn table_options_follow_one_another_without_commas() {
+        let read = specs(
+            "ALTER TABLE t ENGINE=InnoDB COMMENT 'it''s new' DEFAULT CHARSET = utf8mb4, CHARACTER SET utf8mb4 COLLATE utf8mb4_bin, FORCE KEY_BLOCK_SIZE=8",
+        );
+        let harmless = AlterSpec::Harmless;
+        assert_eq!(
+            read,
+            [
+                harmless.clone(),
+                AlterSpec::Comment("it's new".into()),
+                harmless.clone(),
+                harmless.clone(),
+                harmless.clone(),
+                harmless.clone(),
+                harmless
+            ]
+        );
+        assert_eq!(specs("ALTER TABLE t COMMENT = ''"), [AlterSpec::Comment(String::new())]);
+        assert_eq!(parse("ALTER TABLE t COMMENT").unwrap_err().code, 1064);
+        assert_eq!(parse("ALTER TABLE t COMMENT = 5").unwrap_err().code, 1064);
     }
 
     #[test]
