@@ -228,7 +228,7 @@ impl RowEvents {
         }
         let mut event: Option<RowsEvent> = None;
         for change in run {
-            let (before, after) = (change.before.as_deref(), change.after.as_deref());
+            let (before, after) = (change.before.as_deref().map(Vec::as_slice), change.after.as_deref().map(Vec::as_slice));
             match (kind, before, after) {
                 (RowsKind::Update, Some(before), Some(after)) => {
                     update_after_image_columns(def, image, assigned, before, after, &mut after_columns)
@@ -281,7 +281,7 @@ fn partition_extra_data(def: &TableDef, change: &RowChange) -> Result<Vec<u8>> {
     if def.partitioning.is_none() {
         return Ok(Vec::new());
     }
-    let partition_of = |row: &Option<engine::Row>| -> Result<u16> {
+    let partition_of = |row: &Option<Arc<engine::Row>>| -> Result<u16> {
         let row = row.as_deref().ok_or_else(|| row_event_error("a change without its image"))?;
         Ok(def.partition_of(row).map_err(row_event_error)?.unwrap_or(0))
     };
