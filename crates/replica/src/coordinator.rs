@@ -42,7 +42,7 @@ pub const WORKERS_MAX: usize = 1024;
 /// worker finds its next transaction queued and the coordinator is woken
 /// once per few jobs (see `job_queue.rs`), few enough that a STOP REPLICA
 /// waits for little work already handed over.
-const JOB_SLOTS_PER_WORKER: usize = 4;
+const JOB_SLOTS_PER_WORKER: usize = 8;
 /// The threads' names, which benchmarks read their CPU time by (Linux
 /// keeps the first 15 bytes: `replica-coordin`, `replica-worker-`).
 pub const COORDINATOR_THREAD_NAME: &str = "replica-coordinator";

@@ -4,7 +4,7 @@
 //! CPU the workers need.
 //!
 //! A coordinator waiting for a free slot is woken once the queue has
-//! drained to half its capacity, not at every job taken: waking a
+//! drained to a quarter of its capacity, not at every job taken: waking a
 //! sleeping thread is a system call and a context switch, and one at
 //! every job took about a fifth of a worker's CPU on small (sysbench)
 //! transactions. Taking a job when nobody waits costs no wake.
@@ -51,7 +51,7 @@ impl<T> JobQueue<T> {
         let mut jobs = self.jobs.lock();
         loop {
             if let Some(job) = jobs.pop_front() {
-                let drained = jobs.len() <= self.capacity / 2;
+                let drained = jobs.len() <= self.capacity / 4;
                 drop(jobs);
                 if drained {
                     self.taken.notify_one();
