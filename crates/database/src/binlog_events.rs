@@ -16,27 +16,22 @@
 //! ([`StatementContext::statements`]); without such statements, consecutive
 //! statements' changes to one table share a run.
 //!
-//! The cache's write set gets a hash of (table id, primary key) for every
-//! row image, and of (table id, index id, values) for every unique
-//! secondary key without NULLs, so WRITESET dependency tracking never lets
-//! two transactions that touch one row or one unique value run in parallel
-//! on a replica. A table without a primary key leaves the write set empty,
-//! which the tracker reads as "depends on everything" (MySQL does the same).
+//! The cache's write set gets the row hashes of every change (`writeset.rs`).
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use binlog::{BinaryLog, TransactionCache};
 use binlog_format::constants::EventType;
 use binlog_format::events::rows::rows_flags;
 use binlog_format::events::{Event, ExtraRowInfo, PartitionInfo, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
-use binlog_format::{RowsKind, Value};
+use binlog_format::RowsKind;
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
 
 use crate::error::{DatabaseError, Result};
 use crate::row_image::{before_image_columns, statement_at, update_after_image_columns, RowImage, RowMetadata, StatementLog};
 use crate::table_maps::{EncodedTableMap, TableMaps};
+use crate::writeset::Writeset;
 
 /// `binlog_row_event_max_size` (MySQL's default): a rows event is closed
 /// once its rows reach this many bytes.
@@ -233,7 +228,7 @@ impl RowEvents {
         }
         let mut event: Option<RowsEvent> = None;
         for change in run {
-            let (before, after) = (change.before.as_deref(), change.after.as_deref());
+            let (before, after) = (change.before.as_deref().map(Vec::as_slice), change.after.as_deref().map(Vec::as_slice));
             match (kind, before, after) {
                 (RowsKind::Update, Some(before), Some(after)) => {
                     update_after_image_columns(def, image, assigned, before, after, &mut after_columns)
@@ -286,7 +281,7 @@ fn partition_extra_data(def: &TableDef, change: &RowChange) -> Result<Vec<u8>> {
     if def.partitioning.is_none() {
         return Ok(Vec::new());
     }
-    let partition_of = |row: &Option<engine::Row>| -> Result<u16> {
+    let partition_of = |row: &Option<Arc<engine::Row>>| -> Result<u16> {
         let row = row.as_deref().ok_or_else(|| row_event_error("a change without its image"))?;
         Ok(def.partition_of(row).map_err(row_event_error)?.unwrap_or(0))
     };
@@ -317,58 +312,4 @@ pub fn empty_transaction_cache(binlog: &BinaryLog, context: &StatementContext) -
     cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), timestamp)?;
     cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "COMMIT")), timestamp)?;
     Ok(cache)
-}
-
-/// Row hashes for WRITESET tracking.
-#[derive(Default)]
-struct Writeset {
-    hashes: Vec<u64>,
-    /// A change to a table without a primary key: rows cannot be named.
-    unknown: bool,
-    /// Key encodings are built here, one after the other.
-    key_buffer: Vec<u8>,
-}
-
-impl Writeset {
-    fn add_change(&mut self, def: &TableDef, change: &RowChange) {
-        if !def.has_primary_key() {
-            self.unknown = true;
-            return;
-        }
-        for image in [&change.before, &change.after].into_iter().flatten() {
-            let hash = row_hash(&mut self.key_buffer, def.id, u64::MAX, def.primary_key.iter().map(|&c| &image[c]));
-            self.hashes.push(hash);
-            for index in def.indexes.iter().filter(|index| index.unique) {
-                // NULLs never collide in a unique index.
-                if index.columns.iter().all(|&c| !matches!(image[c], Value::Null)) {
-                    let hash = row_hash(&mut self.key_buffer, def.id, index.id as u64, index.columns.iter().map(|&c| &image[c]));
-                    self.hashes.push(hash);
-                }
-            }
-        }
-    }
-
-    fn finish(mut self) -> Vec<u64> {
-        if self.unknown {
-            return Vec::new();
-        }
-        self.hashes.sort_unstable();
-        self.hashes.dedup();
-        self.hashes
-    }
-}
-
-/// Hash of one key: the key encoding is the engine's memcomparable one,
-/// so equal keys (as the engine compares them) hash alike. `buffer` is
-/// scratch space for the encoding.
-fn row_hash<'v>(buffer: &mut Vec<u8>, table: TableId, index: u64, values: impl Iterator<Item = &'v Value>) -> u64 {
-    buffer.clear();
-    for value in values {
-        engine::key::encode_value(value, buffer);
-    }
-    let mut hasher = DefaultHasher::new();
-    table.hash(&mut hasher);
-    index.hash(&mut hasher);
-    buffer.as_slice().hash(&mut hasher);
-    hasher.finish()
 }

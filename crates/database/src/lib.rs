@@ -66,6 +66,7 @@ pub mod storage_mode;
 pub mod table_maps;
 pub mod views;
 pub mod write_ahead;
+mod writeset;
 
 // The crates the API speaks in, for users that need only this one.
 pub use {binlog, engine, redo};

@@ -590,6 +590,8 @@ impl RedoSink for RedoAdapter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+
     use binlog_format::{Uuid, Value};
     use engine::ChangeKind;
 
@@ -599,8 +601,8 @@ mod tests {
         let change = RowChange {
             table: 3,
             kind: ChangeKind::Update,
-            before: Some(vec![Value::Int(1), Value::Bytes(b"a".to_vec())]),
-            after: Some(vec![Value::Int(1), Value::Bytes(b"b".to_vec())]),
+            before: Some(Arc::new(vec![Value::Int(1), Value::Bytes(b"a".to_vec())])),
+            after: Some(Arc::new(vec![Value::Int(1), Value::Bytes(b"b".to_vec())])),
             hidden_row_id: None,
         };
         let gtid = Gtid::new(Uuid([9; 16]), 42);

@@ -21,6 +21,8 @@
 //! | 10 | Time | negative u8, hours u16, minute u8, second u8, micros u32 |
 //! | 11 | Json | bytes (MySQL's binary JSON) |
 
+use std::sync::Arc;
+
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Tag, Uuid, Value};
 
@@ -175,7 +177,7 @@ pub(crate) fn read_row(reader: &mut ByteReader<'_>) -> Result<Row> {
     (0..count).map(|_| read_value(reader)).collect()
 }
 
-fn put_optional_row(out: &mut Vec<u8>, row: &Option<Row>) {
+fn put_optional_row(out: &mut Vec<u8>, row: &Option<Arc<Row>>) {
     match row {
         None => out.put_u8(0),
         Some(row) => {
@@ -185,10 +187,10 @@ fn put_optional_row(out: &mut Vec<u8>, row: &Option<Row>) {
     }
 }
 
-fn read_optional_row(reader: &mut ByteReader<'_>) -> Result<Option<Row>> {
+fn read_optional_row(reader: &mut ByteReader<'_>) -> Result<Option<Arc<Row>>> {
     match reader.u8("row presence")? {
         0 => Ok(None),
-        1 => Ok(Some(read_row(reader)?)),
+        1 => Ok(Some(Arc::new(read_row(reader)?))),
         other => Err(EngineError::corrupt(format!("row presence {other}"))),
     }
 }
@@ -736,8 +738,9 @@ mod tests {
             Value::Timestamp { seconds: 8, micros: 9 },
             Value::Time { negative: true, hours: 838, minute: 59, second: 58, micros: 7 },
         ];
+        let row = Arc::new(row);
         let changes = vec![
-            RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(row.clone()), hidden_row_id: Some(7) },
+            RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(Arc::clone(&row)), hidden_row_id: Some(7) },
             RowChange { table: 3, kind: ChangeKind::Delete, before: Some(row), after: None, hidden_row_id: None },
         ];
         let bytes = encode_changes(&changes);
@@ -757,7 +760,7 @@ mod tests {
                 table: 1,
                 kind: ChangeKind::Insert,
                 before: None,
-                after: Some(vec![Value::Int(i), Value::Bytes(vec![7; i as usize])]),
+                after: Some(Arc::new(vec![Value::Int(i), Value::Bytes(vec![7; i as usize])])),
                 hidden_row_id: None,
             })
             .collect();
@@ -977,7 +980,7 @@ mod tests {
         // `[1, "a"]` in MySQL's binary JSON.
         let document = vec![0x02, 0x02, 0x00, 0x0a, 0x00, 0x05, 0x01, 0x00, 0x0c, 0x08, 0x00, 0x01, b'a'];
         let row = vec![Value::Int(1), Value::Json(document)];
-        let changes = vec![RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id: None }];
+        let changes = vec![RowChange { table: 3, kind: ChangeKind::Insert, before: None, after: Some(Arc::new(row)), hidden_row_id: None }];
         let bytes = encode_changes(&changes);
         assert_eq!(decode_changes(&bytes).unwrap(), changes);
         for cut in 0..bytes.len() {

@@ -47,8 +47,8 @@ impl Clone for Version {
 }
 
 impl Version {
-    pub(crate) fn uncommitted(writer: TrxId, row: Option<Row>) -> Version {
-        Version { writer, commit_seq: AtomicU64::new(UNSTAMPED), row: row.map(Arc::new) }
+    pub(crate) fn uncommitted(writer: TrxId, row: Option<Arc<Row>>) -> Version {
+        Version { writer, commit_seq: AtomicU64::new(UNSTAMPED), row }
     }
 
     /// A version committed at `seq` (data loaded from a checkpoint).

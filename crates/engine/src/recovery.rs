@@ -37,7 +37,7 @@ impl Engine {
             };
             let mut data = table.data.write();
             let def = Arc::clone(&data.def);
-            let key_of = |row: &Vec<binlog_format::Value>| {
+            let key_of = |row: &Arc<Vec<binlog_format::Value>>| {
                 if row.len() != def.columns.len() || (!def.has_primary_key() && change.hidden_row_id.is_none()) {
                     return Err(EngineError::corrupt(format!("replayed row does not fit {}", def.qualified_name())));
                 }
@@ -59,7 +59,7 @@ impl Engine {
             if let (Some(after_key), Some(after)) = (after_key, &change.after) {
                 let mut lookup = CommitLookup::new(&self.shared.commits);
                 let chain = data.rows.get(&after_key).map(Vec::as_slice).unwrap_or_default();
-                if live_row(current(chain, trx.id, &mut lookup)).map(|row| &**row) != Some(after) {
+                if live_row(current(chain, trx.id, &mut lookup)) != Some(after) {
                     drop(lookup);
                     data.push_version(&after_key, Version::uncommitted(trx.id, Some(after.clone())), &self.shared.memory, None)
                         .expect("unchecked pushes cannot fail");

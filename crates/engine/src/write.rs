@@ -12,6 +12,8 @@
 //! by someone else makes it wait instead of guessing. All checks come
 //! before the first push, so a failed write leaves nothing behind.
 
+use std::sync::Arc;
+
 use binlog_format::{ColumnType, Value};
 
 use crate::catalog::{ColumnDef, TableDef, TableId, CLUSTERED_INDEX_ID, PRIMARY_KEY_NAME};
@@ -81,6 +83,7 @@ impl Transaction {
             check_row(&def, &row)?;
         }
         let key = clustered_key(&def, &row, hidden_row_id);
+        let row = Arc::new(row);
         if def.indexes.iter().all(|index| !index.unique) && self.insert_new_row(&table, &def, &key, &row)? {
             self.undo.push(Undo { table, key: key.clone() });
             self.changes.push(RowChange { table: table_id, kind: ChangeKind::Insert, before: None, after: Some(row), hidden_row_id });
@@ -105,7 +108,7 @@ impl Transaction {
                 }
             }
             drop(lookup);
-            self.push_checked(&mut data, &def, &key, Some(row.clone()))?;
+            self.push_checked(&mut data, &def, &key, Some(Arc::clone(&row)))?;
             data.raise_counters(&row, &key);
         }
         self.undo.push(Undo { table, key: key.clone() });
@@ -122,7 +125,7 @@ impl Transaction {
     /// kept every other session's lock requests waiting through the
     /// release at commit. Only for tables without a unique secondary
     /// index, whose values are locked explicitly.
-    fn insert_new_row(&mut self, table: &Table, def: &TableDef, key: &[u8], row: &Row) -> Result<bool> {
+    fn insert_new_row(&mut self, table: &Table, def: &TableDef, key: &[u8], row: &Arc<Row>) -> Result<bool> {
         let mut data = table.data.write();
         if data.rows.contains_key(key) {
             return Ok(false);
@@ -132,7 +135,7 @@ impl Transaction {
         if self.shared.locks.is_locked(&LockKey { table: table.id, index: CLUSTERED_INDEX_ID, key: key.to_vec() }) {
             return Ok(false);
         }
-        self.push_checked(&mut data, def, key, Some(row.clone()))?;
+        self.push_checked(&mut data, def, key, Some(Arc::clone(row)))?;
         data.raise_counters(row, key);
         self.inserted_without_lock = true;
         Ok(true)
@@ -264,9 +267,9 @@ impl Transaction {
         let def = table.def();
         self.lock_row(&table, key)?;
         let Some(old) = self.current_row(&table, key) else { return Ok(UpdateOutcome::Missing) };
-        let Some(new_row) = decide(&old) else { return Ok(UpdateOutcome::Missing) };
+        let Some(new_row) = decide(&old).map(Arc::new) else { return Ok(UpdateOutcome::Missing) };
         check_row(&def, &new_row)?;
-        if new_row == *old {
+        if *new_row == *old {
             return Ok(UpdateOutcome::Unchanged);
         }
         let hidden_row_id = if def.has_primary_key() { None } else { hidden_row_id(key) };
@@ -305,7 +308,7 @@ impl Transaction {
             }
             drop(lookup);
             // The checked push first: if memory is short nothing has changed.
-            self.push_checked(&mut data, &def, &new_key, Some(new_row.clone()))?;
+            self.push_checked(&mut data, &def, &new_key, Some(Arc::clone(&new_row)))?;
             if moves {
                 data.push_version(key, Version::uncommitted(self.id, None), &self.shared.memory, None)
                     .expect("unchecked pushes cannot fail");
@@ -316,13 +319,7 @@ impl Transaction {
         if moves {
             self.undo.push(Undo { table, key: key.to_vec() });
         }
-        self.changes.push(RowChange {
-            table: table_id,
-            kind: ChangeKind::Update,
-            before: Some((*old).clone()),
-            after: Some(new_row),
-            hidden_row_id,
-        });
+        self.changes.push(RowChange { table: table_id, kind: ChangeKind::Update, before: Some(old), after: Some(new_row), hidden_row_id });
         Ok(UpdateOutcome::Updated)
     }
 
@@ -350,17 +347,11 @@ impl Transaction {
             .expect("unchecked pushes cannot fail");
         self.undo.push(Undo { table, key: key.to_vec() });
         let hidden_row_id = if def.has_primary_key() { None } else { hidden_row_id(key) };
-        self.changes.push(RowChange {
-            table: table_id,
-            kind: ChangeKind::Delete,
-            before: Some((*old).clone()),
-            after: None,
-            hidden_row_id,
-        });
+        self.changes.push(RowChange { table: table_id, kind: ChangeKind::Delete, before: Some(old), after: None, hidden_row_id });
         Ok(true)
     }
 
-    fn push_checked(&self, data: &mut TableData, def: &TableDef, key: &[u8], row: Option<Row>) -> Result<()> {
+    fn push_checked(&self, data: &mut TableData, def: &TableDef, key: &[u8], row: Option<Arc<Row>>) -> Result<()> {
         let limit_bytes = self.shared.variables.memory_limit_bytes();
         data.push_version(key, Version::uncommitted(self.id, row), &self.shared.memory, Some(limit_bytes))
             .map_err(|_| EngineError::TableFull { table: def.name.clone() })

@@ -203,11 +203,11 @@ fn run_thread(engine: &Engine, table: TableId, scripts: &[Script], start: &std::
 fn apply_to_model(model: &mut BTreeMap<i64, Row>, change: &RowChange) {
     if let Some(before) = &change.before {
         let id = int(&before[0]);
-        assert_eq!(model.remove(&id).as_ref(), Some(before), "before image of {change:?}");
+        assert_eq!(model.remove(&id).as_ref(), Some(&**before), "before image of {change:?}");
     }
     if let Some(after) = &change.after {
         let id = int(&after[0]);
-        assert!(model.insert(id, after.clone()).is_none(), "{change:?} overwrote a row");
+        assert!(model.insert(id, after.to_vec()).is_none(), "{change:?} overwrote a row");
     }
     assert_eq!(change.kind == ChangeKind::Insert, change.before.is_none());
 }

@@ -103,7 +103,7 @@ fn change_lists_carry_full_images_in_order() {
     trx.insert(table, user(1, "a@x", 1)).unwrap();
     trx.update_by_pk(table, &[int(1)], user(5, "a@x", 2)).unwrap();
     trx.delete_by_pk(table, &[int(5)]).unwrap();
-    let kinds: Vec<_> = trx.changes().iter().map(|c| (c.kind, c.before.clone(), c.after.clone())).collect();
+    let kinds: Vec<_> = trx.changes().iter().map(|c| (c.kind, c.before.as_deref().cloned(), c.after.as_deref().cloned())).collect();
     use engine::ChangeKind::*;
     assert_eq!(
         kinds,

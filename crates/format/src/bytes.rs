@@ -176,10 +176,14 @@ pub trait ByteWriter {
     }
 }
 
+// Inline: the encoders of other crates (the engine's redo records) call
+// these per byte and per field, and without it each call stays a call.
 impl ByteWriter for Vec<u8> {
+    #[inline]
     fn put_u8(&mut self, value: u8) {
         self.push(value);
     }
+    #[inline]
     fn put_slice(&mut self, value: &[u8]) {
         self.extend_from_slice(value);
     }

@@ -37,6 +37,12 @@ use crate::worker::{self, Job};
 pub const WORKERS_DEFAULT: usize = 4;
 /// MySQL's replica_parallel_workers maximum.
 pub const WORKERS_MAX: usize = 1024;
+
+/// Jobs the coordinator may hand over ahead per worker: enough that a
+/// worker finds its next transaction queued and the coordinator is woken
+/// once per few jobs (see `job_queue.rs`), few enough that a STOP REPLICA
+/// waits for little work already handed over.
+const JOB_SLOTS_PER_WORKER: usize = 8;
 /// The threads' names, which benchmarks read their CPU time by (Linux
 /// keeps the first 15 bytes: `replica-coordin`, `replica-worker-`).
 pub const COORDINATOR_THREAD_NAME: &str = "replica-coordinator";
@@ -163,7 +169,7 @@ impl Coordinator {
             status: Mutex::new(CoordinatorStatus::default()),
             in_flight: Mutex::new(BTreeMap::new()),
         });
-        let jobs = Arc::new(JobQueue::<Job>::new(worker_count));
+        let jobs = Arc::new(JobQueue::<Job>::new(worker_count * JOB_SLOTS_PER_WORKER));
         let workers = (0..worker_count)
             .map(|index| {
                 let (shared, jobs, session) = (shared.clone(), jobs.clone(), applier.worker(index));
