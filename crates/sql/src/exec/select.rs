@@ -274,13 +274,9 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
                     _ => None,
                 };
                 let name = alias.clone().unwrap_or_else(|| display_name(expr));
-                let column = match (expr, source) {
-                    (Expr::Identifier(ident), Some(source)) if !ident.value.starts_with('@') => source.def.column_index(&ident.value).ok(),
-                    (Expr::CompoundIdentifier(parts), Some(source)) if parts.len() == 2 && !parts[0].value.starts_with('@') => {
-                        source.def.column_index(&parts[1].value).ok()
-                    }
-                    _ => None,
-                };
+                // A plain column (`c`, `t.c`): found once, for its
+                // definition and for where each row holds its value.
+                let column = source.and_then(|source| plain_column(expr, &source.columns));
                 let definition = match (column, source) {
                     (Some(position), Some(source)) => column_definition(&source.def, position, Some(&name)),
                     _ => {
@@ -309,7 +305,6 @@ pub(super) fn outputs(select: &Select, source: Option<&Source>) -> SqlResult<Vec
                         definition
                     }
                 };
-                let column = source.and_then(|source| plain_column(expr, &source.columns));
                 outputs.push(Output { expr: expr.clone(), column, name, definition });
             }
             other => return Err(not_supported(other.to_string())),

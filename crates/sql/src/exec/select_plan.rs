@@ -7,8 +7,9 @@
 //! A plan is used again only while everything it was made from holds:
 //! the table is still the same definition in the catalog (any DDL on it
 //! makes a new one, so ALTER, DROP and CREATE, RENAME all invalidate),
-//! and the session's current database and `sql_mode` are those it was
-//! made under. What depends on the parameters (the key range WHERE
+//! and the session's `sql_mode` is the one it was made under. (A prepared
+//! statement always runs in the database current at its PREPARE, so a
+//! later USE cannot change what its names resolve to.) What depends on the parameters (the key range WHERE
 //! selects, LIMIT) is never kept: it is planned again at every
 //! execution, from that execution's values. Privileges are checked at
 //! every execution before the plan is looked at. A kept plan found stale
@@ -40,7 +41,6 @@ pub(super) struct SelectShape {
     /// The table as named, its database resolved.
     database_name: String,
     table_name: String,
-    current_database: Option<String>,
     sql_mode: Value,
 }
 
@@ -59,7 +59,7 @@ pub(super) fn shape(select: &Select, context: &Context<'_>) -> SqlResult<Option<
     };
     if let Some(kept) = context.plan_slot.and_then(|slot| slot.0.lock().clone()) {
         let same_table = || catalog.table(&kept.database_name, &kept.table_name).is_ok_and(|def| Arc::ptr_eq(&def, &kept.def));
-        if kept.current_database.as_deref() == context.env.database && kept.sql_mode == sql_mode && same_table() {
+        if kept.sql_mode == sql_mode && same_table() {
             return Ok(Some((kept, None)));
         }
         context.shared.stmt_reprepares.fetch_add(1, Ordering::Relaxed);
@@ -76,7 +76,6 @@ pub(super) fn shape(select: &Select, context: &Context<'_>) -> SqlResult<Option<
         columns: source.columns,
         outputs,
         database_name,
-        current_database: context.env.database.map(str::to_string),
         sql_mode,
     });
     if let (Some(slot), None) = (context.plan_slot, &rows) {
