@@ -23,9 +23,9 @@
 //! | 8 | next XID (u64 LE): XIDs below it may be in use |
 //! | 8 | catalog image length (u64 LE) |
 //! | n | catalog image (`Engine::begin_checkpoint`) |
-//! | then, per table: 1 | tag 1 |
+//! | then, per table image: 1 | tag 1 |
 //! | 8 | table image length (u64 LE) |
-//! | n | table image (`Engine::snapshot_table`) |
+//! | n | table image (`Engine::snapshot_table_parts`: a table's rows come in parts of a few MiB, each an image) |
 //! | 1 | tag 0: end |
 
 use std::io::{self, Write};
@@ -46,16 +46,17 @@ const TAG_END: u8 = 0;
 const POLL_INTERVAL_MAX: Duration = Duration::from_millis(200);
 
 /// A snapshot read back.
-pub(crate) struct Snapshot {
+/// A snapshot read back; its images are slices of the file's bytes.
+pub(crate) struct Snapshot<'a> {
     pub next_xid: u64,
-    pub catalog_image: Vec<u8>,
-    pub table_images: Vec<Vec<u8>>,
+    pub catalog_image: &'a [u8],
+    pub table_images: Vec<&'a [u8]>,
 }
 
-pub(crate) fn decode_snapshot(bytes: &[u8], file: &str) -> Result<Snapshot> {
+pub(crate) fn decode_snapshot<'a>(bytes: &'a [u8], file: &str) -> Result<Snapshot<'a>> {
     let bad = |reason: &str| DatabaseError::corruption(file.to_string(), format!("checkpoint snapshot: {reason}"));
     let mut at = 0usize;
-    let mut take = |length: usize, what: &str| -> Result<&[u8]> {
+    let mut take = |length: usize, what: &str| -> Result<&'a [u8]> {
         if bytes.len() - at < length {
             return Err(bad(&format!("{what}: {length} bytes wanted, {} left", bytes.len() - at)));
         }
@@ -68,14 +69,14 @@ pub(crate) fn decode_snapshot(bytes: &[u8], file: &str) -> Result<Snapshot> {
     let u64_of = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
     let next_xid = u64_of(take(8, "next xid")?);
     let catalog_length = u64_of(take(8, "catalog length")?) as usize;
-    let catalog_image = take(catalog_length, "catalog image")?.to_vec();
+    let catalog_image = take(catalog_length, "catalog image")?;
     let mut table_images = Vec::new();
     loop {
         match take(1, "tag")?[0] {
             TAG_END => break,
             TAG_TABLE => {
                 let length = u64_of(take(8, "table image length")?) as usize;
-                table_images.push(take(length, "table image")?.to_vec());
+                table_images.push(take(length, "table image")?);
             }
             other => return Err(bad(&format!("unknown tag {other}"))),
         }
@@ -115,12 +116,12 @@ pub(crate) fn checkpoint(inner: &Inner) -> Result<()> {
         out.write_all(&(begin.catalog_image.len() as u64).to_le_bytes())?;
         out.write_all(&begin.catalog_image)?;
         for &table in &begin.tables {
-            // None: dropped since the start; replay drops it again.
-            if let Some(image) = engine.snapshot_table(table) {
+            // Nothing for a table dropped since the start: replay drops it again.
+            engine.snapshot_table_parts(table, |image| {
                 out.write_all(&[TAG_TABLE])?;
                 out.write_all(&(image.len() as u64).to_le_bytes())?;
-                out.write_all(&image)?;
-            }
+                out.write_all(image)
+            })?;
         }
         out.write_all(&[TAG_END])
     })?;

@@ -114,10 +114,9 @@ pub(crate) fn open(config: DatabaseConfig) -> Result<(Database, OpenReport)> {
             let file = recovered.checkpoint.as_ref().map_or_else(String::new, |c| c.file_name.clone());
             let mut bytes = Vec::new();
             reader.read_to_end(&mut bytes).map_err(|e| DatabaseError::corruption(file.clone(), e.to_string()))?;
+            // The images are read in place: the file's bytes are the only copy.
             let snapshot = checkpoint::decode_snapshot(&bytes, &file)?;
-            drop(bytes);
-            let images: Vec<&[u8]> = snapshot.table_images.iter().map(Vec::as_slice).collect();
-            let (engine, lsns) = Engine::restore(config.engine.clone(), sink.clone(), &snapshot.catalog_image, &images)?;
+            let (engine, lsns) = Engine::restore(config.engine.clone(), sink.clone(), snapshot.catalog_image, &snapshot.table_images)?;
             if lsns.redo_retain_from_lsn != recovered.start_lsn {
                 return Err(DatabaseError::corruption(
                     file,

@@ -89,7 +89,7 @@ pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoS
 pub use registry::TrxId;
 pub use row::Row;
 pub use scan::{KeyRange, Scan, ScanSpec};
-pub use snapshot::{CheckpointBegin, CheckpointLsns};
+pub use snapshot::{CheckpointBegin, CheckpointLsns, SNAPSHOT_PART_BYTES};
 pub use table::TableSize;
 pub use transaction::{IsolationLevel, Savepoint, Transaction};
 pub use write::{Inserted, UpdateCounts, UpdateOutcome};

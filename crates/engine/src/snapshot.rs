@@ -11,10 +11,12 @@
 //! is in what the checkpoint captures, and nothing after it is in the
 //! catalog image.
 //!
-//! The tables are then copied one at a time by [`Engine::snapshot_table`],
-//! while writers keep going: each image is the table's committed rows as
+//! The tables are then copied one at a time by [`Engine::snapshot_table_parts`],
+//! while writers keep going: each table's images are its committed rows as
 //! of some moment after the start (a registered read view; the table lock
-//! is held for one chunk of [`SNAPSHOT_CHUNK_ROWS`] rows at a time). It may
+//! is held for one chunk of [`SNAPSHOT_CHUNK_ROWS`] rows or
+//! [`SNAPSHOT_PART_BYTES`] at a time, each chunk one image, so memory
+//! holds one chunk, not a copy of the table). It may
 //! therefore already contain changes whose records come after the start
 //! LSN. Recovery loads the images and replays every committed transaction
 //! and DDL from the start LSN on, in log order; each replayed change sets a
@@ -36,7 +38,9 @@
 //!
 //! Table image: magic `BLDTBL01`, table id u64, AUTO_INCREMENT next u64,
 //! hidden row id next u64, row count u64, then per row its clustered key
-//! (bytes) and its values ([`crate::codec`] row).
+//! (bytes) and its values ([`crate::codec`] row). A table may have several
+//! images (parts of its rows, in key order); loading adds each one's rows
+//! and raises the counters to the highest.
 //!
 //! Whole-engine image ([`Engine::snapshot`]): magic `BLDENG01`, the catalog
 //! image (bytes), then table images (count, each as bytes).
@@ -63,6 +67,10 @@ const TABLE_MAGIC: &[u8; 8] = b"BLDTBL01";
 const ENGINE_MAGIC: &[u8; 8] = b"BLDENG01";
 /// Rows copied per hold of a table's read lock.
 pub const SNAPSHOT_CHUNK_ROWS: usize = 1024;
+/// A table image part is cut once it holds this many bytes (large rows).
+pub const SNAPSHOT_PART_BYTES: usize = 4 << 20;
+/// Table id, AUTO_INCREMENT next, hidden row id next, row count.
+const TABLE_IMAGE_COUNTS_BYTES: usize = 4 * 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckpointLsns {
@@ -76,7 +84,7 @@ pub struct CheckpointLsns {
 pub struct CheckpointBegin {
     pub lsns: CheckpointLsns,
     pub catalog_image: Vec<u8>,
-    /// Tables to copy with [`Engine::snapshot_table`].
+    /// Tables to copy with [`Engine::snapshot_table_parts`].
     pub tables: Vec<TableId>,
 }
 
@@ -114,49 +122,76 @@ impl Engine {
         CheckpointBegin { lsns, catalog_image: out, tables }
     }
 
-    /// The committed rows and counters of `table`, or `None` when it has
-    /// been dropped (replay drops it again). Holds the table's read lock
-    /// for one chunk of rows at a time.
-    pub fn snapshot_table(&self, table: TableId) -> Option<Vec<u8>> {
-        let table = self.shared.table(table).ok()?;
+    /// The committed rows and counters of `table` as table images of at
+    /// most [`SNAPSHOT_PART_BYTES`] (plus one row) each, handed to `part`
+    /// one at a time in key order, so a checkpoint of a large table holds
+    /// one part in memory, never the table's copy. Each part is a whole
+    /// table image (rows and the counters as read after them); loading
+    /// them all gives the table. `Ok(false)` when the table has been
+    /// dropped (replay drops it again). Holds the table's read lock for
+    /// one chunk of rows at a time.
+    pub fn snapshot_table_parts<E>(
+        &self,
+        table: TableId,
+        mut part: impl FnMut(&[u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<bool, E> {
+        let Ok(table) = self.shared.table(table) else { return Ok(false) };
         let guard = self.shared.views.open(&self.shared.commits);
         let view = ReadView { seq: guard.seq, reader: u64::MAX };
-        let mut rows = Vec::new();
-        let mut row_count = 0u64;
+        let mut image = Vec::new();
         let mut resume: Bound<Vec<u8>> = Bound::Unbounded;
         loop {
+            image.clear();
+            image.extend_from_slice(TABLE_MAGIC);
+            // Counters and row count, filled in once the rows are copied.
+            image.extend_from_slice(&[0; TABLE_IMAGE_COUNTS_BYTES]);
+            let mut row_count = 0u64;
             let data = table.data.read();
             let mut lookup = CommitLookup::new(&self.shared.commits);
-            let mut copied = 0;
             let mut last = None;
+            let mut finished = true;
             let range = (resume.as_ref().map(Vec::as_slice), Bound::Unbounded);
-            for (key, chain) in data.rows.range::<[u8], _>(range).take(SNAPSHOT_CHUNK_ROWS) {
-                copied += 1;
+            for (copied, (key, chain)) in data.rows.range::<[u8], _>(range).enumerate() {
+                if copied == SNAPSHOT_CHUNK_ROWS || image.len() >= SNAPSHOT_PART_BYTES {
+                    finished = false;
+                    break;
+                }
                 last = Some(key);
                 if let Some(row) = live_row(visible(chain, &view, &mut lookup)) {
-                    put_bytes(&mut rows, key);
-                    crate::codec::encode_row(row, &mut rows);
+                    put_bytes(&mut image, key);
+                    crate::codec::encode_row(row, &mut image);
                     row_count += 1;
                 }
             }
-            if copied < SNAPSHOT_CHUNK_ROWS {
-                // Counters read last: they only grow, and replay raises them.
-                let mut out = TABLE_MAGIC.to_vec();
-                out.put_u64(table.id);
-                out.put_u64(data.auto_increment_next);
-                out.put_u64(data.hidden_row_id_next);
-                out.put_u64(row_count);
-                out.extend_from_slice(&rows);
-                return Some(out);
+            // Counters read after the rows: they only grow, and replay raises them.
+            let mut counts = Vec::with_capacity(TABLE_IMAGE_COUNTS_BYTES);
+            counts.put_u64(table.id);
+            counts.put_u64(data.auto_increment_next);
+            counts.put_u64(data.hidden_row_id_next);
+            counts.put_u64(row_count);
+            image[TABLE_MAGIC.len()..TABLE_MAGIC.len() + TABLE_IMAGE_COUNTS_BYTES].copy_from_slice(&counts);
+            if !finished {
+                resume = Bound::Excluded(last.expect("an unfinished part has a last key").clone());
             }
-            resume = Bound::Excluded(last.expect("a full chunk has a last key").clone());
+            drop(data);
+            // Handed over without the table's lock: writing it may wait on the disk.
+            part(&image)?;
+            if finished {
+                return Ok(true);
+            }
         }
     }
 
     /// A whole-engine image: a checkpoint taken in one call.
     pub fn snapshot(&self) -> Vec<u8> {
         let begin = self.begin_checkpoint();
-        let images: Vec<Vec<u8>> = begin.tables.iter().filter_map(|&id| self.snapshot_table(id)).collect();
+        let mut images: Vec<Vec<u8>> = Vec::new();
+        for &id in &begin.tables {
+            let _ = self.snapshot_table_parts(id, |part| -> std::result::Result<(), std::convert::Infallible> {
+                images.push(part.to_vec());
+                Ok(())
+            });
+        }
         let mut out = ENGINE_MAGIC.to_vec();
         put_bytes(&mut out, &begin.catalog_image);
         put_count(&mut out, images.len());

@@ -150,13 +150,21 @@ struct SnapshotWriter {
 impl SnapshotWriter {
     fn write_buffer(&mut self) -> io::Result<()> {
         if !self.buffer.is_empty() {
-            if let Err(error) = self.file.write_at(self.position, &self.buffer) {
-                self.file_error = Some(error.to_string());
-                return Err(error);
-            }
-            self.position += self.buffer.len() as u64;
+            let buffer = std::mem::take(&mut self.buffer);
+            let written = self.write_at_position(&buffer);
+            self.buffer = buffer;
+            written?;
             self.buffer.clear();
         }
+        Ok(())
+    }
+
+    fn write_at_position(&mut self, data: &[u8]) -> io::Result<()> {
+        if let Err(error) = self.file.write_at(self.position, data) {
+            self.file_error = Some(error.to_string());
+            return Err(error);
+        }
+        self.position += data.len() as u64;
         Ok(())
     }
 }
@@ -164,6 +172,12 @@ impl SnapshotWriter {
 impl Write for SnapshotWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.crc.update(data);
+        if data.len() >= SNAPSHOT_WRITE_BYTES {
+            // Written as it is, not copied into the buffer first.
+            self.write_buffer()?;
+            self.write_at_position(data)?;
+            return Ok(data.len());
+        }
         self.buffer.extend_from_slice(data);
         if self.buffer.len() >= SNAPSHOT_WRITE_BYTES {
             self.write_buffer()?;
