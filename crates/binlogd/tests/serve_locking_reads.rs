@@ -4,7 +4,7 @@
 //! innodb_lock_wait_timeout), other rows and plain reads do not wait, a
 //! locking read sees the latest committed row where the transaction's
 //! snapshot still holds an older one, NOWAIT fails at once with MySQL's
-//! 3572, and under autocommit the locks go with the statement, which
+//! 3572, SKIP LOCKED passes over held rows, and under autocommit the locks go with the statement, which
 //! writes nothing to the binlog.
 
 mod support;
@@ -88,7 +88,64 @@ fn locking_reads_lock_what_they_select_and_read_the_latest_rows() {
     assert_eq!(binlog_end(&mut admin), binlog_before);
     ok(&mut other, "UPDATE d.t SET v = 12 WHERE id = 1");
     assert_eq!(column(&mut admin, "SELECT GROUP_CONCAT(v ORDER BY id) FROM d.t"), ["12,21,31,40"]);
+}
 
-    let error = error_of(&mut other, "SELECT v FROM d.t WHERE id = 1 FOR UPDATE SKIP LOCKED");
-    assert_eq!(error.code, 1235);
+/// A job queue: each worker takes the first pending job nobody holds
+/// (`ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`), so workers never wait
+/// for each other and never get the same job; a LIMIT in primary-key
+/// order locks only the rows it returns.
+#[test]
+fn skip_locked_passes_over_held_rows_and_limit_locks_only_what_it_returns() {
+    let server = ServerProcess::start();
+    let mut admin = client(&server);
+    ok(&mut admin, "CREATE DATABASE d");
+    ok(&mut admin, "CREATE TABLE d.jobs (id INT PRIMARY KEY, state VARCHAR(10), worker INT)");
+    ok(&mut admin, "INSERT INTO d.jobs VALUES (1, 'pending', NULL), (2, 'pending', NULL), (3, 'done', NULL), (4, 'pending', NULL), (5, 'pending', NULL)");
+    let take = "SELECT id FROM d.jobs WHERE state = 'pending' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+
+    let mut workers: Vec<RawClient> = (0..3).map(|_| client(&server)).collect();
+    let mut taken = Vec::new();
+    for (number, worker) in workers.iter_mut().enumerate() {
+        ok(worker, "SET SESSION innodb_lock_wait_timeout = 1");
+        ok(worker, "BEGIN");
+        let job = column(worker, take);
+        assert_eq!(job.len(), 1, "worker {number}");
+        ok(worker, &format!("UPDATE d.jobs SET state = 'running', worker = {number} WHERE id = {}", job[0]));
+        taken.push(job[0].clone());
+    }
+    assert_eq!(taken, ["1", "2", "4"]);
+
+    // Without LIMIT, SKIP LOCKED returns every row nobody holds; DESC reads from the end.
+    let mut other = client(&server);
+    ok(&mut other, "BEGIN");
+    assert_eq!(column(&mut other, "SELECT id FROM d.jobs FOR UPDATE SKIP LOCKED"), ["3", "5"]);
+    ok(&mut other, "ROLLBACK");
+    ok(&mut other, "BEGIN");
+    assert_eq!(column(&mut other, "SELECT id FROM d.jobs ORDER BY id DESC LIMIT 2 FOR SHARE SKIP LOCKED"), ["5", "3"]);
+    ok(&mut other, "ROLLBACK");
+
+    // LIMIT with OFFSET in key order locks the rows up to it and no further:
+    // row 5 stays free for a writer. Without key order every match is locked.
+    ok(&mut other, "BEGIN");
+    assert_eq!(column(&mut other, "SELECT id FROM d.jobs WHERE id >= 3 AND id <> 4 LIMIT 1 OFFSET 0 FOR UPDATE"), ["3"]);
+    let mut writer = client(&server);
+    ok(&mut writer, "SET SESSION innodb_lock_wait_timeout = 1");
+    ok(&mut writer, "UPDATE d.jobs SET worker = 9 WHERE id = 5");
+    ok(&mut other, "ROLLBACK");
+    ok(&mut other, "BEGIN");
+    assert_eq!(column(&mut other, "SELECT id FROM d.jobs WHERE state = 'done' OR id = 5 ORDER BY worker LIMIT 1 FOR UPDATE"), ["3"]);
+    let error = error_of(&mut writer, "UPDATE d.jobs SET worker = 10 WHERE id = 5");
+    assert_eq!(error.code, 1205);
+    ok(&mut other, "ROLLBACK");
+
+    // NOWAIT is unchanged: the first held row fails the statement.
+    let error = error_of(&mut other, "SELECT id FROM d.jobs WHERE id <= 2 FOR UPDATE NOWAIT");
+    assert_eq!(error.code, 3572);
+    for worker in &mut workers {
+        ok(worker, "COMMIT");
+    }
+    assert_eq!(
+        column(&mut admin, "SELECT GROUP_CONCAT(CONCAT(id, ':', state, ':', IFNULL(worker, '-')) ORDER BY id) FROM d.jobs"),
+        ["1:running:0,2:running:1,3:done:-,4:running:2,5:pending:9"]
+    );
 }

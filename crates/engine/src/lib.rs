@@ -92,4 +92,4 @@ pub use scan::{KeyRange, Scan, ScanSpec};
 pub use snapshot::{CheckpointBegin, CheckpointLsns, SNAPSHOT_PART_BYTES};
 pub use table::TableSize;
 pub use transaction::{IsolationLevel, Savepoint, Transaction};
-pub use write::{Inserted, UpdateCounts, UpdateOutcome};
+pub use write::{Inserted, LockingRead, UpdateCounts, UpdateOutcome};

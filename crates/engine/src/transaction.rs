@@ -307,6 +307,24 @@ impl Transaction {
         self.lock(lock_key)
     }
 
+    /// Takes the row lock on the clustered `key` of `table` if no other
+    /// transaction holds it, explicitly or implicitly (its unstamped
+    /// insert or change): false, without waiting, when one does.
+    pub(crate) fn try_lock_row(&mut self, table: &Table, key: &[u8]) -> bool {
+        let lock_key = LockKey { table: table.id, index: CLUSTERED_INDEX_ID, key: key.to_vec() };
+        if self.locks.contains(&lock_key) {
+            return true;
+        }
+        let data = table.data.read();
+        let implicitly_held =
+            data.rows.get(key).and_then(|chain| chain.last()).is_some_and(|newest| newest.is_unstamped() && newest.writer != self.id);
+        if implicitly_held || !self.shared.locks.try_acquire(self.id, &lock_key) {
+            return false;
+        }
+        self.locks.insert(lock_key);
+        true
+    }
+
     /// The current (latest committed, or own) row at `key`.
     pub(crate) fn current_row(&self, table: &Table, key: &[u8]) -> Option<Arc<Row>> {
         let data = table.data.read();

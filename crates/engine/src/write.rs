@@ -46,6 +46,16 @@ pub enum UpdateOutcome {
 }
 
 /// MySQL's "Rows matched: N Changed: M".
+/// How [`Transaction::lock_rows_where`] treats rows others hold, and
+/// how many it locks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockingRead {
+    /// SKIP LOCKED: pass over rows another transaction holds.
+    pub skip_locked: bool,
+    /// Stop after this many rows locked and returned.
+    pub limit: Option<usize>,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UpdateCounts {
     pub matched: usize,
@@ -173,22 +183,36 @@ impl Transaction {
 
     /// SELECT ... FOR UPDATE / FOR SHARE: locks every row in `spec`'s
     /// range for which `filter` holds and returns their latest versions
-    /// (this transaction's own, or the latest committed), in key order, as
+    /// (this transaction's own, or the latest committed), in scan order, as
     /// UPDATE finds them: candidates from a fresh view, each locked and
     /// `filter` checked again on its latest version. A lock wait that
     /// times out keeps the locks taken before it, as InnoDB's do.
+    /// `read.skip_locked` passes over rows another transaction holds
+    /// instead of waiting; `read.limit` stops once that many rows are
+    /// locked and returned, so the rows after them stay free (InnoDB locks
+    /// as it reads, and stops reading at LIMIT).
     pub fn lock_rows_where(
         &mut self,
         table_id: TableId,
         spec: &ScanSpec,
+        read: LockingRead,
         mut filter: impl FnMut(&Row) -> bool,
     ) -> Result<Vec<std::sync::Arc<Row>>> {
         self.ensure_active()?;
         let candidates = self.candidate_keys(table_id, spec, &mut filter)?;
         let table = self.writable_table(table_id)?;
-        let mut rows = Vec::with_capacity(candidates.len());
+        let mut rows = Vec::with_capacity(candidates.len().min(read.limit.unwrap_or(usize::MAX)));
         for key in candidates {
-            self.lock_row(&table, &key.0)?;
+            if read.limit.is_some_and(|limit| rows.len() >= limit) {
+                break;
+            }
+            if read.skip_locked {
+                if !self.try_lock_row(&table, &key.0) {
+                    continue;
+                }
+            } else {
+                self.lock_row(&table, &key.0)?;
+            }
             if let Some(row) = self.current_row(&table, &key.0).filter(|row| filter(row)) {
                 rows.push(row);
             }

@@ -397,6 +397,23 @@ pub(super) fn is_aggregate_free(select: &Select) -> bool {
     !found
 }
 
+/// Whether the select list, ORDER BY or HAVING holds an aggregate.
+pub(super) fn has_aggregates(select: &Select, query: &Query) -> bool {
+    let mut exprs: Vec<&Expr> = select
+        .projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => Some(expr),
+            _ => None,
+        })
+        .collect();
+    if let Some(OrderByKind::Expressions(order_by)) = query.order_by.as_ref().map(|o| &o.kind) {
+        exprs.extend(order_by.iter().map(|o| &o.expr));
+    }
+    exprs.extend(select.having.iter());
+    !collect_aggregates(&exprs).is_empty()
+}
+
 fn collect_aggregates(exprs: &[&Expr]) -> Vec<Function> {
     let mut found: Vec<Function> = Vec::new();
     for expr in exprs {

@@ -6,15 +6,20 @@
 //! autocommit). binlogd's row locks are exclusive, so FOR SHARE locks as
 //! FOR UPDATE does: two sessions locking the same rows wait for each
 //! other. NOWAIT fails at the first row another transaction holds (MySQL's
-//! 3572); SKIP LOCKED and `OF table` are not supported.
+//! 3572); SKIP LOCKED passes over such rows. With LIMIT, and rows read in
+//! the order the result wants (no ORDER BY, or ORDER BY the primary key),
+//! the read stops once LIMIT (plus OFFSET) rows are locked, as InnoDB's
+//! does: `... ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED` hands each of
+//! several sessions a different row (a job queue). `OF table` is not
+//! supported.
 
 use std::time::Duration;
 
-use engine::Transaction;
+use engine::{LockingRead, ScanSpec, TableDef, Transaction};
 use protocol::{MysqlError, QueryResponse};
-use sqlparser::ast::{NonBlock, Query};
+use sqlparser::ast::{Expr, GroupByExpr, NonBlock, OrderByKind, OrderBySort, Query, Select, SelectItem};
 
-use super::select::{run_over, source, the_select};
+use super::select::{has_aggregates, limit_and_offset, run_over, source, the_select};
 use crate::error::{engine_error, not_supported, SqlResult};
 use crate::eval::expr::{Columns, Scope};
 use crate::session::Context;
@@ -25,11 +30,11 @@ fn lock_nowait() -> MysqlError {
 }
 
 pub fn respond(query: &Query, context: &Context<'_>, trx: &mut Transaction) -> SqlResult<QueryResponse<'static>> {
-    let mut nowait = false;
+    let (mut nowait, mut skip_locked) = (false, false);
     for clause in &query.locks {
         match (&clause.of, &clause.nonblock) {
             (Some(_), _) => return Err(not_supported("FOR UPDATE OF")),
-            (None, Some(NonBlock::SkipLocked)) => return Err(not_supported("SKIP LOCKED")),
+            (None, Some(NonBlock::SkipLocked)) => skip_locked = true,
             (None, Some(NonBlock::Nowait)) => nowait = true,
             (None, None) => {}
         }
@@ -47,9 +52,15 @@ pub fn respond(query: &Query, context: &Context<'_>, trx: &mut Transaction) -> S
     }
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
-    let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
+    let mut plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
+    let mut read = LockingRead { skip_locked, limit: None };
+    if let (Some(limit), offset) = limit_and_offset(query, &constants)? {
+        if read_in_result_order(query, select, &source.def, &mut plan.spec) {
+            read.limit = Some(usize::try_from(limit.saturating_add(offset)).unwrap_or(usize::MAX));
+        }
+    }
     let mut failure = None;
-    let locked = trx.lock_rows_where(source.def.id, &plan.spec, |row| match &plan.residual {
+    let locked = trx.lock_rows_where(source.def.id, &plan.spec, read, |row| match &plan.residual {
         None => true,
         Some(selection) => Scope::for_row(&source.columns, row, context.params, &context.env).is_true(selection).unwrap_or_else(|error| {
             failure.get_or_insert(error);
@@ -64,4 +75,40 @@ pub fn respond(query: &Query, context: &Context<'_>, trx: &mut Transaction) -> S
         other => other.map_err(engine_error)?,
     };
     run_over(query, context, Some(trx), Some(locked)).map(QueryResponse::from)
+}
+
+/// Whether the first rows `spec` reads are the result's first rows, so a
+/// LIMIT may stop the locking: no grouping, aggregate or DISTINCT, and
+/// either no ORDER BY or ORDER BY a prefix of the primary key, in one
+/// direction, over a primary-key scan (turned to descending for DESC).
+fn read_in_result_order(query: &Query, select: &Select, def: &TableDef, spec: &mut ScanSpec) -> bool {
+    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(exprs, _) if exprs.is_empty()) || select.having.is_some();
+    if grouped || select.distinct.is_some() || has_aggregates(select, query) {
+        return false;
+    }
+    let order_by = match query.order_by.as_ref().map(|order_by| &order_by.kind) {
+        None => return true,
+        Some(OrderByKind::Expressions(exprs)) => exprs,
+        Some(OrderByKind::All(_)) => return false,
+    };
+    if spec.index.is_some() || order_by.len() > def.primary_key.len() {
+        return false;
+    }
+    let descending = |order: &sqlparser::ast::OrderByExpr| matches!(order.options.sort, Some(OrderBySort::Desc));
+    let aliased = |name: &str| {
+        select
+            .projection
+            .iter()
+            .any(|item| matches!(item, SelectItem::ExprWithAlias { alias, .. } if alias.value.eq_ignore_ascii_case(name)))
+    };
+    let by_key = order_by.iter().zip(&def.primary_key).all(|(order, &column)| match &order.expr {
+        Expr::Identifier(ident) => ident.value.eq_ignore_ascii_case(&def.columns[column].name) && !aliased(&ident.value),
+        _ => false,
+    });
+    let one_direction = order_by.iter().all(|order| descending(order) == descending(&order_by[0]));
+    if !by_key || !one_direction {
+        return false;
+    }
+    spec.reverse = descending(&order_by[0]);
+    true
 }
