@@ -135,7 +135,16 @@ fn a_single_transaction_dump_under_load_restores_the_tables_as_of_its_binlog_coo
     std::thread::sleep(Duration::from_secs(2));
     let output = Command::new("mariadb-dump")
         .args(["-h127.0.0.1", &format!("-P{port}"), "-uroot"])
-        .args(["--single-transaction", "--master-data=2", "--gtid", "--all-databases", "--routines", "--triggers", "--events"])
+        .args([
+            "--single-transaction",
+            "--master-data=2",
+            "--flush-logs",
+            "--gtid",
+            "--all-databases",
+            "--routines",
+            "--triggers",
+            "--events",
+        ])
         .output()
         .expect("run mariadb-dump (mariadb-client)");
     assert!(output.status.success(), "mariadb-dump: {}", String::from_utf8_lossy(&output.stderr));
@@ -143,6 +152,9 @@ fn a_single_transaction_dump_under_load_restores_the_tables_as_of_its_binlog_coo
     let report = load.join().unwrap();
     assert!(report.transactions() > 0, "the load ran: {}", report.stdout);
     let (file, position) = stamped_coordinates(&dump);
+    // --flush-logs: FLUSH LOGS under the dump's read lock started a new
+    // binlog file, and the coordinates are its start.
+    assert_eq!(file, "binlog.000002", "the dump's coordinates are in the file FLUSH LOGS started");
 
     // The source's rows at the stamped coordinates, and at the end (which
     // checks the decoding against the server itself).

@@ -71,6 +71,7 @@ fn accounts_and_grants_through_the_mariadb_client() {
     assert_error(&app_error(None, "SHOW BINARY LOGS"), "ERROR 1227 (42000)", "the SUPER, REPLICATION CLIENT privilege(s)");
     assert_error(&app_error(None, "SHOW MASTER STATUS"), "ERROR 1227 (42000)", "REPLICATION CLIENT");
     assert_error(&app_error(None, "FLUSH BINARY LOGS"), "ERROR 1227 (42000)", "RELOAD");
+    assert_error(&app_error(None, "FLUSH LOCAL LOGS"), "ERROR 1227 (42000)", "RELOAD");
     assert_error(&app_error(None, "CREATE USER 'x'@'%'"), "ERROR 1227 (42000)", "the CREATE USER privilege(s)");
     assert_error(&app_error(None, "GRANT SELECT ON shop.* TO 'app'@'%'"), "ERROR 1044 (42000)", "to database 'shop'");
     assert_error(

@@ -47,6 +47,12 @@ impl Connection {
                 self.ok_or_error(session, result)?;
             }
             c if c == Command::COM_STATISTICS as u8 => self.com_statistics(session)?,
+            c if c == Command::COM_REFRESH as u8 => match refresh_statement(payload) {
+                // Run as the statement it stands for: the same privileges,
+                // the same effects, one OK or ERR.
+                Ok(statement) => self.com_query(session, statement.as_bytes())?,
+                Err(error) => self.error(&error)?,
+            },
             c if c == Command::COM_PROCESS_KILL as u8 => {
                 let id = u32_argument(payload, "COM_PROCESS_KILL")?;
                 self.handle.begin_command("Kill", None);
@@ -377,4 +383,68 @@ pub fn syntax_error_near(rest: &str) -> MysqlError {
             "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{near}' at line 1"
         ),
     )
+}
+
+/// COM_REFRESH's option bits (mysql_com.h), and the FLUSH options they are.
+const REFRESH_OPTIONS: [(u32, &str); 10] = [
+    (0x0001, "PRIVILEGES"),
+    (0x0002, "LOGS"),
+    (0x0008, "HOSTS"),
+    (0x0010, "STATUS"),
+    (0x0100, "ERROR LOGS"),
+    (0x0200, "ENGINE LOGS"),
+    (0x0400, "BINARY LOGS"),
+    (0x0800, "RELAY LOGS"),
+    (0x1000, "GENERAL LOGS"),
+    (0x2000, "SLOW LOGS"),
+];
+const REFRESH_TABLES: u32 = 0x0004;
+/// REFRESH_THREADS: no thread cache to empty.
+const REFRESH_THREADS: u32 = 0x0020;
+
+/// The FLUSH statement a COM_REFRESH (`mysql_refresh()`, what
+/// `mariadb-dump --flush-logs` sends) asks for. Its argument is one byte
+/// (MySQL's protocol), or four from clients that send the whole mask.
+/// RESET MASTER and RESET REPLICA by refresh bits are refused: they
+/// destroy logs, and their statements say so.
+fn refresh_statement(payload: &[u8]) -> Result<String, MysqlError> {
+    let options = match payload {
+        [byte] => u32::from(*byte),
+        [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
+        _ => return Err(MysqlError::malformed_packet()),
+    };
+    let known = REFRESH_OPTIONS.iter().fold(REFRESH_TABLES | REFRESH_THREADS, |known, (bit, _)| known | bit);
+    if options & !known != 0 {
+        return Err(MysqlError::new(
+            1235,
+            "42000",
+            format!("This version of MySQL doesn't yet support 'COM_REFRESH with options {:#x}'", options & !known),
+        ));
+    }
+    let logs: Vec<&str> = REFRESH_OPTIONS.iter().filter(|(bit, _)| options & bit != 0).map(|(_, name)| *name).collect();
+    match (options & REFRESH_TABLES != 0, logs.is_empty()) {
+        (true, true) => Ok("FLUSH TABLES".to_string()),
+        (false, false) => Ok(format!("FLUSH {}", logs.join(", "))),
+        // REFRESH_THREADS alone, or nothing: a FLUSH that does nothing.
+        (false, true) => Ok("FLUSH STATUS".to_string()),
+        (true, false) => {
+            Err(MysqlError::new(1235, "42000", "This version of MySQL doesn't yet support 'COM_REFRESH of tables and logs together'"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod refresh_tests {
+    use super::refresh_statement;
+
+    #[test]
+    fn refresh_bits_become_the_flush_statement() {
+        assert_eq!(refresh_statement(&[0x02]).unwrap(), "FLUSH LOGS");
+        assert_eq!(refresh_statement(&[0x00, 0x06, 0, 0]).unwrap(), "FLUSH ENGINE LOGS, BINARY LOGS");
+        assert_eq!(refresh_statement(&[0x04]).unwrap(), "FLUSH TABLES");
+        assert_eq!(refresh_statement(&[0x20]).unwrap(), "FLUSH STATUS");
+        assert_eq!(refresh_statement(&[0x80]).unwrap_err().code, 1235);
+        assert_eq!(refresh_statement(&[0x06]).unwrap_err().code, 1235);
+        assert_eq!(refresh_statement(&[]).unwrap_err().code, crate::errors::MysqlError::malformed_packet().code);
+    }
 }

@@ -53,7 +53,9 @@ pub enum Statement {
         table: String,
     },
     Show(Show),
-    FlushBinaryLogs,
+    /// `FLUSH [LOCAL | NO_WRITE_TO_BINLOG] option, ...` other than the
+    /// TABLES forms: what the options ask of the logs binlogd has.
+    Flush(FlushLogs),
     PurgeBinaryLogsTo(String),
     /// CREATE / ALTER / DROP USER, GRANT, REVOKE, SHOW GRANTS.
     Account(AccountStatement),
@@ -108,6 +110,18 @@ pub enum Statement {
     RollbackToSavepoint(String),
     /// `RELEASE SAVEPOINT name`.
     ReleaseSavepoint(String),
+}
+
+/// What a FLUSH statement does. Privileges, status, costs and resources
+/// need nothing (grants and counters take effect at once); error, general
+/// and slow logs are not files here. The relay log: the in-memory one has
+/// no files, and a file relay log rotates at its size limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushLogs {
+    /// BINARY LOGS, LOGS: the binlog rotates to a new file.
+    pub binary_logs: bool,
+    /// ENGINE LOGS, LOGS: the redo log is made durable.
+    pub engine_logs: bool,
 }
 
 /// Which transactions `SET TRANSACTION` changes.
@@ -550,9 +564,6 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             words.keyword("FLUSH");
             words.keyword("LOCAL");
             words.keyword("NO_WRITE_TO_BINLOG");
-            if words.keywords(&["BINARY", "LOGS"]) {
-                return words.end(Statement::FlushBinaryLogs);
-            }
             if words.keyword("TABLES") || words.keyword("TABLE") {
                 if words.keywords(&["WITH", "READ", "LOCK"]) {
                     return words.end(Statement::FlushTablesWithReadLock);
@@ -568,10 +579,37 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
                 }
                 return words.end(Statement::FlushTables);
             }
-            if words.keyword("PRIVILEGES") || words.keyword("STATUS") {
-                return words.end(Statement::Nothing);
+            let mut flush = FlushLogs::default();
+            loop {
+                if words.keyword("LOGS") {
+                    // Every log: binlogd's are the binlog and the redo log
+                    // (errors go to stderr; the relay log, see `FlushLogs`).
+                    (flush.binary_logs, flush.engine_logs) = (true, true);
+                } else if words.keywords(&["BINARY", "LOGS"]) {
+                    flush.binary_logs = true;
+                } else if words.keywords(&["ENGINE", "LOGS"]) {
+                    flush.engine_logs = true;
+                } else if words.keywords(&["RELAY", "LOGS"]) {
+                    if words.keywords(&["FOR", "CHANNEL"]) && words.identifier().or_else(|| words.string()).is_none() {
+                        return Err(syntax_error(&words.rest()));
+                    }
+                } else if words.keywords(&["ERROR", "LOGS"])
+                    || words.keywords(&["GENERAL", "LOGS"])
+                    || words.keywords(&["SLOW", "LOGS"])
+                    || words.keyword("PRIVILEGES")
+                    || words.keyword("STATUS")
+                    || words.keyword("OPTIMIZER_COSTS")
+                    || words.keyword("USER_RESOURCES")
+                    || words.keyword("HOSTS")
+                {
+                } else {
+                    return Err(syntax_error(&words.rest()));
+                }
+                if !words.token(&Token::Comma) {
+                    break;
+                }
             }
-            Err(not_supported(format!("FLUSH {}", words.rest())))
+            words.end(Statement::Flush(flush))
         }
         "PURGE" => {
             words.keyword("PURGE");
@@ -920,6 +958,17 @@ mod tests {
         assert!(matches!(parse("ALTER TABLE `t` DISABLE KEYS").unwrap().statement, Statement::Nothing));
         assert!(matches!(parse("ALTER TABLE t ADD COLUMN c INT").unwrap().statement, Statement::AlterTable(_)));
         assert!(matches!(parse("FLUSH TABLES WITH READ LOCK").unwrap().statement, Statement::FlushTablesWithReadLock));
+        let flush = |sql: &str| match parse(sql).unwrap().statement {
+            Statement::Flush(flush) => (flush.binary_logs, flush.engine_logs),
+            other => panic!("{sql}: {other:?}"),
+        };
+        assert_eq!(flush("FLUSH /*!40101 LOCAL */ LOGS"), (true, true));
+        assert_eq!(flush("FLUSH NO_WRITE_TO_BINLOG BINARY LOGS"), (true, false));
+        assert_eq!(flush("FLUSH ENGINE LOGS, PRIVILEGES"), (false, true));
+        assert_eq!(flush("FLUSH RELAY LOGS FOR CHANNEL ''"), (false, false));
+        assert_eq!(flush("FLUSH ERROR LOGS, SLOW LOGS, GENERAL LOGS, STATUS, HOSTS, OPTIMIZER_COSTS, USER_RESOURCES"), (false, false));
+        assert_eq!(parse("FLUSH LOGS LOGS").unwrap_err().code, 1064);
+        assert_eq!(parse("FLUSH NOTHING").unwrap_err().code, 1064);
         assert!(matches!(
             parse("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").unwrap().statement,
             Statement::StartTransaction { consistent_snapshot: true, read_only: Some(true) }

@@ -22,7 +22,7 @@ use crate::access::accounts::Account;
 use crate::access::privileges::{Grants, Level, Privilege};
 use crate::error::SqlResult;
 use crate::exec::dispatch::table_name;
-use crate::parse::{Show, Statement};
+use crate::parse::{FlushLogs, Show, Statement};
 use crate::session::{Context, Shared};
 
 /// 1227 ER_SPECIFIC_ACCESS_DENIED_ERROR, listing the privileges any one of
@@ -253,9 +253,12 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
             Show::TableStatus { .. } | Show::Triggers { .. } | Show::Events { .. } | Show::RoutineStatus { .. } => Ok(()),
             Show::CreateDatabase { name, .. } => principal.require_database_access(name),
         },
-        // MySQL 8.4 wants RELOAD for FLUSH BINARY LOGS; BINLOG_ADMIN and
-        // SUPER also administer the binlog, so they are accepted too.
-        Statement::FlushBinaryLogs => principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin]),
+        // MySQL 8.4 wants RELOAD for FLUSH; BINLOG_ADMIN and SUPER also
+        // administer the binlog, so they may FLUSH BINARY LOGS too.
+        Statement::Flush(FlushLogs { binary_logs: true, engine_logs: false }) => {
+            principal.require_any(&[Privilege::Reload, Privilege::Super, Privilege::BinlogAdmin])
+        }
+        Statement::Flush(_) => principal.require(Privilege::Reload),
         Statement::PurgeBinaryLogsTo(_) | Statement::PurgeBinaryLogsBefore(_) => {
             principal.require_any(&[Privilege::Super, Privilege::BinlogAdmin])
         }

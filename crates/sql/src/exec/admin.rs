@@ -13,6 +13,7 @@ use time::{Date, Month};
 use crate::access::authorize::Principal;
 use crate::access::privileges::Privilege;
 use crate::error::{database_error, SqlResult};
+use crate::parse::FlushLogs;
 use crate::session::{Context, Outcome, Transactions, Warning};
 
 /// 1373 ER_UNKNOWN_TARGET_BINLOG.
@@ -32,8 +33,15 @@ fn log_in_use() -> MysqlError {
 
 /// `FLUSH BINARY LOGS`, through the database: the closed file holds only
 /// transactions committed in the engine.
-pub fn flush_binary_logs(context: &Context<'_>) -> SqlResult<Outcome> {
-    context.db().rotate_binlog().map_err(database_error)?;
+/// FLUSH ... LOGS: the redo log made durable first, so the binlog file
+/// the rotation closes holds nothing redo could still lose.
+pub fn flush_logs(flush: FlushLogs, context: &Context<'_>) -> SqlResult<Outcome> {
+    if flush.engine_logs {
+        context.db().redo().flush().map_err(|error| database_error(DatabaseError::Redo(error)))?;
+    }
+    if flush.binary_logs {
+        context.db().rotate_binlog().map_err(database_error)?;
+    }
     Ok(Outcome::ok())
 }
 

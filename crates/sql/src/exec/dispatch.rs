@@ -54,7 +54,7 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             crate::exec::alter::rename_table(pairs, context)
         }
         Statement::Show(show) => crate::exec::show::show(show, context, &mut transaction),
-        Statement::FlushBinaryLogs => crate::exec::admin::flush_binary_logs(context),
+        Statement::Flush(flush) => crate::exec::admin::flush_logs(*flush, context),
         Statement::PurgeBinaryLogsTo(name) => crate::exec::admin::purge_to(name, context),
         Statement::PurgeBinaryLogsBefore(time) => crate::exec::admin::purge_before(time, context),
         Statement::ResetBinaryLogsAndGtids => crate::exec::admin::reset(context, &transaction),

@@ -103,7 +103,7 @@ fn class(statement: &Statement) -> Class {
         | Statement::AlterTable(_)
         | Statement::RenameTable(_) => Class::Ddl,
         Statement::Binlog(_) => Class::Write,
-        Statement::FlushBinaryLogs
+        Statement::Flush(_)
         | Statement::PurgeBinaryLogsTo(_)
         | Statement::PurgeBinaryLogsBefore(_)
         | Statement::ResetBinaryLogsAndGtids
