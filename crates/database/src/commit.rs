@@ -83,6 +83,12 @@
 //! the engine's executed set and the intent's commit record (with the
 //! GTID) appended. Recovery finding an intent without outcome looks for
 //! GTIDs the binlog has and the engine lacks: they are the DDL's.
+//! A replica worker's DDL statement ([`Database::execute_replicated_ddl`])
+//! carries the worker's applied source position: the engine's DDL record
+//! carries it too, so the position is durable exactly when the change is
+//! (MySQL 8's atomic DDL updates `mysql.slave_worker_info` in the
+//! data-dictionary transaction), in both binlog modes, whose DDL records
+//! are the same.
 //! The gap: DDL is not atomic with its binlog write. A crash after `apply`
 //! and before the binlog write leaves the change in the engine and not in
 //! the binlog (MySQL 8's atomic DDL closes this with the data dictionary;
@@ -94,7 +100,7 @@ use std::time::Instant;
 
 use binlog::{BatchCommit, BinaryLog, CommitHook, CommitInfo, CommitOutcome, GivenGtid, OwnedGtid, Ownership, TransactionCache};
 use binlog_format::Gtid;
-use engine::{CommitError, Engine, EngineError, Lsn, PreparedTransaction, Transaction, VisibleCommit};
+use engine::{ApplierSlot, CommitError, Engine, EngineError, Lsn, PreparedTransaction, Transaction, VisibleCommit};
 use parking_lot::Mutex;
 use redo::Durability;
 
@@ -588,17 +594,54 @@ impl Database {
         next: NextGtid<'_>,
         apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
     ) -> Result<(T, CommitInfo), DatabaseError> {
+        self.execute_replicated_ddl(context, query, next, None, apply)
+    }
+
+    /// [`Database::execute_ddl_with_gtid`] for a replica worker's DDL
+    /// statement: `slot`, the worker's applied source position, commits
+    /// with the statement's engine part (see "DDL" in the module docs).
+    pub fn execute_replicated_ddl<T>(
+        &self,
+        context: &StatementContext,
+        query: &str,
+        next: NextGtid<'_>,
+        slot: Option<ApplierSlot>,
+        apply: impl FnOnce(&Engine) -> Result<T, EngineError>,
+    ) -> Result<(T, CommitInfo), DatabaseError> {
         let inner = &self.inner;
         next.given()?;
         inner.check_writable()?;
         let one_ddl = inner.ddl_lock.lock();
         inner.check_writable()?;
-        let value = apply(&inner.engine)?;
+        let value = match slot {
+            None => apply(&inner.engine)?,
+            Some(slot) => self.apply_with_slot(slot, apply)?,
+        };
         inner.crash.hit(crash_points::DDL_AFTER_ENGINE).map_err(|e| DatabaseError::Crash(e.to_string()))?;
         let cache = binlog_events::ddl_cache(&inner.binlog, context, query)?;
         let info = self.log_statement_transaction_locked(cache, next, one_ddl)?;
         inner.ddl_statements.fetch_add(1, Ordering::Relaxed);
         Ok((value, info))
+    }
+
+    /// Runs a DDL statement's engine part with `slot` staged for its first
+    /// DDL record (the last, for `Engine::drop_tables`); one that logs no
+    /// record (an ALTER TABLE changing nothing binlogd keeps) commits the
+    /// slot in an engine transaction of its own, before the binlog write
+    /// as a record would be. Called with the DDL lock, so the slot is the
+    /// only one staged; the engine gives it to this thread's records only.
+    fn apply_with_slot<T>(&self, slot: ApplierSlot, apply: impl FnOnce(&Engine) -> Result<T, EngineError>) -> Result<T> {
+        let engine = &self.inner.engine;
+        engine.stage_ddl_applier_slot(slot);
+        let applied = apply(engine);
+        let unused = engine.unstage_ddl_applier_slot();
+        let value = applied?;
+        if let Some(slot) = unused {
+            let mut trx = engine.begin();
+            trx.set_applier_slot(slot);
+            trx.commit(None)?;
+        }
+        Ok(value)
     }
 
     /// Logs a transaction without row changes (an empty `BEGIN; COMMIT`)

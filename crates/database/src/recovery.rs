@@ -26,9 +26,10 @@
 //! | engine commit or engine DDL binlog | not its GTID                          | replayed; its events re-appended to the binlog in redo order (`engine_binlog::rebuild`); a large transaction's referenced spill file promoted |
 //! | no record referring to a referenced spill file | —                       | the file is removed (its transaction never reached redo, or its promotion renamed it away) |
 //! | a prepare or engine commit carrying an applier slot (a replica worker's applied source position) | as for its transaction | the slot takes the record's value exactly when the transaction commits, in commit-record order; a rolled-back one leaves the slot's earlier value |
+//! | a DDL record (kind 4) carrying an applier slot (a replica worker's DDL statement and its position) | —                       | the slot takes the record's value exactly when the DDL is replayed, in redo order (DDL is applied once logged, whatever its binlog write); a DDL record without one leaves the slot's earlier value |
 //! | the replica's slots, after the rows above                           | —     | merged by the replica at its start: the highest low-water mark, plus every position beyond it a slot names; it re-fetches from the mark and skips those (`replica::applied_positions`) |
 //!
-//! The last two rows (`binlog_storage_engine = engine`, see
+//! The engine commit rows (`binlog_storage_engine = engine`, see
 //! `engine_binlog.rs`) apply whatever mode the database opens in, so a
 //! switch keeps one continuous binlog. The files never get ahead of
 //! durable redo in that mode, so nothing is ever removed from them.
@@ -306,9 +307,9 @@ fn replay(engine: &Engine, recovered: &redo::Recovered, lsns: CheckpointLsns) ->
                 }
                 replay.engine_binlog.push((gtid, redo_sink::BinlogBody::Events(binlog)));
             }
-            RedoEntry::Ddl(record) => {
+            RedoEntry::Ddl { record, slot } => {
                 if after_start {
-                    engine.apply_redo_ddl(&record)?;
+                    engine.apply_redo_ddl(&record, slot.as_ref())?;
                 }
             }
             RedoEntry::GtidReset => {

@@ -10,7 +10,7 @@
 //! | 1 | prepare | `TRANSACTION` (with the XID, if any), `PAYLOAD` = `engine::codec::encode_changes`, and `APPLIER_SLOT` when the transaction carries one |
 //! | 2 | commit | `TRANSACTION`, `PAYLOAD` = `engine::codec::encode_gtid` |
 //! | 3 | rollback | `TRANSACTION` |
-//! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl` |
+//! | 4 | DDL | `PAYLOAD` = `engine::codec::encode_ddl`, and `APPLIER_SLOT` when a replica worker's DDL statement carries its applied position (records written before there were slots have none) |
 //! | 5 | DDL intent | `TRANSACTION`: a DDL statement is about to be written to the binlog; its commit record (kind 2, same key) carries the GTID it got |
 //! | 6 | GTID reset | none: `RESET BINARY LOGS AND GTIDS` emptied the executed GTID set here (`reset.rs`) |
 //! | 7 | engine commit | `binlog_storage_engine = engine`: the whole commit in one record: `TRANSACTION` (with the XID of its Xid event), `PAYLOAD` = changes, `GTID`, and `BINLOG_EVENTS` or, for a large transaction promoted by rename, `BINLOG_FILE_REFERENCE`; `APPLIER_SLOT` as in a prepare |
@@ -54,7 +54,8 @@
 //!
 //! `APPLIER_SLOT` (tag 0x81): slot u32 LE, then the slot's bytes
 //! ([`engine::ApplierSlot`]: a replica worker's applied source position,
-//! committed with the transaction's rows).
+//! committed with the transaction's rows, or with the DDL statement whose
+//! record carries it).
 //!
 //! ## Durability of each record
 //!
@@ -134,7 +135,11 @@ pub enum RedoEntry {
     Rollback {
         key: RedoTrxKey,
     },
-    Ddl(DdlRecord),
+    /// A DDL change and the applier slot that commits with it.
+    Ddl {
+        record: DdlRecord,
+        slot: Option<ApplierSlot>,
+    },
     DdlIntent {
         key: RedoTrxKey,
     },
@@ -343,14 +348,15 @@ pub fn gtid_reset_record() -> Record {
     Record::new(KIND_GTID_RESET)
 }
 
-pub fn ddl_record(ddl: &DdlRecord) -> Record {
-    Record::opaque(KIND_DDL, codec::encode_ddl(ddl))
+pub fn ddl_record(ddl: &DdlRecord, slot: Option<&ApplierSlot>) -> Record {
+    with_applier_slot(Record::opaque(KIND_DDL, codec::encode_ddl(ddl)), slot)
 }
 
 /// Decodes a record this module wrote. `where_` names it in errors.
 pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
     let bad = |reason: String| DatabaseError::corruption(where_.to_string(), reason);
-    let has_slot = usize::from(record.section(SECTION_APPLIER_SLOT).is_some() && matches!(record.kind, KIND_PREPARE | KIND_ENGINE_COMMIT));
+    let has_slot =
+        usize::from(record.section(SECTION_APPLIER_SLOT).is_some() && matches!(record.kind, KIND_PREPARE | KIND_ENGINE_COMMIT | KIND_DDL));
     let slot = || match record.section(SECTION_APPLIER_SLOT) {
         Some(bytes) => decode_applier_slot_section(bytes).map(Some).ok_or_else(|| bad("applier slot section too short".into())),
         None => Ok(None),
@@ -410,7 +416,7 @@ pub fn decode(record: &Record, where_: &str) -> Result<RedoEntry> {
             RedoEntry::EngineCommit { key, xid, changes, gtid: gtid()?, binlog: body, slot: slot()? }
         }
         KIND_ENGINE_DDL_BINLOG => RedoEntry::EngineDdlBinlog { gtid: gtid()?, binlog: binlog()? },
-        _ => RedoEntry::Ddl(codec::decode_ddl(payload()?).map_err(engine_error)?),
+        _ => RedoEntry::Ddl { record: codec::decode_ddl(payload()?).map_err(engine_error)?, slot: slot()? },
     })
 }
 
@@ -578,8 +584,8 @@ impl RedoSink for RedoAdapter {
         }
     }
 
-    fn log_ddl(&self, ddl: &DdlRecord) -> engine::Result<Lsn> {
-        self.redo.append(&ddl_record(ddl), Durability::Sync).map_err(storage_error)
+    fn log_ddl(&self, ddl: &DdlRecord, slot: Option<&ApplierSlot>) -> engine::Result<Lsn> {
+        self.redo.append(&ddl_record(ddl, slot), Durability::Sync).map_err(storage_error)
     }
 
     fn current_lsn(&self) -> Lsn {
@@ -672,11 +678,21 @@ mod tests {
                 engine_ddl_binlog_record(gtid, &BinlogEvents { checksum: false, events: vec![4] }),
                 RedoEntry::EngineDdlBinlog { gtid, binlog: BinlogEvents { checksum: false, events: vec![4] } },
             ),
-            (ddl_record(&DdlRecord::CreateDatabase { name: "d".into() }), RedoEntry::Ddl(DdlRecord::CreateDatabase { name: "d".into() })),
+            (
+                ddl_record(&DdlRecord::CreateDatabase { name: "d".into() }, None),
+                RedoEntry::Ddl { record: DdlRecord::CreateDatabase { name: "d".into() }, slot: None },
+            ),
+            (
+                ddl_record(&DdlRecord::DropDatabase { name: "d".into() }, Some(&slot)),
+                RedoEntry::Ddl { record: DdlRecord::DropDatabase { name: "d".into() }, slot: Some(slot.clone()) },
+            ),
         ];
         for (record, expected) in cases {
             assert_eq!(decode(&record, "test").unwrap(), expected);
         }
+        // A DDL record as written before DDL records could carry a slot.
+        let old = Record::opaque(KIND_DDL, codec::encode_ddl(&DdlRecord::CreateDatabase { name: "old".into() }));
+        assert_eq!(decode(&old, "test").unwrap(), RedoEntry::Ddl { record: DdlRecord::CreateDatabase { name: "old".into() }, slot: None });
         assert!(decode(&Record::new(99), "test").is_err());
         assert!(decode(&Record::new(KIND_ROLLBACK).with_section(SECTION_TRANSACTION, vec![1, 2]), "test").is_err());
     }

@@ -87,7 +87,7 @@ impl Engine {
         let limit_bytes = self.shared.variables.memory_limit_bytes();
         let mut data = build_table_data(&self.shared.memory, Arc::new(def.clone()), &rebuilt.rows, next, Some(limit_bytes))?;
         let record = DdlRecord::RebuildTable { table: mdl.0.id, def, rows: rebuilt.rows, auto_increment_next: next };
-        if let Err(error) = self.shared.redo.log_ddl(&record) {
+        if let Err(error) = self.shared.log_ddl(&record) {
             data.clear(&self.shared.memory);
             return Err(error);
         }
@@ -145,7 +145,7 @@ impl Engine {
             renames.push(TableRename { table: id, database: to_database.clone(), name: to_table.clone() });
         }
         let record = DdlRecord::RenameTables { renames };
-        self.shared.redo.log_ddl(&record)?;
+        self.shared.log_ddl(&record)?;
         crate::ddl::apply_ddl(&self.shared, &mut catalog, &record)
     }
 

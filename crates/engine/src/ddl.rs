@@ -109,6 +109,24 @@ impl Engine {
         Ok(id)
     }
 
+    /// `DROP TABLE a, b, ...`: each table in turn, as [`Engine::drop_table`].
+    /// A staged applier slot ([`Engine::stage_ddl_applier_slot`]) goes
+    /// with the last table's record: a crash between the records leaves
+    /// the position before the statement, never past a table still there.
+    pub fn drop_tables(&self, tables: &[(String, String)], metadata_lock_wait: Duration) -> Result<Vec<TableId>> {
+        let mut slot = self.shared.take_ddl_slot();
+        let mut ids = Vec::with_capacity(tables.len());
+        for (at, (database, table)) in tables.iter().enumerate() {
+            if at + 1 == tables.len() {
+                if let Some(slot) = slot.take() {
+                    self.stage_ddl_applier_slot(slot);
+                }
+            }
+            ids.push(self.drop_table(database, table, metadata_lock_wait)?);
+        }
+        Ok(ids)
+    }
+
     pub fn truncate_table(&self, database: &str, table: &str, metadata_lock_wait: Duration) -> Result<()> {
         let (mdl, mut catalog) = self.lock_table_for_ddl(database, table, metadata_lock_wait)?;
         self.log_and_apply(&mut catalog, DdlRecord::TruncateTable { table: mdl.0.id })
@@ -132,7 +150,7 @@ impl Engine {
             .map_err(|_| EngineError::TableFull { table: old_def.name.clone() })?;
         // Built before logging so a full engine fails before the record
         // exists; a failed log takes the index back out.
-        if let Err(error) = self.shared.redo.log_ddl(&DdlRecord::CreateIndex { table: mdl.0.id, index }) {
+        if let Err(error) = self.shared.log_ddl(&DdlRecord::CreateIndex { table: mdl.0.id, index }) {
             data.remove_index(old_def, position, &self.shared.memory);
             return Err(error);
         }
@@ -177,7 +195,7 @@ impl Engine {
     }
 
     fn log_and_apply(&self, catalog: &mut Catalog, record: DdlRecord) -> Result<()> {
-        self.shared.redo.log_ddl(&record)?;
+        self.shared.log_ddl(&record)?;
         apply_ddl(&self.shared, catalog, &record)
     }
 

@@ -20,7 +20,7 @@ use crate::locks::LockManager;
 use crate::memory::MemoryAccount;
 use crate::purge::PurgeQueue;
 use crate::purge_worker::PurgeWorker;
-use crate::redo::{NoRedo, RedoSink};
+use crate::redo::{ApplierSlot, DdlRecord, Lsn, NoRedo, RedoSink};
 use crate::registry::{CommitState, TrxId};
 use crate::table::Table;
 use crate::transaction::{IsolationLevel, Transaction};
@@ -36,12 +36,38 @@ pub(crate) struct Shared {
     pub(crate) purge: PurgeQueue,
     pub(crate) purge_worker: PurgeWorker,
     pub(crate) redo: Arc<dyn RedoSink>,
+    /// The applier slot the next DDL record of the staging thread carries
+    /// ([`Engine::stage_ddl_applier_slot`]).
+    pub(crate) ddl_slot: parking_lot::Mutex<Option<(std::thread::ThreadId, ApplierSlot)>>,
     next_trx_id: AtomicU64,
 }
 
 impl Shared {
     pub(crate) fn new_trx_id(&self) -> TrxId {
         self.next_trx_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The slot staged by this thread, taken: the record being logged
+    /// carries it. Another thread's stays staged.
+    pub(crate) fn take_ddl_slot(&self) -> Option<ApplierSlot> {
+        let mut staged = self.ddl_slot.lock();
+        match &*staged {
+            Some((thread, _)) if *thread == std::thread::current().id() => staged.take().map(|(_, slot)| slot),
+            _ => None,
+        }
+    }
+
+    /// Logs a DDL record, with this thread's staged applier slot if any,
+    /// and makes the slot current. Called under the catalog's write lock,
+    /// so a checkpoint (which reads the catalog and the slots under it)
+    /// sees the record and the slot both before or both after its start.
+    pub(crate) fn log_ddl(&self, record: &DdlRecord) -> Result<Lsn> {
+        let slot = self.take_ddl_slot();
+        let lsn = self.redo.log_ddl(record, slot.as_ref())?;
+        if let Some(slot) = slot {
+            self.commits.write().applier_slots.insert(slot.slot, slot.bytes);
+        }
+        Ok(lsn)
     }
 
     pub(crate) fn table(&self, id: TableId) -> Result<Arc<Table>> {
@@ -89,6 +115,7 @@ impl Engine {
                 purge: PurgeQueue::default(),
                 purge_worker: PurgeWorker::start(shared.clone()),
                 redo,
+                ddl_slot: parking_lot::Mutex::new(None),
                 next_trx_id: AtomicU64::new(1),
             }),
         }
@@ -173,6 +200,22 @@ impl Engine {
     /// makes each commit's data visible.
     pub fn executed_gtids(&self) -> GtidSet {
         self.shared.commits.read().executed_gtids.clone()
+    }
+
+    /// Hands `slot` to the next DDL record this thread logs (MySQL's
+    /// atomic DDL updating `mysql.slave_worker_info` in the same
+    /// data-dictionary transaction): a replica worker's applied position
+    /// then commits in the DDL's own redo record. Other threads' DDL never
+    /// takes it. The caller runs one DDL at a time and takes back, with
+    /// [`Engine::unstage_ddl_applier_slot`], a slot no record took.
+    pub fn stage_ddl_applier_slot(&self, slot: ApplierSlot) {
+        *self.shared.ddl_slot.lock() = Some((std::thread::current().id(), slot));
+    }
+
+    /// The slot [`Engine::stage_ddl_applier_slot`] staged, if no DDL
+    /// record took it.
+    pub fn unstage_ddl_applier_slot(&self) -> Option<ApplierSlot> {
+        self.shared.take_ddl_slot()
     }
 
     /// The latest committed bytes of every [`crate::ApplierSlot`], by slot.

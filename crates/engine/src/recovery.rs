@@ -89,9 +89,14 @@ impl Engine {
         Ok(())
     }
 
-    /// Applies a DDL record.
-    pub fn apply_redo_ddl(&self, record: &DdlRecord) -> Result<()> {
+    /// Applies a DDL record and sets the applier slot it carries (a
+    /// replica worker's position, which commits with the DDL).
+    pub fn apply_redo_ddl(&self, record: &DdlRecord, slot: Option<&ApplierSlot>) -> Result<()> {
         let mut catalog = self.shared.catalog.write();
-        apply_ddl(&self.shared, &mut catalog, record)
+        apply_ddl(&self.shared, &mut catalog, record)?;
+        if let Some(slot) = slot {
+            self.shared.commits.write().applier_slots.insert(slot.slot, slot.bytes.clone());
+        }
+        Ok(())
     }
 }

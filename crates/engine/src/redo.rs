@@ -7,7 +7,7 @@
 //! | `log_prepare` | [`Transaction::prepare`](crate::Transaction::prepare) (also inside a one-phase commit) | the XID, every row change, in order, and the transaction's [`ApplierSlot`], if any |
 //! | `log_commit` | [`PreparedTransaction::commit`](crate::PreparedTransaction::commit), under the commit lock, just before the data becomes visible | the GTID |
 //! | `log_rollback` | rollback of a prepared transaction (nothing was logged before prepare) | — |
-//! | `log_ddl` | every DDL, under the catalog lock, after validation and before the change is applied | a [`DdlRecord`] |
+//! | `log_ddl` | every DDL, under the catalog lock, after validation and before the change is applied | a [`DdlRecord`], and the [`ApplierSlot`] the DDL's thread staged ([`Engine::stage_ddl_applier_slot`](crate::Engine::stage_ddl_applier_slot)), if any |
 //!
 //! Recovery replays a committed transaction by handing its prepare
 //! record's changes and its commit record's GTID to
@@ -31,9 +31,10 @@ pub type Xid = u64;
 
 /// A replica applier's bookkeeping that commits with the transaction it
 /// describes (MySQL's `mysql.slave_worker_info` row, one per worker): the
-/// prepare record carries it, so it is durable exactly when the
-/// transaction's rows are; recovery replays it with them and checkpoints
-/// keep the latest per slot. The engine never reads the bytes.
+/// prepare record (or, for a DDL statement, its DDL record) carries it,
+/// so it is durable exactly when the transaction's rows (or the DDL) are;
+/// recovery replays it with them and checkpoints keep the latest per
+/// slot. The engine never reads the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplierSlot {
     pub slot: u32,
@@ -64,7 +65,9 @@ pub trait RedoSink: Send + Sync {
     /// rollback: recovery rolls back a prepared transaction anyway unless
     /// the binlog has its XID.
     fn log_rollback(&self, trx_id: TrxId);
-    fn log_ddl(&self, ddl: &DdlRecord) -> Result<Lsn>;
+    /// Logs a DDL record; `slot` commits with it (recovery sets it exactly
+    /// when it replays the record).
+    fn log_ddl(&self, ddl: &DdlRecord, slot: Option<&ApplierSlot>) -> Result<Lsn>;
     /// The LSN the next record will get (or any LSN not past it); a
     /// checkpoint starts there.
     fn current_lsn(&self) -> Lsn;
@@ -134,7 +137,7 @@ impl RedoSink for NoRedo {
         Ok(0)
     }
     fn log_rollback(&self, _: TrxId) {}
-    fn log_ddl(&self, _: &DdlRecord) -> Result<Lsn> {
+    fn log_ddl(&self, _: &DdlRecord, _: Option<&ApplierSlot>) -> Result<Lsn> {
         Ok(0)
     }
     fn current_lsn(&self) -> Lsn {
@@ -145,10 +148,22 @@ impl RedoSink for NoRedo {
 /// One record of a [`MemoryRedo`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum RedoEntry {
-    Prepare { trx_id: TrxId, xid: Option<Xid>, changes: Vec<RowChange>, slot: Option<ApplierSlot> },
-    Commit { trx_id: TrxId, gtid: Option<Gtid> },
-    Rollback { trx_id: TrxId },
-    Ddl(DdlRecord),
+    Prepare {
+        trx_id: TrxId,
+        xid: Option<Xid>,
+        changes: Vec<RowChange>,
+        slot: Option<ApplierSlot>,
+    },
+    Commit {
+        trx_id: TrxId,
+        gtid: Option<Gtid>,
+    },
+    Rollback {
+        trx_id: TrxId,
+    },
+    /// A DDL record (boxed: a rebuild carries the table's rows) and the
+    /// applier slot that commits with it.
+    Ddl(Box<DdlRecord>, Option<ApplierSlot>),
 }
 
 /// A sink that keeps every record in memory, LSN = position + 1: for
@@ -187,8 +202,8 @@ impl RedoSink for MemoryRedo {
     fn log_rollback(&self, trx_id: TrxId) {
         self.push(RedoEntry::Rollback { trx_id });
     }
-    fn log_ddl(&self, ddl: &DdlRecord) -> Result<Lsn> {
-        Ok(self.push(RedoEntry::Ddl(ddl.clone())))
+    fn log_ddl(&self, ddl: &DdlRecord, slot: Option<&ApplierSlot>) -> Result<Lsn> {
+        Ok(self.push(RedoEntry::Ddl(Box::new(ddl.clone()), slot.cloned())))
     }
     fn current_lsn(&self) -> Lsn {
         self.entries.lock().len() as Lsn + 1

@@ -71,10 +71,10 @@ fn a_rebuild_swaps_in_the_new_table_and_replay_of_its_record_gives_the_same() {
     let mut prepared = std::collections::HashMap::new();
     for entry in redo.entries() {
         match entry {
-            RedoEntry::Ddl(record) => {
-                replayed.apply_redo_ddl(&record).unwrap();
+            RedoEntry::Ddl(record, _) => {
+                replayed.apply_redo_ddl(&record, None).unwrap();
                 // Twice: replay over a checkpoint that already holds it.
-                replayed.apply_redo_ddl(&record).unwrap();
+                replayed.apply_redo_ddl(&record, None).unwrap();
             }
             RedoEntry::Prepare { trx_id, changes, .. } => {
                 prepared.insert(trx_id, changes);
@@ -144,8 +144,8 @@ fn renames_apply_together_and_replay() {
 
     let replayed = Engine::new(EngineConfig::default());
     for entry in redo.entries() {
-        if let RedoEntry::Ddl(record) = entry {
-            replayed.apply_redo_ddl(&record).unwrap();
+        if let RedoEntry::Ddl(record, _) = entry {
+            replayed.apply_redo_ddl(&record, None).unwrap();
         }
     }
     assert_eq!(replayed.table("d", "users").unwrap().id, other_id);
@@ -160,7 +160,7 @@ fn rebuild_records_round_trip_through_their_redo_encoding() {
     insert_users(&engine, old.id);
     engine.alter_table("d", "users", engine::METADATA_LOCK_WAIT_TIMEOUT_DEFAULT, reshaped).unwrap();
     let rebuilt = redo.entries().into_iter().rev().find_map(|entry| match entry {
-        RedoEntry::Ddl(record @ DdlRecord::RebuildTable { .. }) => Some(record),
+        RedoEntry::Ddl(record, _) if matches!(*record, DdlRecord::RebuildTable { .. }) => Some(*record),
         _ => None,
     });
     let record = rebuilt.expect("the rebuild logged its record");

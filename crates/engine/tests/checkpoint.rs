@@ -47,9 +47,9 @@ fn replay(engine: &Engine, redo: &MemoryRedo, lsns: CheckpointLsns) {
             RedoEntry::Rollback { trx_id } => {
                 prepared.remove(&trx_id);
             }
-            RedoEntry::Ddl(record) => {
+            RedoEntry::Ddl(record, slot) => {
                 if lsn >= lsns.start_lsn {
-                    engine.apply_redo_ddl(&record).unwrap();
+                    engine.apply_redo_ddl(&record, slot.as_ref()).unwrap();
                 }
             }
         }

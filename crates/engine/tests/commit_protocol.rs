@@ -47,7 +47,7 @@ fn prepare_then_commit_logs_both_and_publishes_data_with_the_gtid() {
         matches!(&tail[0], RedoEntry::Prepare { trx_id: id, xid: Some(77), changes, slot: None } if *id == trx_id && changes.len() == 1)
     );
     assert_eq!(tail[1], RedoEntry::Commit { trx_id, gtid: Some(gtid(1)) });
-    assert!(entries.iter().any(|entry| matches!(entry, RedoEntry::Ddl(DdlRecord::CreateTable { .. }))));
+    assert!(entries.iter().any(|entry| matches!(entry, RedoEntry::Ddl(record, _) if matches!(**record, DdlRecord::CreateTable { .. }))));
 }
 
 #[test]
@@ -101,7 +101,7 @@ impl RedoSink for FlakyRedo {
         self.outcome()
     }
     fn log_rollback(&self, _: TrxId) {}
-    fn log_ddl(&self, _: &DdlRecord) -> engine::Result<Lsn> {
+    fn log_ddl(&self, _: &DdlRecord, _: Option<&ApplierSlot>) -> engine::Result<Lsn> {
         self.outcome()
     }
     fn current_lsn(&self) -> Lsn {

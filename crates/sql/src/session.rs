@@ -183,6 +183,10 @@ pub struct State {
     /// `gtid_next` (see `exec/gtid_next.rs`); a Mutex so statements can change
     /// it through their shared [`Context`].
     pub gtid_next: parking_lot::Mutex<GtidNext>,
+    /// The replica worker's applied position its next DDL statement
+    /// commits with ([`SqlSession::applier_slot`]); never set in a
+    /// client's session.
+    pub applier_slot: parking_lot::Mutex<Option<engine::ApplierSlot>>,
     /// The format and table maps BINLOG statements gave.
     pub binlog_statement: crate::exec::binlog_statement::BinlogStatementState,
     /// The global read lock and table locks this session holds.
@@ -403,6 +407,8 @@ pub struct Context<'a> {
     /// Where a prepared statement keeps its plan; `None` for a statement
     /// of COM_QUERY, planned every time.
     pub plan_slot: Option<&'a crate::exec::select_plan::PlanSlot>,
+    /// The session's [`State::applier_slot`], taken by its next DDL.
+    pub applier_slot: &'a parking_lot::Mutex<Option<engine::ApplierSlot>>,
 }
 
 impl Context<'_> {
@@ -473,13 +479,16 @@ impl Context<'_> {
         statement: &StatementContext,
         apply: impl FnOnce(&engine::Engine) -> Result<T, engine::EngineError>,
     ) -> Result<T, database::DatabaseError> {
+        // A replica worker's position, committed with the DDL; gone if
+        // the statement fails (the worker stops before it).
+        let slot = self.applier_slot.lock().take();
         let mut next = self.env.gtid_next.lock();
         let GtidNext::Owned(owned) = &*next else {
             drop(next);
-            return self.db().execute_ddl(statement, self.sql, apply);
+            return Ok(self.db().execute_replicated_ddl(statement, self.sql, database::NextGtid::Automatic, slot, apply)?.0);
         };
         let given = crate::variables::replay::given_gtid(owned.gtid(), self.env.variables);
-        let value = self.db().execute_ddl_with_gtid(statement, self.sql, database::NextGtid::Owned { owned, given }, apply)?.0;
+        let value = self.db().execute_replicated_ddl(statement, self.sql, database::NextGtid::Owned { owned, given }, slot, apply)?.0;
         next.finish();
         Ok(value)
     }
@@ -527,6 +536,14 @@ impl SqlSession {
     /// owned GTID.
     pub fn gtid_next(&mut self) -> &mut GtidNext {
         self.state.gtid_next.get_mut()
+    }
+
+    /// The applied position the session's next DDL statement commits with
+    /// in its engine DDL record: for the replica applier's worker, which
+    /// takes back a slot still here after the statement (one that reached
+    /// no engine DDL) and commits it by itself.
+    pub fn applier_slot(&mut self) -> &mut Option<engine::ApplierSlot> {
+        self.state.applier_slot.get_mut()
     }
 
     /// The session's account and its grants as of now (re-read at each
@@ -588,6 +605,7 @@ impl SqlSession {
             params,
             warnings: &state.warnings,
             plan_slot,
+            applier_slot: &state.applier_slot,
         };
         let transaction = Transactions {
             trx: &mut state.trx,
@@ -1051,6 +1069,7 @@ impl Session for SqlSession {
             params: &[],
             warnings: &self.state.warnings,
             plan_slot: None,
+            applier_slot: &self.state.applier_slot,
         };
         crate::access::authorize::authorize(&parsed.statement, &context)?;
         let columns = match &parsed.statement {

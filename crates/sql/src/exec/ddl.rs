@@ -83,9 +83,7 @@ pub fn ddl(ast: &Ast, context: &Context<'_>) -> SqlResult<Outcome> {
                 return Ok(ok_with_note(1051, format!("Unknown table '{}'", missing.join(","))));
             }
             context
-                .execute_ddl(&context.statement_context(), |engine| {
-                    present.iter().map(|(d, t)| engine.drop_table(d, t, lock_wait_timeout(context))).collect::<engine::Result<Vec<_>>>()
-                })
+                .execute_ddl(&context.statement_context(), |engine| engine.drop_tables(&present, lock_wait_timeout(context)))
                 .map_err(database_error)?;
             Ok(Outcome::ok())
         }

@@ -6,7 +6,7 @@
 //! |-----------------------|-------------------------------------------|-----------------------------------------------------|
 //! | a GTID already executed here | nothing (owning it fails: executed) | nothing: skipped, as MySQL skips it             |
 //! | BEGIN, Table_map, rows…, Xid/COMMIT | rows applied to one engine transaction (`ReplicatedRows`); written ahead past `binlogd_write_ahead_min_changes` changes, as a session's | two-phase commit with the source's GTID (and its original commit timestamp and server version) |
-//! | one Query (DDL)       | remembered                                | run by the worker's system session with `gtid_next` = the GTID, so the DDL and its GTID are logged as one transaction |
+//! | one Query (DDL)       | remembered                                | run by the worker's system session with `gtid_next` = the GTID, so the DDL and its GTID are logged as one transaction, and with the worker's applied position, which its engine DDL record carries |
 //! | BEGIN; COMMIT (an empty GTID transaction) | nothing                | logged as an empty transaction with the GTID        |
 //!
 //! The GTID is owned from `apply` on (MySQL owns it at `SET gtid_next`):
@@ -18,10 +18,16 @@
 //!
 //! Every commit carries the worker's applied position (`applied_slot.rs`)
 //! in the same engine transaction as its rows. A DDL statement commits
-//! through the SQL layer, so its position follows in a transaction of its
-//! own: a crash between the two leaves the DDL applied and its position
-//! not, and a file-and-position replica of a source without GTIDs then
-//! runs it again (a source with GTIDs has it skipped by its GTID).
+//! through the SQL layer: the worker's system session hands the position
+//! to the statement, and the engine's DDL redo record carries it
+//! (`Database::execute_replicated_ddl`), so the position is durable
+//! exactly when the DDL is, as MySQL 8's atomic DDL updates
+//! `mysql.slave_worker_info` in its data-dictionary transaction: after a
+//! crash a file-and-position replica of a source without GTIDs neither
+//! runs the DDL again nor skips it. A statement that changed nothing in
+//! the engine (`CREATE TABLE IF NOT EXISTS` of a table that exists)
+//! commits its position by itself after it. `DROP TABLE a, b` logs a
+//! record per table; the last one carries the position.
 //! Transactions skipped for their GTID record nothing: they are skipped
 //! again after a crash.
 
@@ -233,8 +239,14 @@ impl WorkerApplier for WorkerSession {
             }
             Pending::Ddl { gtid, database, query } => {
                 let original = gtid.as_ref().and_then(|(_, given)| given.original_commit_timestamp_us);
-                self.run_ddl(gtid.map(|(owned, _)| owned), database, &query)?;
-                if let Some(slot) = self.take_slot() {
+                let slot = self.take_slot();
+                let unused = self.run_ddl(gtid.map(|(owned, _)| owned), database, &query, slot)?;
+                self.crash
+                    .hit(crash_points::DDL_AFTER_STATEMENT)
+                    .map_err(|error| database_error(DatabaseError::Crash(error.to_string())))?;
+                if let Some(slot) = unused {
+                    // The statement changed nothing in the engine (IF [NOT]
+                    // EXISTS with nothing to do): the position by itself.
                     let mut trx = self.db().begin();
                     trx.set_applier_slot(slot);
                     trx.commit(None).map_err(|error| database_error(error.into()))?;
@@ -359,16 +371,28 @@ impl WorkerSession {
     }
 
     /// Runs a DDL statement with its GTID through the worker's system
-    /// session (the SQL layer's own DDL path: parse, check, engine, binlog).
-    fn run_ddl(&mut self, owned: Option<OwnedGtid>, database: String, query: &str) -> Result<(), MysqlError> {
+    /// session (the SQL layer's own DDL path: parse, check, engine, binlog),
+    /// `slot` committing in the statement's engine DDL record. Returns the
+    /// slot when the statement reached no engine DDL, for the caller to
+    /// commit by itself.
+    fn run_ddl(
+        &mut self,
+        owned: Option<OwnedGtid>,
+        database: String,
+        query: &str,
+        slot: Option<ApplierSlot>,
+    ) -> Result<Option<ApplierSlot>, MysqlError> {
         let shared = self.shared.clone();
         let session = self.system_session.get_or_insert_with(|| SqlSession::system(shared));
         session.set_database((!database.is_empty()).then_some(database));
         *session.gtid_next() = owned.map_or(GtidNext::Automatic, GtidNext::Owned);
+        *session.applier_slot() = slot;
         let result = protocol::Session::query(session, query).map(|_| ());
         // Releases the GTID if the statement failed before logging it.
         *session.gtid_next() = GtidNext::Automatic;
-        result
+        // Never left for a later statement.
+        let unused = session.applier_slot().take();
+        result.map(|()| unused)
     }
 }
 
