@@ -479,6 +479,14 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
                 format_size(FILE_RELAY_SPACE_LIMIT_BYTES)
             ));
         }
+        if args.parts.contains(&Part::Throughput) && workload.transactions >= replica::QUEUE_ENTRIES_MAX_DEFAULT as u64 {
+            return Err(format!(
+                "the workload's {} transactions fill the replica's boundary queue ({} entries): the receiver alone would block before the \
+                 last one; use a shorter --seconds or fewer --threads",
+                workload.transactions,
+                replica::QUEUE_ENTRIES_MAX_DEFAULT
+            ));
+        }
         eprintln!(
             "bench replication: workload: {} transactions, {} of binlog, {:.0} TPS; memory relay log limit {}",
             workload.transactions,
