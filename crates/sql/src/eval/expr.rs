@@ -470,6 +470,12 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::string_search::call(&name, &values) {
             return Ok(result);
         }
+        if let Some(result) = crate::eval::choosing::call(&name, &values) {
+            return Ok(result);
+        }
+        if let Some(result) = crate::eval::digests::call(&name, &values) {
+            return Ok(result);
+        }
         if let Some(result) = crate::eval::spatial::call(&name, &values) {
             return result;
         }

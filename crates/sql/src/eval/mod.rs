@@ -5,14 +5,18 @@
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), the string functions bounded by
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
-//! (`string_search.rs`), the GTID set functions (`gtid_functions.rs`),
+//! (`string_search.rs`), NULLIF, GREATEST, LEAST, STRCMP, SUBSTRING_INDEX
+//! and REVERSE (`choosing.rs`), digests and base64 (`digests.rs`), the
+//! GTID set functions (`gtid_functions.rs`),
 //! GROUP_CONCAT with its `group_concat_max_len` (`group_concat.rs`),
 //! generated columns (`generated.rs`), spatial values and functions
 //! (`spatial.rs`), and names and strings written back as SQL text
 //! (`quoting.rs`).
 
 pub(crate) mod bit;
+pub(crate) mod choosing;
 pub(crate) mod columns;
+pub(crate) mod digests;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
 pub(crate) mod generated;

@@ -204,7 +204,12 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                 Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
                 _ => MYSQL_TYPE_NEWDECIMAL,
             },
-            "LOCATE" | "INSTR" => MYSQL_TYPE_LONGLONG,
+            "LOCATE" | "INSTR" | "CRC32" | "STRCMP" => MYSQL_TYPE_LONGLONG,
+            "GREATEST" | "LEAST" => match function_args(function) {
+                Ok(args) => shared_type(args.into_iter().flatten(), source),
+                Err(_) => MYSQL_TYPE_VAR_STRING,
+            },
+            "NULLIF" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
             "IF" => match function_args(function).as_deref() {
                 Ok([_, Some(then), Some(otherwise)]) => shared_type([*then, *otherwise].into_iter(), source),
                 _ => MYSQL_TYPE_VAR_STRING,
