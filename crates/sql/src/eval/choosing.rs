@@ -6,7 +6,8 @@
 
 use std::cmp::Ordering;
 
-use crate::eval::value::{compare, text, to_number, to_text, NullCheck, Number, Value};
+use crate::eval::strings::integer;
+use crate::eval::value::{compare, text, to_text, NullCheck, Value};
 
 /// Evaluates `name` if it is one of this module's functions.
 pub fn call(name: &str, values: &[Value]) -> Option<Value> {
@@ -63,14 +64,10 @@ fn extreme(values: &[Value], wanted: Ordering) -> Value {
 /// delimiter from the left (count > 0), or after the count-th from the
 /// right (count < 0); the delimiter matches case-sensitively, as in MySQL.
 fn substring_index(value: &Value, delimiter: &Value, count: &Value) -> Value {
-    if value.is_null() || delimiter.is_null() || count.is_null() {
+    let Some(count) = integer(count) else { return Value::Null };
+    if value.is_null() || delimiter.is_null() {
         return Value::Null;
     }
-    let count = match to_number(count) {
-        Some(Number::Int(count)) => count,
-        Some(Number::Float(count)) => count.round() as i128,
-        None => 0,
-    };
     let (bytes, delimiter) = (to_text(value), to_text(delimiter));
     if count == 0 || delimiter.is_empty() {
         return Value::Bytes(Vec::new());

@@ -3,7 +3,8 @@
 //! case-insensitive collation: a 1-based character position, 0 when not
 //! found, NULL when an argument is NULL.
 
-use crate::eval::value::{text, to_number, NullCheck, Number, Value};
+use crate::eval::strings::integer;
+use crate::eval::value::{text, NullCheck, Value};
 
 /// Evaluates `name` if it is one of this module's functions.
 pub fn call(name: &str, values: &[Value]) -> Option<Value> {
@@ -16,14 +17,10 @@ pub fn call(name: &str, values: &[Value]) -> Option<Value> {
 }
 
 fn locate(needle: &Value, haystack: &Value, start: &Value) -> Value {
-    if needle.is_null() || haystack.is_null() || start.is_null() {
+    let Some(start) = integer(start) else { return Value::Null };
+    if needle.is_null() || haystack.is_null() {
         return Value::Null;
     }
-    let start = match to_number(start) {
-        Some(Number::Int(v)) => v,
-        Some(Number::Float(v)) => v.round() as i128,
-        None => 0,
-    };
     let haystack: Vec<char> = text(haystack).to_lowercase().chars().collect();
     let needle: Vec<char> = text(needle).to_lowercase().chars().collect();
     // A start past the end finds nothing, not even the empty string

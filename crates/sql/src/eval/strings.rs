@@ -44,8 +44,9 @@ fn bounded(name: &str, bytes: u128, environment: &dyn Environment, build: impl F
     Ok(Value::Bytes(build()))
 }
 
-/// An integer argument; `None` for NULL.
-fn integer(value: &Value) -> Option<i128> {
+/// An integer argument (a fraction rounds, text that is no number is 0);
+/// `None` for NULL.
+pub(crate) fn integer(value: &Value) -> Option<i128> {
     if value.is_null() {
         return None;
     }
