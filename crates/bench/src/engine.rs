@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use binlog_format::column_type::ColumnType;
 use binlog_format::Value;
-use database::engine::{ColumnDef, IndexSpec, RowKey, TableId, TableSpec};
+use database::engine::{ColumnDef, IndexSpec, TableId, TableSpec};
 use database::redo::FlushLogAtTrxCommit;
 use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use hdrhistogram::Histogram;
@@ -593,7 +593,8 @@ fn transaction(
             let _ = trx.get(table, &[Value::Int(rng.id(table_size))])?;
         }
         let id = rng.id(table_size);
-        if let Some(mut current) = trx.get_for_update(table, &RowKey::from_values(&[Value::Int(id)]))? {
+        let key = trx.primary_key(table, &[Value::Int(id)])?;
+        if let Some(mut current) = trx.get_for_update(table, &key)? {
             if let Value::Int(k) = current[1] {
                 current[1] = Value::Int(k + 1);
             }

@@ -325,7 +325,7 @@ fn event_name(kind: RowsKind) -> &'static str {
 /// The clustered key of `row`'s primary key values, encoded straight
 /// from the row; `None` for a table without a primary key.
 fn primary_row_key(def: &TableDef, row: &Row) -> Option<engine::RowKey> {
-    def.has_primary_key().then(|| engine::RowKey::from_row_columns(row, &def.primary_key))
+    def.has_primary_key().then(|| engine::RowKey::of_row(def, row))
 }
 
 /// The clustered key of the first row equal to `image` (a table without a

@@ -15,14 +15,15 @@
 //! | n | the key's values in the engine's memcomparable key encoding |
 //!
 //! The key encoding is the engine's, so keys the engine holds equal
-//! (an INT 5 and an UNSIGNED 5, -0.0 and 0.0) hash alike. XXH3 is a
+//! (an INT 5 and an UNSIGNED 5, -0.0 and 0.0, 'a' and 'A' under a
+//! case-insensitive collation) hash alike. XXH3 is a
 //! specified function without a per-process seed: the same key hashes
 //! alike in every process and every release. A collision only makes a
 //! transaction wait for one it did not need to; it never lets two that
 //! conflict run together.
 
 use binlog_format::Value;
-use engine::{RowChange, TableDef, TableId};
+use engine::{RowChange, TableDef};
 
 /// The index id a primary key's hash carries (no secondary index has it).
 const PRIMARY_KEY_INDEX_ID: u64 = u64::MAX;
@@ -44,12 +45,12 @@ impl Writeset {
             return;
         }
         for image in [&change.before, &change.after].into_iter().flatten() {
-            let hash = row_hash(&mut self.key_buffer, def.id, PRIMARY_KEY_INDEX_ID, def.primary_key.iter().map(|&c| &image[c]));
+            let hash = row_hash(&mut self.key_buffer, def, PRIMARY_KEY_INDEX_ID, &def.primary_key, image);
             self.hashes.push(hash);
             for index in def.indexes.iter().filter(|index| index.unique) {
                 // NULLs never collide in a unique index.
                 if index.columns.iter().all(|&c| !matches!(image[c], Value::Null)) {
-                    let hash = row_hash(&mut self.key_buffer, def.id, index.id as u64, index.columns.iter().map(|&c| &image[c]));
+                    let hash = row_hash(&mut self.key_buffer, def, index.id as u64, &index.columns, image);
                     self.hashes.push(hash);
                 }
             }
@@ -67,14 +68,14 @@ impl Writeset {
     }
 }
 
-/// The hash of one key (the table in the module documentation). `buffer`
-/// is scratch space for its input.
-fn row_hash<'v>(buffer: &mut Vec<u8>, table: TableId, index: u64, values: impl Iterator<Item = &'v Value>) -> u64 {
+/// The hash of the key of `def`'s `columns` in `row` (the table in the
+/// module documentation). `buffer` is scratch space for its input.
+fn row_hash(buffer: &mut Vec<u8>, def: &TableDef, index: u64, columns: &[usize], row: &[Value]) -> u64 {
     buffer.clear();
-    buffer.extend_from_slice(&table.to_le_bytes());
+    buffer.extend_from_slice(&def.id.to_le_bytes());
     buffer.extend_from_slice(&index.to_le_bytes());
-    for value in values {
-        engine::key::encode_value(value, buffer);
+    for &column in columns {
+        engine::key::encode_column_value(def, column, &row[column], buffer);
     }
     xxhash_rust::xxh3::xxh3_64(buffer)
 }
@@ -82,9 +83,45 @@ fn row_hash<'v>(buffer: &mut Vec<u8>, table: TableId, index: u64, values: impl I
 #[cfg(test)]
 mod tests {
     use super::*;
+    use binlog_format::ColumnType;
+    use engine::{TableId, TableSpec};
+
+    /// A table whose columns hold `values` (text in `collation`), keyed
+    /// by all of them.
+    fn table(id: TableId, values: &[Value], collation: u16) -> (TableDef, Vec<usize>) {
+        let columns = values
+            .iter()
+            .enumerate()
+            .map(|(i, value)| match value {
+                Value::Bytes(_) => engine::ColumnDef {
+                    collation,
+                    ..engine::ColumnDef::new(format!("c{i}"), ColumnType::VarChar { max_length_bytes: 400 })
+                },
+                _ => engine::ColumnDef::new(format!("c{i}"), ColumnType::LongLong),
+            })
+            .collect();
+        let spec = TableSpec { database: "d".into(), name: "t".into(), columns, ..Default::default() };
+        let engine = engine::Engine::new(engine::EngineConfig::default());
+        engine.create_database("d").unwrap();
+        let mut def = (*engine.create_table(&spec).unwrap()).clone();
+        def.id = id;
+        (def, (0..values.len()).collect())
+    }
+
+    fn hash_in(table: TableId, index: u64, values: &[Value], collation: u16) -> u64 {
+        let (def, columns) = self::table(table, values, collation);
+        row_hash(&mut Vec::new(), &def, index, &columns, values)
+    }
 
     fn hash(table: TableId, index: u64, values: &[Value]) -> u64 {
-        row_hash(&mut Vec::new(), table, index, values.iter())
+        hash_in(table, index, values, engine::collation::BINARY_COLLATION_ID)
+    }
+
+    #[test]
+    fn text_equal_under_its_collation_hashes_alike() {
+        let (upper, lower) = ([Value::Bytes(b"ABC".to_vec())], [Value::Bytes(b"abc".to_vec())]);
+        assert_eq!(hash_in(7, 1, &upper, 45), hash_in(7, 1, &lower, 45));
+        assert_ne!(hash_in(7, 1, &upper, 46), hash_in(7, 1, &lower, 46));
     }
 
     #[test]
@@ -93,8 +130,10 @@ mod tests {
         assert_eq!(hash(7, 2, &[Value::Double(-0.0)]), hash(7, 2, &[Value::Double(0.0)]));
         let mut reused = Vec::new();
         let long = [Value::Bytes(vec![b'x'; 300]), Value::Int(1)];
-        row_hash(&mut reused, 7, 2, long.iter());
-        assert_eq!(row_hash(&mut reused, 7, 2, [Value::Int(1)].iter()), hash(7, 2, &[Value::Int(1)]), "scratch left over");
+        let (def, columns) = table(7, &long, 63);
+        row_hash(&mut reused, &def, 2, &columns, &long);
+        let (def, columns) = table(7, &[Value::Int(1)], 63);
+        assert_eq!(row_hash(&mut reused, &def, 2, &columns, &[Value::Int(1)]), hash(7, 2, &[Value::Int(1)]), "scratch left over");
     }
 
     #[test]

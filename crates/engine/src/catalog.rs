@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use binlog_format::{ColumnSpec, ColumnType, Value};
 
+use crate::collation::Collation;
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
 use crate::partition::Partitioning;
@@ -145,6 +146,11 @@ pub struct TableDef {
     /// The COMMENT table option: SHOW CREATE TABLE, SHOW TABLE STATUS and
     /// INFORMATION_SCHEMA.TABLES show it; empty for none, as in MySQL.
     pub comment: String,
+    /// Keys hold character columns by their collation's weights (see
+    /// [`crate::key`]). Every table CREATE or a rebuilding ALTER makes has
+    /// it; a table from before keys followed collations keeps byte keys,
+    /// and its text compares as bytes, until ALTER TABLE rebuilds it.
+    pub keys_by_collation: bool,
 }
 
 /// What CREATE TABLE asks for, by column names.
@@ -188,6 +194,14 @@ impl TableDef {
 
     pub(crate) fn index_position(&self, id: IndexId) -> Option<usize> {
         self.indexes.iter().position(|index| index.id == id)
+    }
+
+    /// How the keys of column `column` compare its text.
+    pub fn key_collation(&self, column: usize) -> Collation {
+        match (self.keys_by_collation, self.columns.get(column)) {
+            (true, Some(column)) => Collation::from_id(column.collation),
+            _ => Collation::Binary,
+        }
     }
 
     pub fn has_primary_key(&self) -> bool {
@@ -269,6 +283,7 @@ impl TableDef {
             next_index_id: CLUSTERED_INDEX_ID + 1,
             partitioning: spec.partitioning.clone(),
             comment: spec.comment.clone(),
+            keys_by_collation: true,
         };
         for index in &spec.indexes {
             let index = def.new_index(index)?;

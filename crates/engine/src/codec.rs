@@ -401,7 +401,7 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
 /// |-------|----------|
 /// | id | u64 |
 /// | database, name | strings (u32 length + UTF-8) |
-/// | flagged column count | u32: the column count, [`TABLE_HAS_PARTITIONING`] and [`TABLE_HAS_COMMENT`] in its top bits |
+/// | flagged column count | u32: the column count, [`TABLE_HAS_PARTITIONING`], [`TABLE_HAS_COMMENT`] and [`TABLE_KEYS_BY_COLLATION`] in its top bits |
 /// | columns | each: name, type code u8, type metadata (u32 length + bytes), flags u8 (see [`COLUMN_FLAGS_KNOWN`]), collation u16, [DEFAULT], [CURRENT_TIMESTAMP u8], [attributes] |
 /// | primary key | column positions (u32 count, each u32) |
 /// | indexes | u32 count, then each: id u32, name, unique u8, column positions |
@@ -417,7 +417,8 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
 fn flagged_column_count(def: &TableDef) -> u32 {
     let partitioning = if def.partitioning.is_some() { TABLE_HAS_PARTITIONING } else { 0 };
     let comment = if def.comment.is_empty() { 0 } else { TABLE_HAS_COMMENT };
-    def.columns.len() as u32 | partitioning | comment
+    let collation = if def.keys_by_collation { TABLE_KEYS_BY_COLLATION } else { 0 };
+    def.columns.len() as u32 | partitioning | comment | collation
 }
 
 /// In the column count: a partitioning section follows the definition.
@@ -425,7 +426,10 @@ const TABLE_HAS_PARTITIONING: u32 = 0x8000_0000;
 /// In the column count: the table's COMMENT follows the definition (after
 /// the partitioning section, when there is one).
 const TABLE_HAS_COMMENT: u32 = 0x4000_0000;
-const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT;
+/// In the column count: keys hold character columns by their collation's
+/// weights ([`TableDef::keys_by_collation`]); nothing follows for it.
+const TABLE_KEYS_BY_COLLATION: u32 = 0x2000_0000;
+const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT | TABLE_KEYS_BY_COLLATION;
 
 /// | field | encoding |
 /// |-------|----------|
@@ -582,7 +586,20 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     }
     let partitioning = if flagged_count & TABLE_HAS_PARTITIONING != 0 { Some(read_partitioning(reader)?) } else { None };
     let comment = if flagged_count & TABLE_HAS_COMMENT != 0 { reader.string("table comment")? } else { String::new() };
-    Ok(TableDef { id, database, name, columns, primary_key, indexes, auto_increment_start, next_index_id, partitioning, comment })
+    let keys_by_collation = flagged_count & TABLE_KEYS_BY_COLLATION != 0;
+    Ok(TableDef {
+        id,
+        database,
+        name,
+        columns,
+        primary_key,
+        indexes,
+        auto_increment_start,
+        next_index_id,
+        partitioning,
+        comment,
+        keys_by_collation,
+    })
 }
 
 fn put_index_def(out: &mut Vec<u8>, index: &IndexDef) {
@@ -906,10 +923,36 @@ mod tests {
         // a definition are those written before partitioning existed.
         let mut plain = spec;
         plain.partitioning = None;
-        let def = TableDef::from_spec(4, &plain).unwrap();
+        let def = TableDef { keys_by_collation: false, ..TableDef::from_spec(4, &plain).unwrap() };
         let mut out = Vec::new();
         put_table_def(&mut out, &def);
         assert_eq!(&out[8 + 4 + 1 + 4 + 1..8 + 4 + 1 + 4 + 1 + 4], &2u32.to_le_bytes());
+    }
+
+    #[test]
+    fn keys_by_collation_is_a_flag_and_older_definitions_read_without_it() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef { collation: 45, ..ColumnDef::new("name", ColumnType::VarChar { max_length_bytes: 40 }) }],
+            primary_key: vec!["name".into()],
+            ..Default::default()
+        };
+        let current = TableDef::from_spec(3, &spec).unwrap();
+        assert!(current.keys_by_collation, "a new table keys text by its collation");
+        let mut bytes = Vec::new();
+        put_table_def(&mut bytes, &current);
+        assert_eq!(read_table_def(&mut ByteReader::new(&bytes)).unwrap(), current);
+
+        // A definition written before the flag existed: the same bytes
+        // without it, read back as byte-keyed, its keys told apart by case.
+        let count_at = 8 + 4 + 1 + 4 + 1;
+        bytes[count_at..count_at + 4].copy_from_slice(&1u32.to_le_bytes());
+        let older = read_table_def(&mut ByteReader::new(&bytes)).unwrap();
+        assert!(!older.keys_by_collation);
+        let key = |def: &TableDef, text: &[u8]| crate::RowKey::from_values(def, &[Value::Bytes(text.to_vec())]);
+        assert_ne!(key(&older, b"a"), key(&older, b"A"));
+        assert_eq!(key(&current, b"a"), key(&current, b"A"));
     }
 
     #[test]
@@ -933,7 +976,7 @@ mod tests {
         // Without a comment the column count has no flag and nothing
         // follows: the bytes written before comments existed, which read
         // back with an empty comment.
-        let plain = TableDef { comment: String::new(), ..commented.clone() };
+        let plain = TableDef { comment: String::new(), keys_by_collation: false, ..commented.clone() };
         let mut plain_bytes = Vec::new();
         put_table_def(&mut plain_bytes, &plain);
         let count_at = 8 + 4 + 1 + 4 + 1;
@@ -945,7 +988,7 @@ mod tests {
         expected[count_at..count_at + 4].copy_from_slice(&(1 | TABLE_HAS_COMMENT).to_le_bytes());
         put_str(&mut expected, &commented.comment);
         let mut commented_bytes = Vec::new();
-        put_table_def(&mut commented_bytes, &commented);
+        put_table_def(&mut commented_bytes, &TableDef { keys_by_collation: false, ..commented.clone() });
         assert_eq!(commented_bytes, expected);
 
         // After a partitioning section, in a rebuilt table's record.

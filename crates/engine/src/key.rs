@@ -23,9 +23,11 @@
 //! ending in `FF`, so a larger magnitude sorts first. `1.50` and `1.5`
 //! encode the same, as SQL compares them equal.
 //!
-//! Strings compare by their bytes (a binary collation): `'a' < 'B'` is
-//! false here while `utf8mb4_0900_ai_ci` says true. Unique checks are
-//! binary too, so `'a'` and `'A'` are distinct keys.
+//! A character column's text is keyed by its collation's weights (see
+//! [`crate::collation`]), so under `utf8mb4_general_ci` `'a'` and `'A'`
+//! are one key, as a unique index in MySQL counts them; a binary column's
+//! by its bytes. Tables written before keys followed collations keep byte
+//! keys ([`TableDef::keys_by_collation`]) until ALTER TABLE rebuilds them.
 //!
 //! No tag is `0xFF`: a prefix followed by `0xFF` sorts after every key that
 //! starts with the prefix, which turns bounds on a key prefix (the first
@@ -34,6 +36,8 @@
 use std::ops::Bound;
 
 use binlog_format::Value;
+
+use crate::catalog::TableDef;
 
 pub const TAG_NULL: u8 = 0x00;
 const TAG_NEGATIVE_INTEGER: u8 = 0x10;
@@ -64,20 +68,47 @@ impl RowKey {
         &self.0
     }
 
-    /// The key of `primary_key` values, in primary-key column order.
-    pub fn from_values(primary_key: &[Value]) -> RowKey {
-        RowKey(encode_key(primary_key))
+    /// The key of `def`'s row with `primary_key` values, in primary-key
+    /// column order.
+    pub fn from_values(def: &TableDef, primary_key: &[Value]) -> RowKey {
+        RowKey(encode_columns(def, &def.primary_key, primary_key))
     }
 
-    /// The key of the values at `columns` of `row` (NULL for a column
-    /// past its end): [`RowKey::from_values`] without copying them out.
-    pub fn from_row_columns(row: &[Value], columns: &[usize]) -> RowKey {
-        let mut out = Vec::with_capacity(columns.len() * 10);
-        for &column in columns {
-            encode_value(row.get(column).unwrap_or(&Value::Null), &mut out);
+    /// The primary key of `def`'s `row` (NULL for a column past its end):
+    /// [`RowKey::from_values`] without copying the values out.
+    pub fn of_row(def: &TableDef, row: &[Value]) -> RowKey {
+        let mut out = Vec::with_capacity(def.primary_key.len() * 10);
+        for &column in &def.primary_key {
+            encode_column_value(def, column, row.get(column).unwrap_or(&Value::Null), &mut out);
         }
         RowKey(out)
     }
+}
+
+/// `values` of `def`'s `columns` (a key's columns, in order; fewer values
+/// than columns encode a key prefix), as [`encode_column_value`] keys them.
+pub fn encode_columns(def: &TableDef, columns: &[usize], values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 10);
+    for (value, &column) in values.iter().zip(columns) {
+        encode_column_value(def, column, value, &mut out);
+    }
+    out
+}
+
+/// `value` of `def`'s column `column` as a key holds it: a character
+/// column's text by its collation's weights, anything else as
+/// [`encode_value`] does.
+pub fn encode_column_value(def: &TableDef, column: usize, value: &Value, out: &mut Vec<u8>) {
+    if let Value::Bytes(text) = value {
+        let collation = def.key_collation(column);
+        if !collation.is_binary() {
+            let mut weights = Vec::with_capacity(text.len() * 4);
+            collation.append_weights(text, &mut weights);
+            encode_bytes(&weights, out);
+            return;
+        }
+    }
+    encode_value(value, out);
 }
 
 pub fn encode_key(values: &[Value]) -> Vec<u8> {
@@ -255,21 +286,23 @@ pub(crate) fn hidden_row_id(key: &[u8]) -> Option<u64> {
     }
 }
 
-/// The byte bound of a lower bound on a key prefix.
-pub(crate) fn lower_bound(bound: Bound<&[Value]>) -> Bound<Vec<u8>> {
+/// The byte bound of a lower bound on a prefix of the key of `def`'s
+/// `columns`.
+pub(crate) fn lower_bound(bound: Bound<&[Value]>, def: &TableDef, columns: &[usize]) -> Bound<Vec<u8>> {
     match bound {
         Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(values) => Bound::Included(encode_key(values)),
-        Bound::Excluded(values) => Bound::Included(past_prefix(encode_key(values))),
+        Bound::Included(values) => Bound::Included(encode_columns(def, columns, values)),
+        Bound::Excluded(values) => Bound::Included(past_prefix(encode_columns(def, columns, values))),
     }
 }
 
-/// The byte bound of an upper bound on a key prefix.
-pub(crate) fn upper_bound(bound: Bound<&[Value]>) -> Bound<Vec<u8>> {
+/// The byte bound of an upper bound on a prefix of the key of `def`'s
+/// `columns`.
+pub(crate) fn upper_bound(bound: Bound<&[Value]>, def: &TableDef, columns: &[usize]) -> Bound<Vec<u8>> {
     match bound {
         Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(values) => Bound::Excluded(past_prefix(encode_key(values))),
-        Bound::Excluded(values) => Bound::Excluded(encode_key(values)),
+        Bound::Included(values) => Bound::Excluded(past_prefix(encode_columns(def, columns, values))),
+        Bound::Excluded(values) => Bound::Excluded(encode_columns(def, columns, values)),
     }
 }
 

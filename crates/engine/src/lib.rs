@@ -49,6 +49,7 @@ mod alter;
 pub mod catalog;
 pub mod change;
 pub mod codec;
+pub mod collation;
 pub mod column_attributes;
 pub mod commit;
 pub mod config;

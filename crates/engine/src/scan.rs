@@ -180,27 +180,30 @@ impl<'t> Scan<'t> {
     fn new(trx: &'t Transaction, table_id: TableId, spec: &ScanSpec, seq: u64, guard: Option<ViewGuard>) -> Result<Scan<'t>> {
         let table = trx.shared.table(table_id)?;
         let def = table.def();
-        let index = match &spec.index {
+        let (index, key_columns) = match &spec.index {
             None => {
                 let bounded = spec.lower != Bound::Unbounded || spec.upper != Bound::Unbounded;
                 if bounded && !def.has_primary_key() {
                     return Err(EngineError::NoSuchIndex { key: PRIMARY_KEY_NAME.to_string(), table: def.name.clone() });
                 }
-                None
+                (None, def.primary_key.as_slice())
             }
             Some(name) => {
                 let index = def.index(name)?;
-                Some((index.id, index.columns.len()))
+                (Some((index.id, index.columns.len())), index.columns.as_slice())
             }
         };
-        let first = (lower_bound(spec.lower.as_ref().map(Vec::as_slice)), upper_bound(spec.upper.as_ref().map(Vec::as_slice)));
+        let bytes = |(lower, upper): (&Bound<Vec<Value>>, &Bound<Vec<Value>>)| -> ByteRange {
+            (
+                lower_bound(lower.as_ref().map(Vec::as_slice), &def, key_columns),
+                upper_bound(upper.as_ref().map(Vec::as_slice), &def, key_columns),
+            )
+        };
+        let first = bytes((&spec.lower, &spec.upper));
         let mut ranges: VecDeque<ByteRange> = match spec.more_ranges.is_empty() {
             true => VecDeque::from([first]),
             false => {
-                let more = spec
-                    .more_ranges
-                    .iter()
-                    .map(|(lower, upper)| (lower_bound(lower.as_ref().map(Vec::as_slice)), upper_bound(upper.as_ref().map(Vec::as_slice))));
+                let more = spec.more_ranges.iter().map(|(lower, upper)| bytes((lower, upper)));
                 disjoint_ranges(std::iter::once(first).chain(more)).into()
             }
         };

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use binlog_format::Value;
 
 use crate::catalog::{TableDef, TableId};
-use crate::key::{encode_value, hidden_row_key, past_prefix};
+use crate::key::{encode_column_value, hidden_row_key, past_prefix};
 use crate::mdl::MetadataLock;
 use crate::memory::MemoryAccount;
 use crate::mvcc::{current, live_row, CommitLookup, Version};
@@ -378,7 +378,7 @@ pub(crate) fn positive_integer(value: &Value) -> Option<u64> {
 pub(crate) fn index_prefix(def: &TableDef, position: usize, row: &Row) -> Vec<u8> {
     let mut out = Vec::new();
     for &column in &def.indexes[position].columns {
-        encode_value(&row[column], &mut out);
+        encode_column_value(def, column, &row[column], &mut out);
     }
     out
 }
@@ -407,7 +407,7 @@ pub(crate) fn clustered_key(def: &TableDef, row: &Row, hidden_row_id: Option<u64
     if def.has_primary_key() {
         let mut out = Vec::new();
         for &column in &def.primary_key {
-            encode_value(&row[column], &mut out);
+            encode_column_value(def, column, &row[column], &mut out);
         }
         out
     } else {

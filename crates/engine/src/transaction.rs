@@ -192,9 +192,16 @@ impl Transaction {
         self.status = Status::Finished;
     }
 
+    /// The clustered key of `table`'s row with `primary_key` values (what
+    /// [`Transaction::get_for_update`] takes).
+    pub fn primary_key(&self, table: TableId, primary_key: &[Value]) -> Result<RowKey> {
+        Ok(RowKey::from_values(&self.shared.table(table)?.def(), primary_key))
+    }
+
     /// The row with primary key `primary_key`, as this transaction sees it.
     pub fn get(&self, table: TableId, primary_key: &[Value]) -> Result<Option<Row>> {
-        self.get_by_key(table, &RowKey::from_values(primary_key))
+        let key = RowKey::from_values(&self.shared.table(table)?.def(), primary_key);
+        self.get_by_key(table, &key)
     }
 
     pub fn get_by_key(&self, table: TableId, key: &RowKey) -> Result<Option<Row>> {

@@ -159,7 +159,8 @@ impl Transaction {
     }
 
     pub fn update_by_pk(&mut self, table: TableId, primary_key: &[Value], new_row: Row) -> Result<UpdateOutcome> {
-        self.update(table, &RowKey::from_values(primary_key), new_row)
+        let key = RowKey::from_values(&self.shared.table(table)?.def(), primary_key);
+        self.update(table, &key, new_row)
     }
 
     /// Deletes the row at `key`; false when there is none.
@@ -168,7 +169,8 @@ impl Transaction {
     }
 
     pub fn delete_by_pk(&mut self, table: TableId, primary_key: &[Value]) -> Result<bool> {
-        self.delete(table, &RowKey::from_values(primary_key))
+        let key = RowKey::from_values(&self.shared.table(table)?.def(), primary_key);
+        self.delete(table, &key)
     }
 
     /// SELECT ... FOR UPDATE of one row: locks `key` (whether or not a row

@@ -162,7 +162,10 @@ fn a_row_inserted_without_a_lock_still_makes_others_wait_for_its_inserter() {
         other.update_by_pk(table, &[int(5)], vec![int(5), int(1)]).map(drop).unwrap_err(),
         other.delete_by_pk(table, &[int(6)]).map(drop).unwrap_err(),
         other.insert(table, vec![int(7), int(1)]).map(drop).unwrap_err(),
-        other.get_for_update(table, &engine::RowKey::from_values(&[int(8)])).map(drop).unwrap_err(),
+        {
+            let key = other.primary_key(table, &[int(8)]).unwrap();
+            other.get_for_update(table, &key).map(drop).unwrap_err()
+        },
     ];
     assert!(waits.iter().all(|error| *error == EngineError::LockWaitTimeout), "{waits:?}");
     // The inserter's own rows are its to change.
@@ -234,7 +237,8 @@ fn an_implicit_lock_converted_during_the_inserters_commit_never_outlives_it() {
             thread::spawn(move || {
                 let mut other = engine.begin();
                 // Waits for the inserter or finds it committed.
-                other.get_for_update(table, &engine::RowKey::from_values(&[int(id)])).unwrap();
+                let key = other.primary_key(table, &[int(id)]).unwrap();
+                other.get_for_update(table, &key).unwrap();
                 other.commit(None).unwrap();
             })
         };

@@ -12,8 +12,9 @@ use sqlparser::ast::{
 };
 
 use crate::error::{arithmetic_out_of_range, not_supported, syntax_error, unknown_column, unsigned_arithmetic_out_of_range, SqlResult};
-use crate::eval::value::{compare, from_bool, text, to_number, to_text, truth, NullCheck, Number, Value};
+use crate::eval::value::{compare_in, from_bool, text, to_number, to_text, truth, NullCheck, Number, Value};
 use crate::variables::VariableScope;
+use engine::collation::Collation;
 
 /// What an expression may ask of the session it runs in.
 pub trait Environment {
@@ -84,9 +85,29 @@ pub struct Columns {
     /// Per column, the members of an ENUM or SET column, whose stored
     /// number an expression reads as text; empty when the table has none.
     pub members: Vec<Option<crate::eval::enumeration::Members>>,
+    /// Per column, the collation a character or binary string column's
+    /// text compares under; `None` for other columns and for a column past
+    /// the end (see `collations.rs`).
+    pub collations: Vec<Option<Collation>>,
 }
 
 impl Columns {
+    /// `def`'s columns, named by the table's name and the `alias` given.
+    pub fn of_table(def: &engine::TableDef, alias: Option<&str>) -> Columns {
+        let mut table_names = vec![def.name.clone()];
+        table_names.extend(alias.map(str::to_string));
+        let is_text = |column: &engine::ColumnDef| {
+            use binlog_format::ColumnType as T;
+            matches!(column.column_type, T::String { .. } | T::VarChar { .. } | T::Blob { .. } | T::Enum { .. } | T::Set { .. })
+        };
+        Columns {
+            table_names,
+            names: def.columns.iter().map(|c| c.name.clone()).collect(),
+            members: crate::eval::enumeration::table_members(def),
+            collations: def.columns.iter().enumerate().map(|(i, c)| is_text(c).then(|| def.key_collation(i))).collect(),
+        }
+    }
+
     /// Column `position`'s stored value as an expression reads it.
     pub fn read(&self, position: usize, stored: &Value) -> Value {
         match self.members.get(position) {
@@ -135,6 +156,11 @@ pub fn function_args(function: &Function) -> SqlResult<Vec<Option<&Expr>>> {
             .collect(),
         FunctionArguments::Subquery(_) => Err(not_supported("subqueries")),
     }
+}
+
+/// A string value: what a collation applies to.
+fn is_text(value: &Value) -> bool {
+    matches!(value, Value::Bytes(_))
 }
 
 fn is_number(value: &Value) -> bool {
@@ -198,14 +224,20 @@ impl<'a> Scope<'a> {
         Scope { columns, row: Some(row), params, environment, aggregates: None }
     }
 
+    /// A scope without a row: what holds for every row of a statement
+    /// (the collations its comparisons use).
+    pub fn for_statement(columns: &'a Columns, params: &'a [Value], environment: &'a dyn Environment) -> Scope<'a> {
+        Scope { columns, row: None, params, environment, aggregates: None }
+    }
+
     pub fn eval(&self, expr: &Expr) -> SqlResult<Value> {
         match expr {
             Expr::Identifier(ident) => self.identifier(std::slice::from_ref(ident)),
             Expr::CompoundIdentifier(parts) => self.identifier(parts),
             Expr::Value(value) => literal(&value.value, self.params),
             Expr::Nested(inner) => self.eval(inner),
-            // A collation changes how text compares, not its value; the
-            // comparisons here do not vary by collation.
+            // A collation changes how text compares, not its value (see
+            // `collations.rs`).
             Expr::Collate { expr: inner, .. } => self.eval(inner),
             Expr::UnaryOp { op, expr: inner } => {
                 let value = self.eval(inner)?;
@@ -221,8 +253,12 @@ impl<'a> Scope<'a> {
             Expr::IsNotNull(inner) => Ok(Value::Int(i64::from(!self.eval(inner)?.is_null()))),
             Expr::Between { expr: inner, negated, low, high } => {
                 let value = self.value_ref(inner)?;
-                let (low, high) = (self.value_ref(low)?, self.value_ref(high)?);
-                let inside = match (compare(&value, &low), compare(&value, &high)) {
+                let (low_value, high_value) = (self.value_ref(low)?, self.value_ref(high)?);
+                let collation = match is_text(&value) {
+                    true => self.list_collation([&**inner, &**low, &**high]),
+                    false => Collation::Binary,
+                };
+                let inside = match (compare_in(&value, &low_value, collation), compare_in(&value, &high_value, collation)) {
                     (Some(a), Some(b)) => Some(a != Ordering::Less && b != Ordering::Greater),
                     _ => None,
                 };
@@ -230,10 +266,14 @@ impl<'a> Scope<'a> {
             }
             Expr::In { expr: inner, target: sqlparser::ast::InTarget::List(list), negated, global: false } => {
                 let value = self.value_ref(inner)?;
+                let collation = match is_text(&value) {
+                    true => self.list_collation(std::iter::once(&**inner).chain(list)),
+                    false => Collation::Binary,
+                };
                 let mut result = Some(false);
                 for item in list {
                     let item = self.value_ref(item)?;
-                    match compare(&value, &item) {
+                    match compare_in(&value, &item, collation) {
                         Some(Ordering::Equal) => {
                             result = Some(true);
                             break;
@@ -244,12 +284,13 @@ impl<'a> Scope<'a> {
                 }
                 Ok(from_bool(result.map(|b| b != *negated)))
             }
-            Expr::Like { negated, any: false, expr: inner, pattern, escape_char: None } => {
-                let (value, pattern) = (self.eval(inner)?, self.eval(pattern)?);
+            Expr::Like { negated, any: false, expr: inner, pattern: pattern_expr, escape_char: None } => {
+                let (value, pattern) = (self.eval(inner)?, self.eval(pattern_expr)?);
                 if value.is_null() || pattern.is_null() {
                     return Ok(Value::Null);
                 }
-                let matched = like(&text(&value), &text(&pattern));
+                let collation = self.comparison_collation(inner, pattern_expr);
+                let matched = like_in(&text(&value), &text(&pattern), collation);
                 Ok(Value::Int(i64::from(matched != *negated)))
             }
             Expr::Function(function) => self.function(function),
@@ -281,11 +322,18 @@ impl<'a> Scope<'a> {
     /// true `c`; without a match, ELSE or NULL. Only the taken branch is
     /// evaluated, as in MySQL.
     fn case(&self, operand: Option<&Expr>, conditions: &[sqlparser::ast::CaseWhen], else_result: Option<&Expr>) -> SqlResult<Value> {
-        let operand = operand.map(|operand| self.eval(operand)).transpose()?;
+        let operand_value = operand.map(|operand| self.eval(operand)).transpose()?;
         for when in conditions {
-            let taken = match &operand {
-                Some(value) => compare(value, &self.eval(&when.condition)?) == Some(Ordering::Equal),
-                None => self.is_true(&when.condition)?,
+            let taken = match (&operand_value, operand) {
+                (Some(value), Some(operand)) => {
+                    let candidate = self.eval(&when.condition)?;
+                    let collation = match is_text(value) && is_text(&candidate) {
+                        true => self.comparison_collation(operand, &when.condition),
+                        false => Collation::Binary,
+                    };
+                    compare_in(value, &candidate, collation) == Some(Ordering::Equal)
+                }
+                _ => self.is_true(&when.condition)?,
             };
             if taken {
                 return self.eval(&when.result);
@@ -391,14 +439,18 @@ impl<'a> Scope<'a> {
                 // An ENUM or SET compared with a number compares its index or mask.
                 let a = if is_number(&b) { self.stored_number(left).map_or(a, Cow::Owned) } else { a };
                 let b = if is_number(&a) { self.stored_number(right).map_or(b, Cow::Owned) } else { b };
+                let collation = match is_text(&a) && is_text(&b) {
+                    true => self.comparison_collation(left, right),
+                    false => Collation::Binary,
+                };
                 if matches!(op, Spaceship) {
                     return Ok(Value::Int(i64::from(match (a.is_null(), b.is_null()) {
                         (true, true) => true,
-                        (false, false) => compare(&a, &b) == Some(Ordering::Equal),
+                        (false, false) => compare_in(&a, &b, collation) == Some(Ordering::Equal),
                         _ => false,
                     })));
                 }
-                Ok(from_bool(compare(&a, &b).map(|ordering| match op {
+                Ok(from_bool(compare_in(&a, &b, collation).map(|ordering| match op {
                     Eq => ordering == Ordering::Equal,
                     NotEq => ordering != Ordering::Equal,
                     Lt => ordering == Ordering::Less,
@@ -647,14 +699,24 @@ fn finite_double(value: f64, expr: &Expr) -> SqlResult<Value> {
 }
 
 /// SQL LIKE with `%` and `_` and `\` escapes, case-insensitive as
-/// utf8mb4_general_ci compares. A loop, not a recursion: the pattern and
+/// utf8mb4_general_ci compares (SHOW ... LIKE). A loop, not a recursion: the pattern and
 /// the value come from the client, and a recursion a character deep would
 /// let a long pattern overflow the connection's stack. On a mismatch it
 /// goes back to the last `%` and lets it take one more character, which is
 /// all the backtracking `%` and `_` patterns need.
 pub fn like(value: &str, pattern: &str) -> bool {
-    let value: Vec<char> = value.to_lowercase().chars().collect();
-    let pattern = like_pattern(&pattern.to_lowercase());
+    like_in(value, pattern, Collation::GeneralCi)
+}
+
+/// [`like`] with characters compared one by one under `collation`.
+pub fn like_in(value: &str, pattern: &str, collation: Collation) -> bool {
+    let value: Vec<char> = value.chars().collect();
+    let pattern = like_pattern(pattern);
+    let same = |a: char, b: char| {
+        a == b
+            || (!collation.is_binary()
+                && collation.compare(a.encode_utf8(&mut [0; 4]).as_bytes(), b.encode_utf8(&mut [0; 4]).as_bytes()) == Ordering::Equal)
+    };
     let (mut at_value, mut at_pattern) = (0, 0);
     // After the last `%` seen: where the pattern goes on, and the value
     // position the `%` has taken characters up to.
@@ -666,7 +728,7 @@ pub fn like(value: &str, pattern: &str) -> bool {
                 last_any = Some((at_pattern, at_value));
             }
             Some(LikeToken::One) => (at_value, at_pattern) = (at_value + 1, at_pattern + 1),
-            Some(LikeToken::Char(c)) if *c == value[at_value] => (at_value, at_pattern) = (at_value + 1, at_pattern + 1),
+            Some(LikeToken::Char(c)) if same(*c, value[at_value]) => (at_value, at_pattern) = (at_value + 1, at_pattern + 1),
             _ => match last_any {
                 Some((after_any, taken)) => {
                     last_any = Some((after_any, taken + 1));

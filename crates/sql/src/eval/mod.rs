@@ -1,6 +1,7 @@
 //! Computing with values: the SQL layer's values and MySQL's comparison,
 //! truth and conversion rules (`value.rs`), expressions over one row
-//! (`expr.rs`), and column types with the coercion of a value into a column
+//! (`expr.rs`), the collation a comparison of text uses (`collations.rs`),
+//! and column types with the coercion of a value into a column
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), the string functions bounded by
@@ -15,6 +16,7 @@
 
 pub(crate) mod bit;
 pub(crate) mod choosing;
+pub(crate) mod collations;
 pub(crate) mod columns;
 pub(crate) mod digests;
 pub(crate) mod enumeration;

@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use engine::collation::Collation;
+
 pub use binlog_format::Value;
 
 /// `IS NULL` for the engine's value type.
@@ -110,10 +112,15 @@ fn is_numeric(value: &Value) -> bool {
 /// MySQL's comparison: NULL compares as unknown (`None`); two strings compare
 /// as bytes; anything with a number on one side compares as numbers.
 pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
+    compare_in(left, right, Collation::Binary)
+}
+
+/// [`compare`], two strings compared under `collation`.
+pub fn compare_in(left: &Value, right: &Value, collation: Collation) -> Option<Ordering> {
     // The common pairs first: what the general rules below give them.
     match (left, right) {
         (Value::Int(a), Value::Int(b)) => return Some(a.cmp(b)),
-        (Value::Bytes(a), Value::Bytes(b)) => return Some(a.cmp(b)),
+        (Value::Bytes(a), Value::Bytes(b)) => return Some(collation.compare(a, b)),
         _ => {}
     }
     if left.is_null() || right.is_null() {
@@ -135,7 +142,7 @@ pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
             _ => a.as_f64().partial_cmp(&b.as_f64()),
         };
     }
-    Some(text_bytes(left).cmp(&text_bytes(right)))
+    Some(collation.compare(&text_bytes(left), &text_bytes(right)))
 }
 
 /// [`to_text`] without a copy where the value already holds its text:
@@ -150,12 +157,29 @@ pub fn text_bytes(value: &Value) -> Cow<'_, [u8]> {
 
 /// An ordering for ORDER BY and DISTINCT: NULL first, then [`compare`].
 pub fn sort_order(left: &Value, right: &Value) -> Ordering {
+    sort_order_in(left, right, Collation::Binary)
+}
+
+/// [`sort_order`], two strings compared under `collation`.
+pub fn sort_order_in(left: &Value, right: &Value, collation: Collation) -> Ordering {
     match (left.is_null(), right.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
-        (false, false) => compare(left, right).unwrap_or(Ordering::Equal),
+        (false, false) => compare_in(left, right, collation).unwrap_or(Ordering::Equal),
     }
+}
+
+/// Appends what tells `value` apart under `collation` (GROUP BY and
+/// DISTINCT keys): its text, or its text's weights when it is a string
+/// and the collation is not binary.
+pub fn append_group_key(value: &Value, collation: Collation, key: &mut Vec<u8>) {
+    key.push(u8::from(value.is_null()));
+    match value {
+        Value::Bytes(text) => collation.append_weights(text, key),
+        other => key.extend_from_slice(&text_bytes(other)),
+    }
+    key.push(0);
 }
 
 /// The truth of a value in WHERE: NULL is unknown, numbers are true when

@@ -172,8 +172,12 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
         let comment = crate::exec::table_comment::checked(comment, &table, WriteRules::of(&context.env).mode, &mut warnings)?;
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), comment, ..TableSpec::default() };
         let mut generation_exprs = Vec::new();
+        let default_collation = table_collation(&create.table_options);
         for column in &create.columns {
-            let built = build_column(column, context)?;
+            let mut built = build_column(column, context)?;
+            if let (Some(collation), false) = (&default_collation, built.collation_given) {
+                column_collation(&mut built.def, collation)?;
+            }
             if let Some(expr) = built.generation {
                 generation_exprs.push((spec.columns.len(), expr));
             }
@@ -245,6 +249,39 @@ pub struct BuiltColumn {
     pub generation: Option<Expr>,
     pub primary_key: bool,
     pub unique: bool,
+    /// The column named its COLLATE: a table's default does not apply.
+    pub collation_given: bool,
+}
+
+/// Applies `COLLATE name` to a character column: a utf8mb4 collation
+/// becomes the column's; one of another character set leaves the column
+/// utf8mb4 (binlogd stores text as UTF-8) with its default collation.
+/// True when the column took it. An unknown name is MySQL's 1273.
+pub fn column_collation(def: &mut engine::ColumnDef, name: &str) -> SqlResult<bool> {
+    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"').to_ascii_lowercase();
+    let collation = crate::charsets::collation_by_name(&name).ok_or_else(|| crate::charsets::unknown_collation(&name))?;
+    let is_character = def.collation != engine::collation::BINARY_COLLATION_ID;
+    if !is_character || collation.charset != "utf8mb4" {
+        return Ok(false);
+    }
+    def.collation = collation.id;
+    Ok(true)
+}
+
+/// The `[DEFAULT] COLLATE [=] name` among CREATE TABLE's options.
+fn table_collation(options: &sqlparser::ast::CreateTableOptions) -> Option<String> {
+    use sqlparser::ast::{CreateTableOptions as Options, SqlOption};
+    let options = match options {
+        Options::None => return None,
+        Options::With(options) | Options::Options(options) | Options::Plain(options) | Options::TableProperties(options) => options,
+    };
+    options.iter().rev().find_map(|option| match option {
+        SqlOption::KeyValue { key, value } => {
+            let key = key.to_string().to_ascii_uppercase();
+            (key == "COLLATE" || key == "DEFAULT COLLATE").then(|| value.to_string())
+        }
+        _ => None,
+    })
 }
 
 /// MySQL's longest column COMMENT, in characters (ER_TOO_LONG_FIELD_COMMENT).
@@ -255,7 +292,7 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
     let constants = context.constants(&no_columns);
     let rules = WriteRules::of(&context.env);
     let mut def = column_from_sql(&column.name.value, &column.data_type)?;
-    let (mut generation, mut primary_key, mut unique) = (None, false, false);
+    let (mut generation, mut primary_key, mut unique, mut collation_given) = (None, false, false, false);
     let mut default = None;
     for option in &column.options {
         match &option.option {
@@ -298,7 +335,8 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
                 ))
             }
             ColumnOption::Comment(comment) => def.attributes.comment = comment.clone(),
-            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
+            ColumnOption::Collation(name) => collation_given = column_collation(&mut def, &name.to_string())?,
+            ColumnOption::CharacterSet(_) => {}
             other => return Err(not_supported(format!("column option {other}"))),
         }
     }
@@ -312,7 +350,7 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
         }
         other => other,
     };
-    Ok(BuiltColumn { def, generation, primary_key, unique })
+    Ok(BuiltColumn { def, generation, primary_key, unique, collation_given })
 }
 
 /// `SRID n` on a geometry column: its values must have SRID n, which

@@ -4,7 +4,6 @@
 
 use std::cell::RefCell;
 
-use engine::TableDef;
 use protocol::OkResponse;
 use sqlparser::ast::{AssignmentTarget, Delete, FromTable, Insert, SetExpr, TableFactor, TableObject, Update};
 
@@ -16,16 +15,6 @@ use crate::eval::temporal::{current_timestamp_for, WriteRules};
 use crate::eval::value::Value;
 use crate::exec::dispatch::{table_def, table_name};
 use crate::session::{Context, Outcome, Transactions, Warning, WARNINGS_MAX};
-
-fn columns_of(def: &TableDef, alias: Option<&str>) -> Columns {
-    let mut table_names = vec![def.name.clone()];
-    table_names.extend(alias.map(str::to_string));
-    Columns {
-        table_names,
-        names: def.columns.iter().map(|c| c.name.clone()).collect(),
-        members: crate::eval::enumeration::table_members(def),
-    }
-}
 
 pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
     if insert.ignore || insert.replace_into || insert.on.is_some() || insert.returning.is_some() || !insert.assignments.is_empty() {
@@ -53,7 +42,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let mut warnings = Vec::new();
 
     let generation = crate::eval::generated::expressions(&def)?;
-    let row_columns = columns_of(&def, None);
+    let row_columns = Columns::of_table(&def, None);
     let is_generated = |position: usize| def.columns[position].attributes.generated.is_some();
 
     let (inserted, first_id) = transaction.write(context, |trx| {
@@ -160,7 +149,7 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let (name, alias) = single_table(&update.table.relation)?;
     let (database, table) = table_name(name, context)?;
     let def = table_def(context, &database, &table)?;
-    let columns = columns_of(&def, alias.as_deref());
+    let columns = Columns::of_table(&def, alias.as_deref());
     let mut assignments = Vec::with_capacity(update.assignments.len());
     for assignment in &update.assignments {
         let AssignmentTarget::ColumnName(target) = &assignment.target else {
@@ -284,7 +273,7 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let (name, alias) = single_table(&table.relation)?;
     let (database, table) = table_name(name, context)?;
     let def = table_def(context, &database, &table)?;
-    let columns = columns_of(&def, alias.as_deref());
+    let columns = Columns::of_table(&def, alias.as_deref());
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, delete.selection.as_ref(), &context.constants(&no_columns));
     let failure = RefCell::new(None);

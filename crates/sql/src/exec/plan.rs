@@ -451,6 +451,7 @@ mod tests {
             next_index_id: 5,
             partitioning: None,
             comment: String::new(),
+            keys_by_collation: true,
         }
     }
 

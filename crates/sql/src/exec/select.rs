@@ -21,9 +21,10 @@ use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
 use crate::eval::group_concat;
-use crate::eval::value::{into_wire, sort_order, text_bytes, to_number, to_text, NullCheck, Number, Value};
+use crate::eval::value::{append_group_key, into_wire, sort_order_in, to_number, to_text, NullCheck, Number, Value};
 use crate::session::Context;
 use crate::variables::{definition, Type};
+use engine::collation::Collation;
 
 /// One output column: how to compute it and how to describe it.
 pub(super) struct Output {
@@ -108,15 +109,7 @@ pub(super) fn source(
                 }
                 false => (catalog.table(&database, &table_name).map_err(crate::error::engine_error)?, None),
             };
-            let mut table_names = vec![def.name.clone()];
-            if let Some(alias) = alias {
-                table_names.push(alias.name.value.clone());
-            }
-            let columns = Columns {
-                table_names,
-                names: def.columns.iter().map(|c| c.name.clone()).collect(),
-                members: crate::eval::enumeration::table_members(&def),
-            };
+            let columns = Columns::of_table(&def, alias.as_ref().map(|alias| alias.name.value.as_str()));
             Ok(Some(Source { database, def, columns, rows }))
         }
         _ => Err(not_supported("joins")),
@@ -446,6 +439,8 @@ fn aggregate(function: &Function, rows: &[Arc<Vec<Value>>], columns: &Columns, c
         [Some(expr)] => Some(*expr),
         _ => return Err(syntax_error(&function.to_string())),
     };
+    let collation =
+        arg.map_or(Collation::Binary, |expr| Scope::for_statement(columns, context.params, &context.env).expression_collation(expr));
     let mut values = Vec::with_capacity(rows.len());
     for row in rows {
         match arg {
@@ -460,12 +455,17 @@ fn aggregate(function: &Function, rows: &[Arc<Vec<Value>>], columns: &Columns, c
     }
     if distinct {
         let mut seen = HashSet::new();
-        values.retain(|value| seen.insert(to_text(value)));
+        values.retain(|value| {
+            let mut key = Vec::new();
+            append_group_key(value, collation, &mut key);
+            seen.insert(key)
+        });
     }
+    let order = |a: &Value, b: &Value| sort_order_in(a, b, collation);
     Ok(match name.as_str() {
         "COUNT" => Value::Int(values.len() as i64),
-        "MIN" => values.into_iter().min_by(sort_order).unwrap_or(Value::Null),
-        "MAX" => values.into_iter().max_by(sort_order).unwrap_or(Value::Null),
+        "MIN" => values.into_iter().min_by(order).unwrap_or(Value::Null),
+        "MAX" => values.into_iter().max_by(order).unwrap_or(Value::Null),
         _ if values.is_empty() => Value::Null,
         _ => {
             let numbers: Vec<Number> = values.iter().filter_map(to_number).collect();
@@ -617,6 +617,7 @@ pub(super) fn run_over(
         table_names: columns.table_names.clone(),
         names: outputs.iter().map(|o| o.name.clone()).chain(columns.names.iter().cloned()).collect(),
         members: outputs.iter().map(|_| None).chain(columns.members.iter().cloned()).collect(),
+        collations: outputs.iter().map(|_| None).chain(columns.collations.iter().cloned()).collect(),
     });
 
     // Groups: each is (representative row, aggregate values).
@@ -634,13 +635,13 @@ pub(super) fn run_over(
     } else {
         let mut order: Vec<Vec<u8>> = Vec::new();
         let mut members: HashMap<Vec<u8>, Vec<Arc<Vec<Value>>>> = HashMap::new();
+        let statement = Scope::for_statement(columns, context.params, &context.env);
+        let collations: Vec<Collation> = group_by.iter().map(|expr| statement.expression_collation(expr)).collect();
         for row in rows {
             let mut key = Vec::new();
-            for expr in &group_by {
+            for (expr, &collation) in group_by.iter().zip(&collations) {
                 let value = Scope::for_row(columns, &row, context.params, &context.env).eval(expr)?;
-                key.push(u8::from(value.is_null()));
-                key.extend(to_text(&value));
-                key.push(0);
+                append_group_key(&value, collation, &mut key);
             }
             if !members.contains_key(&key) {
                 order.push(key.clone());
@@ -690,10 +691,13 @@ pub(super) fn run_over(
         }
         produced.push((output, keys));
     }
+    let statement = Scope::for_statement(columns, context.params, &context.env);
     if !order_by.is_empty() {
+        let collations: Vec<Collation> =
+            order_by.iter().map(|order| statement.expression_collation(order_expr(&order.expr, &outputs))).collect();
         produced.sort_by(|(a_output, a), (b_output, b)| {
             for (index, order) in order_by.iter().enumerate() {
-                let mut ordering = sort_order(a[index].value(a_output), b[index].value(b_output));
+                let mut ordering = sort_order_in(a[index].value(a_output), b[index].value(b_output), collations[index]);
                 if matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
                     ordering = ordering.reverse();
                 }
@@ -706,10 +710,17 @@ pub(super) fn run_over(
     }
     if matches!(select.distinct, Some(Distinct::Distinct)) {
         // Keys borrow the rows' text: decided first, then the rows kept.
+        let collations: Vec<Collation> = outputs.iter().map(|output| statement.expression_collation(&output.expr)).collect();
         let mut seen = HashSet::new();
         let firsts: Vec<bool> = produced
             .iter()
-            .map(|(output, _)| seen.insert(output.iter().map(|v| (v.is_null(), text_bytes(v))).collect::<Vec<_>>()))
+            .map(|(output, _)| {
+                let mut key = Vec::new();
+                for (value, &collation) in output.iter().zip(&collations) {
+                    append_group_key(value, collation, &mut key);
+                }
+                seen.insert(key)
+            })
             .collect();
         drop(seen);
         let mut firsts = firsts.into_iter();
@@ -741,6 +752,24 @@ impl SortKey {
             SortKey::Computed(value) => value,
         }
     }
+}
+
+/// The expression ORDER BY's `expr` sorts by: an output's for its alias
+/// or position, else itself.
+fn order_expr<'e>(expr: &'e Expr, outputs: &'e [Output]) -> &'e Expr {
+    if let Expr::Value(value) = expr {
+        if let Literal::Number(text, _) = &value.value {
+            if let Some(output) = text.parse::<usize>().ok().and_then(|position| outputs.get(position.wrapping_sub(1))) {
+                return &output.expr;
+            }
+        }
+    }
+    if let Expr::Identifier(ident) = expr {
+        if let Some(output) = outputs.iter().find(|o| o.name.eq_ignore_ascii_case(&ident.value)) {
+            return &output.expr;
+        }
+    }
+    expr
 }
 
 /// ORDER BY's value: an output alias, a position (`ORDER BY 1`), or an

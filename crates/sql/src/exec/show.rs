@@ -6,6 +6,9 @@ use protocol::{ColumnDefinition, ResultSet, Value as Wire};
 
 use crate::error::{engine_error, unknown_database, SqlResult};
 use crate::eval::columns::{default_clause, type_name, BINARY_COLLATION};
+
+/// The collation SHOW CREATE TABLE gives every table (utf8mb4_general_ci).
+const TABLE_COLLATION: u16 = 45;
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
 use crate::eval::quoting::{quoted_identifier, quoted_string};
@@ -60,6 +63,7 @@ fn retain_where(result: &mut ResultSet, condition: &sqlparser::ast::Expr, contex
         table_names: Vec::new(),
         names: result.columns.iter().map(|column| column.name.clone()).collect(),
         members: result.columns.iter().map(|_| None).collect(),
+        collations: Vec::new(),
     };
     let mut kept = Vec::with_capacity(result.rows.len());
     for row in std::mem::take(&mut result.rows) {
@@ -197,6 +201,12 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
             let mut lines = Vec::new();
             for column in &def.columns {
                 let mut line = format!("  {} {}", quoted_identifier(&column.name), type_name(column));
+                // A character column in other than the table's collation
+                // names its own, as MySQL prints it.
+                if column.collation != BINARY_COLLATION && column.collation != TABLE_COLLATION {
+                    let (charset, collation) = crate::information_schema::collation_names(column.collation);
+                    line.push_str(&format!(" CHARACTER SET {charset} COLLATE {collation}"));
+                }
                 if let Some(generated) = &column.attributes.generated {
                     let text = crate::eval::generated::parse_expression(&generated.expression)
                         .map(|expr| crate::eval::generated::mysql_text(&expr))
@@ -276,7 +286,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 let extra = crate::information_schema::column_extra(column);
                 let mut row = vec![Some(column.name.clone()), Some(type_name(column))];
                 if *full {
-                    let collation = if column.collation == BINARY_COLLATION { None } else { Some("utf8mb4_general_ci".to_string()) };
+                    let collation = (column.collation != BINARY_COLLATION)
+                        .then(|| crate::information_schema::collation_names(column.collation).1.to_string());
                     row.push(collation);
                 }
                 row.extend([Some(if column.nullable { "YES" } else { "NO" }.to_string()), Some(key.to_string()), default, Some(extra)]);

@@ -60,5 +60,7 @@ pub fn definition(name: &str, columns: &[Column]) -> Arc<TableDef> {
         next_index_id: 1,
         partitioning: None,
         comment: String::new(),
+        // Names compare as bytes, as on a case-sensitive file system.
+        keys_by_collation: false,
     })
 }

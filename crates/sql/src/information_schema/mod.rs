@@ -17,6 +17,7 @@ use protocol::MysqlError;
 
 pub use column_facts::{column_default, column_extra, column_key};
 pub use processlist::visible_processes;
+pub use rows::collation_names;
 pub use rows::indexes as table_indexes;
 
 use crate::error::SqlResult;
