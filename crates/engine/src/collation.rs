@@ -137,6 +137,15 @@ impl Iterator for Weights<'_> {
                 self.tail = Some(at + length);
                 return Some(character);
             }
+            // ASCII has no decomposition, expansion or combining mark: its
+            // weight comes straight from the byte.
+            if let Some(&byte) = self.text.get(self.at).filter(|byte| byte.is_ascii()) {
+                self.at += 1;
+                return Some(match self.collation {
+                    Collation::GeneralCi => u32::from(byte.to_ascii_uppercase()),
+                    _ => primary_weight(char::from(byte)),
+                });
+            }
             let Some((character, length)) = next_character(&self.text[self.at..]) else {
                 if self.collation == Collation::UnicodeCs {
                     self.tail = Some(0);
@@ -329,6 +338,30 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn ascii_weighs_as_the_general_rule_would_weigh_it() {
+        for byte in 0u8..0x80 {
+            let general = Collation::GeneralCi.weights(&[byte]).collect::<Vec<_>>();
+            let unicode = Collation::UnicodeCi { pad_space: false }.weights(&[byte]).collect::<Vec<_>>();
+            if byte == b' ' {
+                assert!(general.is_empty(), "a trailing space is padding");
+            } else {
+                assert_eq!(general, [general_weight(u32::from(byte))], "{byte:#04x}");
+            }
+            let mut slow = Weights {
+                collation: Collation::UnicodeCi { pad_space: false },
+                text: &[],
+                at: 0,
+                pending: [0; PENDING_MAX],
+                pending_length: 0,
+                pending_at: 0,
+                tail: None,
+            };
+            slow.push_primary(u32::from(byte));
+            assert_eq!(unicode, slow.pending[..slow.pending_length], "{byte:#04x}");
         }
     }
 

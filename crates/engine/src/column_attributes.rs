@@ -1,7 +1,7 @@
 //! What a column's SQL type says beyond its binlog type and metadata:
 //! the integer display width and ZEROFILL, FLOAT(M,D)'s digits, ENUM and
 //! SET members, a geometry column's kind and SRID, INVISIBLE, a generated
-//! column's expression, its COMMENT. The engine keeps them
+//! column's expression, its COMMENT, an expression DEFAULT. The engine keeps them
 //! with the definition (redo and checkpoints) for SHOW CREATE TABLE, the
 //! result-set column definitions and the Table_map's ENUM/SET and
 //! GEOMETRY_TYPE metadata; it never looks inside them.
@@ -9,9 +9,10 @@
 //! Encoding (after a column's DEFAULT, only when not all default, see
 //! `codec.rs`): display width u8, flags u8 (1 ZEROFILL, 2 digits follow,
 //! 4 geometry follows, 8 INVISIBLE, 16 generated follows, 32 comment
-//! follows), [M u8, D u8], member count u32, each member u32 length +
-//! bytes, [geometry kind u8, SRID given u8, SRID u32], [STORED u8,
-//! expression u32 length + bytes], [comment u32 length + bytes].
+//! follows, 64 DEFAULT expression follows), [M u8, D u8], member count
+//! u32, each member u32 length + bytes, [geometry kind u8, SRID given u8,
+//! SRID u32], [STORED u8, expression u32 length + bytes], [comment u32
+//! length + bytes], [DEFAULT expression u32 length + bytes].
 
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::value::geometry::Kind;
@@ -42,6 +43,9 @@ pub struct ColumnAttributes {
     /// `COMMENT '...'`: SHOW CREATE TABLE, SHOW FULL COLUMNS and
     /// INFORMATION_SCHEMA.COLUMNS show it; empty for none, as in MySQL.
     pub comment: String,
+    /// `DEFAULT (expression)`: evaluated for every row written without a
+    /// value for the column (sqlparser's text, parsed again then).
+    pub default_expression: Option<String>,
 }
 
 /// `GENERATED ALWAYS AS (expression) VIRTUAL | STORED`.
@@ -69,7 +73,8 @@ const GEOMETRY: u8 = 4;
 const INVISIBLE: u8 = 8;
 const GENERATED: u8 = 16;
 const COMMENT: u8 = 32;
-const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE | GENERATED | COMMENT;
+const DEFAULT_EXPRESSION: u8 = 64;
+const FLAGS_KNOWN: u8 = ZEROFILL | FLOAT_DIGITS | GEOMETRY | INVISIBLE | GENERATED | COMMENT | DEFAULT_EXPRESSION;
 
 impl ColumnAttributes {
     pub fn is_default(&self) -> bool {
@@ -84,7 +89,8 @@ impl ColumnAttributes {
         let invisible = if self.invisible { INVISIBLE } else { 0 };
         let generated = if self.generated.is_some() { GENERATED } else { 0 };
         let comment = if self.comment.is_empty() { 0 } else { COMMENT };
-        out.put_u8(zerofill | float_digits | geometry | invisible | generated | comment);
+        let default_expression = if self.default_expression.is_some() { DEFAULT_EXPRESSION } else { 0 };
+        out.put_u8(zerofill | float_digits | geometry | invisible | generated | comment | default_expression);
         if let Some((digits, decimals)) = self.float_digits {
             out.put_u8(digits);
             out.put_u8(decimals);
@@ -104,6 +110,9 @@ impl ColumnAttributes {
         }
         if !self.comment.is_empty() {
             put_bytes(out, self.comment.as_bytes());
+        }
+        if let Some(expression) = &self.default_expression {
+            put_bytes(out, expression.as_bytes());
         }
     }
 
@@ -142,6 +151,13 @@ impl ColumnAttributes {
         } else {
             String::new()
         };
+        let default_expression = if flags & DEFAULT_EXPRESSION != 0 {
+            let text = String::from_utf8(reader.bytes("default expression")?.to_vec())
+                .map_err(|_| EngineError::corrupt("a default expression that is not UTF-8".to_string()))?;
+            Some(text)
+        } else {
+            None
+        };
         Ok(ColumnAttributes {
             display_width,
             zerofill: flags & ZEROFILL != 0,
@@ -151,6 +167,7 @@ impl ColumnAttributes {
             invisible: flags & INVISIBLE != 0,
             generated,
             comment,
+            default_expression,
         })
     }
 }
@@ -169,6 +186,7 @@ mod tests {
             invisible: true,
             generated: Some(Generated { expression: "a + 1".into(), stored: true }),
             comment: "the customer's id, née «id»".into(),
+            default_expression: Some("json_object('a', 1)".into()),
             ..Default::default()
         };
         let mut out = Vec::new();

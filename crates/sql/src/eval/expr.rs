@@ -528,6 +528,9 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::digests::call(&name, &values) {
             return Ok(result);
         }
+        if let Some(result) = crate::eval::uuids::call(&name, &values) {
+            return result;
+        }
         if let Some(result) = crate::eval::spatial::call(&name, &values) {
             return result;
         }

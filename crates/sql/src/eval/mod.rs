@@ -7,10 +7,12 @@
 //! (`json_functions.rs`), the string functions bounded by
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
 //! (`string_search.rs`), NULLIF, GREATEST, LEAST, STRCMP, SUBSTRING_INDEX
-//! and REVERSE (`choosing.rs`), digests and base64 (`digests.rs`), the
+//! and REVERSE (`choosing.rs`), digests and base64 (`digests.rs`), UUID()
+//! and its conversions (`uuids.rs`), the
 //! GTID set functions (`gtid_functions.rs`),
 //! GROUP_CONCAT with its `group_concat_max_len` (`group_concat.rs`),
-//! generated columns (`generated.rs`), spatial values and functions
+//! generated columns (`generated.rs`), expression defaults
+//! (`default_expressions.rs`), spatial values and functions
 //! (`spatial.rs`), and names and strings written back as SQL text
 //! (`quoting.rs`).
 
@@ -18,6 +20,7 @@ pub(crate) mod bit;
 pub(crate) mod choosing;
 pub(crate) mod collations;
 pub(crate) mod columns;
+pub(crate) mod default_expressions;
 pub(crate) mod digests;
 pub(crate) mod enumeration;
 pub(crate) mod expr;
@@ -34,4 +37,5 @@ pub(crate) mod string_search;
 pub(crate) mod strings;
 pub mod temporal;
 pub(crate) mod temporal_columns;
+pub(crate) mod uuids;
 pub mod value;

@@ -428,6 +428,9 @@ fn convert(
                     }
                 }
                 None if column.def.current_timestamp.on_insert => current_timestamp_for(&column.def, rules),
+                None if column.def.attributes.default_expression.is_some() => {
+                    return Err(not_supported("ADD COLUMN with an expression DEFAULT to a table with rows"))
+                }
                 None => match &column.def.default {
                     Some(value) => value.clone(),
                     None if column.def.nullable || column.def.auto_increment => Value::Null,

@@ -192,6 +192,7 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
         for (position, expr) in &generation_exprs {
             crate::eval::generated::check(&spec.columns, *position, expr)?;
         }
+        check_default_expressions(&spec.columns, context)?;
         if spec.columns.iter().all(|column| column.attributes.invisible) {
             return Err(protocol::MysqlError::new(4028, "HY000", "A table must have at least one visible column."));
         }
@@ -253,6 +254,21 @@ pub struct BuiltColumn {
     pub collation_given: bool,
 }
 
+/// Checks each expression DEFAULT of `columns` as MySQL does, then
+/// evaluates it once over a row of NULLs, so an unknown function or an
+/// unsupported construct fails the CREATE rather than each INSERT.
+fn check_default_expressions(columns: &[engine::ColumnDef], context: &Context<'_>) -> SqlResult<()> {
+    let names = Columns { names: columns.iter().map(|c| c.name.clone()).collect(), ..Columns::default() };
+    let nulls = vec![binlog_format::Value::Null; columns.len()];
+    for (position, column) in columns.iter().enumerate() {
+        let Some(text) = &column.attributes.default_expression else { continue };
+        let expr = crate::eval::generated::parse_expression(text)?;
+        crate::eval::default_expressions::check(columns, position, &expr)?;
+        crate::eval::expr::Scope::for_row(&names, &nulls, context.params, &context.env).eval(&expr)?;
+    }
+    Ok(())
+}
+
 /// Applies `COLLATE name` to a character column: a utf8mb4 collation
 /// becomes the column's; one of another character set leaves the column
 /// utf8mb4 (binlogd stores text as UTF-8) with its default collation.
@@ -298,10 +314,14 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
         match &option.option {
             ColumnOption::Null => def.nullable = true,
             ColumnOption::NotNull => def.nullable = false,
+            // A parenthesized DEFAULT is an expression, evaluated per row.
+            ColumnOption::Default(Expr::Nested(inner)) => {
+                def.attributes.default_expression = Some(inner.to_string());
+            }
             ColumnOption::Default(expr)
                 if matches!(def.column_type, binlog_format::ColumnType::Json | binlog_format::ColumnType::Geometry) =>
             {
-                return Err(json_default(&def.name, expr))
+                return Err(json_default(&def.name))
             }
             ColumnOption::Srid(expr) => column_srid(&mut def, expr)?,
             ColumnOption::Invisible => def.attributes.invisible = true,
@@ -424,9 +444,6 @@ pub fn check_no_json_keys<'a>(columns: &[engine::ColumnDef], keys: impl Iterator
 /// A JSON column takes no literal DEFAULT (1101, as MySQL); an expression
 /// DEFAULT (`DEFAULT (JSON_OBJECT())`) would have to be kept as an
 /// expression and evaluated per row, which the catalog does not hold.
-fn json_default(column: &str, expr: &Expr) -> protocol::MysqlError {
-    match expr {
-        Expr::Nested(_) => not_supported("an expression DEFAULT on a JSON column"),
-        _ => protocol::MysqlError::new(1101, "42000", format!("BLOB, TEXT, GEOMETRY or JSON column '{column}' can't have a default value")),
-    }
+fn json_default(column: &str) -> protocol::MysqlError {
+    protocol::MysqlError::new(1101, "42000", format!("BLOB, TEXT, GEOMETRY or JSON column '{column}' can't have a default value"))
 }

@@ -42,6 +42,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let mut warnings = Vec::new();
 
     let generation = crate::eval::generated::expressions(&def)?;
+    let default_expressions = crate::eval::default_expressions::expressions(&def)?;
     let row_columns = Columns::of_table(&def, None);
     let is_generated = |position: usize| def.columns[position].attributes.generated.is_some();
 
@@ -93,12 +94,13 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                     row[*position] = Some(coerce_in_table(&def, *position, value, rules, &mut warnings)?);
                 }
             }
+            let given: Vec<bool> = row.iter().map(Option::is_some).collect();
             let mut full = Vec::with_capacity(row.len());
             for (position, value) in row.into_iter().enumerate() {
                 let column = &def.columns[position];
                 let value = match value {
                     Some(value) => value,
-                    None if column.attributes.generated.is_some() => Value::Null,
+                    None if column.attributes.generated.is_some() || column.attributes.default_expression.is_some() => Value::Null,
                     None if column.current_timestamp.on_insert => current_timestamp_for(column, rules),
                     None => match column.default.clone().or_else(|| implicit_default(column)) {
                         Some(value) => value,
@@ -106,6 +108,10 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                     },
                 };
                 full.push(value);
+            }
+            for (position, expr) in default_expressions.iter().filter(|(position, _)| !given[*position]) {
+                let value = Scope::for_row(&row_columns, &full, context.params, &context.env).eval(expr)?;
+                full[*position] = coerce_in_table(&def, *position, value, rules, &mut warnings)?;
             }
             for (position, expr) in &generation {
                 let value = Scope::for_row(&row_columns, &full, context.params, &context.env).eval(expr)?;

@@ -237,6 +237,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                     line.push_str(" AUTO_INCREMENT");
                 } else if column.current_timestamp.on_insert {
                     line.push_str(&format!(" DEFAULT {}", current_timestamp_text(column)));
+                } else if let Some(text) = crate::eval::default_expressions::mysql_text(column) {
+                    line.push_str(&format!(" DEFAULT ({text})"));
                 } else if let Some(default) = column.default.as_ref().filter(|d| !matches!(d, binlog_format::Value::Null)) {
                     let shown = match default_text(column, default, zone) {
                         Some(shown) => quoted_string(&shown),

@@ -33,6 +33,9 @@ pub fn column_default(column: &ColumnDef, zone: TimeZone) -> Option<String> {
     if column.current_timestamp.on_insert {
         return Some(current_timestamp_text(column));
     }
+    if let Some(text) = crate::eval::default_expressions::mysql_text(column) {
+        return Some(text);
+    }
     column
         .default
         .as_ref()
@@ -55,7 +58,8 @@ fn default_extra(column: &ColumnDef) -> String {
     if let Some(generated) = &column.attributes.generated {
         return if generated.stored { "STORED GENERATED" } else { "VIRTUAL GENERATED" }.to_string();
     }
-    match (column.auto_increment, column.current_timestamp.on_insert, column.current_timestamp.on_update) {
+    let on_insert = column.current_timestamp.on_insert || column.attributes.default_expression.is_some();
+    match (column.auto_increment, on_insert, column.current_timestamp.on_update) {
         (true, ..) => "auto_increment".to_string(),
         (_, true, true) => format!("DEFAULT_GENERATED on update {}", current_timestamp_text(column)),
         (_, true, false) => "DEFAULT_GENERATED".to_string(),

@@ -1,0 +1,152 @@
+//! Expression defaults end to end against a served binlogd: `DEFAULT
+//! (expr)` evaluated per row written without the column (JSON_OBJECT(),
+//! UUID(), arithmetic over an earlier column, CURRENT_DATE), SHOW CREATE
+//! TABLE, SHOW COLUMNS and INFORMATION_SCHEMA.COLUMNS as MySQL prints them,
+//! also after a restart; the row images carry the values as mysql_common
+//! decodes them; bad expressions get MySQL's errors (1054, 1305, 3770,
+//! 3772, 3773) and the connection stays usable.
+
+mod support;
+
+use mysql_common::binlog::consts::BinlogVersion;
+use mysql_common::binlog::events::EventData;
+use mysql_common::binlog::value::BinlogValue;
+use mysql_common::binlog::BinlogFile;
+use support::ServerProcess;
+use testkit::raw_client::{MValue, RawClient};
+
+const CREATE: &str = "CREATE TABLE d.t (
+    id INT PRIMARY KEY AUTO_INCREMENT,
+    n INT DEFAULT (1 + 1),
+    j JSON DEFAULT (JSON_OBJECT('k', 'v')),
+    u VARCHAR(36) DEFAULT (UUID()),
+    m INT NOT NULL DEFAULT (n * 10),
+    b BINARY(16) DEFAULT (UUID_TO_BIN(UUID())),
+    day DATE DEFAULT (CURRENT_DATE)
+)";
+
+fn rows(client: &mut RawClient, sql: &str) -> Vec<Vec<String>> {
+    let found = client.query_rows(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    found.into_iter().map(|row| row.into_iter().map(|v| v.unwrap_or_else(|| "NULL".into())).collect()).collect()
+}
+
+/// Every after image of table t in the files, as text.
+fn inserted_images(paths: &[std::path::PathBuf]) -> Vec<Vec<String>> {
+    let mut images = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path).unwrap();
+        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
+        while let Some(event) = binlog.next() {
+            let event = event.expect("mysql_common reads every event");
+            let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") else { continue };
+            let map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
+            for decoded in rows.rows(map) {
+                let (_, after) = decoded.expect("mysql_common decodes the row");
+                let Some(after) = after else { continue };
+                images.push(
+                    after
+                        .unwrap()
+                        .iter()
+                        .map(|value| match value {
+                            BinlogValue::Value(MValue::NULL) => "NULL".to_string(),
+                            BinlogValue::Value(MValue::Int(v)) => v.to_string(),
+                            BinlogValue::Value(MValue::Bytes(bytes)) => format!("{} bytes", bytes.len()),
+                            BinlogValue::Value(MValue::Date(..)) => "date".to_string(),
+                            BinlogValue::Jsonb(json) => {
+                                serde_json::Value::from(json.clone().parse().expect("mysql_common parses the jsonb")).to_string()
+                            }
+                            other => format!("{other:?}"),
+                        })
+                        .collect(),
+                );
+            }
+        }
+    }
+    images
+}
+
+#[test]
+fn rows_without_a_value_take_the_expression_and_the_binlog_carries_its_value() {
+    let mut server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE d").unwrap();
+    client.query_rows(CREATE).unwrap();
+    client.query_rows("INSERT INTO d.t (id) VALUES (NULL)").unwrap();
+    client.query_rows("INSERT INTO d.t (n) VALUES (5)").unwrap();
+    client.query_rows("INSERT INTO d.t (n, j, m, u) VALUES (7, '[1]', 3, 'given')").unwrap();
+    let found = rows(&mut client, "SELECT id, n, j, LENGTH(u), m, LENGTH(b), day = CURRENT_DATE FROM d.t ORDER BY id");
+    assert_eq!(
+        found,
+        [
+            ["1", "2", r#"{"k": "v"}"#, "36", "20", "16", "1"],
+            ["2", "5", r#"{"k": "v"}"#, "36", "50", "16", "1"],
+            ["3", "7", "[1]", "5", "3", "16", "1"],
+        ]
+    );
+    let uuids = rows(&mut client, "SELECT COUNT(DISTINCT u), SUM(IS_UUID(u)), COUNT(DISTINCT b) FROM d.t WHERE id < 3");
+    assert_eq!(uuids, [["2", "2", "2"]], "each row gets its own UUID()");
+
+    let images = inserted_images(&server.binlog_files());
+    assert_eq!(images.len(), 3, "{images:?}");
+    assert_eq!(images[0][..3], ["1", "2", r#"{"k":"v"}"#]);
+    assert_eq!(images[0][3], "36 bytes");
+    assert_eq!(images[1][4], "50");
+
+    let shown = |client: &mut RawClient| {
+        let create = rows(client, "SHOW CREATE TABLE d.t")[0][1].clone();
+        let columns = rows(
+            client,
+            "SELECT COLUMN_NAME, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' ORDER BY ORDINAL_POSITION",
+        );
+        (create, columns)
+    };
+    let (create, columns) = shown(&mut client);
+    for line in [
+        "`n` int DEFAULT ((1 + 1))",
+        "`j` json DEFAULT (json_object(_utf8mb4'k',_utf8mb4'v'))",
+        "`u` varchar(36) DEFAULT (uuid())",
+        "`m` int NOT NULL DEFAULT ((`n` * 10))",
+    ] {
+        assert!(create.contains(line), "{line} in {create}");
+    }
+    assert_eq!(columns[1], ["n", "(1 + 1)", "DEFAULT_GENERATED"]);
+    assert_eq!(columns[3], ["u", "uuid()", "DEFAULT_GENERATED"]);
+    assert_eq!(columns[0], ["id", "NULL", "auto_increment"]);
+
+    // SHOW CREATE TABLE's text creates the same table.
+    client.query_rows("CREATE DATABASE copy").unwrap();
+    client.query_rows(&create.replacen("CREATE TABLE `t`", "CREATE TABLE copy.t", 1)).unwrap();
+    client.query_rows("INSERT INTO copy.t (n) VALUES (4)").unwrap();
+    assert_eq!(rows(&mut client, "SELECT n, m, j FROM copy.t"), [["4", "40", r#"{"k": "v"}"#]]);
+
+    server.restart();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    assert_eq!(shown(&mut client), (create, columns), "the same after a restart");
+    client.query_rows("INSERT INTO d.t (n) VALUES (9)").unwrap();
+    assert_eq!(rows(&mut client, "SELECT m FROM d.t WHERE n = 9"), [["90"]]);
+}
+
+#[test]
+fn bad_default_expressions_get_mysqls_errors() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE d").unwrap();
+    client.query_rows("USE d").unwrap();
+    for (sql, code) in [
+        ("CREATE TABLE x (a INT DEFAULT (nosuch()))", 1305),
+        ("CREATE TABLE x (a INT AUTO_INCREMENT PRIMARY KEY, b INT DEFAULT (a + 1))", 3773),
+        ("CREATE TABLE x (a INT DEFAULT (b), b INT DEFAULT (1))", 3772),
+        ("CREATE TABLE x (a INT DEFAULT (@v))", 3770),
+        ("CREATE TABLE x (a INT DEFAULT (LAST_INSERT_ID()))", 3770),
+        ("CREATE TABLE x (a INT DEFAULT (c))", 1054),
+        ("CREATE TABLE x (j JSON DEFAULT '{}')", 1101),
+    ] {
+        let error = client.query_rows(sql).unwrap_err();
+        assert_eq!(error.code, code, "{sql}: {}", error.message);
+    }
+    assert_eq!(client.query_rows("SHOW TABLES").unwrap().len(), 0, "nothing was created");
+    // A later column's plain value is fine to read.
+    client.query_rows("CREATE TABLE y (a INT DEFAULT (b + 1), b INT DEFAULT 4)").unwrap();
+    client.query_rows("INSERT INTO y () VALUES ()").unwrap();
+    assert_eq!(rows(&mut client, "SELECT a, b FROM y"), [["5", "4"]]);
+}
