@@ -417,15 +417,14 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                     return Err(incorrect_value("decimal", &shown(), &column.name));
                 }
             }
-            let number = to_number(&value).map_or(0.0, Number::as_f64);
-            let formatted = format!("{:.*}", usize::from(*scale), number);
-            let formatted = if formatted.starts_with("-0") && formatted.trim_start_matches(['-', '0', '.']).is_empty() {
-                formatted[1..].to_string()
-            } else {
-                formatted
-            };
-            let digits = formatted.trim_start_matches('-').split('.').next().unwrap_or("").trim_start_matches('0').len();
-            if digits > usize::from(precision - scale) {
+            // Exact where the value is decimal text; through a double only
+            // for text in exponent form and the like.
+            let text = crate::eval::decimal::exact_text(&value).unwrap_or_else(|| {
+                let number = to_number(&value).map_or(0.0, Number::as_f64);
+                format!("{:.*}", usize::from(*scale) + 1, number)
+            });
+            let (formatted, integer_digits) = crate::eval::decimal::round(&text, *scale);
+            if integer_digits > usize::from(precision - scale) {
                 return Err(out_of_range(&column.name));
             }
             Ok(Value::Decimal(formatted))

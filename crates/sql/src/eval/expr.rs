@@ -310,8 +310,19 @@ impl<'a> Scope<'a> {
                 }
                 self.eval(value)
             }
-            Expr::Cast { expr: inner, data_type: sqlparser::ast::DataType::JSON, format: None, .. } => {
-                crate::eval::json_functions::cast(&self.eval(inner)?)
+            Expr::Cast { expr: inner, data_type, format: None, .. } => {
+                crate::eval::cast::cast(self.eval(inner)?, data_type, self.environment)
+            }
+            Expr::Convert { is_try: false, expr: inner, data_type: Some(data_type), charset: None, target_before_value: false, styles }
+                if styles.is_empty() =>
+            {
+                crate::eval::cast::cast(self.eval(inner)?, data_type, self.environment)
+            }
+            // CONVERT(text USING charset): binlogd's text is UTF-8 whatever
+            // the character set named, so the value stays.
+            Expr::Convert { is_try: false, expr: inner, data_type: None, charset: Some(charset), styles, .. } if styles.is_empty() => {
+                crate::charsets::character_set(&charset.to_string())?;
+                self.eval(inner)
             }
             other => Err(not_supported(first_words(&other.to_string()))),
         }

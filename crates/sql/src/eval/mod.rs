@@ -1,6 +1,6 @@
 //! Computing with values: the SQL layer's values and MySQL's comparison,
 //! truth and conversion rules (`value.rs`), expressions over one row
-//! (`expr.rs`), the collation a comparison of text uses (`collations.rs`),
+//! (`expr.rs`), CAST and CONVERT (`cast.rs`), the collation a comparison of text uses (`collations.rs`),
 //! and column types with the coercion of a value into a column
 //! before a write (`columns.rs`), temporal values and the statement's
 //! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
@@ -17,9 +17,11 @@
 //! (`quoting.rs`).
 
 pub(crate) mod bit;
+pub(crate) mod cast;
 pub(crate) mod choosing;
 pub(crate) mod collations;
 pub(crate) mod columns;
+pub(crate) mod decimal;
 pub(crate) mod default_expressions;
 pub(crate) mod digests;
 pub(crate) mod enumeration;

@@ -57,6 +57,14 @@ fn clipped(column: &ColumnDef, value: &Value, code: u16) -> Option<Value> {
             let v = number().as_f64();
             Value::Double(if v.is_nan() { 0.0 } else { v.clamp(low, max) })
         }
+        (ColumnType::NewDecimal { precision, scale }, 1264) => {
+            let negative = number().as_f64() < 0.0 || crate::eval::value::text(value).trim_start().starts_with('-');
+            Value::Decimal(crate::eval::decimal::limit(*precision, *scale, negative && !column.unsigned))
+        }
+        (ColumnType::NewDecimal { .. }, 1366) => match number() {
+            Number::Int(v) => Value::Decimal(v.to_string()),
+            Number::Float(v) => Value::Double(if v.is_finite() { v } else { 0.0 }),
+        },
         (ColumnType::Bit { bits }, 1406) => Value::UInt(if *bits == 64 { u64::MAX } else { (1u64 << bits) - 1 }),
         (ColumnType::Enum { .. }, 1265) => return Some(Value::UInt(0)),
         (ColumnType::Set { .. }, 1265) => return Some(Value::UInt(known_members(column, value))),

@@ -183,7 +183,7 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             }
         }
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
-        Expr::Cast { data_type: sqlparser::ast::DataType::JSON, .. } => MYSQL_TYPE_JSON,
+        Expr::Cast { data_type, .. } | Expr::Convert { data_type: Some(data_type), .. } => cast_type(data_type),
         Expr::Case { conditions, else_result, .. } => {
             shared_type(conditions.iter().map(|when| &when.result).chain(else_result.as_deref()), source)
         }
@@ -218,6 +218,23 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             name if crate::eval::spatial::RETURNING_DOUBLE.contains(&name) => MYSQL_TYPE_DOUBLE,
             _ => MYSQL_TYPE_VAR_STRING,
         },
+        _ => MYSQL_TYPE_VAR_STRING,
+    }
+}
+
+/// The type of a CAST's result.
+fn cast_type(data_type: &sqlparser::ast::DataType) -> WireType {
+    use sqlparser::ast::DataType as D;
+    use WireType::*;
+    match data_type {
+        D::JSON => MYSQL_TYPE_JSON,
+        D::Signed | D::SignedInteger | D::Unsigned | D::UnsignedInteger => MYSQL_TYPE_LONGLONG,
+        D::Date => MYSQL_TYPE_DATE,
+        D::Datetime(_) => MYSQL_TYPE_DATETIME,
+        D::Time(..) => MYSQL_TYPE_TIME,
+        D::Decimal(_) | D::Numeric(_) | D::Dec(_) => MYSQL_TYPE_NEWDECIMAL,
+        D::Double(_) | D::DoublePrecision | D::Real => MYSQL_TYPE_DOUBLE,
+        D::Float(_) => MYSQL_TYPE_FLOAT,
         _ => MYSQL_TYPE_VAR_STRING,
     }
 }
