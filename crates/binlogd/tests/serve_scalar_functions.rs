@@ -69,3 +69,40 @@ fn scalar_functions_answer_as_mysql_does() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn numeric_functions_answer_as_mysql_does() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    // MySQL 8.4 reference manual, "Mathematical Functions".
+    assert_eq!(
+        row(&mut client, "SELECT ROUND(-1.23), ROUND(-1.58), ROUND(1.298, 1), ROUND(23.298, -1), ROUND(2.5), ROUND(2.5e0), ROUND(-2.5)"),
+        strings(&[Some("-1"), Some("-2"), Some("1.3"), Some("20"), Some("3"), Some("2"), Some("-3")])
+    );
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT TRUNCATE(1.223, 1), TRUNCATE(-1.999, 1), TRUNCATE(122, -2), FLOOR(1.23), FLOOR(-1.23), CEILING(1.23), CEIL(-1.23)"
+        ),
+        strings(&[Some("1.2"), Some("-1.9"), Some("100"), Some("1"), Some("-2"), Some("2"), Some("-1")])
+    );
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT SIGN(-32), MOD(234, 10), MOD(29, 0), POW(2, -2), SQRT(-16), LOG(2, 65536), LOG10(100), LN(0), ROUND(NULL)"
+        ),
+        strings(&[Some("-1"), Some("4"), None, Some("0.25"), None, Some("16"), Some("2"), None, None])
+    );
+    // Over a column and a parameter, DECIMAL stays exact.
+    client.query_rows("CREATE DATABASE m").unwrap();
+    client.query_rows("CREATE TABLE m.t (id INT PRIMARY KEY, price DECIMAL(10,3))").unwrap();
+    client.query_rows("INSERT INTO m.t VALUES (1, 1.005), (2, -7.495)").unwrap();
+    assert_eq!(
+        client.query_rows("SELECT ROUND(price, 2), FLOOR(price), CEIL(price) FROM m.t ORDER BY id").unwrap(),
+        vec![strings(&[Some("1.01"), Some("1"), Some("2")]), strings(&[Some("-7.50"), Some("-8"), Some("-7")])]
+    );
+    let (id, _, _) = client.prepare("SELECT ROUND(?, 1)").unwrap();
+    let response = client.execute(id, &[testkit::raw_client::MValue::Bytes(b"2.45".to_vec())]).unwrap();
+    let Response::BinaryRows { rows, .. } = response else { panic!("rows: {response:?}") };
+    assert_eq!(rows, vec![vec![testkit::raw_client::MValue::Bytes(b"2.5".to_vec())]], "a string parameter rounds as its decimal text");
+}

@@ -63,6 +63,37 @@ pub fn round(text: &str, scale: u8) -> (String, usize) {
     (text, integer_digits)
 }
 
+/// `text` rounded (or cut, `toward_zero`) to `digits` after the point,
+/// before it when negative (`round_at("1234", -2, false)` is `"1200"`):
+/// ROUND and TRUNCATE on exact values.
+pub fn round_at(text: &str, digits: i64, toward_zero: bool) -> String {
+    let negative = text.starts_with('-');
+    let unsigned = text.trim_start_matches(['-', '+']);
+    let (integer, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    if digits >= 0 {
+        let scale = digits.min(i64::from(u8::MAX)) as u8;
+        return match toward_zero {
+            false => round(text, scale).0,
+            true => {
+                let kept: String = fraction.chars().chain(std::iter::repeat('0')).take(usize::from(scale)).collect();
+                let cut = if scale == 0 { integer.to_string() } else { format!("{integer}.{kept}") };
+                round(&format!("{}{cut}", if negative { "-" } else { "" }), scale).0
+            }
+        };
+    }
+    // Move the point `shift` places left, round to a whole number, then
+    // move it back with zeros.
+    let shift = digits.unsigned_abs().min(100) as usize;
+    let padded = format!("{}{integer}", "0".repeat(shift.saturating_sub(integer.len()) + 1));
+    let (high, low) = padded.split_at(padded.len() - shift);
+    let shifted = format!("{}{high}.{low}", if negative { "-" } else { "" });
+    let whole = if toward_zero { round(&format!("{}{high}", if negative { "-" } else { "" }), 0).0 } else { round(&shifted, 0).0 };
+    match whole.as_str() {
+        "0" => "0".to_string(),
+        _ => format!("{whole}{}", "0".repeat(shift)),
+    }
+}
+
 /// The largest value DECIMAL(precision, scale) holds, negated when
 /// `negative`: what MySQL stores for one out of range outside strict mode.
 pub fn limit(precision: u8, scale: u8, negative: bool) -> String {
@@ -94,6 +125,14 @@ mod tests {
         assert_eq!(limit(5, 2, false), "999.99");
         assert_eq!(limit(3, 3, true), "-0.999");
         assert_eq!(limit(4, 0, false), "9999");
+        assert_eq!(round_at("1234", -2, false), "1200");
+        assert_eq!(round_at("1250", -2, false), "1300");
+        assert_eq!(round_at("-1250", -2, false), "-1300");
+        assert_eq!(round_at("49", -2, false), "0");
+        assert_eq!(round_at("51", -2, false), "100");
+        assert_eq!(round_at("199.9", -2, true), "100");
+        assert_eq!(round_at("1.259", 2, true), "1.25");
+        assert_eq!(round_at("-0.001", 2, true), "0.00");
     }
 
     #[test]

@@ -310,6 +310,15 @@ impl<'a> Scope<'a> {
                 }
                 self.eval(value)
             }
+            // sqlparser reads FLOOR(x) and CEIL(x) as expressions of their own.
+            Expr::Floor { expr: inner, field: sqlparser::ast::CeilFloorKind::DateTimeField(sqlparser::ast::DateTimeField::NoDateTime) } => {
+                let value = self.eval(inner)?;
+                Ok(crate::eval::math::call("FLOOR", &[value]).unwrap_or(Value::Null))
+            }
+            Expr::Ceil { expr: inner, field: sqlparser::ast::CeilFloorKind::DateTimeField(sqlparser::ast::DateTimeField::NoDateTime) } => {
+                let value = self.eval(inner)?;
+                Ok(crate::eval::math::call("CEIL", &[value]).unwrap_or(Value::Null))
+            }
             Expr::Cast { expr: inner, data_type, format: None, .. } => {
                 crate::eval::cast::cast(self.eval(inner)?, data_type, self.environment)
             }
@@ -539,6 +548,9 @@ impl<'a> Scope<'a> {
         if let Some(result) = crate::eval::digests::call(&name, &values) {
             return Ok(result);
         }
+        if let Some(result) = crate::eval::math::call(&name, &values) {
+            return Ok(result);
+        }
         if let Some(result) = crate::eval::uuids::call(&name, &values) {
             return result;
         }
@@ -624,6 +636,16 @@ pub fn int_value(value: i128) -> Value {
 }
 
 fn negate(value: &Value, expr: &Expr) -> SqlResult<Value> {
+    // A DECIMAL stays exact: its sign flips on its digits.
+    if let Value::Decimal(text) = value {
+        if !text.contains(['e', 'E']) {
+            let negated = match text.strip_prefix('-') {
+                Some(positive) => positive.to_string(),
+                None => format!("-{text}"),
+            };
+            return Ok(Value::Decimal(crate::eval::decimal::round(&negated, text.split_once('.').map_or(0, |(_, f)| f.len() as u8)).0));
+        }
+    }
     match to_number(value) {
         None => Ok(Value::Null),
         Some(Number::Int(v)) => {

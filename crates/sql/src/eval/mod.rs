@@ -8,7 +8,8 @@
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
 //! (`string_search.rs`), NULLIF, GREATEST, LEAST, STRCMP, SUBSTRING_INDEX
 //! and REVERSE (`choosing.rs`), digests and base64 (`digests.rs`), UUID()
-//! and its conversions (`uuids.rs`), the
+//! and its conversions (`uuids.rs`), ROUND, FLOOR and the other numeric
+//! functions (`math.rs`), the
 //! GTID set functions (`gtid_functions.rs`),
 //! GROUP_CONCAT with its `group_concat_max_len` (`group_concat.rs`),
 //! generated columns (`generated.rs`), expression defaults
@@ -31,6 +32,7 @@ pub(crate) mod group_concat;
 pub(crate) mod gtid_functions;
 pub(crate) mod json;
 pub(crate) mod json_functions;
+pub(crate) mod math;
 pub(crate) mod numeric_display;
 pub(crate) mod quoting;
 pub(crate) mod spatial;

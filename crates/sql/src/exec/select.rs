@@ -184,6 +184,11 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         }
         Expr::UnaryOp { expr, .. } => static_type(expr, source),
         Expr::Cast { data_type, .. } | Expr::Convert { data_type: Some(data_type), .. } => cast_type(data_type),
+        Expr::Floor { expr, .. } | Expr::Ceil { expr, .. } => match static_type(expr, source) {
+            t if is_integer(t) => MYSQL_TYPE_LONGLONG,
+            MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE => MYSQL_TYPE_DOUBLE,
+            _ => MYSQL_TYPE_LONGLONG,
+        },
         Expr::Case { conditions, else_result, .. } => {
             shared_type(conditions.iter().map(|when| &when.result).chain(else_result.as_deref()), source)
         }
@@ -197,7 +202,13 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
                 Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
                 _ => MYSQL_TYPE_NEWDECIMAL,
             },
-            "LOCATE" | "INSTR" | "CRC32" | "STRCMP" => MYSQL_TYPE_LONGLONG,
+            "LOCATE" | "INSTR" | "CRC32" | "STRCMP" | "SIGN" => MYSQL_TYPE_LONGLONG,
+            "POW" | "POWER" | "SQRT" | "EXP" | "LN" | "LOG" | "LOG2" | "LOG10" | "PI" | "DEGREES" | "RADIANS" | "RAND" => MYSQL_TYPE_DOUBLE,
+            "ROUND" | "TRUNCATE" | "FLOOR" | "CEIL" | "CEILING" => match first_arg(function).map(|arg| static_type(arg, source)) {
+                Some(t) if is_integer(t) => MYSQL_TYPE_LONGLONG,
+                Some(MYSQL_TYPE_FLOAT | MYSQL_TYPE_DOUBLE) => MYSQL_TYPE_DOUBLE,
+                _ => MYSQL_TYPE_NEWDECIMAL,
+            },
             "GREATEST" | "LEAST" => match function_args(function) {
                 Ok(args) => shared_type(args.into_iter().flatten(), source),
                 Err(_) => MYSQL_TYPE_VAR_STRING,
