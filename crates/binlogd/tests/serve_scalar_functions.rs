@@ -106,3 +106,111 @@ fn numeric_functions_answer_as_mysql_does() {
     let Response::BinaryRows { rows, .. } = response else { panic!("rows: {response:?}") };
     assert_eq!(rows, vec![vec![testkit::raw_client::MValue::Bytes(b"2.5".to_vec())]], "a string parameter rounds as its decimal text");
 }
+
+#[test]
+fn date_functions_answer_as_mysql_does() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH), DATE_SUB('2024-03-01', INTERVAL 1 DAY), '2024-01-01' + INTERVAL 1 DAY, \
+             DATE_ADD('2024-01-01', INTERVAL 90 MINUTE), '2024-12-31 23:59:59' - INTERVAL -1 SECOND, ADDDATE('2024-02-28', 2), \
+             TIMESTAMPADD(WEEK, 1, '2024-01-01')"
+        ),
+        strings(&[
+            Some("2024-02-29"),
+            Some("2024-02-29"),
+            Some("2024-01-02"),
+            Some("2024-01-01 01:30:00"),
+            Some("2025-01-01 00:00:00"),
+            Some("2024-03-01"),
+            Some("2024-01-08")
+        ])
+    );
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT DATEDIFF('2024-03-01', '2024-02-01'), TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-02-29'), \
+             TIMESTAMPDIFF(MONTH, '2024-01-29', '2024-02-29'), TIMESTAMPDIFF(SECOND, '2024-01-01', '2024-01-01 00:01:00'), \
+             TIMESTAMPDIFF(YEAR, '2000-06-01', '2024-05-31')"
+        ),
+        strings(&[Some("29"), Some("0"), Some("1"), Some("60"), Some("23")])
+    );
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT YEAR('2024-05-06'), MONTH('2024-05-06'), DAY('2024-05-06'), HOUR('10:11:12'), MINUTE('2024-01-01 10:11:12'), \
+             DAYOFWEEK('2024-05-06'), WEEKDAY('2024-05-06'), DAYOFYEAR('2024-02-01'), DAYNAME('2024-05-06'), MONTHNAME('2024-05-06'), \
+             QUARTER('2024-05-06'), LAST_DAY('2024-02-10'), DATE('2024-01-02 10:00:00'), TIME('2024-01-02 10:00:00'), \
+             EXTRACT(MONTH FROM '2024-05-06')"
+        ),
+        strings(&[
+            Some("2024"),
+            Some("5"),
+            Some("6"),
+            Some("10"),
+            Some("11"),
+            Some("2"),
+            Some("0"),
+            Some("32"),
+            Some("Monday"),
+            Some("May"),
+            Some("2"),
+            Some("2024-02-29"),
+            Some("2024-01-02"),
+            Some("10:00:00"),
+            Some("5")
+        ])
+    );
+    // MySQL 8.4 reference manual, DATE_FORMAT(), STR_TO_DATE(), TO_DAYS().
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT DATE_FORMAT('2009-10-04 22:23:00', '%W %M %Y'), DATE_FORMAT('1900-10-04 22:23:00', '%D %y %a %d %m %b %j'), \
+             DATE_FORMAT('1999-01-01', '%X %V'), STR_TO_DATE('01,5,2013', '%d,%m,%Y'), STR_TO_DATE('May 1, 2013', '%M %d,%Y'), \
+             STR_TO_DATE('09:30:17a', '%h:%i:%s'), STR_TO_DATE('2013-05-01 10:11:12 PM', '%Y-%m-%d %h:%i:%s %p'), \
+             TO_DAYS('2007-10-07'), FROM_DAYS(733321), FROM_UNIXTIME(0), SEC_TO_TIME(3661), TIME_TO_SEC('01:01:01')"
+        ),
+        strings(&[
+            Some("Sunday October 2009"),
+            Some("4th 00 Thu 04 10 Oct 277"),
+            Some("1998 52"),
+            Some("2013-05-01"),
+            Some("2013-05-01"),
+            Some("09:30:17"),
+            Some("2013-05-01 22:11:12"),
+            Some("733321"),
+            Some("2007-10-07"),
+            Some("1970-01-01 00:00:00"),
+            Some("01:01:01"),
+            Some("3661")
+        ])
+    );
+    // Not a date on the calendar: NULL and 1292.
+    assert_eq!(row(&mut client, "SELECT DATE_ADD('2024-02-30', INTERVAL 1 DAY), YEAR(NULL)"), strings(&[None, None]));
+    let warnings = client.query_rows("SHOW WARNINGS").unwrap();
+    assert_eq!(warnings[0][1].as_deref(), Some("1292"), "{warnings:?}");
+    assert_eq!(client.query_rows("SELECT YEAR()").unwrap_err().code, 1582);
+
+    // Over a column and a parameter.
+    client.query_rows("CREATE DATABASE d").unwrap();
+    client.query_rows("CREATE TABLE d.t (id INT PRIMARY KEY, at DATETIME(3), day DATE)").unwrap();
+    client.query_rows("INSERT INTO d.t VALUES (1, '2024-05-06 07:08:09.123', '2024-12-31')").unwrap();
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT YEAR(at), DATE_FORMAT(at, '%H.%i.%s.%f'), day + INTERVAL 1 DAY, MONTH(day) FROM d.t WHERE at < NOW() - INTERVAL 1 DAY"
+        ),
+        strings(&[Some("2024"), Some("07.08.09.123000"), Some("2025-01-01"), Some("12")])
+    );
+    let (id, _, _) = client.prepare("SELECT id FROM d.t WHERE day BETWEEN ? - INTERVAL 7 DAY AND ?").unwrap();
+    let response = client
+        .execute(
+            id,
+            &[testkit::raw_client::MValue::Bytes(b"2025-01-05".to_vec()), testkit::raw_client::MValue::Bytes(b"2025-01-05".to_vec())],
+        )
+        .unwrap();
+    let Response::BinaryRows { rows, .. } = response else { panic!("rows: {response:?}") };
+    assert_eq!(rows.len(), 1);
+}

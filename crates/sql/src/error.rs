@@ -43,6 +43,12 @@ pub fn unknown_variable(name: &str) -> MysqlError {
     MysqlError::new(1193, "HY000", format!("Unknown system variable '{name}'"))
 }
 
+/// 1582 ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT: a built-in function called
+/// with the wrong number of arguments.
+pub fn wrong_argument_count(function: &str) -> MysqlError {
+    MysqlError::new(1582, "42000", format!("Incorrect parameter count in the call to native function '{function}'"))
+}
+
 /// 1231 ER_WRONG_VALUE_FOR_VAR.
 pub fn wrong_value_for_variable(name: &str, value: &str) -> MysqlError {
     MysqlError::new(1231, "42000", format!("Variable '{name}' can't be set to the value of '{value}'"))

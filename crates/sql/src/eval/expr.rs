@@ -319,6 +319,12 @@ impl<'a> Scope<'a> {
                 let value = self.eval(inner)?;
                 Ok(crate::eval::math::call("CEIL", &[value]).unwrap_or(Value::Null))
             }
+            Expr::Extract { field, expr: inner, .. } => {
+                let value = self.eval(inner)?;
+                let name = field.to_string().to_ascii_uppercase();
+                crate::eval::date_functions::call(&name, &[value], self.environment)
+                    .unwrap_or_else(|| Err(not_supported(format!("EXTRACT({name} FROM ...)"))))
+            }
             Expr::Cast { expr: inner, data_type, format: None, .. } => {
                 crate::eval::cast::cast(self.eval(inner)?, data_type, self.environment)
             }
@@ -479,6 +485,18 @@ impl<'a> Scope<'a> {
                     _ => ordering != Ordering::Less,
                 })))
             }
+            // `d + INTERVAL n unit`, `INTERVAL n unit + d`, `d - INTERVAL n unit`.
+            Plus | Minus if matches!(right, Expr::Interval(_)) || (matches!(op, Plus) && matches!(left, Expr::Interval(_))) => {
+                let (date, interval) = match right {
+                    Expr::Interval(interval) => (left, interval),
+                    _ => match left {
+                        Expr::Interval(interval) => (right, interval),
+                        _ => unreachable!("the guard saw an interval"),
+                    },
+                };
+                let interval = self.interval(interval)?;
+                Ok(crate::eval::date_functions::add_interval(&self.eval(date)?, interval, matches!(op, Minus), self.environment))
+            }
             Plus | Minus | Multiply | Divide | Modulo | MyIntegerDivide => {
                 let a = self.stored_number(left).map_or_else(|| self.eval(left), Ok)?;
                 let b = self.stored_number(right).map_or_else(|| self.eval(right), Ok)?;
@@ -514,6 +532,48 @@ impl<'a> Scope<'a> {
         self.row.map(|row| row[position].clone())
     }
 
+    /// `INTERVAL n unit` as an interval; `None` when `n` is NULL.
+    fn interval(&self, interval: &sqlparser::ast::Interval) -> SqlResult<Option<crate::eval::date_functions::Interval>> {
+        let unit = match (&interval.leading_field, &interval.last_field) {
+            (Some(field), None) => field.to_string(),
+            _ => return Err(not_supported(format!("INTERVAL {interval}"))),
+        };
+        let amount = self.eval(&interval.value)?;
+        match crate::eval::date_functions::Interval::parse(&amount, &unit) {
+            None if !amount.is_null() && !crate::eval::date_functions::is_unit(&unit) => Err(syntax_error(&unit)),
+            parsed => Ok(parsed),
+        }
+    }
+
+    /// The functions whose arguments include an interval or a unit
+    /// keyword: DATE_ADD / DATE_SUB / ADDDATE / SUBDATE with an INTERVAL,
+    /// TIMESTAMPDIFF and TIMESTAMPADD, EXTRACT's kin.
+    fn unit_function(&self, name: &str, args: &[Option<&Expr>]) -> Option<SqlResult<Value>> {
+        let unit_of = |expr: &Expr| match expr {
+            Expr::Identifier(ident) => Some(ident.value.to_ascii_uppercase()),
+            _ => None,
+        };
+        match (name, args) {
+            ("DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE", [Some(date), Some(Expr::Interval(interval))]) => Some((|| {
+                let interval = self.interval(interval)?;
+                let subtract = matches!(name, "DATE_SUB" | "SUBDATE");
+                Ok(crate::eval::date_functions::add_interval(&self.eval(date)?, interval, subtract, self.environment))
+            })()),
+            ("TIMESTAMPDIFF", [Some(unit), Some(from), Some(to)]) => {
+                let unit = unit_of(unit)?;
+                Some((|| Ok(crate::eval::date_functions::timestamp_diff(&unit, &self.eval(from)?, &self.eval(to)?, self.environment)))())
+            }
+            ("TIMESTAMPADD", [Some(unit), Some(amount), Some(date)]) => {
+                let unit = unit_of(unit)?;
+                Some((|| {
+                    let interval = crate::eval::date_functions::Interval::parse(&self.eval(amount)?, &unit);
+                    Ok(crate::eval::date_functions::add_interval(&self.eval(date)?, interval, false, self.environment))
+                })())
+            }
+            _ => None,
+        }
+    }
+
     fn function(&self, function: &Function) -> SqlResult<Value> {
         let name = function_name(function);
         if AGGREGATES.contains(&name.as_str()) {
@@ -525,6 +585,9 @@ impl<'a> Scope<'a> {
         if let ("IF", [Some(condition), Some(then), Some(otherwise)]) = (name.as_str(), args.as_slice()) {
             return self.eval(if self.is_true(condition)? { then } else { otherwise });
         }
+        if let Some(result) = self.unit_function(&name, &args) {
+            return result;
+        }
         let mut values = Vec::with_capacity(args.len());
         for arg in &args {
             match arg {
@@ -534,6 +597,9 @@ impl<'a> Scope<'a> {
         }
         let environment = self.environment;
         if let Some(result) = crate::eval::temporal::function(&name, &values, environment) {
+            return result;
+        }
+        if let Some(result) = crate::eval::date_functions::call(&name, &values, environment) {
             return result;
         }
         if let Some(result) = crate::eval::strings::call(&name, &values, environment) {

@@ -44,7 +44,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
     let result = match name {
         "JSON_OBJECT" => {
             if !values.len().is_multiple_of(2) {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let mut object = Object::new();
             for (index, pair) in values.chunks(2).enumerate() {
@@ -64,16 +64,16 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_EXTRACT" => {
             if values.len() < 2 {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             extract(&values[0], &values[1..], function)?
         }
         "JSON_UNQUOTE" => {
-            let [value] = values else { return Err(parameter_count(function)) };
+            let [value] = values else { return Err(crate::error::wrong_argument_count(function)) };
             unquote(value, function)?
         }
         "JSON_QUOTE" => {
-            let [value] = values else { return Err(parameter_count(function)) };
+            let [value] = values else { return Err(crate::error::wrong_argument_count(function)) };
             match value {
                 Value::Null => Value::Null,
                 other => {
@@ -85,7 +85,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" => {
             if values.len() < 3 || values.len().is_multiple_of(2) {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let change = match name {
                 "JSON_SET" => Change::Set,
@@ -103,7 +103,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_ARRAY_APPEND" => {
             if values.len() < 3 || values.len().is_multiple_of(2) {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let Some(mut document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
             for (index, pair) in values[1..].chunks(2).enumerate() {
@@ -123,7 +123,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_CONTAINS" => {
             if values.len() < 2 || values.len() > 3 {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let Some(document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
             let Some(candidate) = document_argument(&values[1], 2, function)? else { return Ok(Some(Value::Null)) };
@@ -142,7 +142,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_REMOVE" => {
             if values.len() < 2 {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let Some(mut document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
             for value in &values[1..] {
@@ -166,7 +166,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
             to_value(&document)?
         }
         "JSON_VALID" => {
-            let [value] = values else { return Err(parameter_count(function)) };
+            let [value] = values else { return Err(crate::error::wrong_argument_count(function)) };
             match value {
                 Value::Null => Value::Null,
                 Value::Json(_) => Value::Int(1),
@@ -175,7 +175,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
             }
         }
         "JSON_TYPE" => {
-            let [value] = values else { return Err(parameter_count(function)) };
+            let [value] = values else { return Err(crate::error::wrong_argument_count(function)) };
             match document_argument(value, 1, function)? {
                 None => Value::Null,
                 Some(document) => Value::Bytes(type_name(&document).as_bytes().to_vec()),
@@ -183,7 +183,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_LENGTH" | "JSON_KEYS" => {
             if values.is_empty() || values.len() > 2 {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let Some(document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
             let target = match values.get(1) {
@@ -205,7 +205,7 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
         }
         "JSON_CONTAINS_PATH" => {
             if values.len() < 3 {
-                return Err(parameter_count(function));
+                return Err(crate::error::wrong_argument_count(function));
             }
             let Some(document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
             let all = match &values[1] {
@@ -256,10 +256,6 @@ pub fn cast(value: &Value) -> SqlResult<Value> {
         },
         other => to_value(&scalar(other)?),
     }
-}
-
-fn parameter_count(function: &str) -> MysqlError {
-    MysqlError::new(1582, "42000", format!("Incorrect parameter count in the call to native function '{function}'"))
 }
 
 /// A path argument: `None` for NULL, 3143 when it does not parse.

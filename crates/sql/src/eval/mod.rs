@@ -3,7 +3,8 @@
 //! (`expr.rs`), CAST and CONVERT (`cast.rs`), the collation a comparison of text uses (`collations.rs`),
 //! and column types with the coercion of a value into a column
 //! before a write (`columns.rs`), temporal values and the statement's
-//! clock (`temporal.rs`), JSON values (`json.rs`) and the JSON functions
+//! clock (`temporal.rs`), the date and time functions
+//! (`date_functions.rs`), JSON values (`json.rs`) and the JSON functions
 //! (`json_functions.rs`), the string functions bounded by
 //! max_allowed_packet (`strings.rs`), LOCATE and INSTR
 //! (`string_search.rs`), NULLIF, GREATEST, LEAST, STRCMP, SUBSTRING_INDEX
@@ -22,6 +23,7 @@ pub(crate) mod cast;
 pub(crate) mod choosing;
 pub(crate) mod collations;
 pub(crate) mod columns;
+pub(crate) mod date_functions;
 pub(crate) mod decimal;
 pub(crate) mod default_expressions;
 pub(crate) mod digests;

@@ -50,10 +50,6 @@ fn not_a_geometry() -> MysqlError {
     MysqlError::new(1416, "22003", "Cannot get geometry object from data you send to the GEOMETRY field")
 }
 
-fn parameter_count(function: &str) -> MysqlError {
-    MysqlError::new(1582, "42000", format!("Incorrect parameter count in the call to native function '{function}'"))
-}
-
 /// Latitude and longitude inside their ranges (3617, 3616 as MySQL's).
 fn check_geographic(shape: &mut Shape, function: &str) -> SqlResult<()> {
     for point in shape.points_mut() {
@@ -127,7 +123,7 @@ pub fn call(name: &str, values: &[Value]) -> Option<SqlResult<Value>> {
         _ => return None,
     };
     if !arity.contains(&values.len()) {
-        return Some(Err(parameter_count(function)));
+        return Some(Err(crate::error::wrong_argument_count(function)));
     }
     // Every spatial function is NULL for a NULL argument.
     if values.iter().any(|value| matches!(value, Value::Null)) {

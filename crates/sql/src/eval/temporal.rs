@@ -34,7 +34,7 @@ const TIME_SECONDS_MAX: i64 = TIME_HOURS_MAX as i64 * 3600 + 59 * 60 + 59;
 /// than UTC are 1298, as in a MySQL without them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeZone {
-    offset_seconds: i32,
+    pub(crate) offset_seconds: i32,
 }
 
 impl TimeZone {
@@ -348,7 +348,7 @@ fn rounded(mut parts: DateTimeParts, micros: u64, fsp: u8) -> DateTimeParts {
 }
 
 /// The date and time a value stands for (before the calendar checks).
-fn datetime_parts(value: &Value, zone: TimeZone) -> Option<(DateTimeParts, u64)> {
+pub(crate) fn datetime_parts(value: &Value, zone: TimeZone) -> Option<(DateTimeParts, u64)> {
     match value {
         Value::Date { year, month, day } => Some((DateTimeParts { year: *year, month: *month, day: *day, ..Default::default() }, 0)),
         Value::DateTime { year, month, day, hour, minute, second, micros } => {
@@ -380,13 +380,13 @@ pub fn timestamp_local(value: &Value, zone: TimeZone) -> Value {
 }
 
 /// TIME's parts as a signed count of microseconds.
-fn time_micros(value: &Value) -> Option<i64> {
+pub(crate) fn time_micros(value: &Value) -> Option<i64> {
     let Value::Time { negative, hours, minute, second, micros } = value else { return None };
     let magnitude = (i64::from(*hours) * 3600 + i64::from(*minute) * 60 + i64::from(*second)) * MICROS_PER_SECOND + i64::from(*micros);
     Some(if *negative { -magnitude } else { magnitude })
 }
 
-fn time_value(micros: i64) -> Value {
+pub(crate) fn time_value(micros: i64) -> Value {
     let magnitude = micros.unsigned_abs();
     let seconds = magnitude / 1_000_000;
     Value::Time {
@@ -456,7 +456,7 @@ fn parse_time_text(text: &str) -> Option<(i64, u64)> {
     Some((if negative { -whole_micros } else { whole_micros }, sub_micros))
 }
 
-fn time_parts(value: &Value) -> Option<(i64, u64)> {
+pub(crate) fn time_parts(value: &Value) -> Option<(i64, u64)> {
     match value {
         Value::Time { .. } => time_micros(value).map(split_sub),
         Value::DateTime { hour, minute, second, micros, .. } => {

@@ -204,6 +204,12 @@ pub fn to_text(value: &Value) -> Vec<u8> {
         Value::Decimal(text) => text.clone().into_bytes(),
         Value::Bytes(bytes) => bytes.clone(),
         Value::Json(document) => crate::eval::json::document_text(document).into_bytes(),
+        // A DATETIME keeps its time even at midnight (the protocol's
+        // DATETIME text drops a zero time).
+        Value::DateTime { year, month, day, hour, minute, second, micros } => {
+            let fraction = if *micros == 0 { String::new() } else { format!(".{micros:06}") };
+            format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}{fraction}").into_bytes()
+        }
         other => to_wire(other).to_text(31).unwrap_or_default(),
     }
 }

@@ -159,6 +159,10 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
         Expr::Nested(inner) => static_type(inner, source),
         Expr::BinaryOp { left, op, right } => {
             use sqlparser::ast::BinaryOperator::*;
+            // Date arithmetic: a date or a datetime, as text.
+            if matches!(op, Plus | Minus) && (matches!(**left, Expr::Interval(_)) || matches!(**right, Expr::Interval(_))) {
+                return MYSQL_TYPE_VAR_STRING;
+            }
             // `j->'$.n' + 1` parses as `j -> ('$.n' + 1)`; typed as the
             // evaluator reads it, `(j->'$.n') + 1`.
             if let (Arrow | LongArrow, Expr::BinaryOp { left: path, op: outer, right: rest }) = (op, right.as_ref()) {
@@ -220,7 +224,11 @@ fn static_type(expr: &Expr, source: Option<&Source>) -> WireType {
             },
             "MIN" | "MAX" | "ABS" => first_arg(function).map_or(MYSQL_TYPE_VAR_STRING, |arg| static_type(arg, source)),
             "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" | "UTC_TIMESTAMP" => MYSQL_TYPE_DATETIME,
-            "CURDATE" | "CURRENT_DATE" => MYSQL_TYPE_DATE,
+            "CURDATE" | "CURRENT_DATE" | "DATE" | "LAST_DAY" | "FROM_DAYS" | "MAKEDATE" => MYSQL_TYPE_DATE,
+            "YEAR" | "MONTH" | "DAY" | "DAYOFMONTH" | "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" | "QUARTER" | "DAYOFWEEK"
+            | "WEEKDAY" | "DAYOFYEAR" | "DATEDIFF" | "TIMESTAMPDIFF" | "TO_DAYS" | "TIME_TO_SEC" => MYSQL_TYPE_LONGLONG,
+            "FROM_UNIXTIME" if function_args(function).is_ok_and(|args| args.len() == 1) => MYSQL_TYPE_DATETIME,
+            "SEC_TO_TIME" => MYSQL_TYPE_TIME,
             "CURTIME" | "CURRENT_TIME" => MYSQL_TYPE_TIME,
             "UNIX_TIMESTAMP" if first_arg(function).is_none() => MYSQL_TYPE_LONGLONG,
             name if crate::eval::json_functions::RETURNING_JSON.contains(&name) => MYSQL_TYPE_JSON,
