@@ -705,8 +705,8 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
         }
         "ALTER" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_alter_table(&mut words),
         "RENAME" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_rename_table(&mut words),
-        "LOCK" | "UNLOCK" | "RELEASE" | "ALTER" | "RENAME" | "REPLACE" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE" | "ANALYZE"
-        | "OPTIMIZE" | "CHECK" | "REPAIR" => {
+        "LOCK" | "UNLOCK" | "RELEASE" | "ALTER" | "RENAME" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE" | "ANALYZE" | "OPTIMIZE"
+        | "CHECK" | "REPAIR" => {
             let what: Vec<String> = (0..2).filter_map(|i| words.peek_keyword(i)).collect();
             Err(not_supported(what.join(" ")))
         }

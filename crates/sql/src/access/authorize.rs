@@ -323,6 +323,10 @@ fn authorize_ast(ast: &Ast, context: &Context<'_>, principal: &Principal<'_>) ->
             if insert.on.is_some() {
                 principal.require_on_table(Privilege::Update, &database, &table)?;
             }
+            // REPLACE deletes the rows in its way.
+            if insert.replace_into {
+                principal.require_on_table(Privilege::Delete, &database, &table)?;
+            }
             match &insert.source {
                 Some(source) => require_reads(principal, &relations(source.as_ref(), context)?),
                 None => Ok(()),

@@ -14,31 +14,53 @@ use crate::eval::expr::{Columns, Scope};
 use crate::eval::temporal::{current_timestamp_for, WriteRules};
 use crate::eval::value::Value;
 use crate::exec::dispatch::{table_def, table_name};
+use crate::exec::insert_conflicts::{write_row, OnDuplicate, RowWrite, Written};
 use crate::session::{Context, Outcome, Transactions, Warning, WARNINGS_MAX};
 
 pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
-    if insert.ignore || insert.replace_into || insert.on.is_some() || insert.returning.is_some() || !insert.assignments.is_empty() {
-        return Err(not_supported("INSERT IGNORE, REPLACE, ON DUPLICATE KEY UPDATE or INSERT ... SET"));
+    if insert.returning.is_some() {
+        return Err(not_supported("INSERT ... RETURNING"));
     }
     let TableObject::TableName(name) = &insert.table else {
         return Err(not_supported("INSERT INTO TABLE FUNCTION"));
     };
     let (database, table) = table_name(name, context)?;
     let def = table_def(context, &database, &table)?;
-    let mut targets = Vec::with_capacity(insert.columns.len());
-    for column in &insert.columns {
+    let on_duplicate = OnDuplicate::of(insert, &def)?;
+    // `INSERT ... SET c = v, ...` is one row of values for those columns.
+    let set_columns: Vec<&sqlparser::ast::ObjectName> = insert
+        .assignments
+        .iter()
+        .map(|assignment| match &assignment.target {
+            AssignmentTarget::ColumnName(name) => Ok(name),
+            _ => Err(not_supported("tuple assignment")),
+        })
+        .collect::<SqlResult<_>>()?;
+    let named: Vec<&sqlparser::ast::ObjectName> = if set_columns.is_empty() { insert.columns.iter().collect() } else { set_columns };
+    let mut targets = Vec::with_capacity(named.len());
+    for column in &named {
         let column_name = column.0.last().and_then(|part| part.as_ident()).map(|ident| ident.value.clone()).unwrap_or_default();
         let position = def.column_index(&column_name).map_err(|_| unknown_column(&column_name, "field list"))?;
         targets.push(position);
     }
-    if insert.columns.is_empty() {
+    if named.is_empty() {
         // Without a column list, the values are the visible columns'.
         targets = (0..def.columns.len()).filter(|&position| !def.columns[position].attributes.invisible).collect();
     }
-    let source = insert.source.as_ref().ok_or_else(|| syntax_error(&insert.to_string()))?;
+    let set_values: Vec<Vec<sqlparser::ast::Expr>> = vec![insert.assignments.iter().map(|assignment| assignment.value.clone()).collect()];
+    let source = match &insert.source {
+        Some(source) => Some(source.as_ref()),
+        None if !insert.assignments.is_empty() => None,
+        None => return Err(syntax_error(&insert.to_string())),
+    };
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
-    let rules = WriteRules::for_columns(&context.env, &def.columns);
+    let mut rules = WriteRules::for_columns(&context.env, &def.columns);
+    // IGNORE turns the errors a value gets into warnings, as outside
+    // strict mode.
+    if insert.ignore {
+        rules.mode.strict = false;
+    }
     let mut warnings = Vec::new();
 
     let generation = crate::eval::generated::expressions(&def)?;
@@ -46,13 +68,19 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     let row_columns = Columns::of_table(&def, None);
     let is_generated = |position: usize| def.columns[position].attributes.generated.is_some();
 
-    let (inserted, first_id) = transaction.write(context, |trx| {
+    let write = RowWrite { def: &def, context, rules, generation: &generation, row_columns: &row_columns };
+    let (written, first_id) = transaction.write_assigning(context, &on_duplicate.assigned(), |trx| {
         // Rows of values in target order; a generated column takes only
         // DEFAULT (its value is computed below).
-        let value_rows: Vec<Vec<Value>> = match source.body.as_ref() {
-            SetExpr::Values(values) => {
-                let mut rows = Vec::with_capacity(values.rows.len());
-                for exprs in &values.rows {
+        let body = source.map(|source| source.body.as_ref());
+        let value_rows: Vec<Vec<Value>> = match body {
+            None | Some(SetExpr::Values(_)) => {
+                let expr_rows: Vec<&[sqlparser::ast::Expr]> = match body {
+                    Some(SetExpr::Values(values)) => values.rows.iter().map(|row| row.content.as_slice()).collect(),
+                    _ => set_values.iter().map(Vec::as_slice).collect(),
+                };
+                let mut rows = Vec::with_capacity(expr_rows.len());
+                for exprs in expr_rows {
                     let mut row = Vec::with_capacity(exprs.len());
                     for (index, expr) in exprs.iter().enumerate() {
                         match targets.get(index) {
@@ -69,11 +97,12 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 }
                 rows
             }
-            SetExpr::Select(_) if targets.iter().any(|&position| is_generated(position)) => {
+            Some(SetExpr::Select(_)) if targets.iter().any(|&position| is_generated(position)) => {
                 let position = targets.iter().copied().find(|&position| is_generated(position)).expect("checked by the guard");
                 return Err(crate::eval::generated::value_not_allowed(&def.columns[position].name, &def.name));
             }
-            SetExpr::Select(_) => {
+            Some(SetExpr::Select(_)) => {
+                let source = source.expect("a SELECT body has its query");
                 let result = crate::exec::select::run(source, context, Some(trx))?;
                 result.rows.iter().map(|row| row.iter().map(crate::eval::value::from_wire).collect()).collect()
             }
@@ -81,6 +110,8 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         };
         let mut first_id = None;
         let count = value_rows.len() as u64;
+        let mut written = Written::default();
+        let mut duplicates = 0u64;
         for (number, values) in value_rows.into_iter().enumerate() {
             // `VALUES ()` without a column list: every column its default.
             let targets: &[usize] = if values.is_empty() && insert.columns.is_empty() { &[] } else { &targets };
@@ -117,16 +148,20 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
                 let value = Scope::for_row(&row_columns, &full, context.params, &context.env).eval(expr)?;
                 full[*position] = coerce_in_table(&def, *position, value, rules, &mut warnings)?;
             }
-            let inserted = trx.insert(def.id, full).map_err(engine_error)?;
+            let row_written = write_row(trx, &on_duplicate, &write, full, &mut warnings)?;
             if first_id.is_none() {
-                first_id = inserted.auto_increment_value;
+                first_id = row_written.auto_increment_value;
             }
+            written.affected += row_written.affected;
+            duplicates += u64::from(row_written.duplicate);
         }
-        Ok((count, first_id))
+        written.duplicate = duplicates > 0;
+        Ok(((written.affected, count, duplicates), first_id))
     })?;
-    let mut ok = OkResponse::affected(inserted);
-    if inserted > 1 {
-        ok.info = format!("Records: {inserted}  Duplicates: 0  Warnings: {}", warnings.len());
+    let (affected, records, duplicates) = written;
+    let mut ok = OkResponse::affected(affected);
+    if records > 1 {
+        ok.info = format!("Records: {records}  Duplicates: {duplicates}  Warnings: {}", warnings.len());
     }
     ok.last_insert_id = first_id.unwrap_or(0);
     let mut outcome = Outcome::new(ok);

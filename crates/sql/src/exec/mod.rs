@@ -1,7 +1,7 @@
 //! Running a parsed statement: `dispatch.rs` checks its privileges and
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
 //! the index range `plan.rs` finds in WHERE, its rows streamed by
-//! `select_stream.rs`, a prepared statement's plan kept by `select_plan.rs`), `dml.rs`, `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
+//! `select_stream.rs`, a prepared statement's plan kept by `select_plan.rs`), `dml.rs` (with `insert_conflicts.rs` for a taken key), `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
 //! `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
 //! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
@@ -18,6 +18,7 @@ pub(crate) mod ddl;
 pub(crate) mod dispatch;
 pub(crate) mod dml;
 pub(crate) mod gtid_next;
+pub(crate) mod insert_conflicts;
 pub(crate) mod lock_statements;
 pub(crate) mod partitioning;
 pub(crate) mod plan;
