@@ -47,8 +47,14 @@ fn comparisons_sorting_and_grouping_follow_each_columns_collation() {
     assert_eq!(column(&mut client, "SELECT id FROM t WHERE ci = 'APPLE' COLLATE utf8mb4_bin"), ["4"]);
     assert_eq!(column(&mut client, "SELECT id FROM t WHERE bin COLLATE utf8mb4_general_ci = 'apple' ORDER BY id"), ["1", "4"]);
     // Literals compare under collation_connection, binary under _binary.
-    let literals = client.query_rows("SELECT 'a' = 'A', 'café' = 'CAFE', 'a' < 'B', _binary'a' = 'A'").unwrap();
-    assert_eq!(literals[0].iter().map(|v| v.as_deref().unwrap()).collect::<Vec<_>>(), ["1", "1", "1", "0"]);
+    // JSON text is utf8mb4_bin, CAST AS BINARY binary.
+    let literals = client
+        .query_rows(
+            "SELECT 'a' = 'A', 'café' = 'CAFE', 'a' < 'B', _binary'a' = 'A', JSON_UNQUOTE(JSON_EXTRACT('{\"k\": \"a\"}', '$.k')) = 'A', \
+             CAST('a' AS BINARY) = 'A'",
+        )
+        .unwrap();
+    assert_eq!(literals[0].iter().map(|v| v.as_deref().unwrap()).collect::<Vec<_>>(), ["1", "1", "1", "0", "0", "0"]);
 
     // IN, BETWEEN, LIKE, a range.
     assert_eq!(column(&mut client, "SELECT id FROM t WHERE ci IN ('BANANA', 'x')"), ["2"]);

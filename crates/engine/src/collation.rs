@@ -73,17 +73,30 @@ impl Collation {
             Collation::Binary => left.cmp(right),
             Collation::BinaryPadSpace => trim_spaces(left).cmp(trim_spaces(right)),
             _ if left == right => Ordering::Equal,
+            Collation::GeneralCi => general_compare(trim_spaces(left), trim_spaces(right)),
             _ => self.weights(left).cmp(self.weights(right)),
         }
     }
 
-    /// Appends `text`'s weights, each 4 bytes big-endian (the bytes
-    /// themselves for the binary collations): comparing two such strings
-    /// byte by byte gives [`Collation::compare`]'s answer.
+    /// Appends `text`'s weights: the bytes themselves for the binary
+    /// collations, each weight in UTF-8's order-keeping form for
+    /// `_general_ci` (so ASCII text weighs one byte a character), 4 bytes
+    /// big-endian for the others. Comparing two such strings byte by byte
+    /// gives [`Collation::compare`]'s answer.
     pub fn append_weights(self, text: &[u8], out: &mut Vec<u8>) {
         match self {
             Collation::Binary => out.extend_from_slice(text),
             Collation::BinaryPadSpace => out.extend_from_slice(trim_spaces(text)),
+            Collation::GeneralCi => {
+                let text = trim_spaces(text);
+                if text.is_ascii() {
+                    out.extend(text.iter().map(u8::to_ascii_uppercase));
+                    return;
+                }
+                for weight in self.weights(text) {
+                    push_utf8_form(weight, out);
+                }
+            }
             _ => {
                 for weight in self.weights(text) {
                     out.extend_from_slice(&weight.to_be_bytes());
@@ -99,6 +112,47 @@ impl Collation {
     fn weights(self, text: &[u8]) -> Weights<'_> {
         let text = if self.pads_spaces() { trim_spaces(text) } else { text };
         Weights { collation: self, text, at: 0, pending: [0; PENDING_MAX], pending_length: 0, pending_at: 0, tail: None }
+    }
+}
+
+/// `_general_ci`'s comparison: ASCII byte by byte (a character's weight
+/// is its upper case), the rest by weights from the first other byte on
+/// (every byte before it was a whole character). `left` and `right`
+/// hold no trailing spaces.
+fn general_compare(left: &[u8], right: &[u8]) -> Ordering {
+    let common = left.len().min(right.len());
+    let mut at = 0;
+    while at < common {
+        let (a, b) = (left[at], right[at]);
+        if !a.is_ascii() || !b.is_ascii() {
+            return Collation::GeneralCi.weights(&left[at..]).cmp(Collation::GeneralCi.weights(&right[at..]));
+        }
+        let (a, b) = (a.to_ascii_uppercase(), b.to_ascii_uppercase());
+        if a != b {
+            return a.cmp(&b);
+        }
+        at += 1;
+    }
+    // One is a prefix of the other; every character left weighs something.
+    left.len().cmp(&right.len())
+}
+
+/// `weight` as UTF-8 encodes a code point (extended to 21 bits, which
+/// `_general_ci`'s weights fit): byte strings of such forms order as the
+/// weights do, and a weight below 0x80 is one byte.
+fn push_utf8_form(weight: u32, out: &mut Vec<u8>) {
+    match weight {
+        0..=0x7F => out.push(weight as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (weight >> 6) as u8, 0x80 | (weight & 0x3F) as u8]),
+        0x800..=0xFFFF => {
+            out.extend_from_slice(&[0xE0 | (weight >> 12) as u8, 0x80 | ((weight >> 6) & 0x3F) as u8, 0x80 | (weight & 0x3F) as u8])
+        }
+        _ => out.extend_from_slice(&[
+            0xF0 | ((weight >> 18) & 0x07) as u8,
+            0x80 | ((weight >> 12) & 0x3F) as u8,
+            0x80 | ((weight >> 6) & 0x3F) as u8,
+            0x80 | (weight & 0x3F) as u8,
+        ]),
     }
 }
 
@@ -325,8 +379,36 @@ mod tests {
 
     #[test]
     fn weights_order_as_compare_does() {
-        let texts =
-            ["", " ", "a", "A", "á", "ab", "a b", "b", "B", "z", "0", "9", "-", "ß", "ss", "st", "😀", "\u{7f}", "\u{e9}t\u{e9}", "\t"];
+        let texts = [
+            "",
+            " ",
+            "a",
+            "A",
+            "á",
+            "ab",
+            "a b",
+            "b",
+            "B",
+            "z",
+            "0",
+            "9",
+            "-",
+            "ß",
+            "ss",
+            "st",
+            "😀",
+            "\u{7f}",
+            "\u{e9}t\u{e9}",
+            "\t",
+            "Ab",
+            "aB",
+            "aé",
+            "AE",
+            "e ",
+            "\u{100}",
+            "zz",
+            "\u{ff}",
+        ];
         for id in [45, 46, 63, 224, 255, 305, 309] {
             let collation = Collation::from_id(id);
             for a in texts {

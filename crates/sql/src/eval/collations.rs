@@ -2,11 +2,12 @@
 //! ("Collation Coercibility in Expressions"): an explicit `COLLATE` beats
 //! a column's collation, which beats a literal's or a parameter's (the
 //! connection's `collation_connection`); a binary string on either side
-//! makes the comparison binary. Expressions that are none of these (a
-//! function's result, say) take the strongest of their arguments'.
+//! makes the comparison binary, and JSON text (`->>`, JSON_UNQUOTE) is
+//! `utf8mb4_bin`. Other expressions (a function's result, say) take the
+//! strongest of their arguments'.
 
 use engine::collation::Collation;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
+use sqlparser::ast::{BinaryOperator, DataType, Expr, FunctionArg, FunctionArgExpr, FunctionArguments};
 
 use crate::eval::expr::Scope;
 use crate::variables::VariableScope;
@@ -73,6 +74,12 @@ impl Scope<'_> {
             Expr::Prefixed { prefix, .. } if prefix.value.eq_ignore_ascii_case("_binary") => {
                 Some(Derived { collation: Collation::Binary, coercibility: Coercibility::Implicit })
             }
+            Expr::Cast { data_type: DataType::Binary(_), .. } => {
+                Some(Derived { collation: Collation::Binary, coercibility: Coercibility::Implicit })
+            }
+            // JSON text (`->>`, JSON_UNQUOTE) is utf8mb4_bin, as in MySQL.
+            Expr::BinaryOp { op: BinaryOperator::Arrow | BinaryOperator::LongArrow, .. } => json_text(),
+            Expr::Function(function) if function.name.to_string().to_ascii_uppercase().starts_with("JSON_") => json_text(),
             Expr::Function(function) => match &function.args {
                 FunctionArguments::List(list) => list
                     .args
@@ -93,6 +100,10 @@ impl Scope<'_> {
         let collation = (*self.columns.collations.get(position)?)?;
         Some(Derived { collation, coercibility: Coercibility::Implicit })
     }
+}
+
+fn json_text() -> Option<Derived> {
+    Some(Derived { collation: Collation::from_id(46), coercibility: Coercibility::Implicit })
 }
 
 /// The collation of a pair: binary when either side is, else the lower
