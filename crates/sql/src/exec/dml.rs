@@ -179,13 +179,8 @@ fn single_table(relation: &TableFactor) -> SqlResult<(&sqlparser::ast::ObjectNam
 }
 
 pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
-    if !update.table.joins.is_empty()
-        || update.from.is_some()
-        || update.returning.is_some()
-        || !update.order_by.is_empty()
-        || update.limit.is_some()
-    {
-        return Err(not_supported("multi-table UPDATE, UPDATE ... ORDER BY or LIMIT"));
+    if !update.table.joins.is_empty() || update.from.is_some() || update.returning.is_some() {
+        return Err(not_supported("multi-table UPDATE or UPDATE ... RETURNING"));
     }
     let (name, alias) = single_table(&update.table.relation)?;
     let (database, table) = table_name(name, context)?;
@@ -218,11 +213,32 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     // The generated columns that read an assigned one are written too.
     let regenerated = crate::eval::generated::written_by_update(&def.columns, &generation, &assigned);
     assigned.extend(regenerated);
+    let limited = crate::exec::row_limit::plan(&def, spec.clone(), &update.order_by, update.limit.as_ref(), context)?;
     let counts = transaction.write_assigning(context, &assigned, |trx| {
+        // A LIMIT: the first rows in key order, locked as they are found,
+        // are the rows the update may change.
+        let chosen: Option<std::collections::HashSet<engine::RowKey>> = match &limited {
+            None => None,
+            Some((spec, count)) => {
+                let read = engine::LockingRead { skip_locked: false, limit: Some(*count) };
+                let rows = trx.lock_rows_where(def.id, spec, read, |row| match &update.selection {
+                    None => true,
+                    Some(selection) => {
+                        Scope::for_row(&columns, row, context.params, &context.env).is_true(selection).unwrap_or_else(|error| {
+                            failure.borrow_mut().get_or_insert(error);
+                            false
+                        })
+                    }
+                });
+                Some(rows.map_err(engine_error)?.iter().map(|row| engine::RowKey::of_row(&def, row)).collect())
+            }
+        };
+        let spec = limited.as_ref().map_or(&spec, |(spec, _)| spec);
         let result = trx.update_where(
             def.id,
-            &spec,
+            spec,
             |row| match &update.selection {
+                _ if chosen.as_ref().is_some_and(|chosen| !chosen.contains(&engine::RowKey::of_row(&def, row))) => false,
                 _ if context.env.is_query_killed() => {
                     failure.borrow_mut().get_or_insert(protocol::MysqlError::query_interrupted());
                     false
@@ -299,13 +315,8 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let tables = match &delete.from {
         FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables) => tables,
     };
-    if !delete.tables.is_empty()
-        || delete.using.is_some()
-        || delete.returning.is_some()
-        || !delete.order_by.is_empty()
-        || delete.limit.is_some()
-    {
-        return Err(not_supported("multi-table DELETE, DELETE ... ORDER BY or LIMIT"));
+    if !delete.tables.is_empty() || delete.using.is_some() || delete.returning.is_some() {
+        return Err(not_supported("multi-table DELETE or DELETE ... RETURNING"));
     }
     let [table] = tables.as_slice() else { return Err(not_supported("multi-table DELETE")) };
     if !table.joins.is_empty() {
@@ -317,22 +328,37 @@ pub fn delete(delete: &Delete, context: &Context<'_>, transaction: &mut Transact
     let columns = Columns::of_table(&def, alias.as_deref());
     let no_columns = Columns::default();
     let spec = crate::exec::plan::scan_spec(&def, delete.selection.as_ref(), &context.constants(&no_columns));
+    let limited = crate::exec::row_limit::plan(&def, spec.clone(), &delete.order_by, delete.limit.as_ref(), context)?;
     let failure = RefCell::new(None);
-    let deleted = transaction.write(context, |trx| {
-        let result = trx.delete_where(def.id, &spec, |row| match &delete.selection {
-            _ if context.env.is_query_killed() => {
-                failure.borrow_mut().get_or_insert(protocol::MysqlError::query_interrupted());
+    let matches = |row: &engine::Row| match &delete.selection {
+        _ if context.env.is_query_killed() => {
+            failure.borrow_mut().get_or_insert(protocol::MysqlError::query_interrupted());
+            false
+        }
+        None => true,
+        Some(selection) => {
+            let scope = Scope::for_row(&columns, row, context.params, &context.env);
+            scope.is_true(selection).unwrap_or_else(|error| {
+                failure.borrow_mut().get_or_insert(error);
                 false
-            }
-            None => true,
-            Some(selection) => {
-                let scope = Scope::for_row(&columns, row, context.params, &context.env);
-                scope.is_true(selection).unwrap_or_else(|error| {
-                    failure.borrow_mut().get_or_insert(error);
-                    false
+            })
+        }
+    };
+    let deleted = transaction.write(context, |trx| {
+        let result = match &limited {
+            None => trx.delete_where(def.id, &spec, matches),
+            // The first rows in key order, locked as they are found.
+            Some((spec, count)) => {
+                let read = engine::LockingRead { skip_locked: false, limit: Some(*count) };
+                trx.lock_rows_where(def.id, spec, read, matches).and_then(|rows| {
+                    let mut deleted = 0;
+                    for row in rows {
+                        deleted += usize::from(trx.delete(def.id, &engine::RowKey::of_row(&def, &row))?);
+                    }
+                    Ok(deleted)
                 })
             }
-        });
+        };
         if let Some(error) = failure.borrow_mut().take() {
             return Err(error);
         }

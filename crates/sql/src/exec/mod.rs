@@ -1,7 +1,7 @@
 //! Running a parsed statement: `dispatch.rs` checks its privileges and
 //! `gtid_next` and hands it to the module that runs it: `select.rs` (with
 //! the index range `plan.rs` finds in WHERE, its rows streamed by
-//! `select_stream.rs`, a prepared statement's plan kept by `select_plan.rs`), `dml.rs` (with `insert_conflicts.rs` for a taken key), `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
+//! `select_stream.rs`, a prepared statement's plan kept by `select_plan.rs`), `dml.rs` (with `insert_conflicts.rs` for a taken key and `row_limit.rs` for UPDATE and DELETE ... LIMIT), `ddl.rs`, `alter.rs` (ALTER TABLE, RENAME TABLE), `show.rs`, `set.rs` (and
 //! `set_names.rs`), `admin.rs` (FLUSH / PURGE / RESET BINARY LOGS,
 //! KILL), `binlog_events.rs` (SHOW BINLOG EVENTS), `binlog_statement.rs`
 //! (BINLOG '<base64>', the statement binlog replays send), `gtid_next.rs`,
@@ -23,6 +23,7 @@ pub(crate) mod lock_statements;
 pub(crate) mod partitioning;
 pub(crate) mod plan;
 mod result_unsigned;
+pub(crate) mod row_limit;
 pub(crate) mod select;
 pub(crate) mod select_locking;
 pub(crate) mod select_plan;
