@@ -1,4 +1,4 @@
-//! SELECT ... FOR UPDATE and FOR SHARE, as InnoDB does them: the rows
+//! SELECT ... FOR UPDATE and FOR SHARE (or LOCK IN SHARE MODE), as InnoDB does them: the rows
 //! WHERE selects are locked until the transaction ends (a writer or
 //! another locking read of them waits, for the session's
 //! innodb_lock_wait_timeout), other rows and plain reads do not wait, a
@@ -50,7 +50,8 @@ fn locking_reads_lock_what_they_select_and_read_the_latest_rows() {
     let mut holder = client(&server);
     ok(&mut holder, "BEGIN");
     assert_eq!(column(&mut holder, "SELECT v FROM d.t WHERE id = 1 FOR UPDATE"), ["10"]);
-    assert_eq!(column(&mut holder, "SELECT id FROM d.t WHERE v >= 35 FOR SHARE"), ["4"]);
+    // MySQL's older spelling of FOR SHARE.
+    assert_eq!(column(&mut holder, "SELECT id FROM d.t WHERE v >= 35 LOCK IN SHARE MODE"), ["4"]);
 
     let mut other = client(&server);
     ok(&mut other, "SET SESSION innodb_lock_wait_timeout = 1");

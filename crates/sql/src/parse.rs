@@ -285,7 +285,9 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         let statement = Statement::PartitionedCreateTable { create: Box::new(statements.remove(0)), partitioning };
         return Ok(Parsed { statement, param_count: 0 });
     }
-    let mut statements = Parser::parse_sql(&MySqlDialect {}, sql).map_err(|error| parse_error(sql, &error.to_string()))?;
+    let share_mode = share_mode_as_for_share(sql);
+    let parsed_text = share_mode.as_deref().unwrap_or(sql);
+    let mut statements = Parser::parse_sql(&MySqlDialect {}, parsed_text).map_err(|error| parse_error(sql, &error.to_string()))?;
     if statements.len() != 1 {
         return Err(syntax_error(sql));
     }
@@ -362,6 +364,25 @@ fn parse_set_names(words: &mut Words) -> SqlResult<Option<Statement>> {
     }
     words.position = start;
     Ok(None)
+}
+
+/// A statement ending in `LOCK IN SHARE MODE` (MySQL's older spelling of
+/// `FOR SHARE`, which sqlparser does not read) with `FOR SHARE` instead;
+/// `None` for any other.
+fn share_mode_as_for_share(sql: &str) -> Option<String> {
+    let mut rest = sql.trim_end().trim_end_matches(';').trim_end();
+    for word in ["MODE", "SHARE", "IN", "LOCK"] {
+        let start = rest.len().checked_sub(word.len())?;
+        if !rest.is_char_boundary(start) || !rest[start..].eq_ignore_ascii_case(word) {
+            return None;
+        }
+        let before = &rest[..start];
+        if !before.ends_with(char::is_whitespace) {
+            return None;
+        }
+        rest = before.trim_end();
+    }
+    Some(format!("{rest} FOR SHARE"))
 }
 
 /// The statement's tokens without whitespace and comments.
@@ -1024,6 +1045,12 @@ mod tests {
         assert!(matches!(statement("KILL QUERY 8"), Statement::Kill { id: 8, query_only: true }));
         assert_eq!(parse("KILL 'x'").unwrap_err().code, 1064);
         assert_eq!(parse("RESET MASTER TO 5").unwrap_err().code, 1235);
+        assert_eq!(
+            share_mode_as_for_share("SELECT * FROM t WHERE id = 1 lock  in share\nMODE ;").as_deref(),
+            Some("SELECT * FROM t WHERE id = 1 FOR SHARE")
+        );
+        assert_eq!(share_mode_as_for_share("SELECT 'LOCK IN SHARE MODE'"), None);
+        assert_eq!(share_mode_as_for_share("SELECT xLOCK IN SHARE MODE"), None);
         assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
         assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
         assert_eq!(parse("SHOW BINLOG EVENTS LIMIT x").unwrap_err().code, 1064);
