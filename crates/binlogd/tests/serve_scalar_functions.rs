@@ -93,6 +93,9 @@ fn numeric_functions_answer_as_mysql_does() {
         ),
         strings(&[Some("-1"), Some("4"), None, Some("0.25"), None, Some("16"), Some("2"), None, None])
     );
+    // A user variable set with `:=` keeps the DECIMAL.
+    client.query_rows("SET @n := 2.5, @s := 'a:=b'").unwrap();
+    assert_eq!(row(&mut client, "SELECT ROUND(@n), @s"), strings(&[Some("3"), Some("a:=b")]));
     // Over a column and a parameter, DECIMAL stays exact.
     client.query_rows("CREATE DATABASE m").unwrap();
     client.query_rows("CREATE TABLE m.t (id INT PRIMARY KEY, price DECIMAL(10,3))").unwrap();

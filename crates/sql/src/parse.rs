@@ -285,8 +285,8 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         let statement = Statement::PartitionedCreateTable { create: Box::new(statements.remove(0)), partitioning };
         return Ok(Parsed { statement, param_count: 0 });
     }
-    let share_mode = share_mode_as_for_share(sql);
-    let parsed_text = share_mode.as_deref().unwrap_or(sql);
+    let rewritten = share_mode_as_for_share(sql).or_else(|| set_with_assignments(sql));
+    let parsed_text = rewritten.as_deref().unwrap_or(sql);
     let mut statements = Parser::parse_sql(&MySqlDialect {}, parsed_text).map_err(|error| parse_error(sql, &error.to_string()))?;
     if statements.len() != 1 {
         return Err(syntax_error(sql));
@@ -383,6 +383,19 @@ fn share_mode_as_for_share(sql: &str) -> Option<String> {
         rest = before.trim_end();
     }
     Some(format!("{rest} FOR SHARE"))
+}
+
+/// `SET @a := 1, ...` with `=` for each `:=` (MySQL takes both in SET;
+/// sqlparser only `=`); `None` for any other statement.
+fn set_with_assignments(sql: &str) -> Option<String> {
+    if !sql.trim_start().get(..4).is_some_and(|first| first.eq_ignore_ascii_case("SET ")) || !sql.contains(":=") {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
+    if !tokens.contains(&Token::Assignment) {
+        return None;
+    }
+    Some(tokens.into_iter().map(|token| if token == Token::Assignment { Token::Eq } else { token }.to_string()).collect())
 }
 
 /// The statement's tokens without whitespace and comments.
@@ -1050,6 +1063,8 @@ mod tests {
             Some("SELECT * FROM t WHERE id = 1 FOR SHARE")
         );
         assert_eq!(share_mode_as_for_share("SELECT 'LOCK IN SHARE MODE'"), None);
+        assert_eq!(set_with_assignments("SET @a := 1, @b := 'x:=y'").as_deref(), Some("SET @a = 1, @b = 'x:=y'"));
+        assert_eq!(set_with_assignments("SELECT 1"), None);
         assert_eq!(share_mode_as_for_share("SELECT xLOCK IN SHARE MODE"), None);
         assert_eq!(parse("SHOW RELAYLOG EVENTS").unwrap_err().code, 1235);
         assert_eq!(parse("PURGE BINARY LOGS").unwrap_err().code, 1064);
