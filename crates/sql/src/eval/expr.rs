@@ -313,11 +313,11 @@ impl<'a> Scope<'a> {
             // sqlparser reads FLOOR(x) and CEIL(x) as expressions of their own.
             Expr::Floor { expr: inner, field: sqlparser::ast::CeilFloorKind::DateTimeField(sqlparser::ast::DateTimeField::NoDateTime) } => {
                 let value = self.eval(inner)?;
-                Ok(crate::eval::math::call("FLOOR", &[value]).unwrap_or(Value::Null))
+                crate::eval::math::call("FLOOR", &[value]).unwrap_or(Ok(Value::Null))
             }
             Expr::Ceil { expr: inner, field: sqlparser::ast::CeilFloorKind::DateTimeField(sqlparser::ast::DateTimeField::NoDateTime) } => {
                 let value = self.eval(inner)?;
-                Ok(crate::eval::math::call("CEIL", &[value]).unwrap_or(Value::Null))
+                crate::eval::math::call("CEIL", &[value]).unwrap_or(Ok(Value::Null))
             }
             Expr::Extract { field, expr: inner, .. } => {
                 let value = self.eval(inner)?;
@@ -615,7 +615,7 @@ impl<'a> Scope<'a> {
             return Ok(result);
         }
         if let Some(result) = crate::eval::math::call(&name, &values) {
-            return Ok(result);
+            return result;
         }
         if let Some(result) = crate::eval::uuids::call(&name, &values) {
             return result;

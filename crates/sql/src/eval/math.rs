@@ -5,11 +5,13 @@
 //! LOG10, PI, DEGREES, RADIANS and RAND. NULL in, NULL out; a logarithm
 //! or square root outside its domain is NULL, as in MySQL.
 
+use crate::error::SqlResult;
 use crate::eval::decimal;
 use crate::eval::value::{to_number, NullCheck, Number, Value};
 
-/// Evaluates `name` if it is one of this module's functions.
-pub fn call(name: &str, values: &[Value]) -> Option<Value> {
+/// Evaluates `name` if it is one of this module's functions; 1582 for
+/// one called with the wrong number of arguments.
+pub fn call(name: &str, values: &[Value]) -> Option<SqlResult<Value>> {
     let known = matches!(
         name,
         "ROUND"
@@ -36,11 +38,11 @@ pub fn call(name: &str, values: &[Value]) -> Option<Value> {
         return None;
     }
     if values.iter().any(NullCheck::is_null) && name != "RAND" {
-        return Some(Value::Null);
+        return Some(Ok(Value::Null));
     }
     let real = |value: &Value| to_number(value).map_or(0.0, Number::as_f64);
     let double = |result: f64| if result.is_finite() { Value::Double(result) } else { Value::Null };
-    Some(match (name, values) {
+    Some(Ok(match (name, values) {
         ("ROUND", [x]) => round(x, 0, false),
         ("ROUND", [x, digits]) => round(x, whole(digits), false),
         ("TRUNCATE", [x, digits]) => round(x, whole(digits), true),
@@ -72,8 +74,9 @@ pub fn call(name: &str, values: &[Value]) -> Option<Value> {
         ("DEGREES", [x]) => double(real(x).to_degrees()),
         ("RADIANS", [x]) => double(real(x).to_radians()),
         ("RAND", []) => Value::Double(random_fraction()),
-        _ => return None,
-    })
+        ("RAND", [_]) => return Some(Err(crate::error::not_supported("RAND(seed)"))),
+        _ => return Some(Err(crate::error::wrong_argument_count(name))),
+    }))
 }
 
 fn positive(x: f64) -> Option<f64> {
@@ -153,6 +156,10 @@ mod tests {
         }
     }
 
+    fn call_ok(name: &str, values: &[Value]) -> Option<Value> {
+        call(name, values).map(|result| result.unwrap())
+    }
+
     fn decimal(text: &str) -> Value {
         Value::Decimal(text.to_string())
     }
@@ -160,38 +167,39 @@ mod tests {
     #[test]
     fn rounding_matches_mysqls_manual() {
         // MySQL 8.4 reference manual, "Mathematical Functions".
-        assert_eq!(text(call("ROUND", &[decimal("-1.23")]).unwrap()), "-1");
-        assert_eq!(text(call("ROUND", &[decimal("-1.58")]).unwrap()), "-2");
-        assert_eq!(text(call("ROUND", &[decimal("1.58")]).unwrap()), "2");
-        assert_eq!(text(call("ROUND", &[decimal("1.298"), Value::Int(1)]).unwrap()), "1.3");
-        assert_eq!(text(call("ROUND", &[decimal("1.298"), Value::Int(0)]).unwrap()), "1");
-        assert_eq!(text(call("ROUND", &[decimal("23.298"), Value::Int(-1)]).unwrap()), "20");
-        assert_eq!(text(call("ROUND", &[decimal("2.5")]).unwrap()), "3");
-        assert_eq!(text(call("ROUND", &[Value::Double(2.5)]).unwrap()), "2");
-        assert_eq!(text(call("ROUND", &[Value::Int(1234), Value::Int(-2)]).unwrap()), "1200");
-        assert_eq!(text(call("TRUNCATE", &[decimal("1.223"), Value::Int(1)]).unwrap()), "1.2");
-        assert_eq!(text(call("TRUNCATE", &[decimal("1.999"), Value::Int(0)]).unwrap()), "1");
-        assert_eq!(text(call("TRUNCATE", &[decimal("-1.999"), Value::Int(1)]).unwrap()), "-1.9");
-        assert_eq!(text(call("TRUNCATE", &[Value::Int(122), Value::Int(-2)]).unwrap()), "100");
-        assert_eq!(text(call("FLOOR", &[decimal("1.23")]).unwrap()), "1");
-        assert_eq!(text(call("FLOOR", &[decimal("-1.23")]).unwrap()), "-2");
-        assert_eq!(text(call("CEILING", &[decimal("1.23")]).unwrap()), "2");
-        assert_eq!(text(call("CEIL", &[decimal("-1.23")]).unwrap()), "-1");
-        assert_eq!(text(call("CEIL", &[Value::Int(5)]).unwrap()), "5");
+        assert_eq!(text(call_ok("ROUND", &[decimal("-1.23")]).unwrap()), "-1");
+        assert_eq!(text(call_ok("ROUND", &[decimal("-1.58")]).unwrap()), "-2");
+        assert_eq!(text(call_ok("ROUND", &[decimal("1.58")]).unwrap()), "2");
+        assert_eq!(text(call_ok("ROUND", &[decimal("1.298"), Value::Int(1)]).unwrap()), "1.3");
+        assert_eq!(text(call_ok("ROUND", &[decimal("1.298"), Value::Int(0)]).unwrap()), "1");
+        assert_eq!(text(call_ok("ROUND", &[decimal("23.298"), Value::Int(-1)]).unwrap()), "20");
+        assert_eq!(text(call_ok("ROUND", &[decimal("2.5")]).unwrap()), "3");
+        assert_eq!(text(call_ok("ROUND", &[Value::Double(2.5)]).unwrap()), "2");
+        assert_eq!(text(call_ok("ROUND", &[Value::Int(1234), Value::Int(-2)]).unwrap()), "1200");
+        assert_eq!(text(call_ok("TRUNCATE", &[decimal("1.223"), Value::Int(1)]).unwrap()), "1.2");
+        assert_eq!(text(call_ok("TRUNCATE", &[decimal("1.999"), Value::Int(0)]).unwrap()), "1");
+        assert_eq!(text(call_ok("TRUNCATE", &[decimal("-1.999"), Value::Int(1)]).unwrap()), "-1.9");
+        assert_eq!(text(call_ok("TRUNCATE", &[Value::Int(122), Value::Int(-2)]).unwrap()), "100");
+        assert_eq!(text(call_ok("FLOOR", &[decimal("1.23")]).unwrap()), "1");
+        assert_eq!(text(call_ok("FLOOR", &[decimal("-1.23")]).unwrap()), "-2");
+        assert_eq!(text(call_ok("CEILING", &[decimal("1.23")]).unwrap()), "2");
+        assert_eq!(text(call_ok("CEIL", &[decimal("-1.23")]).unwrap()), "-1");
+        assert_eq!(text(call_ok("CEIL", &[Value::Int(5)]).unwrap()), "5");
     }
 
     #[test]
     fn other_functions_match_mysqls_manual() {
-        assert_eq!(call("SIGN", &[decimal("-32")]).unwrap(), Value::Int(-1));
-        assert_eq!(call("MOD", &[Value::Int(234), Value::Int(10)]).unwrap(), Value::Int(4));
-        assert_eq!(call("MOD", &[Value::Int(29), Value::Int(0)]).unwrap(), Value::Null);
-        assert_eq!(call("POW", &[Value::Int(2), Value::Int(-2)]).unwrap(), Value::Double(0.25));
-        assert_eq!(call("SQRT", &[Value::Int(-16)]).unwrap(), Value::Null);
-        assert_eq!(call("LOG", &[Value::Int(2), Value::Int(65536)]).unwrap(), Value::Double(16.0));
-        assert_eq!(call("LN", &[Value::Int(0)]).unwrap(), Value::Null);
-        assert_eq!(call("LOG10", &[Value::Int(100)]).unwrap(), Value::Double(2.0));
-        assert_eq!(call("ROUND", &[Value::Null]).unwrap(), Value::Null);
-        let Value::Double(random) = call("RAND", &[]).unwrap() else { panic!() };
+        assert_eq!(call_ok("SIGN", &[decimal("-32")]).unwrap(), Value::Int(-1));
+        assert_eq!(call_ok("MOD", &[Value::Int(234), Value::Int(10)]).unwrap(), Value::Int(4));
+        assert_eq!(call_ok("MOD", &[Value::Int(29), Value::Int(0)]).unwrap(), Value::Null);
+        assert_eq!(call_ok("POW", &[Value::Int(2), Value::Int(-2)]).unwrap(), Value::Double(0.25));
+        assert_eq!(call_ok("SQRT", &[Value::Int(-16)]).unwrap(), Value::Null);
+        assert_eq!(call_ok("LOG", &[Value::Int(2), Value::Int(65536)]).unwrap(), Value::Double(16.0));
+        assert_eq!(call_ok("LN", &[Value::Int(0)]).unwrap(), Value::Null);
+        assert_eq!(call_ok("LOG10", &[Value::Int(100)]).unwrap(), Value::Double(2.0));
+        assert_eq!(call_ok("ROUND", &[Value::Null]).unwrap(), Value::Null);
+        let Value::Double(random) = call_ok("RAND", &[]).unwrap() else { panic!() };
+        assert_eq!(call("ROUND", &[]).unwrap().unwrap_err().code, 1582);
         assert!((0.0..1.0).contains(&random));
     }
 }

@@ -25,6 +25,7 @@ pub fn call(name: &str, values: &[Value]) -> Option<SqlResult<Value>> {
         ("UUID_TO_BIN", [text, swap]) => to_bin(text, truth(swap) == Some(true)),
         ("BIN_TO_UUID", [bytes]) => from_bin(bytes, false),
         ("BIN_TO_UUID", [bytes, swap]) => from_bin(bytes, truth(swap) == Some(true)),
+        ("UUID" | "IS_UUID" | "UUID_TO_BIN" | "BIN_TO_UUID", _) => Err(crate::error::wrong_argument_count(name)),
         _ => return None,
     })
 }
