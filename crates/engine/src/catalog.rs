@@ -37,8 +37,8 @@ pub struct ColumnDef {
     /// UNSIGNED; meaningful for numeric columns only.
     pub unsigned: bool,
     pub auto_increment: bool,
-    /// Collation id of a character column (63 = binary); the engine itself
-    /// compares bytes whatever the collation (see [`crate::key`]).
+    /// Collation id of a character column (63 = binary); keys hold the
+    /// column's text by its weights (see [`crate::collation`]).
     pub collation: u16,
     /// The column's DEFAULT, already fit for the column by the SQL layer
     /// (`Some(Value::Null)` for an explicit DEFAULT NULL); `None` for no

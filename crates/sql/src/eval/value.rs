@@ -110,7 +110,8 @@ fn is_numeric(value: &Value) -> bool {
 }
 
 /// MySQL's comparison: NULL compares as unknown (`None`); two strings compare
-/// as bytes; anything with a number on one side compares as numbers.
+/// as bytes (see [`compare_in`] for a collation); anything with a number on
+/// one side compares as numbers.
 pub fn compare(left: &Value, right: &Value) -> Option<Ordering> {
     compare_in(left, right, Collation::Binary)
 }
