@@ -11,12 +11,11 @@
 //! warning; adding a month to the 31st lands on the month's last day; a
 //! result outside years 0-9999 is NULL.
 
-use binlog_format::value::temporal::DateTimeParts;
 use time::{Date, Duration, Month, PrimitiveDateTime, Time, Weekday};
 
 use crate::error::SqlResult;
 use crate::eval::expr::Environment;
-use crate::eval::temporal::{datetime_parts, time_micros, time_parts, time_value, TimeZone};
+use crate::eval::temporal::{datetime_parts, parts_of_datetime, parts_of_epoch_micros, time_micros, time_parts, time_value, TimeZone};
 use crate::eval::value::{text, to_number, to_text, NullCheck, Number, Value};
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
@@ -56,20 +55,7 @@ fn moment(value: &Value, environment: &dyn Environment) -> Option<Moment> {
 
 /// `at` as a DATE or DATETIME value; NULL outside years 0-9999.
 fn value_of(at: PrimitiveDateTime, with_time: bool) -> Value {
-    let Ok(year) = u16::try_from(at.year()) else { return Value::Null };
-    if year > 9999 {
-        return Value::Null;
-    }
-    let parts = DateTimeParts {
-        year,
-        month: u8::from(at.month()),
-        day: at.day(),
-        hour: at.hour(),
-        minute: at.minute(),
-        second: at.second(),
-        micros: at.microsecond(),
-    };
-    parts.value(with_time)
+    parts_of_datetime(at).map_or(Value::Null, |parts| parts.value(with_time))
 }
 
 fn whole(value: &Value) -> Option<i64> {
@@ -335,8 +321,7 @@ fn from_unixtime(seconds: &Value, environment: &dyn Environment) -> Value {
         return Value::Null;
     }
     let local = micros + i64::from(TimeZone::of(environment).offset_seconds) * MICROS_PER_SECOND;
-    let Ok(at) = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(local) * 1000) else { return Value::Null };
-    value_of(PrimitiveDateTime::new(at.date(), at.time()), true)
+    parts_of_epoch_micros(local).map_or(Value::Null, |parts| parts.value(true))
 }
 
 /// The week of `date` by MySQL's week modes: `monday_first` picks the

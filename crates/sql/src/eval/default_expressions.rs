@@ -7,13 +7,12 @@
 //! defaults of earlier columns. The row images carry the value it gave,
 //! so a replica or a CDC reader sees the value, never the expression.
 
-use std::ops::ControlFlow;
-
 use engine::{ColumnDef, TableDef};
 use protocol::MysqlError;
-use sqlparser::ast::{visit_expressions, Expr, Value as Literal};
+use sqlparser::ast::Expr;
 
-use crate::error::{unknown_column, SqlResult};
+use crate::error::SqlResult;
+use crate::eval::column_expression_rules::{self, ColumnExpressionRules};
 
 /// Functions MySQL refuses in a default expression (3770): those that read
 /// the session or wait.
@@ -31,48 +30,33 @@ fn disallowed(column: &str) -> MysqlError {
 /// functions that read the session (3770).
 pub fn check(columns: &[ColumnDef], position: usize, expr: &Expr) -> SqlResult<()> {
     let name = &columns[position].name;
-    let mut error = None;
-    let _ = visit_expressions(expr, |node| {
-        let found = match node {
-            Expr::Identifier(ident) if ident.value.starts_with('@') => Some(disallowed(name)),
-            Expr::Identifier(ident) => match columns.iter().position(|c| c.name.eq_ignore_ascii_case(&ident.value)) {
-                None => Some(unknown_column(&ident.value, "default value expression")),
-                Some(referred) if columns[referred].auto_increment => Some(MysqlError::new(
-                    3773,
-                    "HY000",
-                    format!("Default value expression of column '{name}' cannot refer to an auto-increment column."),
-                )),
-                Some(referred)
-                    if referred >= position
-                        && (columns[referred].attributes.generated.is_some() || columns[referred].attributes.default_expression.is_some()) =>
-                {
-                    Some(MysqlError::new(
-                        3772,
-                        "HY000",
-                        format!(
-                            "Default value expression of column '{name}' cannot refer to a column defined after it if that column is a generated column or has an expression as default value."
-                        ),
-                    ))
-                }
-                Some(_) => None,
-            },
-            Expr::Subquery(_) | Expr::Exists { .. } => Some(disallowed(name)),
-            Expr::Value(value) if matches!(value.value, Literal::Placeholder(_)) => Some(disallowed(name)),
-            Expr::Function(function) => {
-                let called = function.name.to_string().to_ascii_uppercase();
-                DISALLOWED_FUNCTIONS.contains(&called.as_str()).then(|| disallowed(name))
-            }
-            _ => None,
-        };
-        match found {
-            Some(found) => {
-                error = Some(found);
-                ControlFlow::Break(())
-            }
-            None => ControlFlow::Continue(()),
+    let reference = |referred: usize| {
+        let computed = |column: &ColumnDef| column.attributes.generated.is_some() || column.attributes.default_expression.is_some();
+        if columns[referred].auto_increment {
+            Some(MysqlError::new(
+                3773,
+                "HY000",
+                format!("Default value expression of column '{name}' cannot refer to an auto-increment column."),
+            ))
+        } else if referred >= position && computed(&columns[referred]) {
+            Some(MysqlError::new(
+                3772,
+                "HY000",
+                format!(
+                    "Default value expression of column '{name}' cannot refer to a column defined after it if that column is a generated column or has an expression as default value."
+                ),
+            ))
+        } else {
+            None
         }
-    });
-    error.map_or(Ok(()), Err)
+    };
+    let rules = ColumnExpressionRules {
+        context: "default value expression",
+        disallowed_functions: &DISALLOWED_FUNCTIONS,
+        disallowed: disallowed(name),
+        reference: &reference,
+    };
+    column_expression_rules::check(columns, expr, &rules)
 }
 
 /// The columns of `def` with an expression default, parsed, in column

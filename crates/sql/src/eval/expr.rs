@@ -548,30 +548,30 @@ impl<'a> Scope<'a> {
     /// The functions whose arguments include an interval or a unit
     /// keyword: DATE_ADD / DATE_SUB / ADDDATE / SUBDATE with an INTERVAL,
     /// TIMESTAMPDIFF and TIMESTAMPADD, EXTRACT's kin.
-    fn unit_function(&self, name: &str, args: &[Option<&Expr>]) -> Option<SqlResult<Value>> {
+    fn unit_function(&self, name: &str, args: &[Option<&Expr>]) -> SqlResult<Option<Value>> {
+        use crate::eval::date_functions::{add_interval, timestamp_diff, Interval};
         let unit_of = |expr: &Expr| match expr {
             Expr::Identifier(ident) => Some(ident.value.to_ascii_uppercase()),
             _ => None,
         };
-        match (name, args) {
-            ("DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE", [Some(date), Some(Expr::Interval(interval))]) => Some((|| {
+        let environment = self.environment;
+        Ok(Some(match (name, args) {
+            ("DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE", [Some(date), Some(Expr::Interval(interval))]) => {
                 let interval = self.interval(interval)?;
                 let subtract = matches!(name, "DATE_SUB" | "SUBDATE");
-                Ok(crate::eval::date_functions::add_interval(&self.eval(date)?, interval, subtract, self.environment))
-            })()),
+                add_interval(&self.eval(date)?, interval, subtract, environment)
+            }
             ("TIMESTAMPDIFF", [Some(unit), Some(from), Some(to)]) => {
-                let unit = unit_of(unit)?;
-                Some((|| Ok(crate::eval::date_functions::timestamp_diff(&unit, &self.eval(from)?, &self.eval(to)?, self.environment)))())
+                let Some(unit) = unit_of(unit) else { return Ok(None) };
+                timestamp_diff(&unit, &self.eval(from)?, &self.eval(to)?, environment)
             }
             ("TIMESTAMPADD", [Some(unit), Some(amount), Some(date)]) => {
-                let unit = unit_of(unit)?;
-                Some((|| {
-                    let interval = crate::eval::date_functions::Interval::parse(&self.eval(amount)?, &unit);
-                    Ok(crate::eval::date_functions::add_interval(&self.eval(date)?, interval, false, self.environment))
-                })())
+                let Some(unit) = unit_of(unit) else { return Ok(None) };
+                let interval = Interval::parse(&self.eval(amount)?, &unit);
+                add_interval(&self.eval(date)?, interval, false, environment)
             }
-            _ => None,
-        }
+            _ => return Ok(None),
+        }))
     }
 
     fn function(&self, function: &Function) -> SqlResult<Value> {
@@ -585,8 +585,8 @@ impl<'a> Scope<'a> {
         if let ("IF", [Some(condition), Some(then), Some(otherwise)]) = (name.as_str(), args.as_slice()) {
             return self.eval(if self.is_true(condition)? { then } else { otherwise });
         }
-        if let Some(result) = self.unit_function(&name, &args) {
-            return result;
+        if let Some(value) = self.unit_function(&name, &args)? {
+            return Ok(value);
         }
         let mut values = Vec::with_capacity(args.len());
         for arg in &args {

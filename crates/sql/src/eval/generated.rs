@@ -18,7 +18,8 @@ use sqlparser::ast::{visit_expressions, Expr, Value as Literal};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
-use crate::error::{unknown_column, SqlResult};
+use crate::error::SqlResult;
+use crate::eval::column_expression_rules::{self, ColumnExpressionRules};
 
 /// Functions whose value depends on more than the row: MySQL refuses them
 /// in a generation expression (3102).
@@ -67,37 +68,22 @@ fn disallowed(column: &str) -> MysqlError {
 /// or subqueries (3102).
 pub fn check(columns: &[ColumnDef], position: usize, expr: &Expr) -> SqlResult<()> {
     let name = &columns[position].name;
-    let mut error = None;
-    let _ = visit_expressions(expr, |node| {
-        let found = match node {
-            Expr::Identifier(ident) if ident.value.starts_with('@') => Some(disallowed(name)),
-            Expr::Identifier(ident) => match columns.iter().position(|c| c.name.eq_ignore_ascii_case(&ident.value)) {
-                None => Some(unknown_column(&ident.value, "generated column function")),
-                Some(referred) if columns[referred].auto_increment => {
-                    Some(MysqlError::new(3109, "HY000", format!("Generated column '{name}' cannot refer to auto-increment column.")))
-                }
-                Some(referred) if columns[referred].attributes.generated.is_some() && referred >= position => {
-                    Some(MysqlError::new(3107, "HY000", "Generated column can refer only to generated columns defined prior to it."))
-                }
-                Some(_) => None,
-            },
-            Expr::Subquery(_) | Expr::Exists { .. } => Some(disallowed(name)),
-            Expr::Value(value) if matches!(value.value, Literal::Placeholder(_)) => Some(disallowed(name)),
-            Expr::Function(function) => {
-                let called = function.name.to_string().to_ascii_uppercase();
-                DISALLOWED_FUNCTIONS.contains(&called.as_str()).then(|| disallowed(name))
-            }
-            _ => None,
-        };
-        match found {
-            Some(found) => {
-                error = Some(found);
-                ControlFlow::Break(())
-            }
-            None => ControlFlow::Continue(()),
+    let reference = |referred: usize| {
+        if columns[referred].auto_increment {
+            Some(MysqlError::new(3109, "HY000", format!("Generated column '{name}' cannot refer to auto-increment column.")))
+        } else if columns[referred].attributes.generated.is_some() && referred >= position {
+            Some(MysqlError::new(3107, "HY000", "Generated column can refer only to generated columns defined prior to it."))
+        } else {
+            None
         }
-    });
-    error.map_or(Ok(()), Err)
+    };
+    let rules = ColumnExpressionRules {
+        context: "generated column function",
+        disallowed_functions: &DISALLOWED_FUNCTIONS,
+        disallowed: disallowed(name),
+        reference: &reference,
+    };
+    column_expression_rules::check(columns, expr, &rules)
 }
 
 /// The expression as MySQL prints it: identifiers back-quoted, every

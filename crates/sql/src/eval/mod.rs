@@ -22,6 +22,7 @@ pub(crate) mod bit;
 pub(crate) mod cast;
 pub(crate) mod choosing;
 pub(crate) mod collations;
+pub(crate) mod column_expression_rules;
 pub(crate) mod columns;
 pub(crate) mod date_functions;
 pub(crate) mod decimal;

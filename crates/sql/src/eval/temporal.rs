@@ -15,7 +15,7 @@ use binlog_format::value::temporal::DateTimeParts;
 use binlog_format::value::time::{TIME_HOURS_MAX, YEAR_MAX, YEAR_MIN};
 use binlog_format::ColumnType;
 use engine::ColumnDef;
-use time::{Date, Month, OffsetDateTime};
+use time::{Date, Month, OffsetDateTime, PrimitiveDateTime};
 
 use crate::error::SqlResult;
 use crate::eval::expr::Environment;
@@ -305,9 +305,16 @@ fn epoch_micros(parts: &DateTimeParts) -> Option<i64> {
 
 const UNIX_EPOCH_JULIAN_DAY: i32 = 2_440_588;
 
-fn parts_of_epoch_micros(micros: i64) -> Option<DateTimeParts> {
-    let seconds = micros.div_euclid(MICROS_PER_SECOND);
-    let at = OffsetDateTime::from_unix_timestamp(seconds).ok()?;
+/// The calendar time `micros` after 1970-01-01 00:00:00; `None` outside
+/// years 0-9999.
+pub(crate) fn parts_of_epoch_micros(micros: i64) -> Option<DateTimeParts> {
+    let nanos = i128::from(micros) * 1000;
+    let at = OffsetDateTime::from_unix_timestamp_nanos(nanos).ok()?;
+    parts_of_datetime(PrimitiveDateTime::new(at.date(), at.time()))
+}
+
+/// A calendar time's parts; `None` outside years 0-9999.
+pub(crate) fn parts_of_datetime(at: PrimitiveDateTime) -> Option<DateTimeParts> {
     let year = u16::try_from(at.year()).ok().filter(|y| *y <= 9999)?;
     Some(DateTimeParts {
         year,
@@ -316,7 +323,7 @@ fn parts_of_epoch_micros(micros: i64) -> Option<DateTimeParts> {
         hour: at.hour(),
         minute: at.minute(),
         second: at.second(),
-        micros: micros.rem_euclid(MICROS_PER_SECOND) as u32,
+        micros: at.microsecond(),
     })
 }
 
