@@ -20,11 +20,7 @@ mod support;
 
 use std::time::Duration;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
-use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
-use mysql_common::value::Value as MValue;
+use support::binlog_rows::{logged_rows_of, plain_text};
 use support::ServerProcess;
 use testkit::raw_client::{RawClient, Response, ServerErr};
 
@@ -283,31 +279,10 @@ fn rename_table_applies_every_pair_together() {
 /// Every row image of the file, as mysql_common decodes it (column count
 /// and values as text).
 fn row_images(file: &[u8]) -> Vec<Vec<Option<String>>> {
-    let mut binlog = BinlogFile::new(BinlogVersion::Version4, file).expect("mysql_common reads the magic");
-    let mut images = Vec::new();
-    while let Some(event) = binlog.next() {
-        let event = event.expect("mysql_common reads the event");
-        if let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") {
-            let table_map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-            for row in rows.rows(table_map) {
-                let (_, after) = row.expect("mysql_common decodes the row");
-                let after = after.expect("an insert has an after image").unwrap();
-                images.push(
-                    after
-                        .into_iter()
-                        .map(|value| match value {
-                            BinlogValue::Value(MValue::NULL) => None,
-                            BinlogValue::Value(MValue::Bytes(bytes)) => Some(String::from_utf8(bytes).unwrap()),
-                            BinlogValue::Value(MValue::Int(v)) => Some(v.to_string()),
-                            BinlogValue::Value(MValue::UInt(v)) => Some(v.to_string()),
-                            other => panic!("unexpected {other:?}"),
-                        })
-                        .collect(),
-                );
-            }
-        }
-    }
-    images
+    logged_rows_of(file)
+        .iter()
+        .map(|row| row.after.as_ref().expect("an insert has an after image").iter().map(plain_text).collect())
+        .collect()
 }
 
 #[test]

@@ -6,11 +6,9 @@
 
 mod support;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
 use mysql_common::constants::ColumnType;
+use support::binlog_rows::logged_rows;
 use support::ServerProcess;
 use testkit::raw_client::{MValue, RawClient, Response};
 
@@ -102,24 +100,14 @@ fn decimals_keep_every_digit_and_round_half_away_from_zero() {
     assert_eq!(row(&mut client, "SELECT money FROM a.d WHERE id = 4"), ["-999.99"]);
 
     // The row images carry the exact values.
-    let mut logged = Vec::new();
-    for path in server.binlog_files() {
-        let bytes = std::fs::read(path).unwrap();
-        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).unwrap();
-        while let Some(event) = binlog.next() {
-            let event = event.unwrap();
-            let Some(EventData::RowsEvent(rows)) = event.read_data().unwrap() else { continue };
-            let map = binlog.reader().get_tme(rows.table_id()).unwrap();
-            for decoded in rows.rows(map) {
-                let (_, after) = decoded.unwrap();
-                for value in after.unwrap().unwrap() {
-                    if let BinlogValue::Value(MValue::Bytes(bytes)) = value {
-                        logged.push(String::from_utf8(bytes).unwrap());
-                    }
-                }
-            }
-        }
-    }
+    let logged: Vec<String> = logged_rows(&server.binlog_files())
+        .iter()
+        .flat_map(|row| row.after.iter().flatten())
+        .filter_map(|value| match value {
+            BinlogValue::Value(MValue::Bytes(bytes)) => Some(String::from_utf8(bytes.clone()).unwrap()),
+            _ => None,
+        })
+        .collect();
     assert!(logged.contains(&wide.to_string()), "{logged:?}");
     assert!(logged.contains(&"-2.68".to_string()), "{logged:?}");
 }

@@ -9,9 +9,7 @@
 
 mod support;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
-use mysql_common::binlog::BinlogFile;
+use support::binlog_rows::logged_rows;
 use support::ServerProcess;
 use testkit::raw_client::{RawClient, Response};
 
@@ -30,27 +28,10 @@ fn ok(client: &mut RawClient, sql: &str) -> (u64, String) {
 
 /// The kinds of rows events of table `t`, in order.
 fn row_event_kinds(server: &ServerProcess) -> Vec<&'static str> {
-    let mut kinds = Vec::new();
-    for path in server.binlog_files() {
-        let bytes = std::fs::read(path).unwrap();
-        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).unwrap();
-        while let Some(event) = binlog.next() {
-            let event = event.unwrap();
-            let Some(EventData::RowsEvent(rows)) = event.read_data().unwrap() else { continue };
-            let map = binlog.reader().get_tme(rows.table_id()).unwrap();
-            if map.table_name() != "t" {
-                continue;
-            }
-            let kind = match rows {
-                mysql_common::binlog::events::RowsEventData::WriteRowsEvent(_) => "write",
-                mysql_common::binlog::events::RowsEventData::UpdateRowsEvent(_) => "update",
-                mysql_common::binlog::events::RowsEventData::DeleteRowsEvent(_) => "delete",
-                _ => "other",
-            };
-            kinds.push(kind);
-        }
-    }
-    kinds
+    let mut rows = logged_rows(&server.binlog_files());
+    rows.retain(|row| row.table == "t");
+    rows.dedup_by_key(|row| row.event);
+    rows.iter().map(|row| row.kind).collect()
 }
 
 #[test]

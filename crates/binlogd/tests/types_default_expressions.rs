@@ -8,10 +8,8 @@
 
 mod support;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
+use support::binlog_rows::logged_rows;
 use support::ServerProcess;
 use testkit::raw_client::{MValue, RawClient};
 
@@ -32,37 +30,15 @@ fn rows(client: &mut RawClient, sql: &str) -> Vec<Vec<String>> {
 
 /// Every after image of table t in the files, as text.
 fn inserted_images(paths: &[std::path::PathBuf]) -> Vec<Vec<String>> {
-    let mut images = Vec::new();
-    for path in paths {
-        let bytes = std::fs::read(path).unwrap();
-        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
-        while let Some(event) = binlog.next() {
-            let event = event.expect("mysql_common reads every event");
-            let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") else { continue };
-            let map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-            for decoded in rows.rows(map) {
-                let (_, after) = decoded.expect("mysql_common decodes the row");
-                let Some(after) = after else { continue };
-                images.push(
-                    after
-                        .unwrap()
-                        .iter()
-                        .map(|value| match value {
-                            BinlogValue::Value(MValue::NULL) => "NULL".to_string(),
-                            BinlogValue::Value(MValue::Int(v)) => v.to_string(),
-                            BinlogValue::Value(MValue::Bytes(bytes)) => format!("{} bytes", bytes.len()),
-                            BinlogValue::Value(MValue::Date(..)) => "date".to_string(),
-                            BinlogValue::Jsonb(json) => {
-                                serde_json::Value::from(json.clone().parse().expect("mysql_common parses the jsonb")).to_string()
-                            }
-                            other => format!("{other:?}"),
-                        })
-                        .collect(),
-                );
-            }
-        }
-    }
-    images
+    let text = |value: &BinlogValue| match value {
+        BinlogValue::Value(MValue::NULL) => "NULL".to_string(),
+        BinlogValue::Value(MValue::Int(v)) => v.to_string(),
+        BinlogValue::Value(MValue::Bytes(bytes)) => format!("{} bytes", bytes.len()),
+        BinlogValue::Value(MValue::Date(..)) => "date".to_string(),
+        BinlogValue::Jsonb(json) => serde_json::Value::from(json.clone().parse().expect("mysql_common parses the jsonb")).to_string(),
+        other => format!("{other:?}"),
+    };
+    logged_rows(paths).iter().filter_map(|row| row.after.as_ref()).map(|after| after.iter().map(text).collect()).collect()
 }
 
 #[test]

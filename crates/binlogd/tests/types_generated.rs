@@ -18,12 +18,12 @@ use std::process::{Command, Stdio};
 
 use mysql_common::binlog::consts::BinlogVersion;
 use mysql_common::binlog::events::{EventData, RowsEventData};
-use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use serde_json::Value as Json;
+use support::binlog_rows::{logged_rows, plain_text};
 use support::mariadb::MariaDb;
 use support::{python_script, Binlogd};
-use testkit::raw_client::{MValue, RawClient};
+use testkit::raw_client::RawClient;
 
 const CREATE: &str = "CREATE TABLE gc.t (
     id INT NOT NULL PRIMARY KEY,
@@ -46,37 +46,13 @@ fn row(values: &[&str]) -> Row {
 
 /// Every row image of table t in the files, in order.
 fn binlog_images(paths: &[std::path::PathBuf]) -> Vec<Row> {
-    let mut images = Vec::new();
-    for path in paths {
-        let bytes = std::fs::read(path).unwrap();
-        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
-        while let Some(event) = binlog.next() {
-            let event = event.expect("mysql_common reads every event");
-            let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") else { continue };
-            let map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-            if map.table_name() != "t" {
-                continue;
-            }
-            for decoded in rows.rows(map) {
-                let (before, after) = decoded.expect("mysql_common decodes the row");
-                for image in [before, after].into_iter().flatten() {
-                    images.push(
-                        image
-                            .unwrap()
-                            .iter()
-                            .map(|value| match value {
-                                BinlogValue::Value(MValue::NULL) => None,
-                                BinlogValue::Value(MValue::Int(v)) => Some(v.to_string()),
-                                BinlogValue::Value(MValue::Bytes(bytes)) => Some(String::from_utf8(bytes.clone()).unwrap()),
-                                other => panic!("{other:?}"),
-                            })
-                            .collect(),
-                    );
-                }
-            }
-        }
-    }
-    images
+    logged_rows(paths)
+        .iter()
+        .filter(|row| row.table == "t")
+        .flat_map(|row| {
+            [&row.before, &row.after].into_iter().flatten().map(|image| image.iter().map(plain_text).collect()).collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 #[test]

@@ -13,11 +13,11 @@ use std::process::Command;
 
 use mysql_common::binlog::consts::BinlogVersion;
 use mysql_common::binlog::events::{EventData, OptionalMetadataField};
-use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use serde_json::Value as Json;
+use support::binlog_rows::{logged_rows, plain_text};
 use support::{python_script, Binlogd};
-use testkit::raw_client::{MValue, RawClient, Response};
+use testkit::raw_client::{RawClient, Response};
 
 const CREATE: &str = "CREATE TABLE it.t (
     id INT NOT NULL PRIMARY KEY,
@@ -33,54 +33,37 @@ type Image = Vec<Option<String>>;
 
 /// Per Table_map of table t: its visibility; and every row image of t.
 fn binlog(paths: &[std::path::PathBuf]) -> (Vec<Visibility>, Vec<Image>) {
-    let (mut visibility, mut images) = (Vec::new(), Vec::new());
-    for path in paths {
-        read_file(path, &mut visibility, &mut images);
-    }
+    let visibility = paths.iter().flat_map(|path| visibilities(path)).collect();
+    let images = logged_rows(paths)
+        .iter()
+        .filter(|row| row.table == "t")
+        .flat_map(|row| {
+            [&row.before, &row.after].into_iter().flatten().map(|image| image.iter().map(plain_text).collect()).collect::<Vec<_>>()
+        })
+        .collect();
     (visibility, images)
 }
 
-fn read_file(path: &std::path::Path, visibility: &mut Vec<Visibility>, images: &mut Vec<Image>) {
+/// The column visibility of each Table_map of table t in the file.
+fn visibilities(path: &std::path::Path) -> Vec<Visibility> {
     let bytes = std::fs::read(path).unwrap();
-    let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
-    while let Some(event) = binlog.next() {
+    let mut visibility = Vec::new();
+    for event in BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file") {
         let event = event.expect("mysql_common reads every event");
-        match event.read_data().expect("mysql_common decodes the event") {
-            Some(EventData::TableMapEvent(map)) if map.table_name() == "t" => {
-                let mut flags = None;
-                for field in map.iter_optional_meta() {
-                    if let OptionalMetadataField::ColumnVisibility(bits) = field.expect("mysql_common reads the optional metadata") {
-                        flags = Some(bits.iter().map(|bit| *bit).collect());
-                    }
-                }
-                visibility.push(flags);
+        if let Some(EventData::TableMapEvent(map)) = event.read_data().expect("mysql_common decodes the event") {
+            if map.table_name() != "t" {
+                continue;
             }
-            Some(EventData::RowsEvent(rows)) => {
-                let map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-                if map.table_name() != "t" {
-                    continue;
-                }
-                for row in rows.rows(map) {
-                    let (before, after) = row.expect("mysql_common decodes the row");
-                    for image in [before, after].into_iter().flatten() {
-                        let values = image.unwrap();
-                        images.push(
-                            values
-                                .iter()
-                                .map(|value| match value {
-                                    BinlogValue::Value(MValue::NULL) => None,
-                                    BinlogValue::Value(MValue::Int(v)) => Some(v.to_string()),
-                                    BinlogValue::Value(MValue::Bytes(bytes)) => Some(String::from_utf8(bytes.clone()).unwrap()),
-                                    other => panic!("{other:?}"),
-                                })
-                                .collect(),
-                        );
-                    }
+            let mut flags = None;
+            for field in map.iter_optional_meta() {
+                if let OptionalMetadataField::ColumnVisibility(bits) = field.expect("mysql_common reads the optional metadata") {
+                    flags = Some(bits.iter().map(|bit| *bit).collect());
                 }
             }
-            _ => {}
+            visibility.push(flags);
         }
     }
+    visibility
 }
 
 fn some(values: &[&str]) -> Vec<Option<String>> {

@@ -12,12 +12,10 @@ mod support;
 
 use std::process::Command;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
 use mysql_common::constants::{ColumnFlags, ColumnType};
 use serde_json::Value as JsonValue;
+use support::binlog_rows::{logged_rows, plain_text};
 use support::{python_script, Binlogd};
 use testkit::raw_client::{MValue, RawClient, Response};
 use testkit::SeededRandom;
@@ -120,41 +118,20 @@ fn text_value(response: &Response) -> Vec<(i64, Option<String>)> {
 /// The documents mysql_common decodes from the binlog's row events, per
 /// event kind: (kind, id, document) with NULL as `None`.
 fn binlog_documents(files: &[std::path::PathBuf]) -> Vec<(&'static str, i64, Option<JsonValue>)> {
-    let mut seen = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(path).unwrap();
-        let mut binlog = BinlogFile::new(BinlogVersion::Version4, &bytes[..]).expect("mysql_common reads the file");
-        while let Some(event) = binlog.next() {
-            let event = event.expect("mysql_common reads every event");
-            let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") else { continue };
-            let table_map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-            if table_map.table_name() != "t" {
-                continue;
-            }
-            let kind = match rows {
-                mysql_common::binlog::events::RowsEventData::WriteRowsEvent(_) => "write",
-                mysql_common::binlog::events::RowsEventData::UpdateRowsEvent(_) => "update",
-                mysql_common::binlog::events::RowsEventData::DeleteRowsEvent(_) => "delete",
-                _ => "other",
-            };
-            for row in rows.rows(table_map) {
-                let (before, after) = row.expect("mysql_common decodes the row");
-                let image = if kind == "delete" { before } else { after }.expect("the image the event carries");
-                let values = image.unwrap();
-                let id = match &values[0] {
-                    BinlogValue::Value(MValue::Int(id)) => *id,
-                    other => panic!("id {other:?}"),
-                };
-                let document = match &values[1] {
-                    BinlogValue::Value(MValue::NULL) => None,
-                    BinlogValue::Jsonb(jsonb) => Some(JsonValue::from(jsonb.clone().parse().expect("mysql_common parses the jsonb"))),
-                    other => panic!("JSON column decoded as {other:?}"),
-                };
-                seen.push((kind, id, document));
-            }
-        }
-    }
-    seen
+    let document = |value: &BinlogValue| match value {
+        BinlogValue::Value(MValue::NULL) => None,
+        BinlogValue::Jsonb(jsonb) => Some(JsonValue::from(jsonb.clone().parse().expect("mysql_common parses the jsonb"))),
+        other => panic!("JSON column decoded as {other:?}"),
+    };
+    logged_rows(files)
+        .iter()
+        .filter(|row| row.table == "t")
+        .map(|row| {
+            let values = row.image();
+            let id = plain_text(&values[0]).expect("an id").parse().unwrap();
+            (row.kind, id, document(&values[1]))
+        })
+        .collect()
 }
 
 /// MariaDB's reader reads every event of the file (exit 0); with

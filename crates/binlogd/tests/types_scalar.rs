@@ -19,12 +19,10 @@ mod support;
 
 use std::process::Command;
 
-use mysql_common::binlog::consts::BinlogVersion;
-use mysql_common::binlog::events::EventData;
 use mysql_common::binlog::value::BinlogValue;
-use mysql_common::binlog::BinlogFile;
 use mysql_common::constants::{ColumnFlags, ColumnType};
 use serde_json::Value as Json;
+use support::binlog_rows::logged_rows_of;
 use support::{python_script, ServerProcess};
 use testkit::raw_client::{MValue, RawClient, Response};
 use testkit::SeededRandom;
@@ -473,30 +471,18 @@ fn check_column_definitions(columns: &[mysql_common::packets::Column]) {
 
 /// Every row image mysql_common decodes from the binlog file, canonical.
 fn binlog_images(file: &[u8]) -> Vec<(Option<CanonicalRow>, Option<CanonicalRow>)> {
-    let mut binlog = BinlogFile::new(BinlogVersion::Version4, file).expect("mysql_common reads the magic");
-    let mut images = Vec::new();
-    while let Some(event) = binlog.next() {
-        let event = event.expect("mysql_common reads the event");
-        if let Some(EventData::RowsEvent(rows)) = event.read_data().expect("mysql_common decodes the event") {
-            let table_map = binlog.reader().get_tme(rows.table_id()).expect("table map precedes rows");
-            for row in rows.rows(table_map) {
-                let (before, after) = row.expect("mysql_common decodes the row");
-                let values = |row: Option<mysql_common::binlog::row::BinlogRow>| {
-                    row.map(|row| {
-                        row.unwrap()
-                            .into_iter()
-                            .map(|value| match value {
-                                BinlogValue::Value(value) => canonical(&value),
-                                other => panic!("unexpected {other:?}"),
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                };
-                images.push((values(before), values(after)));
-            }
-        }
-    }
-    images
+    let canonical_image = |image: &Option<Vec<BinlogValue>>| {
+        image.as_ref().map(|values| {
+            values
+                .iter()
+                .map(|value| match value {
+                    BinlogValue::Value(value) => canonical(value),
+                    other => panic!("unexpected {other:?}"),
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    logged_rows_of(file).iter().map(|row| (canonical_image(&row.before), canonical_image(&row.after))).collect()
 }
 
 fn python_images(port: u16) -> Vec<(Option<Json>, Option<Json>)> {

@@ -4,6 +4,7 @@
 //! inspect` and the binlog files. Each test file uses part of it.
 #![allow(dead_code)]
 
+pub mod binlog_rows;
 pub mod mariadb;
 pub mod replica;
 
