@@ -13,6 +13,11 @@
 //! Lock waits and deadlocks (sessions may pick the same keys) roll back
 //! and retry; they are counted. Latency is the whole transaction's.
 //!
+//! `--workload json` and `--workload wide` run the same transaction on a
+//! table whose rows are a JSON document, or 20 columns of mixed types
+//! (`engine_workloads` has the tables); each run reports rows written per
+//! second and binlog MB per second beside tps.
+//!
 //! `--binlog-storage-engine file,engine` runs the same benchmark in both
 //! modes of `binlog_storage_engine` (classic files with two-phase commit;
 //! the binlog inside the redo log, where `--sync-binlog` is ignored), one
@@ -42,9 +47,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use binlog_format::column_type::ColumnType;
 use binlog_format::Value;
-use database::engine::{ColumnDef, IndexSpec, TableId, TableSpec};
+use database::engine::TableId;
 use database::redo::FlushLogAtTrxCommit;
 use database::{BinlogStorageEngine, CommitRequest, Database, DatabaseConfig, DatabaseError, StatementContext};
 use hdrhistogram::Histogram;
@@ -53,6 +57,7 @@ use serde::Serialize;
 use super::common::{median, new_latency_histogram, parse_on_off, RunDirs, LATENCY_US_MAX};
 use super::compression::{self, CompressionArgs, Measured, Ratios, RunCompression};
 use super::engine_stages::{self, StageBreakdown};
+use super::engine_workloads::{FastRng, Workload, DATABASE, ROWS_WRITTEN_PER_TRANSACTION};
 use super::report::Table;
 
 /// Most sessions (threads) one run may start.
@@ -65,8 +70,6 @@ pub const ROUNDS_MAX: u32 = 100;
 pub const TABLE_SIZE_MAX: u64 = 10_000_000;
 /// Rows per preload transaction.
 const PRELOAD_ROWS_PER_TRANSACTION: u64 = 1000;
-const DATABASE: &str = "sbtest";
-const TABLE: &str = "sbtest1";
 /// Subdirectories of `--dir` for each run.
 const SINGLE_SESSION_SUBDIR: &str = "single-session";
 const SESSIONS_SUBDIR: &str = "sessions";
@@ -123,6 +126,11 @@ pub struct EngineBenchArgs {
     #[arg(long, value_name = "file|engine", value_delimiter = ',', default_value = "file", value_parser = parse_mode)]
     pub binlog_storage_engine: Vec<BinlogStorageEngine>,
 
+    /// The table and rows: sysbench's, a JSON document per row, or 20
+    /// columns of mixed types (see `engine_workloads`).
+    #[arg(long, value_enum, default_value = "sysbench")]
+    pub workload: Workload,
+
     /// Rows preloaded into the table (sysbench's --table-size).
     #[arg(long, value_name = "N", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(10..=TABLE_SIZE_MAX))]
@@ -169,6 +177,8 @@ pub struct RunResult {
     pub cross_log_group_commit: bool,
     pub group_commit_gather_max_us: u64,
     pub binlog_group_commit_sync_delay_us: u64,
+    /// "sysbench", "json" or "wide".
+    pub workload: &'static str,
     pub table_size: u64,
     pub transactions: u64,
     /// Lock wait timeouts and deadlocks, retried.
@@ -184,6 +194,10 @@ pub struct RunResult {
     pub binlog_fsyncs_per_sec: f64,
     /// Redo and binlog fdatasyncs together, per transaction.
     pub fsyncs_per_transaction: f64,
+    /// Rows written (updated, deleted, inserted) per second.
+    pub rows_per_sec: f64,
+    /// Binlog bytes written per second, in MB (10^6 bytes).
+    pub binlog_mb_per_sec: f64,
     /// Compression's setting, and the binlog bytes and CPU per
     /// transaction, from the start to the last commit written (the
     /// sessions finishing after the deadline included).
@@ -397,6 +411,8 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
         "binlog fsyncs/s",
         "fsyncs/trx",
         "binlog bytes/trx",
+        "rows/s",
+        "binlog MB/s",
         "CPU µs/trx",
     ]);
     for result in results {
@@ -412,11 +428,14 @@ fn print_results(args: &EngineBenchArgs, results: &[RunResult], speedup_per_roun
             format!("{:.0}", result.binlog_fsyncs_per_sec),
             format!("{:.3}", result.fsyncs_per_transaction),
             format!("{:.1}", result.compression.binlog_bytes_per_transaction),
+            format!("{:.0}", result.rows_per_sec),
+            format!("{:.2}", result.binlog_mb_per_sec),
             format!("{:.1}", result.compression.cpu_us_per_transaction),
         ]);
     }
     println!(
-        "binlog_storage_engine={} binlog_transaction_compression={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        "workload={} binlog_storage_engine={} binlog_transaction_compression={} innodb_flush_log_at_trx_commit={} sync_binlog={} binlogd_cross_log_group_commit={} binlogd_group_commit_gather_max={}us binlog_group_commit_sync_delay={}us table_size={}",
+        args.workload.name(),
         mode_name(args.binlog_storage_engine[0]),
         match multi.compression.binlog_transaction_compression_level_zstd {
             Some(level) => format!("ON (zstd level {level})"),
@@ -477,61 +496,6 @@ fn mode_name(mode: BinlogStorageEngine) -> &'static str {
     }
 }
 
-fn table_spec() -> TableSpec {
-    TableSpec {
-        database: DATABASE.into(),
-        name: TABLE.into(),
-        columns: vec![
-            ColumnDef::new("id", ColumnType::Long).not_null(),
-            ColumnDef::new("k", ColumnType::Long).not_null(),
-            ColumnDef::new("c", ColumnType::VarChar { max_length_bytes: 480 }).not_null(),
-            ColumnDef::new("pad", ColumnType::VarChar { max_length_bytes: 240 }).not_null(),
-        ],
-        primary_key: vec!["id".into()],
-        indexes: vec![IndexSpec { name: "k_1".into(), columns: vec!["k".into()], unique: false }],
-        ..Default::default()
-    }
-}
-
-/// A cheap per-thread random number generator (xorshift64*): the
-/// benchmark must not spend its time in a cryptographic one.
-struct FastRng(u64);
-
-impl FastRng {
-    fn new(seed: u64) -> FastRng {
-        FastRng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// 1..=n
-    fn id(&mut self, n: u64) -> i64 {
-        (self.next() % n) as i64 + 1
-    }
-}
-
-/// sysbench-like `c` and `pad` values: groups of digits and dashes.
-fn text(rng: &mut FastRng, groups: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(groups * 12);
-    for group in 0..groups {
-        if group > 0 {
-            out.push(b'-');
-        }
-        let value = rng.next();
-        out.extend_from_slice(format!("{:011}", value % 100_000_000_000).as_bytes());
-    }
-    out
-}
-
-fn row(rng: &mut FastRng, id: i64, k: i64) -> Vec<Value> {
-    vec![Value::Int(id), Value::Int(k), Value::Bytes(text(rng, 10)), Value::Bytes(text(rng, 5))]
-}
-
 fn run_once(dir: &Path, sessions: u32, compression: bool, args: &EngineBenchArgs) -> Result<RunResult, String> {
     let config = config(dir, args)?;
     let binlog_dir = config.binlog.dir.clone();
@@ -549,10 +513,8 @@ fn prepare(db: &Database, args: &EngineBenchArgs) -> Result<TableId, String> {
     let session = StatementContext::new(0, DATABASE);
     let failed = |e: DatabaseError| format!("preparing the table: {e}");
     db.execute_ddl(&session, &format!("CREATE DATABASE {DATABASE}"), |e| e.create_database(DATABASE)).map_err(failed)?;
-    let spec = table_spec();
-    let create = format!(
-        "CREATE TABLE {TABLE} (id INT NOT NULL, k INT NOT NULL DEFAULT '0', c VARCHAR(120) NOT NULL DEFAULT '', pad VARCHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k))"
-    );
+    let spec = args.workload.table_spec();
+    let create = args.workload.create_statement();
     let table = db.execute_ddl(&session, &create, |e| e.create_table(&spec)).map_err(failed)?.id;
     let mut rng = FastRng::new(7);
     let mut id = 1;
@@ -561,7 +523,7 @@ fn prepare(db: &Database, args: &EngineBenchArgs) -> Result<TableId, String> {
         let end = (id + PRELOAD_ROWS_PER_TRANSACTION as i64).min(args.table_size as i64 + 1);
         for n in id..end {
             let k = rng.id(args.table_size);
-            trx.insert(table, row(&mut rng, n, k)).map_err(|e| failed(e.into()))?;
+            trx.insert(table, args.workload.row(&mut rng, n, k)).map_err(|e| failed(e.into()))?;
         }
         db.commit(CommitRequest::new(trx, &session)).map_err(failed)?;
         id = end;
@@ -577,16 +539,20 @@ struct SessionOutcome {
     error: Option<String>,
 }
 
-/// One transaction: 2 point selects, an update of `k` by primary key, a
-/// delete and re-insert of one key. `Ok(false)`: lock wait or deadlock,
-/// rolled back, to retry.
-fn transaction(
-    db: &Database,
+/// The table a session writes, and how.
+#[derive(Clone, Copy)]
+struct Target {
     table: TableId,
-    rng: &mut FastRng,
     table_size: u64,
-    session: &StatementContext,
-) -> Result<bool, DatabaseError> {
+    workload: Workload,
+}
+
+/// One transaction: 2 point selects, an update by primary key (of `k`,
+/// and more columns in the JSON and wide workloads), a delete and
+/// re-insert of one key. `Ok(false)`: lock wait or deadlock, rolled back,
+/// to retry.
+fn transaction(db: &Database, target: Target, rng: &mut FastRng, session: &StatementContext) -> Result<bool, DatabaseError> {
+    let Target { table, table_size, workload } = target;
     let mut trx = db.begin();
     let outcome = (|| -> Result<(), DatabaseError> {
         for _ in 0..2 {
@@ -595,15 +561,13 @@ fn transaction(
         let id = rng.id(table_size);
         let key = trx.primary_key(table, &[Value::Int(id)])?;
         if let Some(mut current) = trx.get_for_update(table, &key)? {
-            if let Value::Int(k) = current[1] {
-                current[1] = Value::Int(k + 1);
-            }
+            workload.update(rng, &mut current);
             trx.update_by_pk(table, &[Value::Int(id)], current)?;
         }
         let id = rng.id(table_size);
         trx.delete_by_pk(table, &[Value::Int(id)])?;
         let k = rng.id(table_size);
-        trx.insert(table, row(rng, id, k))?;
+        trx.insert(table, workload.row(rng, id, k))?;
         Ok(())
     })();
     match outcome {
@@ -640,7 +604,7 @@ fn measure(
     let mut handles = Vec::with_capacity(sessions as usize);
     for session in 0..sessions {
         let (db, start, session_stop, failed, completed) = (db.clone(), start.clone(), stop.clone(), failed.clone(), completed.clone());
-        let table_size = args.table_size;
+        let target = Target { table, table_size: args.table_size, workload: args.workload };
         let handle = std::thread::Builder::new()
             .name(format!("bench-session-{session}"))
             .spawn(move || {
@@ -651,7 +615,7 @@ fn measure(
                 start.wait();
                 while !session_stop.load(Ordering::Relaxed) {
                     let began = Instant::now();
-                    match transaction(&db, table, &mut rng, table_size, &context) {
+                    match transaction(&db, target, &mut rng, &context) {
                         Ok(true) => {
                             let micros = began.elapsed().as_micros().min(LATENCY_US_MAX as u128) as u64;
                             outcome.latencies_us.saturating_record(micros.max(1));
@@ -718,6 +682,7 @@ fn measure(
     let redo_fsyncs = after.redo_fsyncs - before.redo_fsyncs;
     let binlog_fsyncs = after.binlog_fsyncs - before.binlog_fsyncs;
     let per_second = |count: u64| if seconds > 0.0 { count as f64 / seconds } else { 0.0 };
+    let compression = RunCompression::of_run(level_zstd, binlog_bytes, cpu_seconds, transactions_all);
     Ok(RunResult {
         binlog_storage_engine: mode_name(args.binlog_storage_engine.first().copied().unwrap_or_default()),
         sessions,
@@ -726,6 +691,7 @@ fn measure(
         cross_log_group_commit: args.cross_log_group_commit,
         group_commit_gather_max_us: args.group_commit_gather_max,
         binlog_group_commit_sync_delay_us: args.binlog_group_commit_sync_delay,
+        workload: args.workload.name(),
         table_size: args.table_size,
         transactions,
         retries,
@@ -739,7 +705,9 @@ fn measure(
         redo_fsyncs_per_sec: per_second(redo_fsyncs),
         binlog_fsyncs_per_sec: per_second(binlog_fsyncs),
         fsyncs_per_transaction: if transactions > 0 { (redo_fsyncs + binlog_fsyncs) as f64 / transactions as f64 } else { 0.0 },
-        compression: RunCompression::of_run(level_zstd, binlog_bytes, cpu_seconds, transactions_all),
+        rows_per_sec: per_second(transactions * ROWS_WRITTEN_PER_TRANSACTION),
+        binlog_mb_per_sec: per_second(transactions) * compression.binlog_bytes_per_transaction / 1e6,
+        compression,
         group_commit_stages: StageBreakdown::between(&before, &after),
     })
 }
@@ -760,6 +728,7 @@ mod tests {
             cross_log_group_commit: true,
             binlog_group_commit_sync_delay: 0,
             binlog_storage_engine: vec![BinlogStorageEngine::File],
+            workload: Workload::Sysbench,
             table_size: 100,
             compression: CompressionArgs::default(),
             json: true,
@@ -791,6 +760,23 @@ mod tests {
         assert_eq!(result.binlog_storage_engine, "engine");
         assert!(result.transactions > 0 && result.redo_fsyncs > 0, "{result:?}");
         assert_eq!(result.binlog_fsyncs, 0, "{result:?}");
+    }
+
+    #[test]
+    fn every_workload_commits_and_logs_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        for workload in [Workload::Sysbench, Workload::Json, Workload::Wide] {
+            let args = EngineBenchArgs { workload, flush_log_at_trx_commit: 2, sync_binlog: 0, ..short_run_args(dir.path()) };
+            let result = run_once(&dir.path().join(workload.name()), 2, false, &args).unwrap();
+            assert_eq!(result.workload, workload.name());
+            assert!(result.transactions > 0, "{result:?}");
+            assert!((result.rows_per_sec - 3.0 * result.tps).abs() < 1e-6, "{result:?}");
+            assert!(result.binlog_mb_per_sec > 0.0, "{result:?}");
+            let json = serde_json::to_value(&result).unwrap();
+            for key in ["workload", "rows_per_sec", "binlog_mb_per_sec"] {
+                assert!(json.get(key).is_some(), "--json lacks {key}");
+            }
+        }
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod dump;
 pub mod dump_tail;
 pub mod engine;
 pub mod engine_stages;
+pub mod engine_workloads;
 pub mod large_commit;
 pub mod recovery;
 pub mod replication;
