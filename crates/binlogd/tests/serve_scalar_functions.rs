@@ -190,6 +190,33 @@ fn date_functions_answer_as_mysql_does() {
             Some("3661")
         ])
     );
+    // Composite interval units (the manual's DATE_ADD examples); a short
+    // value fills the smallest fields; a unit with a time part makes a
+    // DATE a DATETIME; text left over gives NULL.
+    assert_eq!(
+        row(
+            &mut client,
+            "SELECT DATE_ADD('2100-12-31 23:59:59', INTERVAL '1:1' MINUTE_SECOND), \
+             DATE_SUB('2025-01-01 00:00:00', INTERVAL '1 1:1:1' DAY_SECOND), \
+             DATE_ADD('1900-01-01 00:00:00', INTERVAL '-1 10' DAY_HOUR), \
+             DATE_ADD('1992-12-31 23:59:59.000002', INTERVAL '1.999999' SECOND_MICROSECOND), \
+             DATE_ADD('2024-01-31', INTERVAL '1-1' YEAR_MONTH), '2024-01-01' + INTERVAL '1:30' hour_minute, \
+             DATE_ADD('2024-01-01', INTERVAL '5' HOUR_MINUTE), DATE_ADD('2024-01-01', INTERVAL 24 HOUR), \
+             DATE_ADD('2024-01-01', INTERVAL '1:2:3' HOUR_MINUTE), DATE_ADD('2024-01-01', INTERVAL 1.5 HOUR_MINUTE)"
+        ),
+        strings(&[
+            Some("2101-01-01 00:01:00"),
+            Some("2024-12-30 22:58:59"),
+            Some("1899-12-30 14:00:00"),
+            Some("1993-01-01 00:00:01.000001"),
+            Some("2025-02-28"),
+            Some("2024-01-01 01:30:00"),
+            Some("2024-01-01 00:05:00"),
+            Some("2024-01-02 00:00:00"),
+            None,
+            Some("2024-01-01 01:05:00"),
+        ])
+    );
     // Not a date on the calendar: NULL and 1292.
     assert_eq!(row(&mut client, "SELECT DATE_ADD('2024-02-30', INTERVAL 1 DAY), YEAR(NULL)"), strings(&[None, None]));
     let warnings = client.query_rows("SHOW WARNINGS").unwrap();

@@ -286,6 +286,7 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         return Ok(Parsed { statement, param_count: 0 });
     }
     let rewritten = share_mode_as_for_share(sql).or_else(|| set_with_assignments(sql));
+    let rewritten = composite_interval_units(rewritten.as_deref().unwrap_or(sql)).or(rewritten);
     let parsed_text = rewritten.as_deref().unwrap_or(sql);
     let mut statements = Parser::parse_sql(&MySqlDialect {}, parsed_text).map_err(|error| parse_error(sql, &error.to_string()))?;
     if statements.len() != 1 {
@@ -396,6 +397,47 @@ fn set_with_assignments(sql: &str) -> Option<String> {
         return None;
     }
     Some(tokens.into_iter().map(|token| if token == Token::Assignment { Token::Eq } else { token }.to_string()).collect())
+}
+
+/// MySQL's composite interval units (`INTERVAL '1:30' HOUR_MINUTE`),
+/// which sqlparser does not read, as the SQL standard's `HOUR TO MINUTE`
+/// it does; SECOND_MICROSECOND, which has no such form (sqlparser reads
+/// no `SECOND TO`), as `SECOND (0, 6)`. The evaluator turns both back into
+/// the unit (`Scope::interval`). Only a unit after an INTERVAL is
+/// rewritten, so `EXTRACT(HOUR_MINUTE FROM ...)` and names stay as they
+/// are; `None` when nothing is.
+fn composite_interval_units(sql: &str) -> Option<String> {
+    let has_interval = sql.as_bytes().windows(8).any(|window| window.eq_ignore_ascii_case(b"INTERVAL"));
+    if !has_interval || !sql.contains('_') {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
+    let (mut out, mut after_interval, mut rewrote) = (String::with_capacity(sql.len() + 8), false, false);
+    for token in tokens {
+        match &token {
+            Token::Word(word) if word.quote_style.is_none() => {
+                let upper = word.value.to_ascii_uppercase();
+                let standard = match upper.as_str() {
+                    "SECOND_MICROSECOND" => Some("SECOND (0, 6)".to_string()),
+                    "YEAR_MONTH" | "DAY_HOUR" | "DAY_MINUTE" | "DAY_SECOND" | "DAY_MICROSECOND" | "HOUR_MINUTE" | "HOUR_SECOND"
+                    | "HOUR_MICROSECOND" | "MINUTE_SECOND" | "MINUTE_MICROSECOND" => Some(upper.replacen('_', " TO ", 1)),
+                    _ => None,
+                };
+                match standard {
+                    Some(standard) if after_interval => {
+                        out.push_str(&standard);
+                        after_interval = false;
+                        rewrote = true;
+                        continue;
+                    }
+                    _ => after_interval |= upper == "INTERVAL",
+                }
+            }
+            _ => {}
+        }
+        out.push_str(&token.to_string());
+    }
+    rewrote.then_some(out)
 }
 
 /// The statement's tokens without whitespace and comments.
@@ -1063,6 +1105,15 @@ mod tests {
             Some("SELECT * FROM t WHERE id = 1 FOR SHARE")
         );
         assert_eq!(share_mode_as_for_share("SELECT 'LOCK IN SHARE MODE'"), None);
+        assert_eq!(
+            composite_interval_units("SELECT d + INTERVAL '1:30' hour_minute, DATE_SUB(d, INTERVAL '1.5' SECOND_MICROSECOND)").as_deref(),
+            Some("SELECT d + INTERVAL '1:30' HOUR TO MINUTE, DATE_SUB(d, INTERVAL '1.5' SECOND (0, 6))")
+        );
+        assert_eq!(
+            composite_interval_units("SELECT EXTRACT(HOUR_MINUTE FROM d), `DAY_HOUR` FROM t WHERE d > NOW() - INTERVAL 1 DAY"),
+            None
+        );
+        assert_eq!(composite_interval_units("SELECT 'INTERVAL 1 DAY_HOUR'"), None);
         assert_eq!(set_with_assignments("SET @a := 1, @b := 'x:=y'").as_deref(), Some("SET @a = 1, @b = 'x:=y'"));
         assert_eq!(set_with_assignments("SELECT 1"), None);
         assert_eq!(share_mode_as_for_share("SELECT xLOCK IN SHARE MODE"), None);

@@ -65,38 +65,115 @@ fn whole(value: &Value) -> Option<i64> {
     }
 }
 
-/// An interval: whole months, then microseconds.
+/// An interval: whole months, then microseconds, and whether its unit has
+/// a time part (a DATE plus such an interval is a DATETIME, as in MySQL,
+/// even when the amount is whole days).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interval {
     months: i64,
     micros: i64,
+    time_unit: bool,
 }
 
-/// True for the interval units binlogd takes (MySQL's single units).
+/// True for the interval units binlogd takes: MySQL's single units and
+/// its composite ones (`HOUR_MINUTE`, ...).
 pub fn is_unit(unit: &str) -> bool {
-    matches!(
-        unit.to_ascii_uppercase().as_str(),
-        "MICROSECOND" | "SECOND" | "MINUTE" | "HOUR" | "DAY" | "WEEK" | "MONTH" | "QUARTER" | "YEAR"
-    )
+    let unit = unit.to_ascii_uppercase();
+    matches!(unit.as_str(), "MICROSECOND" | "SECOND" | "MINUTE" | "HOUR" | "DAY" | "WEEK" | "MONTH" | "QUARTER" | "YEAR")
+        || composite_fields(&unit).is_some()
+}
+
+/// The fields a composite unit's text gives, largest first: the months
+/// of a year or a month, and the microseconds of the others.
+fn composite_fields(unit: &str) -> Option<&'static [i64]> {
+    const YEAR: i64 = 12;
+    const MONTH: i64 = 1;
+    const DAY: i64 = 86_400 * MICROS_PER_SECOND;
+    const HOUR: i64 = 3600 * MICROS_PER_SECOND;
+    const MINUTE: i64 = 60 * MICROS_PER_SECOND;
+    const SECOND: i64 = MICROS_PER_SECOND;
+    const MICROSECOND: i64 = 1;
+    Some(match unit {
+        "YEAR_MONTH" => &[YEAR, MONTH],
+        "DAY_HOUR" => &[DAY, HOUR],
+        "DAY_MINUTE" => &[DAY, HOUR, MINUTE],
+        "DAY_SECOND" => &[DAY, HOUR, MINUTE, SECOND],
+        "DAY_MICROSECOND" => &[DAY, HOUR, MINUTE, SECOND, MICROSECOND],
+        "HOUR_MINUTE" => &[HOUR, MINUTE],
+        "HOUR_SECOND" => &[HOUR, MINUTE, SECOND],
+        "HOUR_MICROSECOND" => &[HOUR, MINUTE, SECOND, MICROSECOND],
+        "MINUTE_SECOND" => &[MINUTE, SECOND],
+        "MINUTE_MICROSECOND" => &[MINUTE, SECOND, MICROSECOND],
+        "SECOND_MICROSECOND" => &[SECOND, MICROSECOND],
+        _ => return None,
+    })
+}
+
+/// The numbers of a composite interval's text as MySQL reads them
+/// (`get_interval_info`): an optional `-` makes them all negative; any
+/// run of non-digits separates them; fewer numbers than fields fill the
+/// smallest fields (`'5' HOUR_MINUTE` is 5 minutes); a last field of
+/// microseconds is a fraction (`'1.5' SECOND_MICROSECOND` is 1.5 seconds).
+/// `None` when text is left after the last field.
+fn composite_numbers(text: &str, count: usize, fraction_last: bool) -> Option<(bool, Vec<i64>)> {
+    let text = text.trim_start_matches(' ');
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let bytes = text.as_bytes();
+    let mut at = bytes.iter().position(u8::is_ascii_digit).unwrap_or(bytes.len());
+    let mut numbers = Vec::with_capacity(count);
+    let mut last_digits = 0;
+    while numbers.len() < count {
+        let start = at;
+        let mut value: i64 = 0;
+        while at < bytes.len() && bytes[at].is_ascii_digit() {
+            value = value.checked_mul(10)?.checked_add(i64::from(bytes[at] - b'0'))?;
+            at += 1;
+        }
+        last_digits = at - start;
+        numbers.push(value);
+        while at < bytes.len() && !bytes[at].is_ascii_digit() {
+            at += 1;
+        }
+        if at == bytes.len() {
+            break;
+        }
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let mut values = vec![0; count - numbers.len()];
+    values.extend(numbers);
+    if fraction_last && last_digits < 6 {
+        values[count - 1] *= 10i64.pow(6 - last_digits as u32);
+    }
+    Some((negative, values))
 }
 
 impl Interval {
-    /// `amount unit` as MySQL reads it (`INTERVAL 1.5 SECOND`); `None`
-    /// for another unit or an amount that is NULL.
+    /// `amount unit` as MySQL reads it (`INTERVAL 1.5 SECOND`,
+    /// `INTERVAL '1:30' HOUR_MINUTE`); `None` for another unit or an
+    /// amount that is NULL.
     pub fn parse(amount: &Value, unit: &str) -> Option<Interval> {
         if amount.is_null() {
             return None;
         }
         let unit = unit.to_ascii_uppercase();
         let simple = |micros_per_unit: i64| -> Option<Interval> {
-            Some(Interval { months: 0, micros: whole(amount)?.checked_mul(micros_per_unit)? })
+            Some(Interval {
+                months: 0,
+                micros: whole(amount)?.checked_mul(micros_per_unit)?,
+                time_unit: micros_per_unit < 86_400 * MICROS_PER_SECOND,
+            })
         };
-        let months = |per_unit: i64| Some(Interval { months: whole(amount)?.checked_mul(per_unit)?, micros: 0 });
+        let months = |per_unit: i64| Some(Interval { months: whole(amount)?.checked_mul(per_unit)?, micros: 0, time_unit: false });
         match unit.as_str() {
             "MICROSECOND" => simple(1),
             "SECOND" => {
                 let seconds = to_number(amount)?.as_f64();
-                Some(Interval { months: 0, micros: (seconds * 1e6).round() as i64 })
+                Some(Interval { months: 0, micros: (seconds * 1e6).round() as i64, time_unit: true })
             }
             "MINUTE" => simple(60 * MICROS_PER_SECOND),
             "HOUR" => simple(3600 * MICROS_PER_SECOND),
@@ -105,19 +182,27 @@ impl Interval {
             "MONTH" => months(1),
             "QUARTER" => months(3),
             "YEAR" => months(12),
-            // The composite units (HOUR_MINUTE, ...) never get here: the
-            // parser refuses them (1064).
-            _ => None,
+            composite => {
+                let fields = composite_fields(composite)?;
+                let (negative, numbers) = composite_numbers(&text(amount), fields.len(), composite.ends_with("_MICROSECOND"))?;
+                let sign = if negative { -1 } else { 1 };
+                let total = fields.iter().zip(&numbers).try_fold(0i64, |total, (unit, n)| total.checked_add(unit.checked_mul(*n)?))?;
+                Some(match composite {
+                    "YEAR_MONTH" => Interval { months: sign * total, micros: 0, time_unit: false },
+                    _ => Interval { months: 0, micros: sign * total, time_unit: true },
+                })
+            }
         }
     }
 
     fn negated(self) -> Interval {
-        Interval { months: -self.months, micros: -self.micros }
+        Interval { months: -self.months, micros: -self.micros, ..self }
     }
 }
 
 /// `value` plus (or minus, `subtract`) `interval`: a DATE stays a DATE
-/// when the interval is whole days or months, else a DATETIME.
+/// when the interval's unit has no time part (DAY, WEEK, MONTH, QUARTER,
+/// YEAR, YEAR_MONTH), else it becomes a DATETIME.
 pub fn add_interval(value: &Value, interval: Option<Interval>, subtract: bool, environment: &dyn Environment) -> Value {
     let Some(interval) = interval else { return Value::Null };
     if value.is_null() {
@@ -126,8 +211,7 @@ pub fn add_interval(value: &Value, interval: Option<Interval>, subtract: bool, e
     let interval = if subtract { interval.negated() } else { interval };
     let Some(start) = moment(value, environment) else { return Value::Null };
     let Some(at) = shifted(start.at, interval) else { return Value::Null };
-    let whole_days = interval.micros % (86_400 * MICROS_PER_SECOND) == 0;
-    value_of(at, start.has_time || !whole_days)
+    value_of(at, start.has_time || interval.time_unit)
 }
 
 fn shifted(at: PrimitiveDateTime, interval: Interval) -> Option<PrimitiveDateTime> {
@@ -277,7 +361,7 @@ pub fn call(name: &str, values: &[Value], environment: &dyn Environment) -> Opti
             time_value(micros.clamp(-limit, limit))
         }
         ("ADDDATE" | "SUBDATE", [d, days]) => {
-            let interval = whole(days).map(|days| Interval { months: 0, micros: days * 86_400 * MICROS_PER_SECOND });
+            let interval = whole(days).map(|days| Interval { months: 0, micros: days * 86_400 * MICROS_PER_SECOND, time_unit: false });
             add_interval(d, interval, name == "SUBDATE", environment)
         }
         _ => return Some(Err(crate::error::wrong_argument_count(name))),
@@ -541,6 +625,24 @@ mod tests {
     }
 
     #[test]
+    fn composite_interval_text_reads_as_mysql_reads_it() {
+        assert_eq!(composite_numbers("1 1:1:1", 4, false), Some((false, vec![1, 1, 1, 1])));
+        assert_eq!(composite_numbers(" -1 10", 2, false), Some((true, vec![1, 10])));
+        // Missing fields are the largest ones.
+        assert_eq!(composite_numbers("5", 2, false), Some((false, vec![0, 5])));
+        assert_eq!(composite_numbers("2:5", 3, false), Some((false, vec![0, 2, 5])));
+        // Microseconds are a fraction.
+        assert_eq!(composite_numbers("1.5", 2, true), Some((false, vec![1, 500_000])));
+        assert_eq!(composite_numbers("1.000002", 2, true), Some((false, vec![1, 2])));
+        // Text after the last field.
+        assert_eq!(composite_numbers("1:2:3", 2, false), None);
+        assert_eq!(
+            Interval::parse(&Value::Bytes(b"1-1".to_vec()), "year_month"),
+            Some(Interval { months: 13, micros: 0, time_unit: false })
+        );
+    }
+
+    #[test]
     fn date_format_matches_mysqls_manual() {
         // MySQL 8.4 reference manual, DATE_FORMAT().
         assert_eq!(date_format(at("2009-10-04 22:23:00"), "%W %M %Y"), "Sunday October 2009");
@@ -559,8 +661,8 @@ mod tests {
         assert_eq!(interval(Value::Int(-1), "QUARTER").months, -3);
         assert_eq!(Interval::parse(&Value::Null, "DAY"), None);
         let jan_31 = at("2024-01-31 00:00:00");
-        assert_eq!(shifted(jan_31, Interval { months: 1, micros: 0 }).unwrap(), at("2024-02-29 00:00:00"));
-        assert_eq!(shifted(jan_31, Interval { months: -13, micros: 0 }).unwrap(), at("2022-12-31 00:00:00"));
+        assert_eq!(shifted(jan_31, Interval { months: 1, micros: 0, time_unit: false }).unwrap(), at("2024-02-29 00:00:00"));
+        assert_eq!(shifted(jan_31, Interval { months: -13, micros: 0, time_unit: false }).unwrap(), at("2022-12-31 00:00:00"));
     }
 
     #[test]

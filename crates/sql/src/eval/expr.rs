@@ -534,8 +534,17 @@ impl<'a> Scope<'a> {
 
     /// `INTERVAL n unit` as an interval; `None` when `n` is NULL.
     fn interval(&self, interval: &sqlparser::ast::Interval) -> SqlResult<Option<crate::eval::date_functions::Interval>> {
+        use sqlparser::ast::DateTimeField;
+        // The parser reads a composite unit as `HOUR TO MINUTE`, and
+        // SECOND_MICROSECOND as `SECOND (0, 6)` (`parse::composite_interval_units`).
         let unit = match (&interval.leading_field, &interval.last_field) {
+            (Some(DateTimeField::Second), None)
+                if (interval.leading_precision, interval.fractional_seconds_precision) == (Some(0), Some(6)) =>
+            {
+                "SECOND_MICROSECOND".to_string()
+            }
             (Some(field), None) => field.to_string(),
+            (Some(first), Some(last)) => format!("{first}_{last}"),
             _ => return Err(not_supported(format!("INTERVAL {interval}"))),
         };
         let amount = self.eval(&interval.value)?;
