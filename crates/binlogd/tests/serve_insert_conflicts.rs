@@ -1,5 +1,5 @@
 //! INSERT on a taken key as MySQL does it: ON DUPLICATE KEY UPDATE (with
-//! VALUES(), affected rows 1 / 2 / 0, the key compared under its
+//! VALUES() or a row alias, affected rows 1 / 2 / 0, the key compared under its
 //! collation), INSERT IGNORE (warning 1062, the row skipped), REPLACE
 //! (every row in the way deleted, one per key), INSERT ... SET; the row
 //! images say what happened (Update_rows for an update, Delete_rows then
@@ -108,4 +108,31 @@ fn replace_needs_delete_and_on_duplicate_key_update_needs_update() {
     let error = server.error_as("w", "pw", Some("a"), "INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE n = 2");
     assert!(error.contains("ERROR 1142 (42000)") && error.contains("UPDATE command denied"), "{error}");
     assert_eq!(server.query_as("w", "pw", Some("a"), "INSERT IGNORE INTO t VALUES (1, 1), (1, 2); SELECT n FROM t"), "1\n");
+}
+
+#[test]
+fn a_row_alias_names_the_offered_row_and_its_values() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE a").unwrap();
+    client.query_rows("USE a").unwrap();
+    client.query_rows("CREATE TABLE u (id INT PRIMARY KEY, a INT, b INT)").unwrap();
+    client.query_rows("INSERT INTO u VALUES (1, 10, 100)").unwrap();
+
+    // `new.c` is the offered row's column, a plain `a` the row in the way's.
+    assert_eq!(ok(&mut client, "INSERT INTO u VALUES (1, 2, 3) AS new ON DUPLICATE KEY UPDATE a = a + new.a, b = new.b").0, 2);
+    assert_eq!(rows(&mut client, "SELECT id, a, b FROM u"), [["1", "12", "3"]]);
+    // Column aliases name the values in the column list's order, plain or
+    // after the row alias.
+    assert_eq!(
+        ok(&mut client, "INSERT INTO u (id, a) VALUES (1, 5), (2, 6) AS v(i, x) ON DUPLICATE KEY UPDATE a = a * x, b = v.i + 1").0,
+        3
+    );
+    assert_eq!(rows(&mut client, "SELECT id, a, b FROM u ORDER BY id"), [["1", "60", "2"], ["2", "6", "NULL"]]);
+
+    let error = client.query_rows("INSERT INTO u VALUES (1, 0, 0) AS new ON DUPLICATE KEY UPDATE a = new.zz").unwrap_err();
+    assert_eq!((error.code, error.message.as_str()), (1054, "Unknown column 'new.zz' in 'field list'"));
+    let error = client.query_rows("INSERT INTO u (id, a) VALUES (1, 1) AS v(i) ON DUPLICATE KEY UPDATE a = i").unwrap_err();
+    assert_eq!(error.code, 1136);
+    assert_eq!(rows(&mut client, "SELECT id, a, b FROM u ORDER BY id"), [["1", "60", "2"], ["2", "6", "NULL"]], "errors change nothing");
 }

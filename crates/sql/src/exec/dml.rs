@@ -26,7 +26,6 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
     };
     let (database, table) = table_name(name, context)?;
     let def = table_def(context, &database, &table)?;
-    let on_duplicate = OnDuplicate::of(insert, &def)?;
     // `INSERT ... SET c = v, ...` is one row of values for those columns.
     let set_columns: Vec<&sqlparser::ast::ObjectName> = insert
         .assignments
@@ -47,6 +46,7 @@ pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transact
         // Without a column list, the values are the visible columns'.
         targets = (0..def.columns.len()).filter(|&position| !def.columns[position].attributes.invisible).collect();
     }
+    let on_duplicate = OnDuplicate::of(insert, &def, &targets)?;
     let set_values: Vec<Vec<sqlparser::ast::Expr>> = vec![insert.assignments.iter().map(|assignment| assignment.value.clone()).collect()];
     let source = match &insert.source {
         Some(source) => Some(source.as_ref()),

@@ -15,7 +15,8 @@
 use std::ops::Bound;
 
 use engine::{EngineError, Row, ScanSpec, TableDef, Transaction};
-use sqlparser::ast::{visit_expressions_mut, AssignmentTarget, Expr, Ident, Insert, OnInsert};
+use protocol::MysqlError;
+use sqlparser::ast::{visit_expressions_mut, AssignmentTarget, Expr, Ident, Insert, InsertAliases, OnInsert};
 
 use crate::error::{engine_error, not_supported, unknown_column, SqlResult};
 use crate::eval::columns::coerce_in_table;
@@ -45,12 +46,14 @@ pub struct DuplicateUpdate {
 }
 
 impl OnDuplicate {
-    pub fn of(insert: &Insert, def: &TableDef) -> SqlResult<OnDuplicate> {
-        if insert.insert_alias.is_some() {
-            return Err(not_supported("INSERT ... AS row_alias"));
-        }
+    /// What `insert` does on a taken key; `targets` are the columns its
+    /// values go to, in order (what a row alias's column names name).
+    pub fn of(insert: &Insert, def: &TableDef, targets: &[usize]) -> SqlResult<OnDuplicate> {
         Ok(match (&insert.on, insert.replace_into) {
-            (Some(OnInsert::DuplicateKeyUpdate(assignments)), false) => OnDuplicate::Update(DuplicateUpdate::new(assignments, def)?),
+            (Some(OnInsert::DuplicateKeyUpdate(assignments)), false) => {
+                let alias = insert.insert_alias.as_ref().map(|alias| RowAlias::of(alias, targets)).transpose()?;
+                OnDuplicate::Update(DuplicateUpdate::new(assignments, def, alias.as_ref())?)
+            }
             (Some(_), _) => return Err(not_supported("ON CONFLICT")),
             (None, true) => OnDuplicate::Replace,
             (None, false) if insert.ignore => OnDuplicate::Ignore,
@@ -67,8 +70,44 @@ impl OnDuplicate {
     }
 }
 
+/// `INSERT ... VALUES (...) AS new [(m, n, ...)]` (MySQL 8.0.19+): the
+/// name the offered row goes by in ON DUPLICATE KEY UPDATE (`new.c`), and
+/// the names of its values (`m`, or `new.m`), each the table column the
+/// value goes to.
+struct RowAlias {
+    name: String,
+    /// (name, table column) per value, when the alias names them.
+    columns: Option<Vec<(String, usize)>>,
+}
+
+impl RowAlias {
+    fn of(alias: &InsertAliases, targets: &[usize]) -> SqlResult<RowAlias> {
+        let name = alias.row_alias.0.last().and_then(|part| part.as_ident()).map(|ident| ident.value.clone()).unwrap_or_default();
+        let columns = match &alias.col_aliases {
+            None => None,
+            Some(names) if names.is_empty() => None,
+            Some(names) if names.len() != targets.len() => {
+                // 1136 ER_WRONG_VALUE_COUNT_ON_ROW, as MySQL says it here.
+                return Err(MysqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+            }
+            Some(names) => Some(names.iter().zip(targets).map(|(ident, &column)| (ident.value.clone(), column)).collect()),
+        };
+        Ok(RowAlias { name, columns })
+    }
+
+    /// The table column an offered value named `column` (after the alias
+    /// when `qualified`) is.
+    fn column(&self, def: &TableDef, column: &str, qualified: bool) -> Option<usize> {
+        match &self.columns {
+            Some(columns) => columns.iter().find(|(name, _)| name.eq_ignore_ascii_case(column)).map(|(_, position)| *position),
+            None if qualified => def.column_index(column).ok(),
+            None => None,
+        }
+    }
+}
+
 impl DuplicateUpdate {
-    fn new(assignments: &[sqlparser::ast::Assignment], def: &TableDef) -> SqlResult<DuplicateUpdate> {
+    fn new(assignments: &[sqlparser::ast::Assignment], def: &TableDef, alias: Option<&RowAlias>) -> SqlResult<DuplicateUpdate> {
         let mut planned = Vec::with_capacity(assignments.len());
         for assignment in assignments {
             let AssignmentTarget::ColumnName(target) = &assignment.target else { return Err(not_supported("tuple assignment")) };
@@ -83,6 +122,26 @@ impl DuplicateUpdate {
             let mut value = assignment.value.clone();
             let mut failure = None;
             let _ = visit_expressions_mut(&mut value, |expr| {
+                if let Some(alias) = alias {
+                    let offered = match &*expr {
+                        Expr::CompoundIdentifier(parts) if parts.len() == 2 && parts[0].value.eq_ignore_ascii_case(&alias.name) => {
+                            match alias.column(def, &parts[1].value, true) {
+                                Some(position) => Some(position),
+                                None => {
+                                    failure = Some(unknown_column(&format!("{}.{}", parts[0].value, parts[1].value), "field list"));
+                                    None
+                                }
+                            }
+                        }
+                        // A value's own name, unless a column of the table has it.
+                        Expr::Identifier(ident) if def.column_index(&ident.value).is_err() => alias.column(def, &ident.value, false),
+                        _ => None,
+                    };
+                    if let Some(position) = offered {
+                        *expr = Expr::Identifier(Ident::new(inserted_name(&def.columns[position].name)));
+                        return std::ops::ControlFlow::<()>::Continue(());
+                    }
+                }
                 if let Expr::Function(function) = expr {
                     if function_name(function) == "VALUES" {
                         match function_args(function).as_deref() {
