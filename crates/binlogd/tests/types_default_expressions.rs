@@ -126,3 +126,43 @@ fn bad_default_expressions_get_mysqls_errors() {
     client.query_rows("INSERT INTO y () VALUES ()").unwrap();
     assert_eq!(rows(&mut client, "SELECT a, b FROM y"), [["5", "4"]]);
 }
+
+#[test]
+fn alter_adds_expression_defaults_and_generated_columns_to_rows_already_there() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE d").unwrap();
+    client.query_rows("USE d").unwrap();
+    client.query_rows("CREATE TABLE t (id INT PRIMARY KEY, n INT)").unwrap();
+    client.query_rows("INSERT INTO t VALUES (1, 2), (2, 5), (3, NULL)").unwrap();
+
+    // Each row gets what its expression gives over the row, the added
+    // generated column seeing the added default.
+    client
+        .query_rows(
+            "ALTER TABLE t ADD COLUMN twice INT NOT NULL DEFAULT (COALESCE(n, 0) * 2), ADD COLUMN u BINARY(16) DEFAULT (UUID_TO_BIN(UUID())), \
+             ADD COLUMN g INT AS (twice + 1) STORED",
+        )
+        .unwrap();
+    assert_eq!(
+        rows(&mut client, "SELECT id, n, twice, g FROM t ORDER BY id"),
+        [["1", "2", "4", "5"], ["2", "5", "10", "11"], ["3", "NULL", "0", "1"]]
+    );
+    assert_eq!(rows(&mut client, "SELECT COUNT(DISTINCT u) FROM t"), [["3"]], "one UUID() per row");
+    client.query_rows("INSERT INTO t (id, n) VALUES (4, 7)").unwrap();
+    assert_eq!(rows(&mut client, "SELECT twice, g FROM t WHERE id = 4"), [["14", "15"]]);
+
+    // ALTER checks the expressions as CREATE TABLE does, and a refused
+    // ALTER leaves the table as it was.
+    for (sql, code) in [
+        ("ALTER TABLE t ADD COLUMN x INT DEFAULT (nosuch + 1)", 1054),
+        ("ALTER TABLE t ADD COLUMN x INT DEFAULT (@v)", 3770),
+        ("ALTER TABLE t ADD COLUMN x INT AS (RAND()) STORED", 3102),
+        ("ALTER TABLE t DROP COLUMN n", 3837),
+        ("ALTER TABLE t CHANGE COLUMN twice doubled INT", 3108),
+    ] {
+        let error = client.query_rows(sql).unwrap_err();
+        assert_eq!(error.code, code, "{sql}: {}", error.message);
+    }
+    assert_eq!(rows(&mut client, "SELECT COUNT(*), SUM(twice), SUM(g) FROM t"), [["4", "28", "32"]]);
+}

@@ -19,8 +19,9 @@ use sqlparser::ast::TableConstraint;
 
 use crate::error::{database_error, not_supported, SqlResult};
 use crate::eval::columns::coerce_write;
+use crate::eval::expr::{Columns, Scope};
 use crate::eval::temporal::{current_timestamp_for, WriteRules};
-use crate::exec::ddl::{build_column, check_identifier, check_no_json_keys, index_columns};
+use crate::exec::ddl::{build_column, check_default_expressions, check_identifier, check_no_json_keys, index_columns};
 use crate::locking::statement_locks::lock_wait_timeout;
 use crate::parse::alter::{AlterSpec, AlterTable, ColumnPosition, TableName};
 use crate::session::{Context, Outcome, Warning};
@@ -85,7 +86,7 @@ pub fn alter_table(alter: &AlterTable, context: &Context<'_>) -> SqlResult<Outco
     let result = context.execute_ddl(&context.statement_context(), |engine| {
         engine.alter_table(&database, &table, lock_wait_timeout(context), |def, rows| {
             let converted = plan(alter, def, context, &mut warnings)
-                .and_then(|working| convert(&working, def, rows, rules, &mut warnings).map(|rows| (working, rows)));
+                .and_then(|working| convert(&working, def, rows, context, rules, &mut warnings).map(|rows| (working, rows)));
             match converted {
                 Ok((working, rows)) => {
                     records = rows.len();
@@ -125,6 +126,32 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>, warnings: &mu
     for spec in &alter.specs {
         working.apply(spec, context, warnings)?;
     }
+    // Generated columns' and expression defaults' expressions, as CREATE
+    // TABLE checks them. A column of the old table they no longer find was
+    // dropped or renamed under them: MySQL's 3108 and 3837.
+    let columns: Vec<ColumnDef> = working.columns.iter().map(|column| column.def.clone()).collect();
+    let lost = |error: MysqlError, dependency: fn(&str, &str) -> MysqlError| match unknown_column_name(&error) {
+        Some(name) if def.column_index(&name).is_ok() => dependency(&name, &def.name),
+        _ => error,
+    };
+    for (position, column) in columns.iter().enumerate() {
+        if let Some(generated) = &column.attributes.generated {
+            crate::eval::generated::check(&columns, position, &crate::eval::generated::parse_expression(&generated.expression)?).map_err(
+                |error| {
+                    lost(error, |name, _| MysqlError::new(3108, "HY000", format!("Column '{name}' has a generated column dependency.")))
+                },
+            )?;
+        }
+    }
+    check_default_expressions(&columns, context).map_err(|error| {
+        lost(error, |name, table| {
+            MysqlError::new(
+                3837,
+                "HY000",
+                format!("Column '{name}' of table '{table}' has a default value expression dependency and cannot be dropped or renamed."),
+            )
+        })
+    })?;
     if working.columns.is_empty() {
         return Err(MysqlError::new(1090, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead"));
     }
@@ -229,9 +256,6 @@ impl Working {
                 for column in columns {
                     let built = build_column(column, context)?;
                     check_identifier(&built.def.name)?;
-                    if built.generation.is_some() {
-                        return Err(not_supported("ALTER TABLE ... ADD of a generated column"));
-                    }
                     if self.position(&built.def.name).is_some() {
                         return Err(duplicate_column(&built.def.name));
                     }
@@ -397,14 +421,43 @@ impl Working {
     }
 }
 
-/// The old rows in the new table's shape.
+/// The column a 1054 names.
+fn unknown_column_name(error: &MysqlError) -> Option<String> {
+    (error.code == 1054).then(|| error.message.split('\'').nth(1).map(str::to_string)).flatten()
+}
+
+/// The old rows in the new table's shape. An added column with an
+/// expression DEFAULT, then an added generated column, takes what its
+/// expression gives over the converted row, in column order, as an INSERT
+/// would give it.
 fn convert(
     working: &Working,
     old: &TableDef,
     rows: Vec<engine::Row>,
+    context: &Context<'_>,
     rules: WriteRules,
     warnings: &mut Vec<Warning>,
 ) -> SqlResult<Vec<engine::Row>> {
+    let added = |text_of: fn(&ColumnDef) -> Option<&String>| -> SqlResult<Vec<(usize, sqlparser::ast::Expr)>> {
+        let added = working.columns.iter().enumerate().filter(|(_, column)| column.source.is_none());
+        added
+            .filter_map(|(position, column)| text_of(&column.def).map(|text| (position, text)))
+            .map(|(position, text)| Ok((position, crate::eval::generated::parse_expression(text)?)))
+            .collect()
+    };
+    let computed: Vec<_> = added(|def| def.attributes.default_expression.as_ref())?
+        .into_iter()
+        .chain(added(|def| def.attributes.generated.as_ref().map(|generated| &generated.expression))?)
+        .collect();
+    let new_def = TableDef {
+        columns: working.columns.iter().map(|column| column.def.clone()).collect(),
+        primary_key: Vec::new(),
+        indexes: Vec::new(),
+        partitioning: None,
+        keys_by_collation: true,
+        ..old.clone()
+    };
+    let expression_columns = Columns::of_table(&new_def, None);
     let mut converted = Vec::with_capacity(rows.len());
     for (number, row) in rows.into_iter().enumerate() {
         let rules = rules.at_row(number as u64 + 1);
@@ -428,21 +481,24 @@ fn convert(
                     }
                 }
                 None if column.def.current_timestamp.on_insert => current_timestamp_for(&column.def, rules),
-                None if column.def.attributes.default_expression.is_some() => {
-                    return Err(not_supported("ADD COLUMN with an expression DEFAULT to a table with rows"))
-                }
+                // Computed below, once the row's other values are in.
+                None if column.def.attributes.default_expression.is_some() || column.def.attributes.generated.is_some() => Value::Null,
                 None => match &column.def.default {
                     Some(value) => value.clone(),
                     None if column.def.nullable || column.def.auto_increment => Value::Null,
                     None => implicit_value(&column.def, rules)?,
                 },
             };
-            let value = if value == Value::Null && !column.def.nullable && !column.def.auto_increment {
-                not_null(&column.def, rules, warnings)?
-            } else {
-                value
-            };
             new_row.push(value);
+        }
+        for (position, expr) in &computed {
+            let value = Scope::for_row(&expression_columns, &new_row, context.params, &context.env).eval(expr)?;
+            new_row[*position] = coerce_write(&working.columns[*position].def, value, rules, warnings)?;
+        }
+        for (value, column) in new_row.iter_mut().zip(&working.columns) {
+            if *value == Value::Null && !column.def.nullable && !column.def.auto_increment {
+                *value = not_null(&column.def, rules, warnings)?;
+            }
         }
         for warning in &mut warnings[warned_before..] {
             if warning.code == DATA_TOO_LONG {

@@ -257,7 +257,7 @@ pub struct BuiltColumn {
 /// Checks each expression DEFAULT of `columns` as MySQL does, then
 /// evaluates it once over a row of NULLs, so an unknown function or an
 /// unsupported construct fails the CREATE rather than each INSERT.
-fn check_default_expressions(columns: &[engine::ColumnDef], context: &Context<'_>) -> SqlResult<()> {
+pub(crate) fn check_default_expressions(columns: &[engine::ColumnDef], context: &Context<'_>) -> SqlResult<()> {
     let names = Columns { names: columns.iter().map(|c| c.name.clone()).collect(), ..Columns::default() };
     let nulls = vec![binlog_format::Value::Null; columns.len()];
     for (position, column) in columns.iter().enumerate() {
