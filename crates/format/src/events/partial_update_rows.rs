@@ -81,7 +81,14 @@ impl PartialUpdateRowsEvent {
         self.push(table, before_row, Picked::FromWholeRow, value_options, after)
     }
 
-    fn push(&mut self, table: &TableMap, before: &[Value], picked: Picked, value_options: u64, after: &[AfterValue]) -> Result<(), EncodeError> {
+    fn push(
+        &mut self,
+        table: &TableMap,
+        before: &[Value],
+        picked: Picked,
+        value_options: u64,
+        after: &[AfterValue],
+    ) -> Result<(), EncodeError> {
         let rows = &mut self.rows;
         if table.columns.len() != rows.column_count {
             return Err(EncodeError::invalid(
