@@ -3,12 +3,14 @@
 //! events whose JSON columns are diffs where MySQL writes diffs. The events
 //! are decoded by mysql_common (the independent reader), and its diffs,
 //! applied to the before images it decodes, give the documents the table
-//! holds. `mariadb-binlog` knows the event as MySQL 8.0's (and refuses it,
-//! as it does in mysqld's files).
+//! holds; python-mysql-replication reads the same; a binlogd replica
+//! applies the diffs to its own rows. `mariadb-binlog` knows the event as
+//! MySQL 8.0's (and refuses it, as it does in mysqld's files).
 
 mod support;
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use mysql_common::binlog::consts::BinlogVersion;
 use mysql_common::binlog::events::{EventData, RowsEventData};
@@ -16,7 +18,8 @@ use mysql_common::binlog::jsondiff::JsonDiffOperation;
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
 use serde_json::{json, Value as JsonValue};
-use support::{python_script, Binlogd};
+use support::replica::replica_status;
+use support::{python_script, Binlogd, ServerProcess};
 use testkit::raw_client::{MValue, RawClient};
 
 /// A JSON column of an after image as mysql_common decodes it.
@@ -396,4 +399,55 @@ fn every_row_image_logs_the_json_column_as_diffs_and_its_before_image_as_the_ima
         "(before, after) columns and the diffs of each update"
     );
     assert_eq!(client.value("SELECT j->'$.a' FROM t"), "4");
+}
+
+fn gtid_executed(server: &ServerProcess) -> String {
+    server.query(None, "SELECT @@global.gtid_executed").trim().replace("\\n", "")
+}
+
+#[test]
+fn a_binlogd_replica_applies_the_diffs_to_its_own_documents() {
+    let source = ServerProcess::start();
+    source.query(
+        None,
+        &format!(
+            r#"CREATE USER 'repl'@'%' IDENTIFIED BY 'pw'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%';
+               CREATE DATABASE jt; CREATE TABLE jt.t (id INT NOT NULL, j JSON, j2 JSON, PRIMARY KEY (id));
+               INSERT INTO jt.t VALUES (1, '{{"a": 1, "f": "{FILLER}", "list": [1, 2, 3]}}', '["{FILLER}", 1]'), (2, '{{"b": "{FILLER}"}}', NULL)"#
+        ),
+    );
+    let replica = ServerProcess::start_with(&["--server-id=2"]);
+    replica.query(
+        None,
+        &format!(
+            "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={}, SOURCE_USER='repl', SOURCE_PASSWORD='pw',
+                 SOURCE_AUTO_POSITION=1, SOURCE_CONNECT_RETRY=1; START REPLICA",
+            source.port
+        ),
+    );
+    source.query(
+        Some("jt"),
+        "SET binlog_row_value_options = PARTIAL_JSON;
+         UPDATE t SET j = JSON_SET(j, '$.a', 5, '$.list[1]', 'two', '$.new', JSON_OBJECT('k', 1)), j2 = JSON_REMOVE(j2, '$[1]');
+         UPDATE t SET j = JSON_REMOVE(JSON_REPLACE(j, '$.list[last]', 30), '$.list[0]') WHERE id = 1;
+         SET binlog_row_image = MINIMAL;
+         UPDATE t SET j = JSON_SET(j, '$.b', 'short') WHERE id = 2",
+    );
+    let events = source.query(None, "SHOW BINLOG EVENTS");
+    assert_eq!(events.matches("\tUpdate_rows_partial\t").count(), 3, "{events}");
+
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let wanted = gtid_executed(&source);
+    while !wanted.split(',').all(|part| gtid_executed(&replica).split(',').any(|ours| ours == part)) {
+        let error = replica_status(&replica).get("Last_SQL_Error").cloned().unwrap_or_default();
+        assert!(error.is_empty(), "the applier stopped: {error}");
+        assert!(Instant::now() < deadline, "the replica did not catch up: {:#?}", replica_status(&replica));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rows = "SELECT id, j, j2 FROM jt.t ORDER BY id";
+    assert_eq!(replica.query(None, rows), source.query(None, rows));
+    assert_eq!(
+        parsed(source.query(None, "SELECT j FROM jt.t WHERE id = 1").trim()),
+        json!({"a": 5, "f": FILLER, "list": ["two", 30], "new": {"k": 1}})
+    );
 }
