@@ -347,6 +347,16 @@ fn json_set_and_json_remove_are_logged_as_diffs_that_rebuild_the_new_documents()
         .collect();
     assert_eq!(python_updates(&server), expected_python);
 
+    // binlogd's own inspector prints the diffs as mysqlbinlog -v does.
+    let text = support::inspect(&["--verify"], &files[0]);
+    for expected in [
+        "\tUpdate_rows_partial: table id",
+        "###   j=JSON_REPLACE(j, '$.a', 5) /* JSON meta=4 nullable=1 is_null=0 */\n",
+        "###   j2=JSON_REMOVE(j2, '$[0]') /* JSON meta=4 nullable=1 is_null=0 */\n",
+    ] {
+        assert!(text.contains(expected), "inspect lacks {expected:?}:\n{text}");
+    }
+
     // SHOW BINLOG EVENTS names the type as mysqld does.
     let events = server.query("SHOW BINLOG EVENTS");
     assert_eq!(events.matches("\tUpdate_rows_partial\t").count(), 4, "{events}");
