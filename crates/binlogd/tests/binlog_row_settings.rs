@@ -498,7 +498,7 @@ fn binlog_variables_have_mysqls_scopes_values_and_errors() {
     assert!(error("SELECT @@session.binlog_row_metadata").contains("ERROR 1238 (HY000)"));
     assert!(error("SET GLOBAL log_bin_basename = '/tmp/x'").contains("Variable 'log_bin_basename' is a read only variable"));
     assert!(error("SET GLOBAL binlog_row_event_max_size = 1024").contains("ERROR 1238 (HY000)"));
-    assert!(error("SET binlog_row_value_options = 'PARTIAL_JSON'").contains("ERROR 1231 (42000)"));
+    assert!(error("SET binlog_row_value_options = 'PARTIAL'").contains("ERROR 1231 (42000)"));
 
     server.query(None, "CREATE USER 'plain'@'%'; GRANT ALL ON test.* TO 'plain'@'%'");
     let refused = server.error_as("plain", "", None, "SET SESSION binlog_row_image = 'MINIMAL'");

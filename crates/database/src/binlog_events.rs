@@ -7,8 +7,10 @@
 //!     Rows_query (binlog_rows_query_log_events, before a statement's first run)
 //!     Table_map (binlog_row_metadata: FULL, or MINIMAL)
 //!     Write_rows | Update_rows | Delete_rows (binlog_row_image, see
-//!     `row_image.rs`), each closed at binlog_row_event_max_size or where
-//!     the columns of the images change; the run's last carries STMT_END_F
+//!     `row_image.rs`; updates are Partial_update_rows with
+//!     binlog_row_value_options=PARTIAL_JSON, see `partial_json.rs`), each
+//!     closed at binlog_row_event_max_size or where the columns of the
+//!     images change; the run's last carries STMT_END_F
 //! Xid
 //! ```
 //!
@@ -24,11 +26,12 @@ use std::sync::Arc;
 use binlog::{BinaryLog, TransactionCache};
 use binlog_format::constants::EventType;
 use binlog_format::events::rows::rows_flags;
-use binlog_format::events::{Event, ExtraRowInfo, PartitionInfo, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
+use binlog_format::events::{Event, ExtraRowInfo, PartialUpdateRowsEvent, PartitionInfo, QueryEvent, RowsEvent, RowsQueryEvent, XidEvent};
 use binlog_format::RowsKind;
 use engine::{ChangeKind, Engine, RowChange, TableDef, TableId};
 
 use crate::error::{DatabaseError, Result};
+use crate::partial_json::{self, RowJsonDiffs};
 use crate::row_image::{before_image_columns, statement_at, update_after_image_columns, RowImage, RowMetadata, StatementLog};
 use crate::table_maps::{EncodedTableMap, TableMaps};
 use crate::writeset::Writeset;
@@ -157,12 +160,17 @@ impl RowEvents {
             }
             self.cache.append_body(EventType::TableMap as u8, encoded.body_for(metadata), timestamp)?;
             let run = &changes[start..end];
-            match statement.map_or(RowImage::Full, |statement| statement.logging.image) {
-                RowImage::Full => self.append_full_rows(&encoded, kind, run, timestamp)?,
-                image => {
-                    let assigned = statement.map_or(&[][..], |statement| &statement.assigned_columns);
-                    self.append_partial_rows(&encoded, kind, run, image, assigned, timestamp)?
+            let image = statement.map_or(RowImage::Full, |statement| statement.logging.image);
+            let assigned = statement.map_or(&[][..], |statement| &statement.assigned_columns);
+            match statement {
+                Some(statement) if statement.logging.partial_json && kind == RowsKind::Update => {
+                    let first = start - statement.first_change;
+                    let diffs = statement.json_diffs.get(first..first + run.len());
+                    let images = RunImages { image, assigned, json_diffs: diffs };
+                    self.append_partial_json_updates(&encoded, run, images, timestamp)?
                 }
+                _ if image == RowImage::Full => self.append_full_rows(&encoded, kind, run, timestamp)?,
+                _ => self.append_partial_rows(&encoded, kind, run, image, assigned, timestamp)?,
             }
             start = end;
             self.encoded = end;
@@ -263,6 +271,55 @@ impl RowEvents {
         Ok(())
     }
 
+    /// One run of updates as Partial_update_rows events
+    /// (`binlog_row_value_options = PARTIAL_JSON`, see `partial_json.rs`),
+    /// each closed where `append_partial_rows` closes one.
+    fn append_partial_json_updates(
+        &mut self,
+        encoded: &EncodedTableMap,
+        run: &[RowChange],
+        images: RunImages<'_>,
+        timestamp: u32,
+    ) -> Result<()> {
+        let (def, map) = (&*encoded.def, &encoded.map);
+        let mut before_columns = Vec::new();
+        let mut after_columns = Vec::new();
+        before_image_columns(def, images.image, &mut before_columns);
+        let mut event: Option<PartialUpdateRowsEvent> = None;
+        for (index, change) in run.iter().enumerate() {
+            let (Some(before), Some(after)) = (change.before.as_deref(), change.after.as_deref()) else {
+                return Err(row_event_error("an update without its images"));
+            };
+            update_after_image_columns(def, images.image, images.assigned, before, after, &mut after_columns);
+            let extra_data = partition_extra_data(def, change)?;
+            let same_event = event.as_ref().is_some_and(|event| {
+                let rows = &event.rows;
+                rows.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
+                    && rows.extra_data == extra_data
+                    && rows.columns_before == before_columns
+                    && rows.columns_after == after_columns
+            });
+            if !same_event {
+                if let Some(done) = event.take() {
+                    self.cache.append(&Event::PartialUpdateRows(done), timestamp)?;
+                }
+                let mut next = PartialUpdateRowsEvent::with_columns(def.id, map.columns.len(), &before_columns, &after_columns);
+                next.rows.extra_data = extra_data;
+                event = Some(next);
+            }
+            self.writeset.add_change(def, change);
+            let event = event.as_mut().expect("set above");
+            let diffs = images.json_diffs.and_then(|diffs| diffs.get(index));
+            let (value_options, after_values) = partial_json::after_image(def, &event.rows.after_columns(), before, after, diffs);
+            event.push_update_of_row(map, before, value_options, &after_values).map_err(row_event_error)?;
+        }
+        if let Some(mut last) = event {
+            last.rows.flags |= rows_flags::STMT_END_F;
+            self.cache.append(&Event::PartialUpdateRows(last), timestamp)?;
+        }
+        Ok(())
+    }
+
     /// The cache, ended by Xid `xid`.
     pub fn finish(mut self, xid: u64, context: &StatementContext) -> Result<TransactionCache> {
         self.cache.writeset = std::mem::take(&mut self.writeset).finish();
@@ -271,6 +328,15 @@ impl RowEvents {
         self.cache.set_compression_level_zstd(context.compression_level_zstd);
         Ok(self.cache)
     }
+}
+
+/// How a run of updates logged with PARTIAL_JSON takes its images: the
+/// statement's `binlog_row_image` and assigned columns, and the JSON diffs
+/// of each of the run's rows (`None` when the statement computed none).
+struct RunImages<'a> {
+    image: RowImage,
+    assigned: &'a [usize],
+    json_diffs: Option<&'a [RowJsonDiffs]>,
 }
 
 /// The extra row info of a partitioned table's row event: the partition

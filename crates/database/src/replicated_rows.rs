@@ -12,6 +12,9 @@
 //! `replica_exec_mode=STRICT` with a primary key): a row whose other
 //! columns differ is still updated, as MySQL does.
 //!
+//! A Partial_update_rows event applies as Update_rows does, its JSON
+//! columns sent as diffs applied to the replica's values.
+//!
 //! Partial images (a source with `binlog_row_image` MINIMAL or NOBLOB)
 //! carry only the columns their bitmaps mark:
 //!
@@ -33,6 +36,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use binlog_format::events::table_map_metadata::OptionalMetadata;
+use binlog_format::events::{AfterValue, JsonDiff, PartialUpdateRowsEvent};
+use binlog_format::value::json::binary;
 use binlog_format::{RowChange, RowsEvent, RowsKind, TableMap};
 use engine::{EngineError, Row, ScanSpec, TableDef, TableId, Transaction, UpdateOutcome};
 
@@ -259,6 +264,75 @@ impl ReplicatedRows {
         }
         Ok(applied)
     }
+}
+
+impl ReplicatedRows {
+    /// A Partial_update_rows event (a source with
+    /// `binlog_row_value_options = PARTIAL_JSON`): each row found as an
+    /// Update_rows row is, its after image written over it, a JSON column
+    /// sent as diffs applied to the value the replica holds (MySQL's
+    /// `Field_json::unpack_diff`; 3648 when they do not fit it).
+    pub fn partial_update_rows(
+        &mut self,
+        trx: &mut Transaction,
+        event: &PartialUpdateRowsEvent,
+        at: &SourcePosition<'_>,
+    ) -> Result<usize, ApplyError> {
+        const EVENT: &str = "Update_rows_partial";
+        let rows = &event.rows;
+        let fail = |code: u16, reason: String, table: &str| ApplyError {
+            code,
+            message: format!(
+                "Could not execute {EVENT} event on table {table}; {reason}, Error_code: {code}; the event's source log {}, end_log_pos {}",
+                at.log_file, at.end_log_pos
+            ),
+        };
+        let Some(table) = self.tables.get(&rows.table_id).filter(|_| self.mapped.contains(&rows.table_id)) else {
+            return Err(fail(ER_KEY_NOT_FOUND, format!("no Table_map for table id {}", rows.table_id), "?"));
+        };
+        let name = table.def.qualified_name();
+        let engine_error = |error: EngineError| fail(error.mysql_code(), error.to_string(), &name);
+        let updates =
+            event.decode_rows(&table.decode_map).map_err(|error| fail(1594, format!("Relay log read failure: {error}"), &name))?;
+        let (before_columns, after_columns) = (rows.before_columns(), rows.after_columns());
+        let applied = updates.len();
+        for update in updates {
+            let Some((found, mut row)) = find_row(trx, table, &before_columns, &update.before).map_err(engine_error)? else {
+                return Err(fail(ER_KEY_NOT_FOUND, format!("Can't find record in '{}'", table.def.name), &name));
+            };
+            for (&column, value) in after_columns.iter().zip(update.after) {
+                row[column] = match value {
+                    AfterValue::Full(value) => value,
+                    AfterValue::Diffs(diffs) => with_diffs(&row[column], &diffs).ok_or_else(|| {
+                        let reason =
+                            format!("Could not apply JSON diff in table {}, column {}.", table.def.name, table.def.columns[column].name);
+                        fail(ER_COULD_NOT_APPLY_JSON_DIFF, reason, &name)
+                    })?,
+                };
+            }
+            let outcome = match found {
+                Found::ByPrimaryKey(key) => trx.update_by_pk(table.id, &key, row),
+                Found::ByRowKey(key) => trx.update(table.id, &key, row),
+            };
+            if outcome.map_err(engine_error)? == UpdateOutcome::Missing {
+                return Err(fail(ER_KEY_NOT_FOUND, format!("Can't find record in '{}'", table.def.name), &name));
+            }
+        }
+        Ok(applied)
+    }
+}
+
+/// ER_COULD_NOT_APPLY_JSON_DIFF: the replica's document is not the one
+/// the source's diffs change.
+pub const ER_COULD_NOT_APPLY_JSON_DIFF: u16 = 3648;
+
+/// A stored JSON value with `diffs` applied; `None` when it is NULL or they
+/// do not fit it.
+fn with_diffs(stored: &binlog_format::Value, diffs: &[JsonDiff]) -> Option<binlog_format::Value> {
+    let binlog_format::Value::Json(document) = stored else { return None };
+    let mut document = binary::decode(document).ok()?;
+    JsonDiff::apply_all(diffs, &mut document).ok()?;
+    binary::to_binary(&document).ok().map(binlog_format::Value::Json)
 }
 
 /// Which columns (by index) make up `def`'s primary key.

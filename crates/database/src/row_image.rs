@@ -1,5 +1,6 @@
 //! How much of each row the binlog carries: `binlog_row_image`,
-//! `binlog_row_metadata` and `binlog_rows_query_log_events`, and the
+//! `binlog_row_metadata`, `binlog_rows_query_log_events` and
+//! `binlog_row_value_options`, and the
 //! columns each image holds, as MySQL 8.4 chooses them
 //! (`TABLE::mark_columns_per_binlog_row_image` in `sql/table.cc`,
 //! `binlog_prepare_row_images` in `sql/binlog.cc`).
@@ -18,13 +19,15 @@
 //!
 //! The settings are read when a statement runs and kept with the
 //! transaction as [`LoggedStatement`]s; a transaction whose statements all
-//! ran with the defaults (FULL, FULL, OFF) keeps none, and its events are
-//! built as they always were.
+//! ran with the defaults (FULL, FULL, OFF, no PARTIAL_JSON) keeps none, and
+//! its events are built as they always were.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use binlog_format::{ColumnType, Value};
 use engine::TableDef;
+
+use crate::partial_json::RowJsonDiffs;
 
 /// `binlog_row_image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +90,9 @@ pub struct RowLogging {
     /// `binlog_rows_query_log_events`: a Rows_query event with the
     /// statement's text before its Table_maps.
     pub rows_query: bool,
+    /// `binlog_row_value_options = PARTIAL_JSON`: updates go in
+    /// Partial_update_rows events (`partial_json.rs`).
+    pub partial_json: bool,
 }
 
 impl RowLogging {
@@ -108,6 +114,9 @@ pub struct LoggedStatement {
     pub assigned_columns: Vec<usize>,
     /// The statement's text, for its Rows_query event.
     pub query: String,
+    /// With `partial_json`: the JSON diffs of each of the statement's
+    /// changes, in order; empty when it computed none.
+    pub json_diffs: Vec<RowJsonDiffs>,
 }
 
 /// The statements of a transaction that change how its rows are logged,
@@ -128,6 +137,7 @@ pub struct RowLoggingGlobals {
     image: AtomicU8,
     metadata: AtomicU8,
     rows_query: AtomicBool,
+    partial_json: AtomicBool,
 }
 
 impl RowLoggingGlobals {
@@ -144,13 +154,19 @@ impl RowLoggingGlobals {
             _ => RowImage::Full,
         };
         let metadata = if self.metadata.load(Ordering::Relaxed) == 0 { RowMetadata::Full } else { RowMetadata::Minimal };
-        RowLogging { image, metadata, rows_query: self.rows_query.load(Ordering::Relaxed) }
+        RowLogging {
+            image,
+            metadata,
+            rows_query: self.rows_query.load(Ordering::Relaxed),
+            partial_json: self.partial_json.load(Ordering::Relaxed),
+        }
     }
 
     pub fn set(&self, logging: RowLogging) {
         self.image.store(logging.image as u8, Ordering::Relaxed);
         self.metadata.store(u8::from(logging.metadata == RowMetadata::Minimal), Ordering::Relaxed);
         self.rows_query.store(logging.rows_query, Ordering::Relaxed);
+        self.partial_json.store(logging.partial_json, Ordering::Relaxed);
     }
 }
 
@@ -274,8 +290,8 @@ mod tests {
         assert!(globals.get().is_default());
         for image in [RowImage::Full, RowImage::Minimal, RowImage::NoBlob] {
             for metadata in [RowMetadata::Minimal, RowMetadata::Full] {
-                for rows_query in [false, true] {
-                    let logging = RowLogging { image, metadata, rows_query };
+                for (rows_query, partial_json) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let logging = RowLogging { image, metadata, rows_query, partial_json };
                     globals.set(logging);
                     assert_eq!(globals.get(), logging);
                 }

@@ -179,8 +179,14 @@ fn a_statement_logged_its_own_way_keeps_its_settings_when_written_ahead() {
     for id in 0..40 {
         trx.update_by_pk(tables.bulk, &[Value::Int(id)], vec![Value::Int(id), Value::Bytes(b"x".to_vec())]).unwrap();
     }
-    let logging = RowLogging { image: RowImage::Minimal, metadata: RowMetadata::Minimal, rows_query: true };
-    let update = LoggedStatement { first_change: 0, logging, assigned_columns: vec![1], query: "UPDATE bulk SET payload = 'x'".into() };
+    let logging = RowLogging { image: RowImage::Minimal, metadata: RowMetadata::Minimal, rows_query: true, partial_json: false };
+    let update = LoggedStatement {
+        first_change: 0,
+        logging,
+        assigned_columns: vec![1],
+        query: "UPDATE bulk SET payload = 'x'".into(),
+        json_diffs: Vec::new(),
+    };
     let mut statement = context(1);
     statement.statements = vec![update];
     let mut ahead = None;

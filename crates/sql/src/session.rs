@@ -9,12 +9,13 @@
 //! undoes only itself, except a deadlock, which the engine ends whole.
 //! DDL commits the open transaction first, as MySQL does.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use database::WrittenAhead;
-use database::{CommitRequest, Database, LoggedStatement, StatementContext, StatementLog};
+use database::{CommitRequest, Database, LoggedStatement, RowJsonDiffs, StatementContext, StatementLog};
 use engine::Transaction;
 use protocol::{
     BinlogDumpGtidRequest, BinlogDumpRequest, BinlogStream, ConnectionInfo, MysqlError, OkResponse, PreparedStatement, QueryResponse,
@@ -855,6 +856,20 @@ impl Transactions<'_> {
         assigned: &[usize],
         f: impl FnOnce(&mut Transaction) -> SqlResult<T>,
     ) -> SqlResult<T> {
+        self.write_updating(context, assigned, &RefCell::default(), f)
+    }
+
+    /// [`Transactions::write_assigning`] for an UPDATE whose rows may log
+    /// JSON columns as diffs (`binlog_row_value_options = PARTIAL_JSON`):
+    /// once `f` has run, `json_diffs` holds those of each row it changed,
+    /// in the order of its changes.
+    pub fn write_updating<T>(
+        &mut self,
+        context: &Context<'_>,
+        assigned: &[usize],
+        json_diffs: &RefCell<Vec<RowJsonDiffs>>,
+        f: impl FnOnce(&mut Transaction) -> SqlResult<T>,
+    ) -> SqlResult<T> {
         let mut trx = match self.trx.take() {
             Some(trx) => trx,
             None => self.new_transaction(context)?,
@@ -873,7 +888,7 @@ impl Transactions<'_> {
         let first_change = trx.changes().len();
         match f(&mut trx) {
             Ok(value) => {
-                self.log_statement(context, first_change, trx.changes().len(), assigned);
+                self.log_statement(context, first_change, trx.changes().len(), assigned, json_diffs.take());
                 if self.statement_scoped() && commit_with_gtid_next(context) {
                     let ahead = self.ahead.take();
                     commit_owned(trx, ahead, std::mem::take(self.statements), context)?;
@@ -937,7 +952,14 @@ impl Transactions<'_> {
     /// Keeps the statement that made changes `first_change..change_count`
     /// when it logs its rows other than by default (or follows one that
     /// did, so the settings before it end there).
-    fn log_statement(&mut self, context: &Context<'_>, first_change: usize, change_count: usize, assigned: &[usize]) {
+    fn log_statement(
+        &mut self,
+        context: &Context<'_>,
+        first_change: usize,
+        change_count: usize,
+        assigned: &[usize],
+        json_diffs: Vec<RowJsonDiffs>,
+    ) {
         if change_count == first_change {
             return;
         }
@@ -951,6 +973,8 @@ impl Transactions<'_> {
             logging,
             assigned_columns: if partial { assigned.to_vec() } else { Vec::new() },
             query: if logging.rows_query { context.sql.to_string() } else { String::new() },
+            // One list per change, or none: the events pair them by position.
+            json_diffs: if logging.partial_json && json_diffs.len() == change_count - first_change { json_diffs } else { Vec::new() },
         });
     }
 }

@@ -1,7 +1,9 @@
 """Reads binlogd's binlog with python-mysql-replication's BinLogStreamReader
 and prints every row event as one JSON line:
-{"gtid": ..., "event": "write|update|delete", "schema": ..., "table": ...,
- "rows": [...]} (update rows are {"before": ..., "after": ...}).
+{"gtid": ..., "event": "write|update|partial_update|delete", "schema": ...,
+ "table": ..., "rows": [...]} (update rows are {"before": ..., "after": ...};
+a JSON column a Partial_update_rows event carries as diffs is
+{"diffs": [[operation, path, value], ...]}).
 
 Usage: read_rows.py PORT (position FILE POS | gtid SET | nochecksum)
        [--stop-after N] [--blocking]
@@ -21,7 +23,8 @@ import pymysql
 
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.event import GtidEvent, XidEvent
-from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.json_binary import JsonDiff
+from pymysqlreplication.row_event import DeleteRowsEvent, PartialUpdateRowsEvent, UpdateRowsEvent, WriteRowsEvent
 
 
 def plain(value):
@@ -37,6 +40,8 @@ def plain(value):
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [plain(item) for item in value]
+    if isinstance(value, JsonDiff):
+        return {"diffs": [[value.op.name.upper(), plain(value.path), plain(value.value)]]}
     if isinstance(value, (set, frozenset)):
         # A SET column's members.
         return sorted(plain(item) for item in value)
@@ -130,7 +135,7 @@ def stream_once(port, mode, args, blocking, stop_after, executed, transactions):
         connection_settings=settings,
         server_id=100 + port % 1000,
         blocking=blocking,
-        only_events=[GtidEvent, XidEvent, WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent],
+        only_events=[GtidEvent, XidEvent, WriteRowsEvent, UpdateRowsEvent, PartialUpdateRowsEvent, DeleteRowsEvent],
         slave_heartbeat=1,
     )
     if mode == "position":
@@ -162,10 +167,15 @@ def stream_once(port, mode, args, blocking, stop_after, executed, transactions):
                 if stop_after is not None and transactions >= stop_after:
                     break
             else:
-                kind = {WriteRowsEvent: "write", UpdateRowsEvent: "update", DeleteRowsEvent: "delete"}[type(event)]
+                kind = {
+                    WriteRowsEvent: "write",
+                    UpdateRowsEvent: "update",
+                    PartialUpdateRowsEvent: "partial_update",
+                    DeleteRowsEvent: "delete",
+                }[type(event)]
                 rows = []
                 for row in event.rows:
-                    if kind == "update":
+                    if kind in ("update", "partial_update"):
                         rows.append({"before": plain(row["before_values"]), "after": plain(row["after_values"])})
                     else:
                         rows.append(plain(row["values"]))

@@ -15,6 +15,7 @@
 
 use crate::bytes::{ByteReader, ByteWriter};
 use crate::error::DecodeError;
+use crate::value::json::path::{Leg, Path};
 use crate::value::json::{binary, Json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,6 +95,52 @@ impl JsonDiff {
         Ok(diffs)
     }
 
+    /// Applies `diffs` in order to `document` as a replica does (MySQL's
+    /// `apply_json_diffs`, `sql/json_diff.cc`): a path names exactly one
+    /// place (no auto-wrapping), REPLACE needs a value there, INSERT a free
+    /// member of an object or a cell of an array (appended past the end),
+    /// REMOVE a member or cell that is there. `Err` when one does not fit
+    /// the document (MySQL's 3648, a replica whose row differs).
+    pub fn apply_all(diffs: &[JsonDiff], document: &mut Json) -> Result<(), DecodeError> {
+        for diff in diffs {
+            let rejected = |why: &str| {
+                DecodeError::invalid(
+                    "JSON diff",
+                    format!("{} {}: {why}", diff.operation.function_name(&diff.path), String::from_utf8_lossy(&diff.path)),
+                )
+            };
+            let path = Path::parse(&diff.path).map_err(|error| rejected(&error.to_string()))?;
+            let Some((last, parents)) = path.legs.split_last() else { return Err(rejected("the path is the whole document")) };
+            let parent = exact_place(document, parents).ok_or_else(|| rejected("no value at the path"))?;
+            let value = diff.document().transpose()?;
+            match (diff.operation, last, parent, value) {
+                (JsonDiffOperation::Replace, leg, parent, Some(value)) => {
+                    *exact_place(parent, std::slice::from_ref(leg)).ok_or_else(|| rejected("no value at the path"))? = value;
+                }
+                (JsonDiffOperation::Insert, Leg::Member(key), Json::Object(object), Some(value)) if object.get(key).is_none() => {
+                    object.insert(key.clone(), value);
+                }
+                (JsonDiffOperation::Insert, Leg::Cell(index), Json::Array(elements), Some(value)) => {
+                    let at = if index.from_end {
+                        (elements.len() as u64).saturating_sub(u64::from(index.index) + 1) as usize
+                    } else {
+                        (index.index as usize).min(elements.len())
+                    };
+                    elements.insert(at, value);
+                }
+                (JsonDiffOperation::Remove, Leg::Member(key), Json::Object(object), None) => {
+                    object.remove(key).ok_or_else(|| rejected("no value at the path"))?;
+                }
+                (JsonDiffOperation::Remove, Leg::Cell(index), Json::Array(elements), None) => {
+                    let at = index.resolve(elements.len()).ok_or_else(|| rejected("no value at the path"))?;
+                    elements.remove(at);
+                }
+                _ => return Err(rejected("the document has no place for it")),
+            }
+        }
+        Ok(())
+    }
+
     pub fn encode_all(diffs: &[JsonDiff], out: &mut Vec<u8>) {
         for diff in diffs {
             out.put_u8(diff.operation.code());
@@ -105,6 +152,23 @@ impl JsonDiff {
             }
         }
     }
+}
+
+/// The value `legs` (members and cells only) lead to, without MySQL's
+/// auto-wrapping (`seek_exact_path`).
+fn exact_place<'a>(document: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
+    let mut current = document;
+    for leg in legs {
+        current = match (leg, current) {
+            (Leg::Member(key), Json::Object(object)) => object.get_mut(key)?,
+            (Leg::Cell(index), Json::Array(elements)) => {
+                let at = index.resolve(elements.len())?;
+                &mut elements[at]
+            }
+            _ => return None,
+        };
+    }
+    Some(current)
 }
 
 #[cfg(test)]
@@ -127,6 +191,35 @@ mod tests {
         assert_eq!(JsonDiff::decode_all(&bytes).unwrap(), diffs);
         let names: Vec<_> = diffs.iter().map(|d| d.operation.function_name(&d.path)).collect();
         assert_eq!(names, ["JSON_REPLACE", "JSON_ARRAY_INSERT", "JSON_REMOVE"]);
+    }
+
+    #[test]
+    fn diffs_apply_as_a_mysql_replica_applies_them() {
+        let parse = |text: &str| crate::value::json::text::parse(text.as_bytes()).unwrap();
+        let diff = |operation, path: &str, value: Option<&str>| JsonDiff {
+            operation,
+            path: path.as_bytes().to_vec(),
+            value: value.map(|value| binary::to_binary(&parse(value)).unwrap()),
+        };
+        let mut document = parse(r#"{"a": 1, "b": [1, 2], "c": {"d": 0}}"#);
+        let diffs = [
+            diff(JsonDiffOperation::Replace, "$.a", Some("5")),
+            diff(JsonDiffOperation::Insert, "$.b[9]", Some("3")),
+            diff(JsonDiffOperation::Insert, "$.c.e", Some("[]")),
+            diff(JsonDiffOperation::Remove, "$.b[0]", None),
+            diff(JsonDiffOperation::Replace, "$.b[last]", Some(r#""z""#)),
+        ];
+        JsonDiff::apply_all(&diffs, &mut document).unwrap();
+        assert_eq!(document, parse(r#"{"a": 5, "b": [2, "z"], "c": {"d": 0, "e": []}}"#));
+        for refused in [
+            diff(JsonDiffOperation::Replace, "$.zz", Some("1")),
+            diff(JsonDiffOperation::Replace, "$.a[0]", Some("1")),
+            diff(JsonDiffOperation::Insert, "$.a", Some("1")),
+            diff(JsonDiffOperation::Remove, "$.b[5]", None),
+            diff(JsonDiffOperation::Remove, "$", None),
+        ] {
+            assert!(JsonDiff::apply_all(std::slice::from_ref(&refused), &mut document.clone()).is_err(), "{refused:?}");
+        }
     }
 
     #[test]

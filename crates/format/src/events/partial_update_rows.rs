@@ -65,6 +65,30 @@ impl PartialUpdateRowsEvent {
     /// `after` one per after-image column. A [`AfterValue::Diffs`] needs a
     /// JSON column and `PARTIAL_JSON_UPDATES` in `value_options`.
     pub fn push_update(&mut self, table: &TableMap, before: &[Value], value_options: u64, after: &[AfterValue]) -> Result<(), EncodeError> {
+        self.push(table, before, Picked::InOrder, value_options, after)
+    }
+
+    /// [`PartialUpdateRowsEvent::push_update`] with the whole row before
+    /// the update (a value per column of the table): the before image
+    /// takes the columns its bitmap marks.
+    pub fn push_update_of_row(
+        &mut self,
+        table: &TableMap,
+        before_row: &[Value],
+        value_options: u64,
+        after: &[AfterValue],
+    ) -> Result<(), EncodeError> {
+        self.push(table, before_row, Picked::FromWholeRow, value_options, after)
+    }
+
+    fn push(
+        &mut self,
+        table: &TableMap,
+        before: &[Value],
+        picked: Picked,
+        value_options: u64,
+        after: &[AfterValue],
+    ) -> Result<(), EncodeError> {
         let rows = &mut self.rows;
         if table.columns.len() != rows.column_count {
             return Err(EncodeError::invalid(
@@ -78,7 +102,7 @@ impl PartialUpdateRowsEvent {
         }
         let unsigned = table.unsigned_flags();
         let mut out = Vec::new();
-        encode_image(table, &unsigned, &rows.columns_before, rows.column_count, before, Picked::InOrder, &mut out)?;
+        encode_image(table, &unsigned, &rows.columns_before, rows.column_count, before, picked, &mut out)?;
         out.put_packed_u64(value_options);
         let partial_json = value_options & PARTIAL_JSON_UPDATES != 0;
         if partial_json {
@@ -214,6 +238,13 @@ mod tests {
         assert_eq!(PartialUpdateRowsEvent::decode_body(&body).unwrap(), event);
         let mut single = PartialUpdateRowsEvent::with_columns(7, 3, &[0b111], &[0b110]);
         single.push_update(&map, &before, PARTIAL_JSON_UPDATES, &rows[0].after).unwrap();
+        // A before image of the key only, taken from the whole row.
+        let mut of_row = PartialUpdateRowsEvent::with_columns(7, 3, &[0b001], &[0b110]);
+        of_row.push_update_of_row(&map, &before, PARTIAL_JSON_UPDATES, &rows[0].after).unwrap();
+        let mut picked = PartialUpdateRowsEvent::with_columns(7, 3, &[0b001], &[0b110]);
+        picked.push_update(&map, &before[..1], PARTIAL_JSON_UPDATES, &rows[0].after).unwrap();
+        assert_eq!(of_row, picked);
+        assert_eq!(of_row.decode_rows(&map).unwrap()[0].before, vec![Value::Int(1)]);
         for cut in 1..single.rows.rows.len() {
             let mut short = single.clone();
             short.rows.rows.truncate(cut);

@@ -10,13 +10,14 @@
 //! | text (JSON_UNQUOTE, `->>`, JSON_QUOTE, JSON_TYPE) | `Value::Bytes`, utf8mb4 |
 //! | a count or truth (JSON_LENGTH, JSON_VALID, JSON_CONTAINS_PATH) | `Value::Int` |
 
-use binlog_format::value::json::path::{Leg, Path, PathError};
+use binlog_format::value::json::path::Path;
 use binlog_format::value::json::{print, text, Json, Object, TemporalKind, SQL_STATE};
 use protocol::MysqlError;
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as Literal};
 
 use crate::error::SqlResult;
 use crate::eval::json::{compare_json, document_argument, scalar, to_value};
+use crate::eval::json_modify::{path_argument, refuse_wildcards};
 use crate::eval::value::{text as value_text, truth, Value};
 
 /// Functions whose result is a JSON document (MYSQL_TYPE_JSON columns).
@@ -83,23 +84,8 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
                 }
             }
         }
-        "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" => {
-            if values.len() < 3 || values.len().is_multiple_of(2) {
-                return Err(crate::error::wrong_argument_count(function));
-            }
-            let change = match name {
-                "JSON_SET" => Change::Set,
-                "JSON_INSERT" => Change::Insert,
-                _ => Change::Replace,
-            };
-            let Some(mut document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
-            for (index, pair) in values[1..].chunks(2).enumerate() {
-                let Some(path) = path_argument(&pair[0])? else { return Ok(Some(Value::Null)) };
-                refuse_wildcards(&path)?;
-                let value = argument_scalar(args.get(2 + 2 * index).copied().flatten(), &pair[1])?;
-                change_document(&mut document, &path, value, change);
-            }
-            to_value(&document)?
+        "JSON_SET" | "JSON_INSERT" | "JSON_REPLACE" | "JSON_REMOVE" => {
+            return crate::eval::json_modify::call(name, args, values, None);
         }
         "JSON_ARRAY_APPEND" => {
             if values.len() < 3 || values.len().is_multiple_of(2) {
@@ -139,31 +125,6 @@ pub fn call(name: &str, args: &[Option<&Expr>], values: &[Value]) -> SqlResult<O
                 None => Value::Null,
                 Some(target) => Value::Int(i64::from(contains(target, &candidate))),
             }
-        }
-        "JSON_REMOVE" => {
-            if values.len() < 2 {
-                return Err(crate::error::wrong_argument_count(function));
-            }
-            let Some(mut document) = document_argument(&values[0], 1, function)? else { return Ok(Some(Value::Null)) };
-            for value in &values[1..] {
-                let Some(path) = path_argument(value)? else { return Ok(Some(Value::Null)) };
-                refuse_wildcards(&path)?;
-                let Some((parent, last)) = path.split_last() else {
-                    return Err(MysqlError::new(3153, "42000", "The path expression '$' is not allowed in this context."));
-                };
-                match (last, parent.target_mut(&mut document)) {
-                    (Leg::Member(key), Some(Json::Object(object))) => {
-                        object.remove(key);
-                    }
-                    (Leg::Cell(index), Some(Json::Array(elements))) => {
-                        if let Some(at) = index.resolve(elements.len()) {
-                            elements.remove(at);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            to_value(&document)?
         }
         "JSON_VALID" => {
             let [value] = values else { return Err(crate::error::wrong_argument_count(function)) };
@@ -258,33 +219,6 @@ pub fn cast(value: &Value) -> SqlResult<Value> {
     }
 }
 
-/// A path argument: `None` for NULL, 3143 when it does not parse.
-fn path_argument(value: &Value) -> SqlResult<Option<Path>> {
-    match value {
-        Value::Null => Ok(None),
-        other => {
-            let text = match other {
-                Value::Bytes(bytes) => bytes.clone(),
-                other => value_text(other).into_bytes(),
-            };
-            Path::parse(&text).map(Some).map_err(|error| MysqlError::new(PathError::CODE, PathError::SQL_STATE, error.to_string()))
-        }
-    }
-}
-
-/// 3149: the functions that change or measure one place take no
-/// wildcards or ranges.
-fn refuse_wildcards(path: &Path) -> SqlResult<()> {
-    if path.has_wildcards() {
-        return Err(MysqlError::new(
-            3149,
-            "42000",
-            "In this situation, path expressions may not contain the * and ** tokens or an array range.",
-        ));
-    }
-    Ok(())
-}
-
 /// One path without wildcards gives its match itself; several paths or
 /// wildcards give an array of every match. No match is NULL.
 fn extract(document: &Value, paths: &[Value], function: &str) -> SqlResult<Value> {
@@ -324,7 +258,7 @@ fn unquote(value: &Value, function: &str) -> SqlResult<Value> {
 /// An argument that becomes a value inside a document: a comparison, NOT,
 /// TRUE or FALSE is a JSON boolean, as MySQL gives `JSON_ARRAY(1 = 1)`
 /// `[true]`; anything else by [`scalar`].
-fn argument_scalar(expr: Option<&Expr>, value: &Value) -> SqlResult<Json> {
+pub(crate) fn argument_scalar(expr: Option<&Expr>, value: &Value) -> SqlResult<Json> {
     if !matches!(value, Value::Null) && expr.is_some_and(is_boolean) {
         return Ok(Json::Bool(truth(value) == Some(true)));
     }
@@ -341,51 +275,6 @@ fn is_boolean(expr: &Expr) -> bool {
         Expr::IsNull(_) | Expr::IsNotNull(_) | Expr::IsTrue(_) | Expr::IsFalse(_) | Expr::Between { .. } | Expr::In { .. } => true,
         Expr::Like { .. } => true,
         _ => false,
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Change {
-    /// JSON_SET: replace what is there, add what is not.
-    Set,
-    /// JSON_INSERT: add only.
-    Insert,
-    /// JSON_REPLACE: replace only.
-    Replace,
-}
-
-/// One path and value of JSON_SET, JSON_INSERT or JSON_REPLACE. A missing
-/// member is added to its object; a missing array cell is appended (or
-/// put first for `[last - n]`, as MySQL clamps the position); a value that
-/// is not an array becomes an array of itself and the new value.
-fn change_document(document: &mut Json, path: &Path, value: Json, change: Change) {
-    if let Some(target) = path.target_mut(document) {
-        if change != Change::Insert {
-            *target = value;
-        }
-        return;
-    }
-    if change == Change::Replace {
-        return;
-    }
-    let Some((parent, last)) = path.split_last() else { return };
-    match (last, parent.target_mut(document)) {
-        (Leg::Member(key), Some(Json::Object(object))) => {
-            object.insert(key.clone(), value);
-        }
-        (Leg::Cell(index), Some(Json::Array(elements))) => {
-            if index.from_end {
-                elements.insert(0, value);
-            } else {
-                elements.push(value);
-            }
-        }
-        // `[n]` past a non-array wraps it (`[last - n]` cannot reach past it).
-        (Leg::Cell(index), Some(other)) if !index.from_end => {
-            let old = std::mem::replace(other, Json::Null);
-            *other = Json::Array(vec![old, value]);
-        }
-        _ => {}
     }
 }
 

@@ -35,6 +35,7 @@ pub(crate) mod group_concat;
 pub(crate) mod gtid_functions;
 pub(crate) mod json;
 pub(crate) mod json_functions;
+pub(crate) mod json_modify;
 pub(crate) mod math;
 pub(crate) mod numeric_display;
 pub(crate) mod quoting;

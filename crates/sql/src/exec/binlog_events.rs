@@ -110,6 +110,7 @@ fn type_name(code: u8) -> &'static str {
         Some(EventType::WriteRows) => "Write_rows",
         Some(EventType::UpdateRows) => "Update_rows",
         Some(EventType::DeleteRows) => "Delete_rows",
+        Some(EventType::PartialUpdateRows) => "Update_rows_partial",
         Some(EventType::Gtid) => "Gtid",
         Some(EventType::GtidTagged) => "Gtid_tagged",
         Some(EventType::AnonymousGtid) => "Anonymous_Gtid",
@@ -150,7 +151,7 @@ fn info(raw: &RawEvent<'_>) -> Result<String, binlog_format::DecodeError> {
             let map = TableMap::decode_body(body)?;
             format!("table_id: {} ({}.{})", map.table_id, String::from_utf8_lossy(&map.database), String::from_utf8_lossy(&map.table))
         }
-        Some(EventType::WriteRows | EventType::UpdateRows | EventType::DeleteRows) => {
+        Some(EventType::WriteRows | EventType::UpdateRows | EventType::DeleteRows | EventType::PartialUpdateRows) => {
             // Post-header: table id (6 bytes), flags (2); the rows need the
             // table map to decode and the Info shows none of them.
             if body.len() < 8 {

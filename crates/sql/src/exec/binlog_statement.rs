@@ -5,7 +5,8 @@
 //! The text is base64 of one or more whole events, possibly in several
 //! chunks each ending in its own padding. A Format_description sets the
 //! session's format (checksums, post-header lengths) for this and later
-//! BINLOG statements; Table_map and Write/Update/Delete_rows events then
+//! BINLOG statements; Table_map and Write/Update/Delete_rows events (and
+//! MySQL's Partial_update_rows) then
 //! apply as the replica's applier applies them (`ReplicatedRows`), inside
 //! the session's transaction, so binlogd logs the rows again as a normal
 //! transaction (with the GTID `SET gtid_next` gave, if any). Table maps
@@ -97,7 +98,7 @@ fn decode_events(bytes: &[u8], session_format: &Option<DecodeContext>) -> SqlRes
         let event = Event::decode(&raw, format.as_ref().unwrap_or(&DecodeContext::default())).map_err(|_| syntax_error())?;
         match &event {
             Event::FormatDescription(description) => format = Some(DecodeContext { format: description.clone() }),
-            Event::TableMap(_) | Event::WriteRows(_) | Event::UpdateRows(_) | Event::DeleteRows(_) => {}
+            Event::TableMap(_) | Event::WriteRows(_) | Event::UpdateRows(_) | Event::DeleteRows(_) | Event::PartialUpdateRows(_) => {}
             _ => return Err(only_format_and_rows(event_type)),
         }
         events.push(Decoded { event, end_log_pos: raw.header.log_pos });
@@ -113,7 +114,9 @@ fn apply(
     context: &Context<'_>,
     transaction: &mut Transactions<'_>,
 ) -> SqlResult<()> {
-    let has_rows = events.iter().any(|decoded| matches!(decoded.event, Event::WriteRows(_) | Event::UpdateRows(_) | Event::DeleteRows(_)));
+    let has_rows = events.iter().any(|decoded| {
+        matches!(decoded.event, Event::WriteRows(_) | Event::UpdateRows(_) | Event::DeleteRows(_) | Event::PartialUpdateRows(_))
+    });
     if !has_rows {
         return apply_to(events, state, context, None);
     }
@@ -135,6 +138,14 @@ fn apply_to(
                 let at = SourcePosition { log_file: REPLAY_LOG_NAME, end_log_pos: u64::from(end_log_pos) };
                 state.tables.rows(trx, &rows, &at).map_err(apply_error)?;
                 if rows.flags & STMT_END_F != 0 {
+                    state.tables = ReplicatedRows::new();
+                }
+            }
+            Event::PartialUpdateRows(partial) => {
+                let trx = trx.as_deref_mut().expect("rows apply inside a transaction");
+                let at = SourcePosition { log_file: REPLAY_LOG_NAME, end_log_pos: u64::from(end_log_pos) };
+                state.tables.partial_update_rows(trx, &partial, &at).map_err(apply_error)?;
+                if partial.rows.flags & STMT_END_F != 0 {
                     state.tables = ReplicatedRows::new();
                 }
             }
@@ -175,6 +186,7 @@ fn event_type_name(event_type: u8) -> String {
         Some(EventType::WriteRows | EventType::WriteRowsV1) => "Write_rows",
         Some(EventType::UpdateRows | EventType::UpdateRowsV1) => "Update_rows",
         Some(EventType::DeleteRows | EventType::DeleteRowsV1) => "Delete_rows",
+        Some(EventType::PartialUpdateRows) => "Update_rows_partial",
         Some(EventType::Gtid) => "Gtid",
         Some(EventType::AnonymousGtid) => "Anonymous_Gtid",
         Some(EventType::PreviousGtids) => "Previous_gtids",

@@ -15,6 +15,7 @@ use crate::eval::temporal::{current_timestamp_for, WriteRules};
 use crate::eval::value::Value;
 use crate::exec::dispatch::{table_def, table_name};
 use crate::exec::insert_conflicts::{write_row, OnDuplicate, RowWrite, Written};
+use crate::exec::partial_json::PartialJson;
 use crate::session::{Context, Outcome, Transactions, Warning, WARNINGS_MAX};
 
 pub fn insert(insert: &Insert, context: &Context<'_>, transaction: &mut Transactions<'_>) -> SqlResult<Outcome> {
@@ -214,7 +215,10 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
     let regenerated = crate::eval::generated::written_by_update(&def.columns, &generation, &assigned);
     assigned.extend(regenerated);
     let limited = crate::exec::row_limit::plan(&def, spec.clone(), &update.order_by, update.limit.as_ref(), context)?;
-    let counts = transaction.write_assigning(context, &assigned, |trx| {
+    let logs_partial_json = crate::variables::row_logging::statement_row_logging(context.db(), context.env.variables).partial_json;
+    let partial_json = PartialJson::plan(&def, &columns, &assignments, logs_partial_json);
+    let json_diffs = RefCell::new(Vec::new());
+    let counts = transaction.write_updating(context, &assigned, &json_diffs, |trx| {
         // A LIMIT: the first rows in key order, locked as they are found,
         // are the rows the update may change.
         let chosen: Option<std::collections::HashSet<engine::RowKey>> = match &limited {
@@ -254,11 +258,24 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                 row_number.set(row_number.get() + 1);
                 let rules = rules.at_row(row_number.get());
                 let mut new_row = row.clone();
+                let mut row_diffs = partial_json.as_ref().map(PartialJson::row);
                 for (position, expr) in &assignments {
-                    match Scope::for_row(&columns, &new_row, context.params, &context.env)
-                        .eval(expr)
-                        .and_then(|value| coerce_in_table(&def, *position, value, rules, &mut warnings.borrow_mut()))
-                    {
+                    let scope = Scope::for_row(&columns, &new_row, context.params, &context.env);
+                    let value = match &mut row_diffs {
+                        Some(row_diffs) => row_diffs.eval(*position, expr, &scope),
+                        None => scope.eval(expr),
+                    };
+                    let coerce = |value| coerce_in_table(&def, *position, value, rules, &mut warnings.borrow_mut());
+                    let stored = value.and_then(|value| match row_diffs.as_mut() {
+                        // Diffs tell what the functions made, not what was stored instead.
+                        Some(row_diffs) => coerce(value.clone()).inspect(|stored| {
+                            if *stored != value {
+                                row_diffs.disable(*position);
+                            }
+                        }),
+                        None => coerce(value),
+                    });
+                    match stored {
                         Ok(value) => new_row[*position] = value,
                         Err(error) => {
                             failure.borrow_mut().get_or_insert(error);
@@ -292,6 +309,10 @@ pub fn update(update: &Update, context: &Context<'_>, transaction: &mut Transact
                         failure.borrow_mut().get_or_insert(error);
                         return row.clone();
                     }
+                }
+                // A row the engine changes gets a change, and with it its diffs.
+                if let Some(row_diffs) = row_diffs.filter(|_| new_row != *row) {
+                    json_diffs.borrow_mut().push(row_diffs.finish());
                 }
                 new_row
             },

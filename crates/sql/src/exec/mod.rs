@@ -20,6 +20,7 @@ pub(crate) mod dml;
 pub(crate) mod gtid_next;
 pub(crate) mod insert_conflicts;
 pub(crate) mod lock_statements;
+pub(crate) mod partial_json;
 pub(crate) mod partitioning;
 pub(crate) mod plan;
 mod result_unsigned;

@@ -337,6 +337,17 @@ impl WorkerSession {
                     db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
                 }
             }
+            Event::PartialUpdateRows(partial) => {
+                let trx = reading.trx.get_or_insert_with(|| self.shared.db.begin());
+                let at = SourcePosition { log_file: &entry.source_log_file, end_log_pos: u64::from(raw.header.log_pos) };
+                reading.tables.partial_update_rows(trx, &partial, &at).map_err(apply_error)?;
+                let db = &self.shared.db;
+                if db.wants_write_ahead(trx, &reading.ahead) {
+                    let context =
+                        StatementContext { thread_id: self.thread_id(), timestamp: reading.timestamp, ..StatementContext::default() };
+                    db.write_ahead(trx, &mut reading.ahead, &context).map_err(database_error)?;
+                }
+            }
             // MariaDB's log_bin_compress=ON: the plain event inside.
             Event::MariadbCompressed(compressed) => self.apply_event(entry, raw, *compressed.inner, reading)?,
             // binlog_transaction_compression=ON: the transaction's events,

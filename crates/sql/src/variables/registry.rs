@@ -126,16 +126,16 @@ pub const DEFINITIONS: &[Definition] = &[
             },
         ),
     ),
-    // binlog_row_event_max_size, binlog_row_image, binlog_row_metadata and
-    // binlog_rows_query_log_events: the database's row logging
+    // binlog_row_event_max_size, binlog_row_image, binlog_row_metadata,
+    // binlog_row_value_options and binlog_rows_query_log_events: the database's row logging
     // (database::row_image); SET GLOBAL reaches it in exec/set.rs. The
     // metadata default is FULL (MySQL 8.4's is MINIMAL): CDC readers need
     // the column names.
     read_only("binlog_row_event_max_size", Type::Integer, Origin::Owner(|| database::BINLOG_ROW_EVENT_MAX_SIZE.to_string())),
     both("binlog_row_image", Type::Enumeration(RowImage::WORDS), own("FULL")),
     global("binlog_row_metadata", Type::Enumeration(RowMetadata::WORDS), own("FULL")),
-    // Only '' (PARTIAL_JSON is not written).
-    both("binlog_row_value_options", Type::Enumeration(&[""]), own("")),
+    // PARTIAL_JSON: updates as Partial_update_rows events (database::partial_json).
+    both("binlog_row_value_options", Type::Enumeration(&["", "PARTIAL_JSON"]), own("")),
     both("binlog_rows_query_log_events", Type::Boolean, own("0")),
     // MariaDB 12.3's: '' (classic files) or 'engine' (the binlog rides the
     // redo log; `file` and `innodb` are accepted for them). Read at open,

@@ -150,6 +150,37 @@ impl Path {
     }
 }
 
+/// MySQL's text of a path (`Json_path::to_string`): `$`, then `.key`
+/// (quoted when it is not an ECMAScript identifier), `[n]`, `[last-n]`,
+/// `.*`, `[*]`, `**`, `[m to n]`. A path prints as the diffs of a
+/// Partial_update_rows event carry it, and parses back to itself.
+impl std::fmt::Display for Path {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let index = |index: ArrayIndex| match (index.from_end, index.index) {
+            (false, at) => at.to_string(),
+            (true, 0) => "last".to_string(),
+            (true, back) => format!("last-{back}"),
+        };
+        out.write_str("$")?;
+        for leg in &self.legs {
+            match leg {
+                Leg::Member(key) if is_ecmascript_identifier(key) => write!(out, ".{key}")?,
+                Leg::Member(key) => {
+                    let mut quoted = String::new();
+                    super::print::write_quoted(key, &mut quoted);
+                    write!(out, ".{quoted}")?
+                }
+                Leg::MemberWildcard => out.write_str(".*")?,
+                Leg::Cell(at) => write!(out, "[{}]", index(*at))?,
+                Leg::Range(first, last) => write!(out, "[{} to {}]", index(*first), index(*last))?,
+                Leg::CellWildcard => out.write_str("[*]")?,
+                Leg::Ellipsis => out.write_str("**")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Follows legs without wildcards; a value that is not an array stands for
 /// an array of itself under `[0]` and `[last]`.
 fn target_mut<'a>(document: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
@@ -382,6 +413,21 @@ mod tests {
         assert!(path.has_wildcards());
         assert!(!Path::parse(b"$.a[0]").unwrap().has_wildcards());
         assert_eq!(Path::parse(b"$").unwrap().legs, vec![]);
+    }
+
+    #[test]
+    fn paths_print_as_mysql_prints_them_and_parse_back() {
+        for (given, printed) in [
+            ("$", "$"),
+            (" $ . a [ 1 ]", "$.a[1]"),
+            (r#"$."b c"[last - 2][last]"#, r#"$."b c"[last-2][last]"#),
+            (r#"$."x".*[*]**.d[1 to last]"#, "$.x.*[*]**.d[1 to last]"),
+            (r#"$."a\"b""#, r#"$."a\"b""#),
+        ] {
+            let path = Path::parse(given.as_bytes()).unwrap();
+            assert_eq!(path.to_string(), printed, "{given}");
+            assert_eq!(Path::parse(printed.as_bytes()).unwrap(), path, "{printed}");
+        }
     }
 
     #[test]
