@@ -151,7 +151,16 @@ pub struct TableDef {
     /// it; a table from before keys followed collations keeps byte keys,
     /// and its text compares as bytes, until ALTER TABLE rebuilds it.
     pub keys_by_collation: bool,
+    /// The table's default collation (its DEFAULT CHARSET and COLLATE
+    /// options): what a text column added without its own takes, and what
+    /// SHOW CREATE TABLE prints. [`SERVER_DEFAULT_COLLATION`] unless given.
+    pub default_collation: u16,
 }
+
+/// utf8mb4_general_ci: the default collation of a table created without
+/// one in a database without one, and of every table from before tables
+/// kept theirs.
+pub const SERVER_DEFAULT_COLLATION: u16 = 45;
 
 /// What CREATE TABLE asks for, by column names.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -167,6 +176,9 @@ pub struct TableSpec {
     pub partitioning: Option<Partitioning>,
     /// The COMMENT table option; empty for none.
     pub comment: String,
+    /// The table's default collation; `None` for
+    /// [`SERVER_DEFAULT_COLLATION`].
+    pub default_collation: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +242,7 @@ impl TableDef {
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
             comment: self.comment.clone(),
+            default_collation: Some(self.default_collation),
         }
     }
 
@@ -284,6 +297,7 @@ impl TableDef {
             partitioning: spec.partitioning.clone(),
             comment: spec.comment.clone(),
             keys_by_collation: true,
+            default_collation: spec.default_collation.unwrap_or(SERVER_DEFAULT_COLLATION),
         };
         for index in &spec.indexes {
             let index = def.new_index(index)?;
@@ -422,6 +436,7 @@ mod tests {
             auto_increment_start: 0,
             partitioning: None,
             comment: String::new(),
+            default_collation: None,
         }
     }
 

@@ -43,6 +43,9 @@ struct Working {
     /// Kept through the copy, its columns following renames.
     partitioning: Option<engine::Partitioning>,
     comment: String,
+    /// The table's default collation: what a column added or changed
+    /// without its own takes.
+    default_collation: u16,
 }
 
 pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> SqlResult<Outcome> {
@@ -121,6 +124,7 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>, warnings: &mu
         auto_increment: None,
         partitioning: declared.partitioning,
         comment: declared.comment,
+        default_collation: def.default_collation,
     };
     for spec in &alter.specs {
         working.apply(spec, context, warnings)?;
@@ -165,6 +169,7 @@ impl Working {
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
             comment: self.comment.clone(),
+            default_collation: Some(self.default_collation),
         }
     }
 
@@ -227,7 +232,7 @@ impl Working {
             AlterSpec::AddColumns { columns, position } => {
                 let mut position = position.clone();
                 for column in columns {
-                    let built = build_column(column, context)?;
+                    let built = build_column(column, self.default_collation, context)?;
                     check_identifier(&built.def.name)?;
                     if built.generation.is_some() {
                         return Err(not_supported("ALTER TABLE ... ADD of a generated column"));
@@ -259,7 +264,7 @@ impl Working {
             }
             AlterSpec::ChangeColumn { old, column, position } => {
                 let at = self.existing(old)?;
-                let built = build_column(column, context)?;
+                let built = build_column(column, self.default_collation, context)?;
                 check_identifier(&built.def.name)?;
                 if built.generation.is_some() || self.columns[at].def.attributes.generated.is_some() {
                     return Err(not_supported("ALTER TABLE ... MODIFY or CHANGE of a generated column"));
