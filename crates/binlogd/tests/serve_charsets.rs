@@ -224,3 +224,51 @@ fn show_create_table_and_information_schema_print_charsets_as_mysql_does() {
     assert!(after_restart.contains("  `d` varchar(2) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=latin1"), "{after_restart}");
     assert_eq!(create(&mut client, "t"), printed);
 }
+
+#[test]
+fn a_databases_default_character_set_is_kept_shown_and_taken_by_its_tables() {
+    let mut server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE l DEFAULT CHARACTER SET latin1").unwrap();
+    client.query_rows("CREATE SCHEMA b CHARSET = ascii COLLATE ascii_bin").unwrap();
+    client.query_rows("CREATE DATABASE p").unwrap();
+    assert_eq!(error(&mut client, "CREATE DATABASE e CHARACTER SET klingon").0, 1115);
+    assert_eq!(error(&mut client, "CREATE DATABASE e CHARACTER SET latin1 COLLATE utf8mb4_bin").0, 1253);
+    let show = |client: &mut RawClient, database: &str| rows(client, &format!("SHOW CREATE DATABASE {database}"))[0][1].clone();
+    assert_eq!(show(&mut client, "l"), "CREATE DATABASE `l` /*!40100 DEFAULT CHARACTER SET latin1 */ /*!80016 DEFAULT ENCRYPTION='N' */");
+    assert_eq!(
+        show(&mut client, "b"),
+        "CREATE DATABASE `b` /*!40100 DEFAULT CHARACTER SET ascii COLLATE ascii_bin */ /*!80016 DEFAULT ENCRYPTION='N' */"
+    );
+
+    // The session's variables follow the current database.
+    client.query_rows("USE l").unwrap();
+    assert_eq!(rows(&mut client, "SELECT @@character_set_database, @@collation_database"), [["latin1", "latin1_swedish_ci"]]);
+    // A table without a character set takes its database's.
+    client.query_rows("CREATE TABLE t (c VARCHAR(3))").unwrap();
+    client.query_rows("CREATE TABLE u (c VARCHAR(3)) DEFAULT CHARSET=utf8mb4").unwrap();
+    let create = |client: &mut RawClient, table: &str| rows(client, &format!("SHOW CREATE TABLE {table}"))[0][1].clone();
+    assert_eq!(create(&mut client, "t"), "CREATE TABLE `t` (\n  `c` varchar(3) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=latin1");
+    assert!(create(&mut client, "u").ends_with("DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"));
+
+    // ALTER DATABASE changes what later tables take; existing ones keep theirs.
+    client.query_rows("ALTER DATABASE COLLATE latin1_bin").unwrap();
+    assert_eq!(rows(&mut client, "SELECT @@collation_database"), [["latin1_bin"]]);
+    client.query_rows("CREATE TABLE v (c VARCHAR(3))").unwrap();
+    assert!(create(&mut client, "v").ends_with("DEFAULT CHARSET=latin1 COLLATE=latin1_bin"));
+    assert!(create(&mut client, "t").ends_with("DEFAULT CHARSET=latin1"));
+    client.query_rows("USE b").unwrap();
+    assert_eq!(rows(&mut client, "SELECT @@character_set_database, @@collation_database"), [["ascii", "ascii_bin"]]);
+
+    // A restart keeps them all.
+    drop(client);
+    server.restart();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    let schemata = rows(
+        &mut client,
+        "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM INFORMATION_SCHEMA.SCHEMATA \
+         WHERE SCHEMA_NAME IN ('b', 'l', 'p') ORDER BY SCHEMA_NAME",
+    );
+    assert_eq!(schemata, [["b", "ascii", "ascii_bin"], ["l", "latin1", "latin1_bin"], ["p", "utf8mb4", "utf8mb4_general_ci"]]);
+    assert!(create(&mut client, "l.v").ends_with("DEFAULT CHARSET=latin1 COLLATE=latin1_bin"));
+}

@@ -381,6 +381,9 @@ fn key_columns(columns: &[ColumnDef], names: &[String]) -> Result<Vec<usize>> {
 #[derive(Default)]
 pub(crate) struct Catalog {
     pub(crate) databases: BTreeMap<String, BTreeMap<String, TableId>>,
+    /// The default collation of each database whose default is not
+    /// [`SERVER_DEFAULT_COLLATION`].
+    pub(crate) database_collations: BTreeMap<String, u16>,
     pub(crate) tables: HashMap<TableId, Arc<Table>>,
     /// Next id to hand out; ids only grow, so redo replay can tell tables apart.
     pub(crate) next_table_id: TableId,
@@ -389,6 +392,20 @@ pub(crate) struct Catalog {
 impl Catalog {
     pub(crate) fn new() -> Catalog {
         Catalog { next_table_id: 1, ..Catalog::default() }
+    }
+
+    pub(crate) fn set_database_collation(&mut self, database: &str, collation: u16) {
+        if collation == SERVER_DEFAULT_COLLATION {
+            self.database_collations.remove(database);
+        } else {
+            self.database_collations.insert(database.to_string(), collation);
+        }
+    }
+
+    /// `database`'s default collation (the server's when it has none of
+    /// its own).
+    pub(crate) fn database_collation(&self, database: &str) -> u16 {
+        self.database_collations.get(database).copied().unwrap_or(SERVER_DEFAULT_COLLATION)
     }
 
     pub(crate) fn table_id(&self, database: &str, table: &str) -> Result<TableId> {

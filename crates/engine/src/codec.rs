@@ -654,9 +654,19 @@ fn read_positions(reader: &mut ByteReader<'_>, column_count: usize) -> Result<Ve
 pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
     let mut out = Vec::new();
     match record {
-        DdlRecord::CreateDatabase { name } => {
+        DdlRecord::CreateDatabase { name, default_collation } => {
             out.put_u8(1);
             put_str(&mut out, name);
+            // Only a collation other than the server's follows the name: a
+            // record written before databases kept one is just the name.
+            if *default_collation != SERVER_DEFAULT_COLLATION {
+                out.put_u16(*default_collation);
+            }
+        }
+        DdlRecord::AlterDatabase { name, default_collation } => {
+            out.put_u8(10);
+            put_str(&mut out, name);
+            out.put_u16(*default_collation);
         }
         DdlRecord::DropDatabase { name } => {
             out.put_u8(2);
@@ -710,7 +720,12 @@ pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
 pub fn decode_ddl(bytes: &[u8]) -> Result<DdlRecord> {
     let mut reader = ByteReader::new(bytes);
     let record = match reader.u8("ddl kind")? {
-        1 => DdlRecord::CreateDatabase { name: reader.string("database name")? },
+        1 => {
+            let name = reader.string("database name")?;
+            let default_collation = if reader.is_empty() { SERVER_DEFAULT_COLLATION } else { reader.u16("database collation")? };
+            DdlRecord::CreateDatabase { name, default_collation }
+        }
+        10 => DdlRecord::AlterDatabase { name: reader.string("database name")?, default_collation: reader.u16("database collation")? },
         2 => DdlRecord::DropDatabase { name: reader.string("database name")? },
         3 => DdlRecord::CreateTable { def: read_table_def(&mut reader)? },
         4 => DdlRecord::DropTable { table: reader.u64("table id")? },
@@ -938,6 +953,21 @@ mod tests {
         let mut out = Vec::new();
         put_table_def(&mut out, &def);
         assert_eq!(&out[8 + 4 + 1 + 4 + 1..8 + 4 + 1 + 4 + 1 + 4], &2u32.to_le_bytes());
+    }
+
+    #[test]
+    fn a_databases_collation_follows_its_name_and_older_records_read_as_utf8mb4() {
+        let old = encode_ddl(&DdlRecord::CreateDatabase { name: "d".into(), default_collation: SERVER_DEFAULT_COLLATION });
+        let mut expected = vec![1];
+        put_str(&mut expected, "d");
+        assert_eq!(old, expected, "the bytes written before databases kept a collation");
+        let latin1 = DdlRecord::CreateDatabase { name: "d".into(), default_collation: 8 };
+        let bytes = encode_ddl(&latin1);
+        assert_eq!(bytes, [expected.as_slice(), &8u16.to_le_bytes()].concat());
+        assert_eq!(decode_ddl(&bytes).unwrap(), latin1);
+        let altered = DdlRecord::AlterDatabase { name: "d".into(), default_collation: 47 };
+        assert_eq!(decode_ddl(&encode_ddl(&altered)).unwrap(), altered);
+        assert!(decode_ddl(&bytes[..bytes.len() - 1]).is_err());
     }
 
     #[test]

@@ -140,6 +140,23 @@ pub fn with_unstorable_replaced(id: u16, text: &str) -> String {
     out
 }
 
+/// `character_set_database` and `collation_database` for a database of
+/// collation `id`: a session's follow its current database.
+pub fn database_variables(id: u16) -> [(&'static str, Value); 2] {
+    let collation = collation_by_id(id).unwrap_or_else(|| default_collation("utf8mb4"));
+    [
+        ("character_set_database", Value::Bytes(collation.charset.as_bytes().to_vec())),
+        ("collation_database", Value::Bytes(collation.name.as_bytes().to_vec())),
+    ]
+}
+
+/// Whether SHOW CREATE TABLE and SHOW CREATE DATABASE name collation `id`
+/// beside its character set: when it is not the set's default, and always
+/// for utf8mb4_0900_ai_ci (MySQL's `store_create_info`).
+pub fn shows_collation(id: u16) -> bool {
+    collation_by_id(id).is_none_or(|collation| !collation.is_default || collation.id == 255)
+}
+
 /// The value a `character_set_*` or `collation_*` variable stores when set
 /// to `value`: the canonical name, or MySQL's error. Other variables'
 /// values pass unchanged. Only `character_set_results` may be NULL (no

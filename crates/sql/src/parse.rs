@@ -19,6 +19,8 @@ use crate::error::{not_supported, syntax_error, SqlResult};
 mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, SslRequirement, UserName};
 pub mod alter;
+mod database_options;
+pub use database_options::DatabaseOptions;
 mod depth;
 pub mod partition;
 mod replica;
@@ -43,6 +45,13 @@ pub enum Statement {
     CreateDatabase {
         name: String,
         if_not_exists: bool,
+        options: DatabaseOptions,
+    },
+    /// `ALTER {DATABASE | SCHEMA} [name] options`; no name is the current
+    /// database.
+    AlterDatabase {
+        name: Option<String>,
+        options: DatabaseOptions,
     },
     DropDatabase {
         name: String,
@@ -577,11 +586,8 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             if first == "CREATE" {
                 let if_not_exists = words.keywords(&["IF", "NOT", "EXISTS"]);
                 let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
-                // CHARACTER SET / COLLATE options: utf8mb4 is the only one.
-                while !words.at_end() {
-                    words.position += 1;
-                }
-                words.end(Statement::CreateDatabase { name, if_not_exists })
+                let options = database_options::parse(&mut words)?;
+                words.end(Statement::CreateDatabase { name, if_not_exists, options })
             } else {
                 let if_exists = words.keywords(&["IF", "EXISTS"]);
                 let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
@@ -738,6 +744,15 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             Ok(Some(Statement::Nothing))
         }
         "ALTER" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_alter_table(&mut words),
+        "ALTER" if matches!(words.peek_keyword(1).as_deref(), Some("DATABASE" | "SCHEMA")) => {
+            words.position += 2;
+            let option_word = |word: Option<String>| {
+                matches!(word.as_deref(), Some("DEFAULT" | "CHARACTER" | "CHARSET" | "COLLATE" | "ENCRYPTION" | "READ"))
+            };
+            let name = if option_word(words.peek_keyword(0)) { None } else { words.identifier() };
+            let options = database_options::parse(&mut words)?;
+            words.end(Statement::AlterDatabase { name, options })
+        }
         "RENAME" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_rename_table(&mut words),
         "LOCK" | "UNLOCK" | "RELEASE" | "ALTER" | "RENAME" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE" | "ANALYZE" | "OPTIMIZE"
         | "CHECK" | "REPAIR" => {

@@ -32,13 +32,26 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
     let db = context.db();
     let ctx = context.statement_context();
     match statement {
-        Statement::CreateDatabase { name, if_not_exists } => {
+        Statement::CreateDatabase { name, if_not_exists, options } => {
             check_identifier(name)?;
+            let collation = options_collation(options)?.unwrap_or(engine::SERVER_DEFAULT_COLLATION);
             if *if_not_exists && db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
-            context.execute_ddl(&ctx, |engine| engine.create_database(name)).map_err(database_error)?;
+            context.execute_ddl(&ctx, |engine| engine.create_database_in_collation(name, collation)).map_err(database_error)?;
             Ok(Outcome::new(OkResponse::affected(1)))
+        }
+        Statement::AlterDatabase { name, options } => {
+            let name = context.database(name.as_deref())?;
+            let current = db.catalog().database_collation(&name).map_err(crate::error::engine_error)?;
+            let collation = options_collation(options)?.unwrap_or(current);
+            context.execute_ddl(&ctx, |engine| engine.alter_database_collation(&name, collation)).map_err(database_error)?;
+            let mut outcome = Outcome::new(OkResponse::affected(1));
+            // The current database's variables follow it, as in MySQL.
+            if context.env.database == Some(name.as_str()) {
+                outcome.set_variables.extend(crate::charsets::database_variables(collation));
+            }
+            Ok(outcome)
         }
         Statement::DropDatabase { name, if_exists } => {
             if *if_exists && !db.catalog().databases().contains(name) {
@@ -172,7 +185,9 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
         let comment = crate::exec::table_comment::checked(comment, &table, WriteRules::of(&context.env).mode, &mut warnings)?;
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), comment, ..TableSpec::default() };
         let mut generation_exprs = Vec::new();
-        let default_collation = table_collation(&create.table_options)?.unwrap_or(engine::SERVER_DEFAULT_COLLATION);
+        // The table's own, else its database's, as in MySQL.
+        let database_collation = catalog.database_collation(&database).unwrap_or(engine::SERVER_DEFAULT_COLLATION);
+        let default_collation = table_collation(&create.table_options)?.unwrap_or(database_collation);
         spec.default_collation = Some(default_collation);
         for column in &create.columns {
             let built = build_column(column, default_collation, context)?;
@@ -263,6 +278,11 @@ fn check_default_expressions(columns: &[engine::ColumnDef], context: &Context<'_
         crate::eval::expr::Scope::for_row(&names, &nulls, context.params, &context.env).eval(&expr)?;
     }
     Ok(())
+}
+
+/// The collation CREATE or ALTER DATABASE's options name, if any.
+fn options_collation(options: &crate::parse::DatabaseOptions) -> SqlResult<Option<u16>> {
+    Ok(crate::charsets::clause_collation(options.charset.as_deref(), options.collation.as_deref())?.map(|collation| collation.id))
 }
 
 /// The collation CREATE TABLE's `[DEFAULT] CHARACTER SET [=] x` and

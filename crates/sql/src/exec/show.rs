@@ -479,9 +479,8 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
 /// default, and always for utf8mb4_0900_ai_ci (`store_create_info`).
 fn table_charset_options(id: u16) -> String {
     let (charset, collation) = crate::information_schema::collation_names(id);
-    let is_default = crate::charsets::collation_by_id(id).is_some_and(|collation| collation.is_default);
-    match is_default && collation != "utf8mb4_0900_ai_ci" {
-        true => format!("DEFAULT CHARSET={charset}"),
-        false => format!("DEFAULT CHARSET={charset} COLLATE={collation}"),
+    match crate::charsets::shows_collation(id) {
+        false => format!("DEFAULT CHARSET={charset}"),
+        true => format!("DEFAULT CHARSET={charset} COLLATE={collation}"),
     }
 }

@@ -54,7 +54,11 @@ pub fn schemata(visible: &Visible<'_>) -> Vec<Vec<Value>> {
     names.sort();
     names
         .into_iter()
-        .map(|name| vec![text(DEF), text(name), text("utf8mb4"), text("utf8mb4_general_ci"), Value::Null, text("NO")])
+        .map(|name| {
+            let (charset, collation) =
+                collation_names(visible.catalog.database_collation(&name).unwrap_or(engine::SERVER_DEFAULT_COLLATION));
+            vec![text(DEF), text(name), text(charset), text(collation), Value::Null, text("NO")]
+        })
         .collect()
 }
 
