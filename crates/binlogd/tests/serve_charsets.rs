@@ -272,3 +272,38 @@ fn a_databases_default_character_set_is_kept_shown_and_taken_by_its_tables() {
     assert_eq!(schemata, [["b", "ascii", "ascii_bin"], ["l", "latin1", "latin1_bin"], ["p", "utf8mb4", "utf8mb4_general_ci"]]);
     assert!(create(&mut client, "l.v").ends_with("DEFAULT CHARSET=latin1 COLLATE=latin1_bin"));
 }
+
+#[test]
+fn convert_to_changes_every_text_column_and_the_tables_default() {
+    let server = ServerProcess::start();
+    let mut client = setup(&server);
+    client.query_rows("CREATE TABLE c (id INT PRIMARY KEY, s VARCHAR(5), x TEXT, n INT, b VARBINARY(3))").unwrap();
+    client.query_rows("INSERT INTO c VALUES (1, 'café', 'é€', 1, 'x')").unwrap();
+    let create = |client: &mut RawClient| rows(client, "SHOW CREATE TABLE c")[0][1].clone();
+
+    client.query_rows("ALTER TABLE c CONVERT TO CHARACTER SET latin1").unwrap();
+    let latin1 = create(&mut client);
+    assert!(
+        latin1.contains("  `s` varchar(5) DEFAULT NULL,\n  `x` text,\n")
+            || latin1.contains("  `s` varchar(5) DEFAULT NULL,\n  `x` text DEFAULT NULL,\n"),
+        "{latin1}"
+    );
+    assert!(latin1.contains("`b` varbinary(3)") && latin1.ends_with(") ENGINE=InnoDB DEFAULT CHARSET=latin1"), "{latin1}");
+    assert_eq!(rows(&mut client, "SELECT s, x FROM c"), [["café", "é€"]]);
+    assert_eq!(error(&mut client, "INSERT INTO c (id, s) VALUES (2, '中')").0, 1366);
+
+    // Back to utf8mb4: TEXT grows to MEDIUMTEXT to hold as many characters.
+    client.query_rows("ALTER TABLE c CONVERT TO CHARSET utf8mb4 COLLATE utf8mb4_bin").unwrap();
+    let utf8mb4 = create(&mut client);
+    assert!(utf8mb4.contains("`x` mediumtext") && utf8mb4.ends_with("DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"), "{utf8mb4}");
+    client.query_rows("INSERT INTO c (id, s) VALUES (2, '中')").unwrap();
+    // A value the new set cannot hold refuses the conversion in strict mode.
+    assert_eq!(error(&mut client, "ALTER TABLE c CONVERT TO CHARACTER SET latin1").0, 1366);
+
+    // A new default leaves the columns as they are.
+    client.query_rows("ALTER TABLE c DEFAULT CHARSET = ascii").unwrap();
+    let ascii = create(&mut client);
+    assert!(ascii.contains("`s` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL"), "{ascii}");
+    assert!(ascii.ends_with(") ENGINE=InnoDB DEFAULT CHARSET=ascii"), "{ascii}");
+    assert_eq!(error(&mut client, "ALTER TABLE c CHARACTER SET latin1 COLLATE ascii_bin").0, 1253);
+}

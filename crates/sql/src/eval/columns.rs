@@ -221,6 +221,48 @@ fn spatial_kind(type_name: &sqlparser::ast::ObjectName) -> Option<binlog_format:
     }
 }
 
+/// `column` in collation `collation`, as ALTER TABLE ... CONVERT TO makes
+/// it: a text column (CHAR, VARCHAR, TEXT, ENUM, SET) keeps its length in
+/// characters, its bytes counted in the new set (1074 when a VARCHAR no
+/// longer fits), and a TEXT too small for as many characters in the new
+/// set becomes the next larger one (TEXT latin1 to MEDIUMTEXT utf8mb4), as
+/// in MySQL. Other columns are unchanged.
+pub fn converted_to_collation(column: &ColumnDef, collation: u16) -> SqlResult<ColumnDef> {
+    let is_text = match column.column_type {
+        ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. } => column.collation != BINARY_COLLATION,
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => true,
+        _ => false,
+    };
+    let mut converted = column.clone();
+    if !is_text {
+        return Ok(converted);
+    }
+    let old_bytes_per_character = crate::charsets::bytes_per_character(column.collation);
+    let bytes_per_character = crate::charsets::bytes_per_character(collation);
+    let name = &column.name;
+    match &mut converted.column_type {
+        ColumnType::String { max_length_bytes } => {
+            let characters = u64::from(*max_length_bytes / old_bytes_per_character);
+            *max_length_bytes = string_bytes(characters, bytes_per_character, u64::MAX, CHAR_CHARACTERS_MAX, name)?;
+        }
+        ColumnType::VarChar { max_length_bytes } => {
+            let characters = u64::from(*max_length_bytes / old_bytes_per_character);
+            let characters_max = ROW_BYTES_MAX / u64::from(bytes_per_character);
+            *max_length_bytes = string_bytes(characters, bytes_per_character, VARCHAR_BYTES_MAX, characters_max, name)?;
+        }
+        ColumnType::Blob { length_bytes } => {
+            let bytes_max = |length_bytes: u8| (1u64 << (8 * u32::from(length_bytes))) - 1;
+            let characters = bytes_max(*length_bytes) / u64::from(old_bytes_per_character);
+            while *length_bytes < 4 && bytes_max(*length_bytes) < characters * u64::from(bytes_per_character) {
+                *length_bytes += 1;
+            }
+        }
+        _ => {}
+    }
+    converted.collation = collation;
+    Ok(converted)
+}
+
 /// The type as SHOW CREATE TABLE / DESCRIBE print it.
 pub fn type_name(column: &ColumnDef) -> String {
     let characters = |bytes: u16| bytes / crate::charsets::bytes_per_character(column.collation);

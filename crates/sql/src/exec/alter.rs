@@ -46,6 +46,9 @@ struct Working {
     /// The table's default collation: what a column added or changed
     /// without its own takes.
     default_collation: u16,
+    /// The character set a `CHARACTER SET` option of this ALTER named: a
+    /// COLLATE option after it must be one of its collations (1253).
+    charset_named: Option<&'static str>,
 }
 
 pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> SqlResult<Outcome> {
@@ -125,6 +128,7 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>, warnings: &mu
         partitioning: declared.partitioning,
         comment: declared.comment,
         default_collation: def.default_collation,
+        charset_named: None,
     };
     for spec in &alter.specs {
         working.apply(spec, context, warnings)?;
@@ -352,6 +356,26 @@ impl Working {
             }
             AlterSpec::Comment(comment) => {
                 self.comment = crate::exec::table_comment::checked(comment, &self.name, WriteRules::of(&context.env).mode, warnings)?;
+                Ok(())
+            }
+            AlterSpec::TableCharset(name) => {
+                let collation = crate::charsets::clause_collation(Some(name.as_str()), None)?.expect("a character set names a collation");
+                self.default_collation = collation.id;
+                self.charset_named = Some(collation.charset);
+                Ok(())
+            }
+            AlterSpec::TableCollation(name) => {
+                let collation = crate::charsets::clause_collation(self.charset_named, Some(name.as_str()))?.expect("a collation was named");
+                self.default_collation = collation.id;
+                Ok(())
+            }
+            AlterSpec::ConvertTo { charset, collation } => {
+                let collation =
+                    crate::charsets::clause_collation(Some(charset.as_str()), collation.as_deref())?.expect("a character set was named");
+                self.default_collation = collation.id;
+                for column in &mut self.columns {
+                    column.def = crate::eval::columns::converted_to_collation(&column.def, collation.id)?;
+                }
                 Ok(())
             }
             AlterSpec::Harmless => Ok(()),
