@@ -174,12 +174,19 @@ fn show_create_table_and_information_schema_print_charsets_as_mysql_does() {
         .unwrap();
     client.query_rows("CREATE TABLE k (c VARCHAR(3)) CHARACTER SET = latin1 COLLATE = latin1_bin").unwrap();
     client.query_rows("CREATE TABLE w (c VARCHAR(20000)) CHARSET=ascii").unwrap();
+    // CHARSET is CHARACTER SET's synonym on a column too.
+    client.query_rows("CREATE TABLE s (charset INT, c CHAR(2) CHARSET ascii)").unwrap();
     let expected_l = "CREATE TABLE `l` (\n  `c` char(3) DEFAULT NULL,\n  \
                       `u` varchar(4) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci DEFAULT NULL,\n  \
                       `b` binary(2) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=latin1";
     assert_eq!(create(&mut client, "l"), expected_l);
     assert!(create(&mut client, "k").ends_with("`c` varchar(3) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_bin"));
     assert!(create(&mut client, "w").ends_with(") ENGINE=InnoDB DEFAULT CHARSET=ascii"));
+    let synonym = create(&mut client, "s");
+    assert!(
+        synonym.contains("`charset` int DEFAULT NULL,\n  `c` char(2) CHARACTER SET ascii COLLATE ascii_general_ci DEFAULT NULL"),
+        "{synonym}"
+    );
 
     // INFORMATION_SCHEMA: lengths in characters and in bytes.
     let columns = rows(
