@@ -679,8 +679,11 @@ mod tests {
                 RedoEntry::EngineDdlBinlog { gtid, binlog: BinlogEvents { checksum: false, events: vec![4] } },
             ),
             (
-                ddl_record(&DdlRecord::CreateDatabase { name: "d".into() }, None),
-                RedoEntry::Ddl { record: DdlRecord::CreateDatabase { name: "d".into() }, slot: None },
+                ddl_record(&DdlRecord::CreateDatabase { name: "d".into(), default_collation: engine::SERVER_DEFAULT_COLLATION }, None),
+                RedoEntry::Ddl {
+                    record: DdlRecord::CreateDatabase { name: "d".into(), default_collation: engine::SERVER_DEFAULT_COLLATION },
+                    slot: None,
+                },
             ),
             (
                 ddl_record(&DdlRecord::DropDatabase { name: "d".into() }, Some(&slot)),
@@ -691,8 +694,17 @@ mod tests {
             assert_eq!(decode(&record, "test").unwrap(), expected);
         }
         // A DDL record as written before DDL records could carry a slot.
-        let old = Record::opaque(KIND_DDL, codec::encode_ddl(&DdlRecord::CreateDatabase { name: "old".into() }));
-        assert_eq!(decode(&old, "test").unwrap(), RedoEntry::Ddl { record: DdlRecord::CreateDatabase { name: "old".into() }, slot: None });
+        let old = Record::opaque(
+            KIND_DDL,
+            codec::encode_ddl(&DdlRecord::CreateDatabase { name: "old".into(), default_collation: engine::SERVER_DEFAULT_COLLATION }),
+        );
+        assert_eq!(
+            decode(&old, "test").unwrap(),
+            RedoEntry::Ddl {
+                record: DdlRecord::CreateDatabase { name: "old".into(), default_collation: engine::SERVER_DEFAULT_COLLATION },
+                slot: None
+            }
+        );
         assert!(decode(&Record::new(99), "test").is_err());
         assert!(decode(&Record::new(KIND_ROLLBACK).with_section(SECTION_TRANSACTION, vec![1, 2]), "test").is_err());
     }

@@ -34,6 +34,11 @@ impl<'a> Catalog<'a> {
         self.engine.databases()
     }
 
+    /// `database`'s default collation; an error when it does not exist.
+    pub fn database_collation(&self, database: &str) -> engine::Result<u16> {
+        self.engine.database_collation(database)
+    }
+
     /// The tables of `database`; an error when it does not exist.
     pub fn tables(&self, database: &str) -> engine::Result<Vec<String>> {
         self.engine.tables(database)

@@ -37,6 +37,7 @@ fn sbtest(engine: &Engine, n: usize) -> engine::TableId {
         auto_increment_start: 0,
         partitioning: None,
         comment: String::new(),
+        default_collation: None,
     };
     engine.create_table(&spec).unwrap().id
 }
@@ -66,6 +67,7 @@ fn main() {
             auto_increment_start: 0,
             partitioning: None,
             comment: String::new(),
+            default_collation: None,
         })
         .unwrap()
         .id;

@@ -151,7 +151,16 @@ pub struct TableDef {
     /// it; a table from before keys followed collations keeps byte keys,
     /// and its text compares as bytes, until ALTER TABLE rebuilds it.
     pub keys_by_collation: bool,
+    /// The table's default collation (its DEFAULT CHARSET and COLLATE
+    /// options): what a text column added without its own takes, and what
+    /// SHOW CREATE TABLE prints. [`SERVER_DEFAULT_COLLATION`] unless given.
+    pub default_collation: u16,
 }
+
+/// utf8mb4_general_ci: the default collation of a table created without
+/// one in a database without one, and of every table from before tables
+/// kept theirs.
+pub const SERVER_DEFAULT_COLLATION: u16 = 45;
 
 /// What CREATE TABLE asks for, by column names.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -167,6 +176,9 @@ pub struct TableSpec {
     pub partitioning: Option<Partitioning>,
     /// The COMMENT table option; empty for none.
     pub comment: String,
+    /// The table's default collation; `None` for
+    /// [`SERVER_DEFAULT_COLLATION`].
+    pub default_collation: Option<u16>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +242,7 @@ impl TableDef {
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
             comment: self.comment.clone(),
+            default_collation: Some(self.default_collation),
         }
     }
 
@@ -284,6 +297,7 @@ impl TableDef {
             partitioning: spec.partitioning.clone(),
             comment: spec.comment.clone(),
             keys_by_collation: true,
+            default_collation: spec.default_collation.unwrap_or(SERVER_DEFAULT_COLLATION),
         };
         for index in &spec.indexes {
             let index = def.new_index(index)?;
@@ -367,6 +381,9 @@ fn key_columns(columns: &[ColumnDef], names: &[String]) -> Result<Vec<usize>> {
 #[derive(Default)]
 pub(crate) struct Catalog {
     pub(crate) databases: BTreeMap<String, BTreeMap<String, TableId>>,
+    /// The default collation of each database whose default is not
+    /// [`SERVER_DEFAULT_COLLATION`].
+    pub(crate) database_collations: BTreeMap<String, u16>,
     pub(crate) tables: HashMap<TableId, Arc<Table>>,
     /// Next id to hand out; ids only grow, so redo replay can tell tables apart.
     pub(crate) next_table_id: TableId,
@@ -375,6 +392,20 @@ pub(crate) struct Catalog {
 impl Catalog {
     pub(crate) fn new() -> Catalog {
         Catalog { next_table_id: 1, ..Catalog::default() }
+    }
+
+    pub(crate) fn set_database_collation(&mut self, database: &str, collation: u16) {
+        if collation == SERVER_DEFAULT_COLLATION {
+            self.database_collations.remove(database);
+        } else {
+            self.database_collations.insert(database.to_string(), collation);
+        }
+    }
+
+    /// `database`'s default collation (the server's when it has none of
+    /// its own).
+    pub(crate) fn database_collation(&self, database: &str) -> u16 {
+        self.database_collations.get(database).copied().unwrap_or(SERVER_DEFAULT_COLLATION)
     }
 
     pub(crate) fn table_id(&self, database: &str, table: &str) -> Result<TableId> {
@@ -422,6 +453,7 @@ mod tests {
             auto_increment_start: 0,
             partitioning: None,
             comment: String::new(),
+            default_collation: None,
         }
     }
 

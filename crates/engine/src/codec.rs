@@ -26,7 +26,7 @@ use std::sync::Arc;
 use binlog_format::bytes::{ByteReader, ByteWriter};
 use binlog_format::{ColumnType, Gtid, Tag, Uuid, Value};
 
-use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef};
+use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef, SERVER_DEFAULT_COLLATION};
 use crate::change::{ChangeKind, RowChange};
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
@@ -393,6 +393,9 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
     if !def.comment.is_empty() {
         put_str(out, &def.comment);
     }
+    if def.default_collation != SERVER_DEFAULT_COLLATION {
+        out.put_u16(def.default_collation);
+    }
 }
 
 /// A table definition, in order:
@@ -401,7 +404,7 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
 /// |-------|----------|
 /// | id | u64 |
 /// | database, name | strings (u32 length + UTF-8) |
-/// | flagged column count | u32: the column count, [`TABLE_HAS_PARTITIONING`], [`TABLE_HAS_COMMENT`] and [`TABLE_KEYS_BY_COLLATION`] in its top bits |
+/// | flagged column count | u32: the column count, [`TABLE_HAS_PARTITIONING`], [`TABLE_HAS_COMMENT`], [`TABLE_KEYS_BY_COLLATION`] and [`TABLE_HAS_DEFAULT_COLLATION`] in its top bits |
 /// | columns | each: name, type code u8, type metadata (u32 length + bytes), flags u8 (see [`COLUMN_FLAGS_KNOWN`]), collation u16, [DEFAULT], [CURRENT_TIMESTAMP u8], [attributes] |
 /// | primary key | column positions (u32 count, each u32) |
 /// | indexes | u32 count, then each: id u32, name, unique u8, column positions |
@@ -409,6 +412,7 @@ pub(crate) fn put_table_def(out: &mut Vec<u8>, def: &TableDef) {
 /// | next index id | u32 |
 /// | partitioning | only with [`TABLE_HAS_PARTITIONING`], see [`put_partitioning`] |
 /// | comment | only with [`TABLE_HAS_COMMENT`]: string |
+/// | default collation | only with [`TABLE_HAS_DEFAULT_COLLATION`]: u16 (without it, [`SERVER_DEFAULT_COLLATION`]) |
 ///
 /// The flags sit in the column count because a table has at most 4096
 /// columns: a definition written before a flag existed never has it set,
@@ -418,7 +422,8 @@ fn flagged_column_count(def: &TableDef) -> u32 {
     let partitioning = if def.partitioning.is_some() { TABLE_HAS_PARTITIONING } else { 0 };
     let comment = if def.comment.is_empty() { 0 } else { TABLE_HAS_COMMENT };
     let collation = if def.keys_by_collation { TABLE_KEYS_BY_COLLATION } else { 0 };
-    def.columns.len() as u32 | partitioning | comment | collation
+    let default_collation = if def.default_collation == SERVER_DEFAULT_COLLATION { 0 } else { TABLE_HAS_DEFAULT_COLLATION };
+    def.columns.len() as u32 | partitioning | comment | collation | default_collation
 }
 
 /// In the column count: a partitioning section follows the definition.
@@ -429,7 +434,10 @@ const TABLE_HAS_COMMENT: u32 = 0x4000_0000;
 /// In the column count: keys hold character columns by their collation's
 /// weights ([`TableDef::keys_by_collation`]); nothing follows for it.
 const TABLE_KEYS_BY_COLLATION: u32 = 0x2000_0000;
-const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT | TABLE_KEYS_BY_COLLATION;
+/// In the column count: the table's default collation follows the
+/// definition, last.
+const TABLE_HAS_DEFAULT_COLLATION: u32 = 0x1000_0000;
+const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT | TABLE_KEYS_BY_COLLATION | TABLE_HAS_DEFAULT_COLLATION;
 
 /// | field | encoding |
 /// |-------|----------|
@@ -587,6 +595,8 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
     let partitioning = if flagged_count & TABLE_HAS_PARTITIONING != 0 { Some(read_partitioning(reader)?) } else { None };
     let comment = if flagged_count & TABLE_HAS_COMMENT != 0 { reader.string("table comment")? } else { String::new() };
     let keys_by_collation = flagged_count & TABLE_KEYS_BY_COLLATION != 0;
+    let default_collation =
+        if flagged_count & TABLE_HAS_DEFAULT_COLLATION != 0 { reader.u16("table default collation")? } else { SERVER_DEFAULT_COLLATION };
     Ok(TableDef {
         id,
         database,
@@ -599,6 +609,7 @@ pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
         partitioning,
         comment,
         keys_by_collation,
+        default_collation,
     })
 }
 
@@ -643,9 +654,19 @@ fn read_positions(reader: &mut ByteReader<'_>, column_count: usize) -> Result<Ve
 pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
     let mut out = Vec::new();
     match record {
-        DdlRecord::CreateDatabase { name } => {
+        DdlRecord::CreateDatabase { name, default_collation } => {
             out.put_u8(1);
             put_str(&mut out, name);
+            // Only a collation other than the server's follows the name: a
+            // record written before databases kept one is just the name.
+            if *default_collation != SERVER_DEFAULT_COLLATION {
+                out.put_u16(*default_collation);
+            }
+        }
+        DdlRecord::AlterDatabase { name, default_collation } => {
+            out.put_u8(10);
+            put_str(&mut out, name);
+            out.put_u16(*default_collation);
         }
         DdlRecord::DropDatabase { name } => {
             out.put_u8(2);
@@ -699,7 +720,12 @@ pub fn encode_ddl(record: &DdlRecord) -> Vec<u8> {
 pub fn decode_ddl(bytes: &[u8]) -> Result<DdlRecord> {
     let mut reader = ByteReader::new(bytes);
     let record = match reader.u8("ddl kind")? {
-        1 => DdlRecord::CreateDatabase { name: reader.string("database name")? },
+        1 => {
+            let name = reader.string("database name")?;
+            let default_collation = if reader.is_empty() { SERVER_DEFAULT_COLLATION } else { reader.u16("database collation")? };
+            DdlRecord::CreateDatabase { name, default_collation }
+        }
+        10 => DdlRecord::AlterDatabase { name: reader.string("database name")?, default_collation: reader.u16("database collation")? },
         2 => DdlRecord::DropDatabase { name: reader.string("database name")? },
         3 => DdlRecord::CreateTable { def: read_table_def(&mut reader)? },
         4 => DdlRecord::DropTable { table: reader.u64("table id")? },
@@ -927,6 +953,56 @@ mod tests {
         let mut out = Vec::new();
         put_table_def(&mut out, &def);
         assert_eq!(&out[8 + 4 + 1 + 4 + 1..8 + 4 + 1 + 4 + 1 + 4], &2u32.to_le_bytes());
+    }
+
+    #[test]
+    fn a_databases_collation_follows_its_name_and_older_records_read_as_utf8mb4() {
+        let old = encode_ddl(&DdlRecord::CreateDatabase { name: "d".into(), default_collation: SERVER_DEFAULT_COLLATION });
+        let mut expected = vec![1];
+        put_str(&mut expected, "d");
+        assert_eq!(old, expected, "the bytes written before databases kept a collation");
+        let latin1 = DdlRecord::CreateDatabase { name: "d".into(), default_collation: 8 };
+        let bytes = encode_ddl(&latin1);
+        assert_eq!(bytes, [expected.as_slice(), &8u16.to_le_bytes()].concat());
+        assert_eq!(decode_ddl(&bytes).unwrap(), latin1);
+        let altered = DdlRecord::AlterDatabase { name: "d".into(), default_collation: 47 };
+        assert_eq!(decode_ddl(&encode_ddl(&altered)).unwrap(), altered);
+        assert!(decode_ddl(&bytes[..bytes.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn a_tables_default_collation_is_a_flag_and_older_definitions_read_as_utf8mb4() {
+        let spec = crate::catalog::TableSpec {
+            database: "d".into(),
+            name: "t".into(),
+            columns: vec![ColumnDef { collation: 8, ..ColumnDef::new("name", ColumnType::VarChar { max_length_bytes: 10 }) }],
+            default_collation: Some(8),
+            ..Default::default()
+        };
+        let latin1 = TableDef::from_spec(3, &spec).unwrap();
+        assert_eq!(latin1.default_collation, 8);
+        let mut latin1_bytes = Vec::new();
+        put_table_def(&mut latin1_bytes, &latin1);
+        assert_eq!(read_table_def(&mut ByteReader::new(&latin1_bytes)).unwrap(), latin1);
+        for cut in 0..latin1_bytes.len() {
+            assert!(read_table_def(&mut ByteReader::new(&latin1_bytes[..cut])).is_err());
+        }
+
+        // The server's default is no flag and no bytes: a definition
+        // written before tables kept their default reads as utf8mb4.
+        let plain = TableDef { default_collation: SERVER_DEFAULT_COLLATION, ..latin1.clone() };
+        let mut plain_bytes = Vec::new();
+        put_table_def(&mut plain_bytes, &plain);
+        let count_at = 8 + 4 + 1 + 4 + 1;
+        let flagged = u32::from_le_bytes(plain_bytes[count_at..count_at + 4].try_into().unwrap());
+        assert_eq!(flagged & TABLE_HAS_DEFAULT_COLLATION, 0);
+        assert_eq!(read_table_def(&mut ByteReader::new(&plain_bytes)).unwrap().default_collation, SERVER_DEFAULT_COLLATION);
+
+        // With it, the same bytes with the flag set and the id last.
+        let mut expected = plain_bytes;
+        expected[count_at..count_at + 4].copy_from_slice(&(flagged | TABLE_HAS_DEFAULT_COLLATION).to_le_bytes());
+        expected.extend_from_slice(&8u16.to_le_bytes());
+        assert_eq!(latin1_bytes, expected);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::catalog::{check_name, Catalog, IndexSpec, TableDef, TableId, TableSpec, PRIMARY_KEY_NAME};
+use crate::catalog::{check_name, Catalog, IndexSpec, TableDef, TableId, TableSpec, PRIMARY_KEY_NAME, SERVER_DEFAULT_COLLATION};
 use crate::engine::{Engine, Shared};
 use crate::error::{EngineError, Result};
 use crate::mvcc::{current, live_row, CommitLookup};
@@ -47,12 +47,28 @@ pub(crate) const NO_READER: u64 = u64::MAX;
 
 impl Engine {
     pub fn create_database(&self, name: &str) -> Result<()> {
+        self.create_database_in_collation(name, SERVER_DEFAULT_COLLATION)
+    }
+
+    /// CREATE DATABASE with a default collation (its DEFAULT CHARACTER
+    /// SET and COLLATE).
+    pub fn create_database_in_collation(&self, name: &str, default_collation: u16) -> Result<()> {
         check_name(name, EngineError::WrongDatabaseName)?;
         let mut catalog = self.shared.catalog.write();
         if catalog.databases.contains_key(name) {
             return Err(EngineError::DatabaseExists(name.to_string()));
         }
-        self.log_and_apply(&mut catalog, DdlRecord::CreateDatabase { name: name.to_string() })
+        self.log_and_apply(&mut catalog, DdlRecord::CreateDatabase { name: name.to_string(), default_collation })
+    }
+
+    /// ALTER DATABASE's CHARACTER SET / COLLATE: the default of tables
+    /// created from now on; existing tables keep theirs.
+    pub fn alter_database_collation(&self, name: &str, default_collation: u16) -> Result<()> {
+        let mut catalog = self.shared.catalog.write();
+        if !catalog.databases.contains_key(name) {
+            return Err(EngineError::UnknownDatabase(name.to_string()));
+        }
+        self.log_and_apply(&mut catalog, DdlRecord::AlterDatabase { name: name.to_string(), default_collation })
     }
 
     /// Drops `name` and its tables; returns their ids. Like every DDL on
@@ -223,10 +239,17 @@ impl Engine {
 /// logical checks, so redo replay can run it over a fuzzy checkpoint.
 pub(crate) fn apply_ddl(shared: &Shared, catalog: &mut Catalog, record: &DdlRecord) -> Result<()> {
     match record {
-        DdlRecord::CreateDatabase { name } => {
+        DdlRecord::CreateDatabase { name, default_collation } => {
             catalog.databases.entry(name.clone()).or_default();
+            catalog.set_database_collation(name, *default_collation);
+        }
+        DdlRecord::AlterDatabase { name, default_collation } => {
+            if catalog.databases.contains_key(name) {
+                catalog.set_database_collation(name, *default_collation);
+            }
         }
         DdlRecord::DropDatabase { name } => {
+            catalog.database_collations.remove(name);
             for id in catalog.databases.remove(name).unwrap_or_default().into_values() {
                 if let Some(table) = catalog.tables.remove(&id) {
                     discard(shared, &table);

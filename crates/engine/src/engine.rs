@@ -189,6 +189,15 @@ impl Engine {
         self.shared.catalog.read().databases.keys().cloned().collect()
     }
 
+    /// `database`'s default collation, or 1049.
+    pub fn database_collation(&self, database: &str) -> Result<u16> {
+        let catalog = self.shared.catalog.read();
+        if !catalog.databases.contains_key(database) {
+            return Err(EngineError::UnknownDatabase(database.to_string()));
+        }
+        Ok(catalog.database_collation(database))
+    }
+
     /// Table names of `database`, sorted, or 1049.
     pub fn tables(&self, database: &str) -> Result<Vec<String>> {
         let catalog = self.shared.catalog.read();

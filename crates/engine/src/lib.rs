@@ -76,7 +76,7 @@ mod views;
 pub mod write;
 
 pub use alter::{QualifiedName, TableRebuild};
-pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec};
+pub use catalog::{ColumnDef, CurrentTimestamp, IndexDef, IndexId, IndexSpec, TableDef, TableId, TableSpec, SERVER_DEFAULT_COLLATION};
 pub use change::{ChangeKind, RowChange};
 pub use column_attributes::{ColumnAttributes, Generated, GeometryAttributes};
 pub use commit::{CommitError, CommitOutcome, PreparedTransaction, VisibleCommit};

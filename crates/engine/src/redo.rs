@@ -79,6 +79,14 @@ pub trait RedoSink: Send + Sync {
 pub enum DdlRecord {
     CreateDatabase {
         name: String,
+        /// The database's default collation (its DEFAULT CHARACTER SET and
+        /// COLLATE): what a table created in it without one takes.
+        default_collation: u16,
+    },
+    /// ALTER DATABASE's new default collation.
+    AlterDatabase {
+        name: String,
+        default_collation: u16,
     },
     DropDatabase {
         name: String,

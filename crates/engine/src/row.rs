@@ -3,7 +3,7 @@
 
 use std::mem::size_of;
 
-use binlog_format::value::encode_value;
+use binlog_format::text_charset::{encode_column_value, TextCharset};
 use binlog_format::{ColumnType, Value};
 use time::OffsetDateTime;
 
@@ -33,7 +33,8 @@ fn check_value(column: &ColumnDef, value: &Value, scratch: &mut Vec<u8>) -> Resu
         return if column.nullable { Ok(()) } else { Err(EngineError::ColumnCannotBeNull(column.name.clone())) };
     }
     scratch.clear();
-    encode_value(&column.column_type, column.unsigned, value, scratch).map_err(|_| EngineError::IncorrectValue {
+    let charset = TextCharset::of_collation(column.collation);
+    encode_column_value(&column.column_type, column.unsigned, charset, value, scratch).map_err(|_| EngineError::IncorrectValue {
         kind: type_kind(&column.column_type),
         value: display_value(value),
         column: column.name.clone(),

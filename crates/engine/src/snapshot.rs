@@ -63,6 +63,9 @@ use crate::registry::{CommitState, RESTORED_COMMIT_SEQ, RESTORED_WRITER};
 use crate::table::{clustered_key, Table};
 
 const CATALOG_MAGIC: &[u8; 8] = b"BLDCAT01";
+/// In the catalog image's database count: each name is followed by its
+/// default collation (u16).
+const DATABASES_HAVE_COLLATIONS: u32 = 0x8000_0000;
 const TABLE_MAGIC: &[u8; 8] = b"BLDTBL01";
 const ENGINE_MAGIC: &[u8; 8] = b"BLDENG01";
 /// Rows copied per hold of a table's read lock.
@@ -101,9 +104,12 @@ impl Engine {
         out.put_u64(start_lsn);
         out.put_u64(redo_retain_from_lsn);
         out.put_u64(catalog.next_table_id);
-        put_count(&mut out, catalog.databases.len());
+        // The count's top bit says a collation follows each name; an image
+        // without it (written before databases kept one) reads as before.
+        out.put_u32(catalog.databases.len() as u32 | DATABASES_HAVE_COLLATIONS);
         for name in catalog.databases.keys() {
             put_str(&mut out, name);
+            out.put_u16(catalog.database_collation(name));
         }
         let mut tables: Vec<TableId> = catalog.tables.keys().copied().collect();
         tables.sort_unstable();
@@ -226,8 +232,18 @@ impl Engine {
         let lsns = CheckpointLsns { start_lsn: reader.u64("start lsn")?, redo_retain_from_lsn: reader.u64("retain lsn")? };
         let mut catalog = Catalog::new();
         let next_table_id = reader.u64("next table id")?;
-        for _ in 0..reader.count(4, "databases")? {
-            catalog.databases.insert(reader.string("database name")?, Default::default());
+        let flagged_count = reader.u32("databases")?;
+        let with_collations = flagged_count & DATABASES_HAVE_COLLATIONS != 0;
+        let count = (flagged_count & !DATABASES_HAVE_COLLATIONS) as usize;
+        if count.saturating_mul(4) > reader.remaining() {
+            return Err(EngineError::corrupt(format!("databases: {count} cannot fit {} bytes", reader.remaining())));
+        }
+        for _ in 0..count {
+            let name = reader.string("database name")?;
+            if with_collations {
+                catalog.set_database_collation(&name, reader.u16("database collation")?);
+            }
+            catalog.databases.insert(name, Default::default());
         }
         for _ in 0..reader.count(8, "tables")? {
             let def = read_table_def(&mut reader)?;

@@ -40,6 +40,7 @@ fn reshaped(def: &engine::TableDef, rows: Vec<engine::Row>) -> engine::Result<Ta
         auto_increment_start: 0,
         partitioning: None,
         comment: String::new(),
+        default_collation: None,
     };
     let rows = rows.into_iter().map(|row| vec![row[0].clone(), text("here"), row[1].clone()]).collect();
     Ok(TableRebuild { spec, rows, auto_increment: None })
@@ -106,6 +107,7 @@ fn duplicates_under_a_new_unique_key_refuse_the_rebuild_and_log_nothing() {
                 auto_increment_start: 0,
                 partitioning: None,
                 comment: String::new(),
+                default_collation: None,
             };
             spec.columns[2].nullable = true;
             Ok(TableRebuild { spec, rows, auto_increment: None })

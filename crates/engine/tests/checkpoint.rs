@@ -253,3 +253,35 @@ fn a_large_table_is_copied_in_bounded_parts() {
     assert_eq!(committed_rows(&restored, big).len(), ROWS as usize);
     assert_eq!(trx.insert(big, vec![Value::Null, Value::Null]).unwrap().auto_increment_value, Some(ROWS as u64 + 1));
 }
+
+/// A database's default collation comes back from a checkpoint, and a
+/// catalog image written before databases kept one (its database count
+/// without the flag, no collation after each name) reads with the
+/// server's default.
+#[test]
+fn database_collations_come_back_from_a_checkpoint_and_older_images_read_as_utf8mb4() {
+    let engine = support::engine();
+    engine.create_database_in_collation("l", 8).unwrap();
+    let begin = engine.begin_checkpoint();
+    let (restored, _) = Engine::restore(EngineConfig::default(), Arc::new(NoRedo), &begin.catalog_image, &[]).unwrap();
+    let collations = |engine: &Engine| (engine.database_collation("d").unwrap(), engine.database_collation("l").unwrap());
+    assert_eq!(collations(&restored), (engine::SERVER_DEFAULT_COLLATION, 8));
+
+    // magic, start LSN, retain LSN, next table id, then the flagged count
+    // and each name (u32 length + bytes) with its u16 collation.
+    const COUNT_AT: usize = 8 + 3 * 8;
+    let image = &begin.catalog_image;
+    let flagged = u32::from_le_bytes(image[COUNT_AT..COUNT_AT + 4].try_into().unwrap());
+    assert_eq!(flagged, 0x8000_0002, "two databases, with collations");
+    let mut older = image[..COUNT_AT].to_vec();
+    older.extend_from_slice(&2u32.to_le_bytes());
+    let mut at = COUNT_AT + 4;
+    for _ in 0..2 {
+        let length = u32::from_le_bytes(image[at..at + 4].try_into().unwrap()) as usize;
+        older.extend_from_slice(&image[at..at + 4 + length]);
+        at += 4 + length + 2;
+    }
+    older.extend_from_slice(&image[at..]);
+    let (older, _) = Engine::restore(EngineConfig::default(), Arc::new(NoRedo), &older, &[]).unwrap();
+    assert_eq!(collations(&older), (engine::SERVER_DEFAULT_COLLATION, engine::SERVER_DEFAULT_COLLATION));
+}

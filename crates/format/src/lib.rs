@@ -22,6 +22,7 @@ pub mod gtid_set_encoding;
 pub mod gtid_tag;
 pub mod header;
 pub mod serialization;
+pub mod text_charset;
 pub mod value;
 pub mod walk;
 

@@ -122,8 +122,11 @@ fn printed(spec: &ColumnSpec, value: &Value) -> Option<Vec<u8>> {
         (Value::Float(_) | Value::Double(_), _) => return None,
         (Value::Decimal(text), _) => text.clone(),
         (Value::Bytes(bytes), _) => {
+            // It prints the logged bytes: a latin1 or ascii column's text in
+            // that set.
+            let logged = binlog_format::text_charset::TextCharset::of_collation(spec.collation).encode(bytes);
             let mut quoted = vec![b'\''];
-            for &byte in bytes {
+            for &byte in logged.iter() {
                 if byte > 0x1f {
                     quoted.push(byte);
                 } else {

@@ -85,7 +85,11 @@ fn expected(spec: &ColumnSpec, value: &Value) -> TheirValue {
             Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => TheirValue::Bytes(rest.as_bytes().to_vec()),
             _ => TheirValue::Bytes(text.clone().into_bytes()),
         },
-        Value::Bytes(bytes) => TheirValue::Bytes(bytes.clone()),
+        // mysql_common gives the logged bytes: a latin1 or ascii column's
+        // text in that set.
+        Value::Bytes(bytes) => {
+            TheirValue::Bytes(binlog_format::text_charset::TextCharset::of_collation(spec.collation).encode(bytes).into_owned())
+        }
         Value::Date { year, month, day } => TheirValue::Date(*year, *month, *day, 0, 0, 0, 0),
         Value::DateTime { year, month, day, hour, minute, second, micros } => {
             TheirValue::Date(*year, *month, *day, *hour, *minute, *second, *micros)

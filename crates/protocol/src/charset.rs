@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use encoding_rs::{EncoderResult, WINDOWS_1252};
+use encoding_rs::WINDOWS_1252;
 
 use crate::errors::MysqlError;
 use crate::resultset::{ColumnDefinition, QueryResponse};
@@ -96,7 +96,7 @@ impl ClientCharset {
             ClientCharset::Ascii if text.is_ascii() => Cow::Borrowed(utf8),
             ClientCharset::Ascii => Cow::Owned(text.chars().map(|c| if c.is_ascii() { c as u8 } else { b'?' }).collect()),
             ClientCharset::Latin1 if text.is_ascii() => Cow::Borrowed(utf8),
-            ClientCharset::Latin1 => Cow::Owned(encode_latin1(text)),
+            ClientCharset::Latin1 => Cow::Owned(binlog_format::text_charset::encode_latin1(text)),
         }
     }
 
@@ -104,29 +104,6 @@ impl ClientCharset {
     fn converts_results(self) -> bool {
         matches!(self, ClientCharset::Latin1 | ClientCharset::Ascii)
     }
-}
-
-fn encode_latin1(mut text: &str) -> Vec<u8> {
-    let mut encoder = WINDOWS_1252.new_encoder();
-    let mut out = vec![0; text.len()];
-    let mut written = 0;
-    loop {
-        let (result, read, wrote) = encoder.encode_from_utf8_without_replacement(text, &mut out[written..], true);
-        written += wrote;
-        text = &text[read..];
-        match result {
-            EncoderResult::InputEmpty => break,
-            EncoderResult::Unmappable(_) => {
-                out[written] = b'?';
-                written += 1;
-            }
-            // One output byte per character and at least one input byte per
-            // character: `out` never runs short.
-            EncoderResult::OutputFull => unreachable!("latin1 output is never longer than its UTF-8 input"),
-        }
-    }
-    out.truncate(written);
-    out
 }
 
 /// The character sets a session is in: what its statements arrive in

@@ -1,8 +1,11 @@
 //! The character sets and collations binlogd knows by name and id: what
 //! `SET NAMES`, the `character_set_*` and `collation_*` variables, the
 //! handshake's collation byte, binlog replays (ids) and INFORMATION_SCHEMA
-//! name. Stored text is always UTF-8 (utf8mb4); a client talking another
-//! of these is converted at the protocol seam (`protocol::charset`).
+//! name, and what a column's or table's `CHARACTER SET` / `COLLATE` clause
+//! makes. Stored text is always UTF-8 in memory; a column of another
+//! character set holds only what that set can, and its values are logged
+//! in it (`binlog_format::text_charset`); a client talking another of these
+//! is converted at the protocol seam (`protocol::charset`).
 
 use protocol::{CharacterSets, ClientCharset, MysqlError};
 
@@ -85,6 +88,75 @@ pub fn collation_of(charset: &str, name: &str) -> Result<&'static Collation, Mys
     Ok(collation)
 }
 
+/// The collation a `CHARACTER SET charset [COLLATE collation]` clause
+/// names, either part optional, as MySQL resolves it: a character set
+/// alone takes its default collation, a collation alone its own set;
+/// `None` when neither is given. 1115, 1273 or 1253 otherwise.
+pub fn clause_collation(charset: Option<&str>, collation: Option<&str>) -> Result<Option<&'static Collation>, MysqlError> {
+    let unquoted = |name: &str| name.trim_matches(|c| c == '`' || c == '\'' || c == '"').to_ascii_lowercase();
+    match (charset.map(unquoted), collation.map(unquoted)) {
+        (None, None) => Ok(None),
+        (Some(charset), None) => Ok(Some(default_collation(character_set(&charset)?))),
+        (None, Some(collation)) => collation_by_name(&collation).map(Some).ok_or_else(|| unknown_collation(&collation)),
+        (Some(charset), Some(collation)) => collation_of(character_set(&charset)?, &collation).map(Some),
+    }
+}
+
+/// The most bytes a character of collation `id`'s character set takes
+/// (what a CHAR or VARCHAR's byte length is counted in); 4 for an id
+/// binlogd does not know.
+pub fn bytes_per_character(id: u16) -> u16 {
+    collation_by_id(id)
+        .and_then(|collation| CHARACTER_SETS.iter().find(|(name, _, _)| *name == collation.charset))
+        .map_or(4, |(_, _, bytes)| *bytes as u16)
+}
+
+/// The byte offset of the first character of `text` that collation
+/// `id`'s character set cannot hold: outside latin1 (Windows-1252) or
+/// ascii, or beyond the BMP for utf8mb3 (whose characters take at most 3
+/// bytes).
+pub fn first_unstorable(id: u16, text: &str) -> Option<usize> {
+    if text.is_ascii() {
+        return None;
+    }
+    match bytes_per_character(id) {
+        3 => text.char_indices().find(|(_, c)| c.len_utf8() == 4).map(|(at, _)| at),
+        _ => binlog_format::text_charset::TextCharset::of_collation(id).first_unrepresentable(text).map(|(at, _)| at),
+    }
+}
+
+/// `text` with each character collation `id`'s character set cannot hold
+/// as `?`, as MySQL stores it outside strict mode.
+pub fn with_unstorable_replaced(id: u16, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = first_unstorable(id, rest) {
+        out.push_str(&rest[..at]);
+        out.push('?');
+        let skipped = rest[at..].chars().next().map_or(1, char::len_utf8);
+        rest = &rest[at + skipped..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `character_set_database` and `collation_database` for a database of
+/// collation `id`: a session's follow its current database.
+pub fn database_variables(id: u16) -> [(&'static str, Value); 2] {
+    let collation = collation_by_id(id).unwrap_or_else(|| default_collation("utf8mb4"));
+    [
+        ("character_set_database", Value::Bytes(collation.charset.as_bytes().to_vec())),
+        ("collation_database", Value::Bytes(collation.name.as_bytes().to_vec())),
+    ]
+}
+
+/// Whether SHOW CREATE TABLE and SHOW CREATE DATABASE name collation `id`
+/// beside its character set: when it is not the set's default, and always
+/// for utf8mb4_0900_ai_ci (MySQL's `store_create_info`).
+pub fn shows_collation(id: u16) -> bool {
+    collation_by_id(id).is_none_or(|collation| !collation.is_default || collation.id == 255)
+}
+
 /// The value a `character_set_*` or `collation_*` variable stores when set
 /// to `value`: the canonical name, or MySQL's error. Other variables'
 /// values pass unchanged. Only `character_set_results` may be NULL (no
@@ -153,5 +225,18 @@ mod tests {
         assert_eq!(collation_of("utf8mb3", "utf8_bin").unwrap().id, 83);
         assert_eq!(collation_of("latin1", "utf8mb4_bin").unwrap_err().code, 1253);
         assert_eq!(collation_of("latin1", "latin1_nope").unwrap_err().code, 1273);
+    }
+
+    #[test]
+    fn a_clause_names_a_collation_as_mysql_resolves_it() {
+        let id = |charset, collation| clause_collation(charset, collation).map(|c| c.map(|c| c.id));
+        assert_eq!(id(None, None).unwrap(), None);
+        assert_eq!(id(Some("latin1"), None).unwrap(), Some(8));
+        assert_eq!(id(Some("utf8"), None).unwrap(), Some(33));
+        assert_eq!(id(Some("ascii"), Some("ascii_bin")).unwrap(), Some(65));
+        assert_eq!(id(None, Some("latin1_bin")).unwrap(), Some(47));
+        assert_eq!(id(Some("latin1"), Some("utf8mb4_bin")).unwrap_err().code, 1253);
+        assert_eq!(id(Some("klingon"), None).unwrap_err().code, 1115);
+        assert_eq!((bytes_per_character(8), bytes_per_character(33), bytes_per_character(45), bytes_per_character(63)), (1, 3, 4, 1));
     }
 }

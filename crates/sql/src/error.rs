@@ -54,6 +54,25 @@ pub fn wrong_value_for_variable(name: &str, value: &str) -> MysqlError {
     MysqlError::new(1231, "42000", format!("Variable '{name}' can't be set to the value of '{value}'"))
 }
 
+/// 1366 for text its column's character set cannot hold: MySQL prints
+/// (`convert_to_printable`) the first 6 bytes from the first such
+/// character, printable ASCII as itself and the others as `\xHH`, and
+/// `...` when more follow.
+pub fn incorrect_string_value(bytes: &[u8], column: &str) -> MysqlError {
+    const PRINTED_BYTES_MAX: usize = 6;
+    let mut printed = String::new();
+    for &byte in bytes.iter().take(PRINTED_BYTES_MAX) {
+        match byte {
+            0x20..=0x7F => printed.push(byte as char),
+            _ => printed.push_str(&format!("\\x{byte:02X}")),
+        }
+    }
+    if bytes.len() > PRINTED_BYTES_MAX {
+        printed.push_str("...");
+    }
+    incorrect_value("string", &printed, column)
+}
+
 /// 1366 ER_TRUNCATED_WRONG_VALUE_FOR_FIELD.
 pub fn incorrect_value(kind: &str, value: &str, column: &str) -> MysqlError {
     MysqlError::new(1366, "HY000", format!("Incorrect {kind} value: '{value}' for column '{column}' at row 1"))

@@ -19,6 +19,8 @@ use crate::error::{not_supported, syntax_error, SqlResult};
 mod users;
 pub use users::{AccountStatement, Authentication, LevelName, PrivilegeList, SslRequirement, UserName};
 pub mod alter;
+mod database_options;
+pub use database_options::DatabaseOptions;
 mod depth;
 pub mod partition;
 mod replica;
@@ -43,6 +45,13 @@ pub enum Statement {
     CreateDatabase {
         name: String,
         if_not_exists: bool,
+        options: DatabaseOptions,
+    },
+    /// `ALTER {DATABASE | SCHEMA} [name] options`; no name is the current
+    /// database.
+    AlterDatabase {
+        name: Option<String>,
+        options: DatabaseOptions,
     },
     DropDatabase {
         name: String,
@@ -278,6 +287,7 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         return Ok(Parsed { statement, param_count: 0 });
     }
     if let Some((table, partitioning)) = partition::split_create_table(sql)? {
+        let table = column_charset_spelled_out(&table).unwrap_or(table);
         let mut statements = Parser::parse_sql(&MySqlDialect {}, &table).map_err(|error| parse_error(&table, &error.to_string()))?;
         if statements.len() != 1 || !matches!(statements[0], Ast::CreateTable(_)) {
             return Err(syntax_error(sql));
@@ -285,7 +295,7 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
         let statement = Statement::PartitionedCreateTable { create: Box::new(statements.remove(0)), partitioning };
         return Ok(Parsed { statement, param_count: 0 });
     }
-    let rewritten = share_mode_as_for_share(sql).or_else(|| set_with_assignments(sql));
+    let rewritten = share_mode_as_for_share(sql).or_else(|| set_with_assignments(sql)).or_else(|| column_charset_spelled_out(sql));
     let rewritten = composite_interval_units(rewritten.as_deref().unwrap_or(sql)).or(rewritten);
     let parsed_text = rewritten.as_deref().unwrap_or(sql);
     let mut statements = Parser::parse_sql(&MySqlDialect {}, parsed_text).map_err(|error| parse_error(sql, &error.to_string()))?;
@@ -384,6 +394,41 @@ fn share_mode_as_for_share(sql: &str) -> Option<String> {
         rest = before.trim_end();
     }
     Some(format!("{rest} FOR SHARE"))
+}
+
+/// A CREATE TABLE whose column definitions say `CHARSET x` (MySQL's
+/// synonym of `CHARACTER SET`, which sqlparser reads only as a table
+/// option) with `CHARACTER SET x`; `None` for any other statement. A word
+/// right after `(` or `,` names a column and stays.
+fn column_charset_spelled_out(sql: &str) -> Option<String> {
+    if !sql.trim_start().get(..7).is_some_and(|first| first.eq_ignore_ascii_case("CREATE ")) {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySqlDialect {}, sql).tokenize().ok()?;
+    let (mut depth, mut changed, mut after_separator) = (0usize, false, false);
+    let mut out = String::with_capacity(sql.len() + 8);
+    for token in tokens {
+        match &token {
+            Token::Whitespace(_) => {}
+            Token::Word(word)
+                if depth == 1 && !after_separator && word.quote_style.is_none() && word.value.eq_ignore_ascii_case("CHARSET") =>
+            {
+                out.push_str("CHARACTER SET");
+                changed = true;
+                continue;
+            }
+            other => {
+                match other {
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                after_separator = matches!(other, Token::LParen | Token::Comma);
+            }
+        }
+        out.push_str(&token.to_string());
+    }
+    changed.then_some(out)
 }
 
 /// `SET @a := 1, ...` with `=` for each `:=` (MySQL takes both in SET;
@@ -619,11 +664,8 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             if first == "CREATE" {
                 let if_not_exists = words.keywords(&["IF", "NOT", "EXISTS"]);
                 let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
-                // CHARACTER SET / COLLATE options: utf8mb4 is the only one.
-                while !words.at_end() {
-                    words.position += 1;
-                }
-                words.end(Statement::CreateDatabase { name, if_not_exists })
+                let options = database_options::parse(&mut words)?;
+                words.end(Statement::CreateDatabase { name, if_not_exists, options })
             } else {
                 let if_exists = words.keywords(&["IF", "EXISTS"]);
                 let name = words.identifier().ok_or_else(|| syntax_error(&words.rest()))?;
@@ -780,6 +822,15 @@ fn hand_parse(mut words: Words, sql: &str) -> SqlResult<Option<Statement>> {
             Ok(Some(Statement::Nothing))
         }
         "ALTER" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_alter_table(&mut words),
+        "ALTER" if matches!(words.peek_keyword(1).as_deref(), Some("DATABASE" | "SCHEMA")) => {
+            words.position += 2;
+            let option_word = |word: Option<String>| {
+                matches!(word.as_deref(), Some("DEFAULT" | "CHARACTER" | "CHARSET" | "COLLATE" | "ENCRYPTION" | "READ"))
+            };
+            let name = if option_word(words.peek_keyword(0)) { None } else { words.identifier() };
+            let options = database_options::parse(&mut words)?;
+            words.end(Statement::AlterDatabase { name, options })
+        }
         "RENAME" if words.peek_keyword(1).as_deref() == Some("TABLE") => alter::parse_rename_table(&mut words),
         "LOCK" | "UNLOCK" | "RELEASE" | "ALTER" | "RENAME" | "LOAD" | "HANDLER" | "CALL" | "XA" | "CHANGE" | "ANALYZE" | "OPTIMIZE"
         | "CHECK" | "REPAIR" => {
@@ -1114,6 +1165,12 @@ mod tests {
             None
         );
         assert_eq!(composite_interval_units("SELECT 'INTERVAL 1 DAY_HOUR'"), None);
+        assert_eq!(
+            column_charset_spelled_out("CREATE TABLE t (charset INT, c CHAR(3) charset latin1) CHARSET=ascii").as_deref(),
+            Some("CREATE TABLE t (charset INT, c CHAR(3) CHARACTER SET latin1) CHARSET=ascii")
+        );
+        assert_eq!(column_charset_spelled_out("CREATE TABLE t (c CHAR(3)) CHARSET=ascii"), None);
+        assert_eq!(column_charset_spelled_out("SELECT 'a' CHARSET"), None);
         assert_eq!(set_with_assignments("SET @a := 1, @b := 'x:=y'").as_deref(), Some("SET @a = 1, @b = 'x:=y'"));
         assert_eq!(set_with_assignments("SELECT 1"), None);
         assert_eq!(share_mode_as_for_share("SELECT xLOCK IN SHARE MODE"), None);

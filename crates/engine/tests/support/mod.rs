@@ -39,6 +39,7 @@ pub fn users(engine: &Engine) -> TableDef {
         auto_increment_start: 0,
         partitioning: None,
         comment: String::new(),
+        default_collation: None,
     };
     (*engine.create_table(&spec).unwrap()).clone()
 }

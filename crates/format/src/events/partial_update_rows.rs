@@ -16,9 +16,9 @@ use crate::bytes::{ByteReader, ByteWriter};
 use crate::column_type::ColumnType;
 use crate::error::{DecodeError, EncodeError};
 use crate::events::json_diff::JsonDiff;
-use crate::events::rows::{decode_image, encode_image, present_columns, Picked, Row, RowsEvent, RowsKind};
+use crate::events::rows::{decode_image, encode_image, present_columns, ImageColumns, Picked, Row, RowsEvent, RowsKind};
 use crate::events::table_map::TableMap;
-use crate::value::{decode_value, encode_value, Value};
+use crate::value::Value;
 
 /// The value option under which JSON columns may be diffs.
 pub const PARTIAL_JSON_UPDATES: u64 = 1;
@@ -100,9 +100,9 @@ impl PartialUpdateRowsEvent {
         if after.len() != after_columns.len() {
             return Err(EncodeError::ColumnCount { expected: after_columns.len(), found: after.len() });
         }
-        let unsigned = table.unsigned_flags();
+        let columns = ImageColumns::of(table);
         let mut out = Vec::new();
-        encode_image(table, &unsigned, &rows.columns_before, rows.column_count, before, picked, &mut out)?;
+        encode_image(table, &columns, &rows.columns_before, rows.column_count, before, picked, &mut out)?;
         out.put_packed_u64(value_options);
         let partial_json = value_options & PARTIAL_JSON_UPDATES != 0;
         if partial_json {
@@ -128,7 +128,8 @@ impl PartialUpdateRowsEvent {
                     out[nulls_at + k / 8] |= 1 << (k % 8);
                 }
                 AfterValue::Full(value) => {
-                    encode_value(&definition.column_type, unsigned[column], value, &mut out)
+                    columns
+                        .encode(column, &definition.column_type, value, &mut out)
                         .map_err(|reason| EncodeError::Value { column, reason })?;
                 }
                 AfterValue::Diffs(diffs) => {
@@ -155,14 +156,14 @@ impl PartialUpdateRowsEvent {
                 format!("{} columns, but its table map has {}", rows.column_count, table.columns.len()),
             ));
         }
-        let unsigned = table.unsigned_flags();
+        let columns = ImageColumns::of(table);
         let before_columns = present_columns(&rows.columns_before, rows.column_count);
         let after_columns = present_columns(&rows.columns_after, rows.column_count);
         let json_columns = json_columns(table);
         let mut reader = ByteReader::new(&rows.rows);
         let mut updates = Vec::new();
         while !reader.is_empty() {
-            let before = decode_image(table, &unsigned, &before_columns, &mut reader)?;
+            let before = decode_image(table, &columns, &before_columns, &mut reader)?;
             // Read in every row: each row makes progress.
             let value_options = reader.packed_u64("partial update value options")?;
             let mut partial = vec![false; rows.column_count];
@@ -185,7 +186,7 @@ impl PartialUpdateRowsEvent {
                     let length = reader.u32("JSON diffs length")? as usize;
                     after.push(AfterValue::Diffs(JsonDiff::decode_all(reader.take(length, "JSON diffs")?)?));
                 } else {
-                    after.push(AfterValue::Full(decode_value(&definition.column_type, unsigned[column], &mut reader)?));
+                    after.push(AfterValue::Full(columns.decode(column, &definition.column_type, &mut reader)?));
                 }
             }
             updates.push(PartialUpdate { before, value_options, after });

@@ -9,11 +9,13 @@
 //! looks up by `table_id`. The constructors encode typed rows.
 
 use crate::bytes::{ByteReader, ByteWriter};
+use crate::column_type::ColumnType;
 use crate::constants::EventType;
 use crate::error::{DecodeError, EncodeError};
 use crate::events::extra_row_info::ExtraRowInfo;
 use crate::events::table_map::{TableMap, TABLE_ID_MAX};
-use crate::value::{decode_value, encode_value, skip_value, Value};
+use crate::text_charset::TextCharset;
+use crate::value::{decode_value, skip_value, Value};
 
 /// Rows event flags.
 pub mod rows_flags {
@@ -273,14 +275,14 @@ impl RowsEvent {
                 format!("table map has {} columns, the event {}", table.columns.len(), self.column_count),
             ));
         }
-        let unsigned = table.unsigned_flags();
+        let columns = ImageColumns::of(table);
         let start = self.rows.len();
         for (index, image) in images.iter().enumerate() {
             let bitmap = match (kind, index) {
                 (RowsKind::Update, 0) | (RowsKind::Delete, _) => &self.columns_before,
                 _ => &self.columns_after,
             };
-            if let Err(error) = encode_image(table, &unsigned, bitmap, self.column_count, image, picked, &mut self.rows) {
+            if let Err(error) = encode_image(table, &columns, bitmap, self.column_count, image, picked, &mut self.rows) {
                 self.rows.truncate(start);
                 return Err(error);
             }
@@ -306,7 +308,7 @@ impl RowsEvent {
                 format!("{} columns, but its table map has {}", self.column_count, table.columns.len()),
             ));
         }
-        let unsigned = table.unsigned_flags();
+        let columns = ImageColumns::of(table);
         let before = present_columns(&self.columns_before, self.column_count);
         let after = present_columns(&self.columns_after, self.column_count);
         let mut reader = ByteReader::new(&self.rows);
@@ -314,11 +316,11 @@ impl RowsEvent {
         while !reader.is_empty() {
             let start = reader.position();
             let change = match self.kind {
-                RowsKind::Write => RowChange::Write(decode_image(table, &unsigned, &after, &mut reader)?),
-                RowsKind::Delete => RowChange::Delete(decode_image_keeping(table, &unsigned, &before, before_kept, &mut reader)?),
+                RowsKind::Write => RowChange::Write(decode_image(table, &columns, &after, &mut reader)?),
+                RowsKind::Delete => RowChange::Delete(decode_image_keeping(table, &columns, &before, before_kept, &mut reader)?),
                 RowsKind::Update => RowChange::Update {
-                    before: decode_image_keeping(table, &unsigned, &before, before_kept, &mut reader)?,
-                    after: decode_image(table, &unsigned, &after, &mut reader)?,
+                    before: decode_image_keeping(table, &columns, &before, before_kept, &mut reader)?,
+                    after: decode_image(table, &columns, &after, &mut reader)?,
                 },
             };
             // Images without columns take no bytes: refuse to loop on them.
@@ -444,9 +446,37 @@ pub(crate) enum Picked {
 
 /// Appends one row image (null bitmap, then the non-NULL values) of the
 /// columns `bitmap` marks present to `out`.
+/// What encoding and decoding a row image needs of each column beyond
+/// its type: signedness, and the character set its text is logged in
+/// (text is UTF-8 in a [`Value`], in the column's own set in the event).
+pub(crate) struct ImageColumns {
+    unsigned: Vec<bool>,
+    charsets: Vec<TextCharset>,
+}
+
+impl ImageColumns {
+    pub(crate) fn of(table: &TableMap) -> ImageColumns {
+        let charsets = table.collations().into_iter().map(|id| id.map_or(TextCharset::Unconverted, TextCharset::of_collation)).collect();
+        ImageColumns { unsigned: table.unsigned_flags(), charsets }
+    }
+
+    /// Column `column`'s `value` onto `out`, text in the column's set.
+    pub(crate) fn encode(&self, column: usize, column_type: &ColumnType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+        crate::text_charset::encode_column_value(column_type, self.unsigned[column], self.charsets[column], value, out)
+    }
+
+    /// Column `column`'s value from `reader`, text as UTF-8.
+    pub(crate) fn decode(&self, column: usize, column_type: &ColumnType, reader: &mut ByteReader<'_>) -> Result<Value, DecodeError> {
+        match (decode_value(column_type, self.unsigned[column], reader)?, self.charsets[column]) {
+            (Value::Bytes(bytes), charset) if charset != TextCharset::Unconverted => Ok(Value::Bytes(charset.decode(&bytes).into_owned())),
+            (value, _) => Ok(value),
+        }
+    }
+}
+
 pub(crate) fn encode_image(
     table: &TableMap,
-    unsigned: &[bool],
+    columns: &ImageColumns,
     bitmap: &[u8],
     column_count: usize,
     values: &[Value],
@@ -476,25 +506,25 @@ pub(crate) fn encode_image(
             out[nulls_at + k / 8] |= 1 << (k % 8);
             continue;
         }
-        encode_value(&definition.column_type, unsigned[column], value, out).map_err(|reason| EncodeError::Value { column, reason })?;
+        columns.encode(column, &definition.column_type, value, out).map_err(|reason| EncodeError::Value { column, reason })?;
     }
     Ok(())
 }
 
 pub(crate) fn decode_image(
     table: &TableMap,
-    unsigned: &[bool],
+    columns: &ImageColumns,
     present: &[usize],
     reader: &mut ByteReader<'_>,
 ) -> Result<Row, DecodeError> {
-    decode_image_keeping(table, unsigned, present, None, reader)
+    decode_image_keeping(table, columns, present, None, reader)
 }
 
 /// [`decode_image`] that reads the columns `kept` does not mark past,
 /// leaving them NULL.
 fn decode_image_keeping(
     table: &TableMap,
-    unsigned: &[bool],
+    columns: &ImageColumns,
     present: &[usize],
     kept: Option<&[bool]>,
     reader: &mut ByteReader<'_>,
@@ -509,10 +539,10 @@ fn decode_image_keeping(
             }
             row.push(Value::Null);
         } else if kept.is_some_and(|kept| !kept.get(column).copied().unwrap_or(false)) {
-            skip_value(&definition.column_type, unsigned[column], reader)?;
+            skip_value(&definition.column_type, columns.unsigned[column], reader)?;
             row.push(Value::Null);
         } else {
-            row.push(decode_value(&definition.column_type, unsigned[column], reader)?);
+            row.push(columns.decode(column, &definition.column_type, reader)?);
         }
     }
     Ok(row)

@@ -122,6 +122,19 @@ fn micros(fsp: u8) -> impl Strategy<Value = u32> {
     (0..1_000_000 / unit).prop_map(move |n| n * unit)
 }
 
+/// Text as binlogd holds it for a column of collation `collation`: a
+/// column logged in latin1 or ascii holds the UTF-8 its logged bytes
+/// decode to (the others hold the bytes).
+fn in_column_charset(logged: BoxedStrategy<Value>, collation: u16) -> BoxedStrategy<Value> {
+    let charset = binlog_format::text_charset::TextCharset::of_collation(collation);
+    logged
+        .prop_map(move |value| match value {
+            Value::Bytes(bytes) => Value::Bytes(charset.decode(&bytes).into_owned()),
+            other => other,
+        })
+        .boxed()
+}
+
 /// A non-NULL value that fits the column.
 pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
     let unsigned = spec.unsigned;
@@ -138,8 +151,10 @@ pub fn non_null_value(spec: &ColumnSpec) -> BoxedStrategy<Value> {
             prop_oneof![Just(0.0f64), Just(-2.25), Just(f64::MAX), prop::num::f64::NORMAL].prop_map(Value::Double).boxed()
         }
         ColumnType::NewDecimal { precision, scale } => decimal_value(precision, scale),
-        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => bytes_value(max_length_bytes as usize),
-        ColumnType::Blob { length_bytes } => bytes_value(if length_bytes == 1 { 255 } else { 1200 }),
+        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
+            in_column_charset(bytes_value(max_length_bytes as usize), spec.collation)
+        }
+        ColumnType::Blob { length_bytes } => in_column_charset(bytes_value(if length_bytes == 1 { 255 } else { 1200 }), spec.collation),
         ColumnType::Date => (0u16..=9999, 0u8..=12, 0u8..=31).prop_map(|(year, month, day)| Value::Date { year, month, day }).boxed(),
         ColumnType::DateTime2 { fsp } => ((0u16..=9999, 0u8..=12, 0u8..=31), (0u8..=23, 0u8..=59, 0u8..=59), micros(fsp))
             .prop_map(|((year, month, day), (hour, minute, second), micros)| Value::DateTime {

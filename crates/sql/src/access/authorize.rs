@@ -206,6 +206,7 @@ pub fn authorize(statement: &Statement, context: &Context<'_>) -> SqlResult<()> 
         Statement::Use(database) if crate::information_schema::is_information_schema(database) => Ok(()),
         Statement::Use(database) => principal.require_database_access(database),
         Statement::CreateDatabase { name, .. } => principal.require_on_database(Privilege::Create, name),
+        Statement::AlterDatabase { name, .. } => principal.require_on_database(Privilege::Alter, &context.database(name.as_deref())?),
         Statement::DropDatabase { name, .. } => principal.require_on_database(Privilege::Drop, name),
         // MySQL: ALTER on the table; a rename also needs DROP on the old
         // name and CREATE and INSERT on the new.

@@ -14,8 +14,6 @@ use crate::eval::value::{text, to_number, to_text, NullCheck, Number, Value};
 use crate::eval::{bit, enumeration, numeric_display};
 
 pub const BINARY_COLLATION: u16 = 63;
-/// utf8mb4's widest character, in bytes.
-const UTF8MB4_BYTES_MAX: u64 = 4;
 
 fn char_length(length: &Option<CharacterLength>, default: u64) -> SqlResult<u64> {
     match length {
@@ -25,27 +23,47 @@ fn char_length(length: &Option<CharacterLength>, default: u64) -> SqlResult<u64>
     }
 }
 
-fn string_bytes(characters: u64, limit_bytes: u64, name: &str) -> SqlResult<u16> {
-    let bytes = characters * UTF8MB4_BYTES_MAX;
-    if characters == 0 || bytes > limit_bytes {
+/// The bytes a CHAR or VARCHAR of `characters` takes in a character set
+/// of `bytes_per_character`, or MySQL's 1074 (`characters_max` is what
+/// the message names).
+fn string_bytes(characters: u64, bytes_per_character: u16, bytes_max: u64, characters_max: u64, name: &str) -> SqlResult<u16> {
+    let bytes = characters * u64::from(bytes_per_character);
+    if characters == 0 || characters > characters_max || bytes > bytes_max {
         return Err(protocol::MysqlError::new(
             1074,
             "42000",
-            format!("Column length too big for column '{name}' (max = {})", limit_bytes / UTF8MB4_BYTES_MAX),
+            format!("Column length too big for column '{name}' (max = {characters_max}); use BLOB or TEXT instead"),
         ));
     }
     Ok(bytes as u16)
 }
 
-/// The engine column for `name data_type`.
+/// MySQL's longest CHAR, in characters.
+const CHAR_CHARACTERS_MAX: u64 = 255;
+/// The most bytes a VARCHAR's values may take.
+const VARCHAR_BYTES_MAX: u64 = 65_532;
+/// A row's size limit, which MySQL's 1074 for a VARCHAR divides by the
+/// character set's widest character.
+const ROW_BYTES_MAX: u64 = 65_535;
+
+/// The engine column for `name data_type`, text in utf8mb4.
 pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef> {
+    column_in_collation(name, data_type, UTF8MB4_GENERAL_CI)
+}
+
+/// The engine column for `name data_type`, a character type in collation
+/// `text_collation` (lengths in its character set's bytes; the `binary`
+/// collation makes CHAR BINARY, VARCHAR VARBINARY and TEXT BLOB, as
+/// `CHARACTER SET binary` does in MySQL).
+pub fn column_in_collation(name: &str, data_type: &DataType, text_collation: u16) -> SqlResult<ColumnDef> {
     use DataType as D;
+    let bytes_per_character = crate::charsets::bytes_per_character(text_collation);
     let mut unsigned = false;
     let mut collation = BINARY_COLLATION;
     let mut attributes = ColumnAttributes::default();
     let column_type = match data_type {
         D::Zerofill(inner) => {
-            let mut column = column_from_sql(name, inner)?;
+            let mut column = column_in_collation(name, inner, text_collation)?;
             column.unsigned = true;
             column.attributes.zerofill = true;
             if column.attributes.display_width == 0 && column.attributes.float_digits.is_none() {
@@ -93,29 +111,34 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
             ColumnType::NewDecimal { precision: precision as u8, scale: scale as u8 }
         }
         D::Char(length) | D::Character(length) => {
-            collation = UTF8MB4_GENERAL_CI;
-            ColumnType::String { max_length_bytes: string_bytes(char_length(length, 1)?, 255 * UTF8MB4_BYTES_MAX, name)? }
+            collation = text_collation;
+            let characters = char_length(length, 1)?;
+            ColumnType::String { max_length_bytes: string_bytes(characters, bytes_per_character, u64::MAX, CHAR_CHARACTERS_MAX, name)? }
         }
         D::Varchar(length) | D::CharacterVarying(length) | D::CharVarying(length) => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             let Some(_) = length else { return Err(protocol::syntax_error_near(&data_type.to_string())) };
-            ColumnType::VarChar { max_length_bytes: string_bytes(char_length(length, 1)?, 65_532, name)? }
+            let characters_max = ROW_BYTES_MAX / u64::from(bytes_per_character);
+            let characters = char_length(length, 1)?;
+            ColumnType::VarChar {
+                max_length_bytes: string_bytes(characters, bytes_per_character, VARCHAR_BYTES_MAX, characters_max, name)?,
+            }
         }
         D::Binary(length) => ColumnType::String { max_length_bytes: length.unwrap_or(1).clamp(1, 255) as u16 },
         D::Text => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             ColumnType::Blob { length_bytes: 2 }
         }
         D::TinyText => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             ColumnType::Blob { length_bytes: 1 }
         }
         D::MediumText => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             ColumnType::Blob { length_bytes: 3 }
         }
         D::LongText => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             ColumnType::Blob { length_bytes: 4 }
         }
         D::Blob(_) => ColumnType::Blob { length_bytes: 2 },
@@ -154,13 +177,13 @@ pub fn column_from_sql(name: &str, data_type: &DataType) -> SqlResult<ColumnDef>
             ColumnType::Bit { bits: bits as u8 }
         }
         D::Enum(members, None) => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             let (column_type, members) = enumeration::enumeration_from_sql(name, false, &enumeration::enum_member_names(members)?)?;
             attributes.members = members;
             column_type
         }
         D::Set(members) => {
-            collation = UTF8MB4_GENERAL_CI;
+            collation = text_collation;
             let (column_type, members) = enumeration::enumeration_from_sql(name, true, members)?;
             attributes.members = members;
             column_type
@@ -198,26 +221,51 @@ fn spatial_kind(type_name: &sqlparser::ast::ObjectName) -> Option<binlog_format:
     }
 }
 
-/// `CHARACTER SET binary` on a character column: CHAR(n) becomes
-/// BINARY(n), VARCHAR(n) VARBINARY(n), TEXT BLOB, as in MySQL.
-pub fn make_binary(column: &mut ColumnDef) {
-    if column.collation == BINARY_COLLATION {
-        return;
+/// `column` in collation `collation`, as ALTER TABLE ... CONVERT TO makes
+/// it: a text column (CHAR, VARCHAR, TEXT, ENUM, SET) keeps its length in
+/// characters, its bytes counted in the new set (1074 when a VARCHAR no
+/// longer fits), and a TEXT too small for as many characters in the new
+/// set becomes the next larger one (TEXT latin1 to MEDIUMTEXT utf8mb4), as
+/// in MySQL. Other columns are unchanged.
+pub fn converted_to_collation(column: &ColumnDef, collation: u16) -> SqlResult<ColumnDef> {
+    let is_text = match column.column_type {
+        ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. } => column.collation != BINARY_COLLATION,
+        ColumnType::Enum { .. } | ColumnType::Set { .. } => true,
+        _ => false,
+    };
+    let mut converted = column.clone();
+    if !is_text {
+        return Ok(converted);
     }
-    match &mut column.column_type {
-        ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
-            *max_length_bytes /= UTF8MB4_BYTES_MAX as u16;
-            column.collation = BINARY_COLLATION;
+    let old_bytes_per_character = crate::charsets::bytes_per_character(column.collation);
+    let bytes_per_character = crate::charsets::bytes_per_character(collation);
+    let name = &column.name;
+    match &mut converted.column_type {
+        ColumnType::String { max_length_bytes } => {
+            let characters = u64::from(*max_length_bytes / old_bytes_per_character);
+            *max_length_bytes = string_bytes(characters, bytes_per_character, u64::MAX, CHAR_CHARACTERS_MAX, name)?;
         }
-        ColumnType::Blob { .. } => column.collation = BINARY_COLLATION,
+        ColumnType::VarChar { max_length_bytes } => {
+            let characters = u64::from(*max_length_bytes / old_bytes_per_character);
+            let characters_max = ROW_BYTES_MAX / u64::from(bytes_per_character);
+            *max_length_bytes = string_bytes(characters, bytes_per_character, VARCHAR_BYTES_MAX, characters_max, name)?;
+        }
+        ColumnType::Blob { length_bytes } => {
+            let bytes_max = |length_bytes: u8| (1u64 << (8 * u32::from(length_bytes))) - 1;
+            let characters = bytes_max(*length_bytes) / u64::from(old_bytes_per_character);
+            while *length_bytes < 4 && bytes_max(*length_bytes) < characters * u64::from(bytes_per_character) {
+                *length_bytes += 1;
+            }
+        }
         _ => {}
     }
+    converted.collation = collation;
+    Ok(converted)
 }
 
 /// The type as SHOW CREATE TABLE / DESCRIBE print it.
 pub fn type_name(column: &ColumnDef) -> String {
-    let characters =
-        |bytes: u16| if column.collation == BINARY_COLLATION { u64::from(bytes) } else { u64::from(bytes) / UTF8MB4_BYTES_MAX };
+    let characters = |bytes: u16| bytes / crate::charsets::bytes_per_character(column.collation);
     let numeric = numeric_display::type_suffix(column);
     match &column.column_type {
         ColumnType::Tiny => format!("tinyint{numeric}"),
@@ -307,7 +355,8 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
     }
     match &column.column_type {
         ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
-            definition = definition.with_length(u32::from(*max_length_bytes)).with_character_set(column.collation);
+            let (length, collation) = result_length_and_collation(column, *max_length_bytes);
+            definition = definition.with_length(length).with_character_set(collation);
             // BINARY and VARBINARY carry MySQL's BINARY_FLAG: Connector/J
             // takes a binary-charset string without it for text and
             // decodes its bytes as UTF-8.
@@ -316,7 +365,7 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
             }
         }
         ColumnType::Blob { .. } if column.collation != BINARY_COLLATION => {
-            definition = definition.with_character_set(column.collation);
+            definition = definition.with_character_set(result_length_and_collation(column, 0).1);
             definition.flags.remove(ColumnFlags::BINARY_FLAG);
         }
         ColumnType::NewDecimal { precision, scale } => {
@@ -348,6 +397,20 @@ pub fn column_definition(def: &TableDef, position: usize, alias: Option<&str>) -
         flags |= ColumnFlags::ON_UPDATE_NOW_FLAG;
     }
     definition.with_flags(flags)
+}
+
+/// A CHAR or VARCHAR result column's length and character set. Values
+/// leave as UTF-8 (in `character_set_results`, which the protocol seam
+/// relabels when it converts), so a column stored in another character set
+/// is sent as MySQL sends it to a utf8mb4 client: utf8mb4's default
+/// collation, its characters times 4 bytes. A utf8mb4 or binary column
+/// keeps its own.
+fn result_length_and_collation(column: &ColumnDef, max_length_bytes: u16) -> (u32, u16) {
+    let bytes_per_character = crate::charsets::bytes_per_character(column.collation);
+    match column.collation == BINARY_COLLATION || bytes_per_character == 4 {
+        true => (u32::from(max_length_bytes), column.collation),
+        false => (u32::from(max_length_bytes / bytes_per_character) * 4, protocol::ClientCharset::Utf8mb4.default_collation()),
+    }
 }
 
 /// The values an integer column holds, by its width and signedness.
@@ -435,7 +498,10 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
                 bytes.len() <= usize::from(*max_length_bytes)
             } else {
                 match std::str::from_utf8(&bytes) {
-                    Ok(s) => s.chars().count() as u64 <= u64::from(*max_length_bytes) / UTF8MB4_BYTES_MAX,
+                    Ok(s) => {
+                        check_repertoire(column, s)?;
+                        s.chars().count() <= usize::from(*max_length_bytes / crate::charsets::bytes_per_character(column.collation))
+                    }
                     Err(_) => return Err(protocol::MysqlError::invalid_character_string("utf8mb4", &bytes)),
                 }
             };
@@ -451,6 +517,9 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
         }
         ColumnType::Blob { length_bytes } => {
             let bytes = to_text(&value);
+            if let (false, Ok(text)) = (column.collation == BINARY_COLLATION, std::str::from_utf8(&bytes)) {
+                check_repertoire(column, text)?;
+            }
             if (bytes.len() as u64) >> (8 * u32::from(*length_bytes)).min(63) != 0 {
                 return Err(data_too_long(&column.name));
             }
@@ -466,6 +535,16 @@ pub fn coerce(column: &ColumnDef, value: Value) -> SqlResult<Value> {
         ColumnType::Enum { .. } => enumeration::coerce_enum(&column.attributes.members, &value, &column.name),
         ColumnType::Set { .. } => enumeration::coerce_set(&column.attributes.members, &value, &column.name),
         _ => Ok(value),
+    }
+}
+
+/// 1366 when `text` has a character the column's character set lacks
+/// (outside latin1 or ascii, or beyond the BMP for utf8mb3), with the
+/// bytes from it on as MySQL prints them.
+fn check_repertoire(column: &ColumnDef, text: &str) -> SqlResult<()> {
+    match crate::charsets::first_unstorable(column.collation, text) {
+        Some(at) => Err(crate::error::incorrect_string_value(&text.as_bytes()[at..], &column.name)),
+        None => Ok(()),
     }
 }
 

@@ -68,6 +68,13 @@ fn clipped(column: &ColumnDef, value: &Value, code: u16) -> Option<Value> {
         (ColumnType::Bit { bits }, 1406) => Value::UInt(if *bits == 64 { u64::MAX } else { (1u64 << bits) - 1 }),
         (ColumnType::Enum { .. }, 1265) => return Some(Value::UInt(0)),
         (ColumnType::Set { .. }, 1265) => return Some(Value::UInt(known_members(column, value))),
+        (ColumnType::String { .. } | ColumnType::VarChar { .. } | ColumnType::Blob { .. }, 1366) => {
+            let text = crate::eval::value::text(value);
+            let replaced = Value::Bytes(crate::charsets::with_unstorable_replaced(column.collation, &text).into_bytes());
+            // Cut to the column too when it is longer than that (MySQL
+            // warns of the first only).
+            return coerce(column, replaced.clone()).ok().or_else(|| clipped(column, &replaced, 1406));
+        }
         (ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes }, 1406) => {
             Value::Bytes(cut(column, to_text(value), usize::from(*max_length_bytes)))
         }
@@ -99,12 +106,13 @@ fn known_members(column: &ColumnDef, value: &Value) -> u64 {
 }
 
 /// `bytes` cut to the column: `limit_bytes` for binary strings, the
-/// characters that fit for utf8mb4.
+/// characters that fit for text.
 fn cut(column: &ColumnDef, mut bytes: Vec<u8>, limit_bytes: usize) -> Vec<u8> {
     if column.collation == BINARY_COLLATION {
         bytes.truncate(limit_bytes);
         return bytes;
     }
     let text = String::from_utf8_lossy(&bytes);
-    text.chars().take(limit_bytes / 4).collect::<String>().into_bytes()
+    let characters = limit_bytes / usize::from(crate::charsets::bytes_per_character(column.collation));
+    text.chars().take(characters).collect::<String>().into_bytes()
 }

@@ -44,6 +44,12 @@ struct Working {
     /// Kept through the copy, its columns following renames.
     partitioning: Option<engine::Partitioning>,
     comment: String,
+    /// The table's default collation: what a column added or changed
+    /// without its own takes.
+    default_collation: u16,
+    /// The character set a `CHARACTER SET` option of this ALTER named: a
+    /// COLLATE option after it must be one of its collations (1253).
+    charset_named: Option<&'static str>,
 }
 
 pub fn rename_table(pairs: &[(TableName, TableName)], context: &Context<'_>) -> SqlResult<Outcome> {
@@ -122,6 +128,8 @@ fn plan(alter: &AlterTable, def: &TableDef, context: &Context<'_>, warnings: &mu
         auto_increment: None,
         partitioning: declared.partitioning,
         comment: declared.comment,
+        default_collation: def.default_collation,
+        charset_named: None,
     };
     for spec in &alter.specs {
         working.apply(spec, context, warnings)?;
@@ -192,6 +200,7 @@ impl Working {
             auto_increment_start: 0,
             partitioning: self.partitioning.clone(),
             comment: self.comment.clone(),
+            default_collation: Some(self.default_collation),
         }
     }
 
@@ -254,7 +263,7 @@ impl Working {
             AlterSpec::AddColumns { columns, position } => {
                 let mut position = position.clone();
                 for column in columns {
-                    let built = build_column(column, context)?;
+                    let built = build_column(column, self.default_collation, context)?;
                     check_identifier(&built.def.name)?;
                     if self.position(&built.def.name).is_some() {
                         return Err(duplicate_column(&built.def.name));
@@ -283,7 +292,7 @@ impl Working {
             }
             AlterSpec::ChangeColumn { old, column, position } => {
                 let at = self.existing(old)?;
-                let built = build_column(column, context)?;
+                let built = build_column(column, self.default_collation, context)?;
                 check_identifier(&built.def.name)?;
                 if built.generation.is_some() || self.columns[at].def.attributes.generated.is_some() {
                     return Err(not_supported("ALTER TABLE ... MODIFY or CHANGE of a generated column"));
@@ -371,6 +380,26 @@ impl Working {
             }
             AlterSpec::Comment(comment) => {
                 self.comment = crate::exec::table_comment::checked(comment, &self.name, WriteRules::of(&context.env).mode, warnings)?;
+                Ok(())
+            }
+            AlterSpec::TableCharset(name) => {
+                let collation = crate::charsets::clause_collation(Some(name.as_str()), None)?.expect("a character set names a collation");
+                self.default_collation = collation.id;
+                self.charset_named = Some(collation.charset);
+                Ok(())
+            }
+            AlterSpec::TableCollation(name) => {
+                let collation = crate::charsets::clause_collation(self.charset_named, Some(name.as_str()))?.expect("a collation was named");
+                self.default_collation = collation.id;
+                Ok(())
+            }
+            AlterSpec::ConvertTo { charset, collation } => {
+                let collation =
+                    crate::charsets::clause_collation(Some(charset.as_str()), collation.as_deref())?.expect("a character set was named");
+                self.default_collation = collation.id;
+                for column in &mut self.columns {
+                    column.def = crate::eval::columns::converted_to_collation(&column.def, collation.id)?;
+                }
                 Ok(())
             }
             AlterSpec::Harmless => Ok(()),

@@ -10,7 +10,7 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Token;
 
 use crate::error::{database_error, not_supported, syntax_error, SqlResult};
-use crate::eval::columns::{coerce_write, column_from_sql};
+use crate::eval::columns::{coerce_write, column_in_collation};
 use crate::eval::expr::Columns;
 use crate::eval::temporal::{current_timestamp_precision, WriteRules};
 use crate::eval::value::NullCheck;
@@ -32,13 +32,26 @@ pub fn database_statement(statement: &Statement, context: &Context<'_>) -> SqlRe
     let db = context.db();
     let ctx = context.statement_context();
     match statement {
-        Statement::CreateDatabase { name, if_not_exists } => {
+        Statement::CreateDatabase { name, if_not_exists, options } => {
             check_identifier(name)?;
+            let collation = options_collation(options)?.unwrap_or(engine::SERVER_DEFAULT_COLLATION);
             if *if_not_exists && db.catalog().databases().contains(name) {
                 return Ok(ok_with_note(1007, format!("Can't create database '{name}'; database exists")));
             }
-            context.execute_ddl(&ctx, |engine| engine.create_database(name)).map_err(database_error)?;
+            context.execute_ddl(&ctx, |engine| engine.create_database_in_collation(name, collation)).map_err(database_error)?;
             Ok(Outcome::new(OkResponse::affected(1)))
+        }
+        Statement::AlterDatabase { name, options } => {
+            let name = context.database(name.as_deref())?;
+            let current = db.catalog().database_collation(&name).map_err(crate::error::engine_error)?;
+            let collation = options_collation(options)?.unwrap_or(current);
+            context.execute_ddl(&ctx, |engine| engine.alter_database_collation(&name, collation)).map_err(database_error)?;
+            let mut outcome = Outcome::new(OkResponse::affected(1));
+            // The current database's variables follow it, as in MySQL.
+            if context.env.database == Some(name.as_str()) {
+                outcome.set_variables.extend(crate::charsets::database_variables(collation));
+            }
+            Ok(outcome)
         }
         Statement::DropDatabase { name, if_exists } => {
             if *if_exists && !db.catalog().databases().contains(name) {
@@ -172,12 +185,12 @@ pub fn create_table(create: &CreateTable, partitioning: Option<&PartitionClause>
         let comment = crate::exec::table_comment::checked(comment, &table, WriteRules::of(&context.env).mode, &mut warnings)?;
         let mut spec = TableSpec { database: database.clone(), name: table.clone(), comment, ..TableSpec::default() };
         let mut generation_exprs = Vec::new();
-        let default_collation = table_collation(&create.table_options);
+        // The table's own, else its database's, as in MySQL.
+        let database_collation = catalog.database_collation(&database).unwrap_or(engine::SERVER_DEFAULT_COLLATION);
+        let default_collation = table_collation(&create.table_options)?.unwrap_or(database_collation);
+        spec.default_collation = Some(default_collation);
         for column in &create.columns {
-            let mut built = build_column(column, context)?;
-            if let (Some(collation), false) = (&default_collation, built.collation_given) {
-                column_collation(&mut built.def, collation)?;
-            }
+            let built = build_column(column, default_collation, context)?;
             if let Some(expr) = built.generation {
                 generation_exprs.push((spec.columns.len(), expr));
             }
@@ -250,8 +263,6 @@ pub struct BuiltColumn {
     pub generation: Option<Expr>,
     pub primary_key: bool,
     pub unique: bool,
-    /// The column named its COLLATE: a table's default does not apply.
-    pub collation_given: bool,
 }
 
 /// Checks each expression DEFAULT of `columns` as MySQL does, then
@@ -269,46 +280,59 @@ pub(crate) fn check_default_expressions(columns: &[engine::ColumnDef], context: 
     Ok(())
 }
 
-/// Applies `COLLATE name` to a character column: a utf8mb4 collation
-/// becomes the column's; one of another character set leaves the column
-/// utf8mb4 (binlogd stores text as UTF-8) with its default collation.
-/// True when the column took it. An unknown name is MySQL's 1273.
-pub fn column_collation(def: &mut engine::ColumnDef, name: &str) -> SqlResult<bool> {
-    let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"').to_ascii_lowercase();
-    let collation = crate::charsets::collation_by_name(&name).ok_or_else(|| crate::charsets::unknown_collation(&name))?;
-    let is_character = def.collation != engine::collation::BINARY_COLLATION_ID;
-    if !is_character || collation.charset != "utf8mb4" {
-        return Ok(false);
-    }
-    def.collation = collation.id;
-    Ok(true)
+/// The collation CREATE or ALTER DATABASE's options name, if any.
+fn options_collation(options: &crate::parse::DatabaseOptions) -> SqlResult<Option<u16>> {
+    Ok(crate::charsets::clause_collation(options.charset.as_deref(), options.collation.as_deref())?.map(|collation| collation.id))
 }
 
-/// The `[DEFAULT] COLLATE [=] name` among CREATE TABLE's options.
-fn table_collation(options: &sqlparser::ast::CreateTableOptions) -> Option<String> {
+/// The collation CREATE TABLE's `[DEFAULT] CHARACTER SET [=] x` and
+/// `[DEFAULT] COLLATE [=] y` options name (the last of each counts, as in
+/// MySQL), or `None` when they name none.
+pub fn table_collation(options: &sqlparser::ast::CreateTableOptions) -> SqlResult<Option<u16>> {
     use sqlparser::ast::{CreateTableOptions as Options, SqlOption};
     let options = match options {
-        Options::None => return None,
+        Options::None => return Ok(None),
         Options::With(options) | Options::Options(options) | Options::Plain(options) | Options::TableProperties(options) => options,
     };
-    options.iter().rev().find_map(|option| match option {
-        SqlOption::KeyValue { key, value } => {
-            let key = key.to_string().to_ascii_uppercase();
-            (key == "COLLATE" || key == "DEFAULT COLLATE").then(|| value.to_string())
+    let (mut charset, mut collation) = (None, None);
+    for option in options {
+        if let SqlOption::KeyValue { key, value } = option {
+            match key.to_string().to_ascii_uppercase().trim_start_matches("DEFAULT ") {
+                "CHARSET" | "CHARACTER SET" => charset = Some(value.to_string()),
+                "COLLATE" => collation = Some(value.to_string()),
+                _ => {}
+            }
         }
-        _ => None,
-    })
+    }
+    Ok(crate::charsets::clause_collation(charset.as_deref(), collation.as_deref())?.map(|collation| collation.id))
+}
+
+/// The collation a column's own `CHARACTER SET` and `COLLATE` name, or
+/// `None` when it names neither.
+fn column_charset_clause(column: &sqlparser::ast::ColumnDef) -> SqlResult<Option<u16>> {
+    let (mut charset, mut collation) = (None, None);
+    for option in &column.options {
+        match &option.option {
+            ColumnOption::CharacterSet(name) => charset = Some(name.to_string()),
+            ColumnOption::Collation(name) => collation = Some(name.to_string()),
+            _ => {}
+        }
+    }
+    Ok(crate::charsets::clause_collation(charset.as_deref(), collation.as_deref())?.map(|collation| collation.id))
 }
 
 /// MySQL's longest column COMMENT, in characters (ER_TOO_LONG_FIELD_COMMENT).
 const COLUMN_COMMENT_CHARS_MAX: usize = 1024;
 
-pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -> SqlResult<BuiltColumn> {
+/// The column `column` declares, its text in its own character set and
+/// collation or else in `table_collation` (the table's default).
+pub fn build_column(column: &sqlparser::ast::ColumnDef, table_collation: u16, context: &Context<'_>) -> SqlResult<BuiltColumn> {
     let no_columns = Columns::default();
     let constants = context.constants(&no_columns);
     let rules = WriteRules::of(&context.env);
-    let mut def = column_from_sql(&column.name.value, &column.data_type)?;
-    let (mut generation, mut primary_key, mut unique, mut collation_given) = (None, false, false, false);
+    let text_collation = column_charset_clause(column)?.unwrap_or(table_collation);
+    let mut def = column_in_collation(&column.name.value, &column.data_type, text_collation)?;
+    let (mut generation, mut primary_key, mut unique) = (None, false, false);
     let mut default = None;
     for option in &column.options {
         match &option.option {
@@ -344,9 +368,6 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
             ColumnOption::DialectSpecific(tokens) if matches!(tokens.as_slice(), [Token::Word(word)] if word.value.eq_ignore_ascii_case("AUTO_INCREMENT")) => {
                 def.auto_increment = true
             }
-            ColumnOption::CharacterSet(charset) if charset.to_string().eq_ignore_ascii_case("binary") => {
-                crate::eval::columns::make_binary(&mut def)
-            }
             ColumnOption::Comment(comment) if comment.chars().count() > COLUMN_COMMENT_CHARS_MAX => {
                 return Err(protocol::MysqlError::new(
                     1629,
@@ -355,8 +376,8 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
                 ))
             }
             ColumnOption::Comment(comment) => def.attributes.comment = comment.clone(),
-            ColumnOption::Collation(name) => collation_given = column_collation(&mut def, &name.to_string())?,
-            ColumnOption::CharacterSet(_) => {}
+            // Read before the type, by `column_charset_clause`.
+            ColumnOption::Collation(_) | ColumnOption::CharacterSet(_) => {}
             other => return Err(not_supported(format!("column option {other}"))),
         }
     }
@@ -370,7 +391,7 @@ pub fn build_column(column: &sqlparser::ast::ColumnDef, context: &Context<'_>) -
         }
         other => other,
     };
-    Ok(BuiltColumn { def, generation, primary_key, unique, collation_given })
+    Ok(BuiltColumn { def, generation, primary_key, unique })
 }
 
 /// `SRID n` on a geometry column: its values must have SRID n, which

@@ -39,9 +39,14 @@ pub fn execute(statement: &Statement, context: &Context<'_>, mut transaction: Tr
             }
             let mut outcome = Outcome::ok();
             outcome.use_database = Some(Some(name.clone()));
+            let collation = context.db().catalog().database_collation(name).unwrap_or(engine::SERVER_DEFAULT_COLLATION);
+            outcome.set_variables.extend(crate::charsets::database_variables(collation));
             Ok(outcome)
         }
-        Statement::CreateDatabase { .. } | Statement::DropDatabase { .. } | Statement::Truncate { .. } => {
+        Statement::CreateDatabase { .. }
+        | Statement::AlterDatabase { .. }
+        | Statement::DropDatabase { .. }
+        | Statement::Truncate { .. } => {
             transaction.commit(context)?;
             crate::exec::ddl::database_statement(statement, context)
         }

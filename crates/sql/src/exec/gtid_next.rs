@@ -98,6 +98,7 @@ fn class(statement: &Statement) -> Class {
         | Statement::Kill { .. }
         | Statement::Replica(_) => Class::Control,
         Statement::CreateDatabase { .. }
+        | Statement::AlterDatabase { .. }
         | Statement::DropDatabase { .. }
         | Statement::Truncate { .. }
         | Statement::AlterTable(_)

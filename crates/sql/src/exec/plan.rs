@@ -452,6 +452,7 @@ mod tests {
             partitioning: None,
             comment: String::new(),
             keys_by_collation: true,
+            default_collation: engine::SERVER_DEFAULT_COLLATION,
         }
     }
 

@@ -8,7 +8,6 @@ use crate::error::{engine_error, unknown_database, SqlResult};
 use crate::eval::columns::{default_clause, type_name, BINARY_COLLATION};
 
 /// The collation SHOW CREATE TABLE gives every table (utf8mb4_general_ci).
-const TABLE_COLLATION: u16 = 45;
 use crate::eval::expr::like;
 use crate::eval::expr::Environment;
 use crate::eval::quoting::{quoted_identifier, quoted_string};
@@ -203,7 +202,7 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 let mut line = format!("  {} {}", quoted_identifier(&column.name), type_name(column));
                 // A character column in other than the table's collation
                 // names its own, as MySQL prints it.
-                if column.collation != BINARY_COLLATION && column.collation != TABLE_COLLATION {
+                if column.collation != BINARY_COLLATION && column.collation != def.default_collation {
                     let (charset, collation) = crate::information_schema::collation_names(column.collation);
                     line.push_str(&format!(" CHARACTER SET {charset} COLLATE {collation}"));
                 }
@@ -267,9 +266,10 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
                 lines.push(format!("  {kind} {} ({})", quoted_identifier(&index.name), names(&index.columns)));
             }
             let text = format!(
-                "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{}{}",
+                "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB {}{}{}",
                 quoted_identifier(&def.name),
                 lines.join(",\n"),
+                table_charset_options(def.default_collation),
                 crate::exec::table_comment::create_table_option(&def.comment),
                 crate::exec::show_partitions::create_table_suffix(&def).unwrap_or_default()
             );
@@ -472,4 +472,15 @@ pub fn show(show: &Show, context: &Context<'_>, _transaction: &mut Transactions<
         retain_where(&mut result, condition, context)?;
     }
     Ok(Outcome::new(result))
+}
+
+/// SHOW CREATE TABLE's `DEFAULT CHARSET=x [COLLATE=y]` for a table of
+/// collation `id`: MySQL names the collation when it is not its set's
+/// default, and always for utf8mb4_0900_ai_ci (`store_create_info`).
+fn table_charset_options(id: u16) -> String {
+    let (charset, collation) = crate::information_schema::collation_names(id);
+    match crate::charsets::shows_collation(id) {
+        false => format!("DEFAULT CHARSET={charset}"),
+        true => format!("DEFAULT CHARSET={charset} COLLATE={collation}"),
+    }
 }

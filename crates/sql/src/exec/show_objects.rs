@@ -124,8 +124,11 @@ pub fn routine_status() -> ResultSet {
 pub fn create_database(name: &str, if_not_exists: bool, context: &Context<'_>) -> SqlResult<ResultSet> {
     exists(context, name)?;
     let condition = if if_not_exists { "/*!32312 IF NOT EXISTS*/ " } else { "" };
+    let id = context.db().catalog().database_collation(name).unwrap_or(engine::SERVER_DEFAULT_COLLATION);
+    let (charset, collation) = crate::information_schema::collation_names(id);
+    let collate = if crate::charsets::shows_collation(id) { format!(" COLLATE {collation}") } else { String::new() };
     let statement = format!(
-        "CREATE DATABASE {condition}`{}` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */ /*!80016 DEFAULT ENCRYPTION='N' */",
+        "CREATE DATABASE {condition}`{}` /*!40100 DEFAULT CHARACTER SET {charset}{collate} */ /*!80016 DEFAULT ENCRYPTION='N' */",
         name.replace('`', "``")
     );
     let mut result = empty(&["Database", "Create Database"]);

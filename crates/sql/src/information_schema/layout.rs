@@ -62,5 +62,6 @@ pub fn definition(name: &str, columns: &[Column]) -> Arc<TableDef> {
         comment: String::new(),
         // Names compare as bytes, as on a case-sensitive file system.
         keys_by_collation: false,
+        default_collation: engine::SERVER_DEFAULT_COLLATION,
     })
 }

@@ -54,7 +54,11 @@ pub fn schemata(visible: &Visible<'_>) -> Vec<Vec<Value>> {
     names.sort();
     names
         .into_iter()
-        .map(|name| vec![text(DEF), text(name), text("utf8mb4"), text("utf8mb4_general_ci"), Value::Null, text("NO")])
+        .map(|name| {
+            let (charset, collation) =
+                collation_names(visible.catalog.database_collation(&name).unwrap_or(engine::SERVER_DEFAULT_COLLATION));
+            vec![text(DEF), text(name), text(charset), text(collation), Value::Null, text("NO")]
+        })
         .collect()
 }
 
@@ -75,7 +79,7 @@ pub fn tables(visible: &Visible<'_>) -> Vec<Vec<Value>> {
                 Value::Null,
                 Value::Null,
                 Value::Null,
-                text("utf8mb4_general_ci"),
+                text(collation_names(def.default_collation).1),
                 Value::Null,
                 text(""),
                 text(&def.comment),
@@ -94,11 +98,11 @@ pub fn tables(visible: &Visible<'_>) -> Vec<Vec<Value>> {
 
 /// CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH.
 fn character_lengths(column: &ColumnDef) -> (Value, Value) {
-    let binary = column.collation == BINARY_COLLATION;
+    let bytes_per_character = u64::from(crate::charsets::bytes_per_character(column.collation));
     let (characters, octets) = match &column.column_type {
         ColumnType::String { max_length_bytes } | ColumnType::VarChar { max_length_bytes } => {
             let bytes = u64::from(*max_length_bytes);
-            (if binary { bytes } else { bytes / 4 }, bytes)
+            (bytes / bytes_per_character, bytes)
         }
         ColumnType::Blob { length_bytes } => {
             let bytes = (1u64 << (8 * u32::from((*length_bytes).clamp(1, 4)))) - 1;
@@ -112,7 +116,7 @@ fn character_lengths(column: &ColumnDef) -> (Value, Value) {
             } else {
                 members.iter().map(characters).max().unwrap_or(0)
             };
-            (longest, longest * 4)
+            (longest, longest * bytes_per_character)
         }
         _ => return (Value::Null, Value::Null),
     };

@@ -69,6 +69,7 @@ pub(crate) fn apply_lock_waits(trx: &mut engine::Transaction, context: &Context<
 fn writes(statement: &Statement) -> bool {
     match statement {
         Statement::CreateDatabase { .. }
+        | Statement::AlterDatabase { .. }
         | Statement::DropDatabase { .. }
         | Statement::Truncate { .. }
         | Statement::AlterTable(_)

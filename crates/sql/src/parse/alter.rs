@@ -65,6 +65,16 @@ pub enum AlterSpec {
     AutoIncrement(u64),
     /// `COMMENT [=] 'text'`; empty removes the table's comment.
     Comment(String),
+    /// `[DEFAULT] {CHARACTER SET | CHARSET} [=] name`: the table's default.
+    TableCharset(String),
+    /// `[DEFAULT] COLLATE [=] name`: the table's default.
+    TableCollation(String),
+    /// `CONVERT TO {CHARACTER SET | CHARSET} name [COLLATE name]`: every
+    /// text column and the table's default.
+    ConvertTo {
+        charset: String,
+        collation: Option<String>,
+    },
     /// A table option that changes nothing binlogd keeps (ENGINE=InnoDB,
     /// FORCE, those in `IGNORED_TABLE_OPTIONS`).
     Harmless,
@@ -230,6 +240,7 @@ fn parse_spec(tokens: &[Token]) -> SqlResult<AlterSpec> {
                 _ => Err(not_supported(format!("ALTER TABLE ... ALTER {}", text(rest)))),
             }
         }
+        "CONVERT" if second.as_deref() == Some("TO") => parse_convert_to(&tokens[2..]),
         "CONVERT" | "ORDER" | "PARTITION" | "DISCARD" | "IMPORT" | "ENABLE" | "DISABLE" | "TRUNCATE" | "COALESCE" | "REORGANIZE"
         | "EXCHANGE" | "REMOVE" | "ANALYZE" | "CHECK" | "OPTIMIZE" | "REBUILD" | "REPAIR" => {
             Err(not_supported(format!("ALTER TABLE ... {}", text(tokens))))
@@ -238,9 +249,9 @@ fn parse_spec(tokens: &[Token]) -> SqlResult<AlterSpec> {
     }
 }
 
-/// Table options binlogd takes and ignores: the table's default
-/// character set (only columns added later would take it; binlogd's is
-/// utf8mb4), how MySQL would run the ALTER, and InnoDB's storage tuning.
+/// Table options besides AUTO_INCREMENT, ENGINE and COMMENT: the table's
+/// default character set and collation (kept), how MySQL would run the
+/// ALTER and InnoDB's storage tuning (taken and ignored).
 const IGNORED_TABLE_OPTIONS: &[&str] = &[
     "CHARSET",
     "CHARACTER",
@@ -297,12 +308,41 @@ fn parse_table_option(tokens: &[Token], at: usize) -> SqlResult<(AlterSpec, usiz
             }
             AlterSpec::Harmless
         }
+        ("CHARSET" | "CHARACTER", Token::Word(word)) => AlterSpec::TableCharset(word.value.clone()),
+        ("CHARSET" | "CHARACTER", Token::SingleQuotedString(name)) => AlterSpec::TableCharset(name.clone()),
+        ("COLLATE", Token::Word(word)) => AlterSpec::TableCollation(word.value.clone()),
+        ("COLLATE", Token::SingleQuotedString(name)) => AlterSpec::TableCollation(name.clone()),
         (ignored, Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_)) if IGNORED_TABLE_OPTIONS.contains(&ignored) => {
             AlterSpec::Harmless
         }
         _ => return Err(syntax()),
     };
     Ok((spec, value_at + 1))
+}
+
+/// `{CHARACTER SET | CHARSET} [=] name [COLLATE [=] name]`, after
+/// CONVERT TO.
+fn parse_convert_to(tokens: &[Token]) -> SqlResult<AlterSpec> {
+    let syntax = || syntax_error(&text(tokens));
+    let mut at = match (keyword_at(tokens, 0).as_deref(), keyword_at(tokens, 1).as_deref()) {
+        (Some("CHARACTER"), Some("SET")) => 2,
+        (Some("CHARSET"), _) => 1,
+        _ => return Err(syntax()),
+    };
+    at += usize::from(tokens.get(at) == Some(&Token::Eq));
+    let charset = identifier_at(tokens, at).map_err(|_| syntax())?;
+    at += 1;
+    let collation = match keyword_at(tokens, at).as_deref() {
+        Some("COLLATE") => {
+            at += 1;
+            at += usize::from(tokens.get(at) == Some(&Token::Eq));
+            at += 1;
+            Some(identifier_at(tokens, at - 1).map_err(|_| syntax())?)
+        }
+        _ => None,
+    };
+    ends_at(tokens, at)?;
+    Ok(AlterSpec::ConvertTo { charset, collation })
 }
 
 fn parse_add(tokens: &[Token]) -> SqlResult<AlterSpec> {
@@ -434,13 +474,19 @@ mod tests {
             [
                 harmless.clone(),
                 AlterSpec::Comment("it's new".into()),
-                harmless.clone(),
-                harmless.clone(),
-                harmless.clone(),
+                AlterSpec::TableCharset("utf8mb4".into()),
+                AlterSpec::TableCharset("utf8mb4".into()),
+                AlterSpec::TableCollation("utf8mb4_bin".into()),
                 harmless.clone(),
                 harmless
             ]
         );
+        assert_eq!(
+            specs("ALTER TABLE t CONVERT TO CHARACTER SET latin1 COLLATE = latin1_bin"),
+            [AlterSpec::ConvertTo { charset: "latin1".into(), collation: Some("latin1_bin".into()) }]
+        );
+        assert_eq!(specs("ALTER TABLE t CONVERT TO CHARSET ascii"), [AlterSpec::ConvertTo { charset: "ascii".into(), collation: None }]);
+        assert_eq!(parse("ALTER TABLE t CONVERT TO latin1").unwrap_err().code, 1064);
         assert_eq!(specs("ALTER TABLE t COMMENT = ''"), [AlterSpec::Comment(String::new())]);
         assert_eq!(parse("ALTER TABLE t COMMENT").unwrap_err().code, 1064);
         assert_eq!(parse("ALTER TABLE t COMMENT = 5").unwrap_err().code, 1064);
