@@ -15,7 +15,7 @@
 
 use crate::bytes::{ByteReader, ByteWriter};
 use crate::error::DecodeError;
-use crate::value::json::path::{Leg, Path};
+use crate::value::json::path::{place_mut, Leg, Path};
 use crate::value::json::{binary, Json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,11 +111,11 @@ impl JsonDiff {
             };
             let path = Path::parse(&diff.path).map_err(|error| rejected(&error.to_string()))?;
             let Some((last, parents)) = path.legs.split_last() else { return Err(rejected("the path is the whole document")) };
-            let parent = exact_place(document, parents).ok_or_else(|| rejected("no value at the path"))?;
+            let parent = place_mut(document, parents, false).ok_or_else(|| rejected("no value at the path"))?;
             let value = diff.document().transpose()?;
             match (diff.operation, last, parent, value) {
                 (JsonDiffOperation::Replace, leg, parent, Some(value)) => {
-                    *exact_place(parent, std::slice::from_ref(leg)).ok_or_else(|| rejected("no value at the path"))? = value;
+                    *place_mut(parent, std::slice::from_ref(leg), false).ok_or_else(|| rejected("no value at the path"))? = value;
                 }
                 (JsonDiffOperation::Insert, Leg::Member(key), Json::Object(object), Some(value)) if object.get(key).is_none() => {
                     object.insert(key.clone(), value);
@@ -152,23 +152,6 @@ impl JsonDiff {
             }
         }
     }
-}
-
-/// The value `legs` (members and cells only) lead to, without MySQL's
-/// auto-wrapping (`seek_exact_path`).
-fn exact_place<'a>(document: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
-    let mut current = document;
-    for leg in legs {
-        current = match (leg, current) {
-            (Leg::Member(key), Json::Object(object)) => object.get_mut(key)?,
-            (Leg::Cell(index), Json::Array(elements)) => {
-                let at = index.resolve(elements.len())?;
-                &mut elements[at]
-            }
-            _ => return None,
-        };
-    }
-    Some(current)
 }
 
 #[cfg(test)]

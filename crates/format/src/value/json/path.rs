@@ -184,6 +184,14 @@ impl std::fmt::Display for Path {
 /// Follows legs without wildcards; a value that is not an array stands for
 /// an array of itself under `[0]` and `[last]`.
 fn target_mut<'a>(document: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
+    place_mut(document, legs, true)
+}
+
+/// Follows legs without wildcards; with `auto_wrap`, a value that is not
+/// an array stands for an array of itself under `[0]` and `[last]` (as
+/// the JSON functions read paths), without it only arrays have cells (as
+/// MySQL applies a JSON diff, `seek_exact_path`).
+pub(crate) fn place_mut<'a>(document: &'a mut Json, legs: &[Leg], auto_wrap: bool) -> Option<&'a mut Json> {
     let mut current = document;
     for leg in legs {
         current = match (leg, current) {
@@ -192,7 +200,7 @@ fn target_mut<'a>(document: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> 
                 let at = index.resolve(elements.len())?;
                 &mut elements[at]
             }
-            (Leg::Cell(index), other) if index.resolve(1) == Some(0) => other,
+            (Leg::Cell(index), other) if auto_wrap && index.resolve(1) == Some(0) => other,
             _ => return None,
         };
     }
