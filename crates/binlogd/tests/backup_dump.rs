@@ -3,7 +3,9 @@
 //! load restores, with the `mariadb` client, into a fresh binlogd whose
 //! tables equal the source's as of the binlog coordinates the dump stamps
 //! (the source's state there is rebuilt from the binlog's row events with
-//! mysql_common, the independent decoder). Then the statements the dump
+//! mysql_common, the independent decoder), and replaying the binlog from
+//! those coordinates with `mariadb-binlog | mariadb` gives the source's
+//! final tables. Then the statements the dump
 //! stands on, one by one: FLUSH TABLES WITH READ LOCK holding writers
 //! until UNLOCK TABLES, LOCK TABLES' rules and errors, savepoints, the
 //! isolation levels and START TRANSACTION WITH CONSISTENT SNAPSHOT, and
@@ -104,7 +106,9 @@ fn stamped_coordinates(dump: &str) -> (String, u64) {
     (file, position)
 }
 
-fn restore(server: &ServerProcess, dump: &str) {
+/// Runs `script` (a dump, or `mariadb-binlog`'s output) with the
+/// `mariadb` client on `server`; it must succeed.
+fn run_script(server: &ServerProcess, script: &str, what: &str) {
     let mut child = Command::new("mariadb")
         .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot"])
         .stdin(Stdio::piped())
@@ -112,9 +116,26 @@ fn restore(server: &ServerProcess, dump: &str) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run the mariadb client");
-    child.stdin.take().unwrap().write_all(dump.as_bytes()).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let script = script.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(script.as_bytes()));
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "restoring the dump: {}", String::from_utf8_lossy(&output.stderr));
+    writer.join().unwrap().expect("write the script");
+    assert!(output.status.success(), "{what}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// `mariadb-binlog --start-position=POSITION` of `file` and the files
+/// after it, as text.
+fn binlog_from(files: &[PathBuf], file: &str, position: u64) -> String {
+    let from: Vec<&PathBuf> = files.iter().skip_while(|path| path.file_name().and_then(|name| name.to_str()) != Some(file)).collect();
+    assert!(!from.is_empty(), "{file} among {files:?}");
+    let output = Command::new("mariadb-binlog")
+        .arg(format!("--start-position={position}"))
+        .args(&from)
+        .output()
+        .expect("run mariadb-binlog (mariadb-client)");
+    assert!(output.status.success(), "mariadb-binlog: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("mariadb-binlog prints text")
 }
 
 #[test]
@@ -166,8 +187,14 @@ fn a_single_transaction_dump_under_load_restores_the_tables_as_of_its_binlog_coo
     assert_eq!(at_dump.len(), 2 * 200, "sysbench's delete and insert keep the row count");
 
     let restored = ServerProcess::start();
-    restore(&restored, &dump);
+    run_script(&restored, &dump, "restoring the dump");
     assert_eq!(served_rows(&restored), at_dump, "the dump holds the tables exactly as of {file}:{position}");
+
+    // Point-in-time recovery: the binlog from the dump's coordinates to its
+    // end, replayed with `mariadb-binlog | mariadb`, brings the restored
+    // server to the source's tables.
+    run_script(&restored, &binlog_from(&files, &file, position), "replaying the binlog from the dump's coordinates");
+    assert_eq!(served_rows(&restored), at_end, "the dump and the binlog after it give the source's tables");
     drop(restored);
     drop(source);
 }

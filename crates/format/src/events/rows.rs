@@ -444,8 +444,6 @@ pub(crate) enum Picked {
     FromWholeRow,
 }
 
-/// Appends one row image (null bitmap, then the non-NULL values) of the
-/// columns `bitmap` marks present to `out`.
 /// What encoding and decoding a row image needs of each column beyond
 /// its type: signedness, and the character set its text is logged in
 /// (text is UTF-8 in a [`Value`], in the column's own set in the event).
@@ -474,6 +472,8 @@ impl ImageColumns {
     }
 }
 
+/// Appends one row image (null bitmap, then the non-NULL values) of the
+/// columns `bitmap` marks present to `out`.
 pub(crate) fn encode_image(
     table: &TableMap,
     columns: &ImageColumns,
