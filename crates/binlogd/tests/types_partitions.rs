@@ -315,3 +315,99 @@ fn partitioned_tables_are_checked_shown_and_logged_with_their_partition_ids() {
         .collect();
     assert_eq!(python, expected, "python-mysql-replication");
 }
+
+#[test]
+fn a_date_function_over_the_column_partitions_rows_by_its_value() {
+    let mut server = Binlogd::start(&[]);
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query("CREATE DATABASE pf").unwrap();
+    client.query("USE pf").unwrap();
+    for sql in [
+        "CREATE TABLE sales (id INT NOT NULL, sold DATE NOT NULL, PRIMARY KEY (id, sold)) PARTITION BY RANGE (YEAR(sold)) \
+         (PARTITION p2019 VALUES LESS THAN (2020), PARTITION p2020 VALUES LESS THAN (2021), PARTITION pmax VALUES LESS THAN MAXVALUE)",
+        "CREATE TABLE visits (id INT NOT NULL, at DATETIME NOT NULL, PRIMARY KEY (id, at)) PARTITION BY HASH (TO_DAYS(at)) PARTITIONS 4",
+        "CREATE TABLE seasons (id INT NOT NULL, d DATE NOT NULL) PARTITION BY LIST (month(d)) \
+         (PARTITION q1 VALUES IN (1, 2, 3), PARTITION later VALUES IN (4, 5, 6, 7, 8, 9, 10, 11, 12))",
+        "CREATE TABLE stamps (id INT NOT NULL, t TIMESTAMP NOT NULL, PRIMARY KEY (id, t)) PARTITION BY RANGE (UNIX_TIMESTAMP(t)) \
+         (PARTITION old VALUES LESS THAN (1700000000), PARTITION new VALUES LESS THAN MAXVALUE)",
+    ] {
+        client.query(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    }
+    let refused: &[(&str, u16, &str)] = &[
+        (
+            "CREATE TABLE e (t TIMESTAMP) PARTITION BY RANGE (YEAR(t)) (PARTITION a VALUES LESS THAN (2000))",
+            1486,
+            "Constant, random or timezone-dependent expressions in (sub)partitioning function are not permitted",
+        ),
+        (
+            "CREATE TABLE e (d DATE) PARTITION BY HASH (UNIX_TIMESTAMP(d))",
+            1486,
+            "Constant, random or timezone-dependent expressions in (sub)partitioning function are not permitted",
+        ),
+        ("CREATE TABLE e (id INT) PARTITION BY HASH (YEAR(id))", 1564, "This partition function is not allowed"),
+        ("CREATE TABLE e (d DATE) PARTITION BY HASH (YEAR(nope))", 1054, "Unknown column 'nope' in 'partition function'"),
+        (
+            "CREATE TABLE e (d DATE, id INT PRIMARY KEY) PARTITION BY HASH (YEAR(d))",
+            1503,
+            "A PRIMARY KEY must include all columns in the table's partitioning function",
+        ),
+    ];
+    for (sql, code, message) in refused {
+        let error = client.query(sql).unwrap_err();
+        assert_eq!((error.code, error.message.as_str()), (*code, *message), "{sql}");
+    }
+    assert_eq!(client.query("CREATE TABLE e (id INT) PARTITION BY HASH (ABS(id))").unwrap_err().code, 1235);
+
+    client.query("INSERT INTO sales VALUES (1, '2019-12-31'), (2, '2020-01-01'), (3, '2024-05-06')").unwrap();
+    // TO_DAYS: 733321 for 2007-10-07 (% 4 = 1), 733322 the day after.
+    client.query("INSERT INTO visits VALUES (1, '2007-10-07 10:00:00'), (2, '2007-10-08 00:00:00')").unwrap();
+    client.query("INSERT INTO seasons VALUES (1, '2024-02-29'), (2, '2024-11-01')").unwrap();
+    client.query("SET time_zone = '+00:00'").unwrap();
+    client.query("INSERT INTO stamps VALUES (1, '2023-01-01 00:00:00'), (2, '2024-01-01 00:00:00')").unwrap();
+    let error = client.query("INSERT INTO seasons VALUES (3, '2024-00-10')").unwrap_err();
+    assert_eq!(error.code, 1292, "a month 0 is not a date in strict mode: {}", error.message);
+
+    let check = |client: &mut RawClient| {
+        let sales = show_create(client, "sales");
+        assert!(
+            sales.ends_with(
+                "\n/*!50100 PARTITION BY RANGE (year(`sold`))\n(PARTITION p2019 VALUES LESS THAN (2020) ENGINE = InnoDB,\n \
+                 PARTITION p2020 VALUES LESS THAN (2021) ENGINE = InnoDB,\n PARTITION pmax VALUES LESS THAN MAXVALUE ENGINE = InnoDB) */"
+            ),
+            "{sales}"
+        );
+        assert!(show_create(client, "visits").ends_with("\n/*!50100 PARTITION BY HASH (to_days(`at`))\nPARTITIONS 4 */"));
+        let expressions = client
+            .query_rows(
+                "SELECT TABLE_NAME, PARTITION_EXPRESSION FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'pf' \
+                 AND PARTITION_ORDINAL_POSITION = 1 ORDER BY TABLE_NAME",
+            )
+            .unwrap();
+        let expressions: Vec<Vec<String>> = expressions.into_iter().map(|row| row.into_iter().map(Option::unwrap).collect()).collect();
+        assert_eq!(
+            expressions,
+            [["sales", "year(`sold`)"], ["seasons", "month(`d`)"], ["stamps", "unix_timestamp(`t`)"], ["visits", "to_days(`at`)"],]
+        );
+    };
+    check(&mut client);
+    server.restart();
+    let mut client = RawClient::login_to(server.port, "root", "", Some("pf")).unwrap();
+    check(&mut client);
+
+    let files: Vec<_> = server.binlog_files().iter().map(|name| server.binlog_dir().join(name)).collect();
+    let event = |table: &str, rows: usize, id: u16| (table.to_string(), "write", rows, id, None);
+    assert_eq!(
+        logged(&files, &["sales", "visits", "seasons", "stamps"]),
+        [
+            event("sales", 1, 0),
+            event("sales", 1, 1),
+            event("sales", 1, 2),
+            event("visits", 1, 1),
+            event("visits", 1, 2),
+            event("seasons", 1, 0),
+            event("seasons", 1, 1),
+            event("stamps", 1, 0),
+            event("stamps", 1, 1),
+        ]
+    );
+}

@@ -30,7 +30,7 @@ use crate::catalog::{ColumnDef, CurrentTimestamp, IndexDef, TableDef, SERVER_DEF
 use crate::change::{ChangeKind, RowChange};
 use crate::column_attributes::ColumnAttributes;
 use crate::error::{EngineError, Result};
-use crate::partition::{Bound, PartitionDef, PartitionMethod, PartitionValues, Partitioning};
+use crate::partition::{Bound, PartitionDef, PartitionFunction, PartitionMethod, PartitionValues, Partitioning};
 use crate::redo::{DdlRecord, TableRename};
 use crate::row::Row;
 
@@ -442,8 +442,9 @@ const TABLE_FLAGS: u32 = TABLE_HAS_PARTITIONING | TABLE_HAS_COMMENT | TABLE_KEYS
 /// | field | encoding |
 /// |-------|----------|
 /// | method | u8: 1 HASH, 2 KEY, 3 RANGE, 4 LIST, 5 RANGE COLUMNS, 6 LIST COLUMNS |
-/// | flags | u8: 1 LINEAR, 2 partitions given by count |
+/// | flags | u8: 1 LINEAR, 2 partitions given by count, 4 a function over the column |
 /// | key algorithm | u8 (0 not given) |
+/// | function | with flag 4 only: u8, 1 YEAR, 2 MONTH, 3 TO_DAYS, 4 TO_SECONDS, 5 UNIX_TIMESTAMP |
 /// | columns | count, then strings |
 /// | partitions | count, then each: name, comment presence u8 (+ string), values tag u8 (0 hashed, 1 less than, 2 in) with the bounds (count, each tag u8 0 MAXVALUE / 1 value) or the items (count, each a count of values) |
 fn put_partitioning(out: &mut Vec<u8>, partitioning: &Partitioning) {
@@ -455,8 +456,17 @@ fn put_partitioning(out: &mut Vec<u8>, partitioning: &Partitioning) {
         PartitionMethod::RangeColumns => 5,
         PartitionMethod::ListColumns => 6,
     });
-    out.put_u8(u8::from(partitioning.linear) | u8::from(partitioning.by_count) << 1);
+    out.put_u8(u8::from(partitioning.linear) | u8::from(partitioning.by_count) << 1 | u8::from(partitioning.function.is_some()) << 2);
     out.put_u8(partitioning.key_algorithm);
+    if let Some(function) = partitioning.function {
+        out.put_u8(match function {
+            PartitionFunction::Year => 1,
+            PartitionFunction::Month => 2,
+            PartitionFunction::ToDays => 3,
+            PartitionFunction::ToSeconds => 4,
+            PartitionFunction::UnixTimestamp => 5,
+        });
+    }
     put_count(out, partitioning.columns.len());
     for column in &partitioning.columns {
         put_str(out, column);
@@ -511,10 +521,21 @@ fn read_partitioning(reader: &mut ByteReader<'_>) -> Result<Partitioning> {
         other => return Err(EngineError::corrupt(format!("partition method {other}"))),
     };
     let flags = reader.u8("partition flags")?;
-    if flags & !0b11 != 0 {
+    if flags & !0b111 != 0 {
         return Err(EngineError::corrupt(format!("partition flags {flags:#04x}")));
     }
     let key_algorithm = reader.u8("key algorithm")?;
+    let function = match flags & 4 != 0 {
+        false => None,
+        true => Some(match reader.u8("partition function")? {
+            1 => PartitionFunction::Year,
+            2 => PartitionFunction::Month,
+            3 => PartitionFunction::ToDays,
+            4 => PartitionFunction::ToSeconds,
+            5 => PartitionFunction::UnixTimestamp,
+            other => return Err(EngineError::corrupt(format!("partition function {other}"))),
+        }),
+    };
     let columns = (0..reader.count(4, "partition columns")?).map(|_| reader.string("partition column")).collect::<Result<_>>()?;
     let partition_count = reader.count(6, "partitions")?;
     let mut partitions = Vec::with_capacity(partition_count);
@@ -545,7 +566,7 @@ fn read_partitioning(reader: &mut ByteReader<'_>) -> Result<Partitioning> {
         };
         partitions.push(PartitionDef { name, values, comment });
     }
-    Ok(Partitioning { method, linear: flags & 1 != 0, key_algorithm, columns, by_count: flags & 2 != 0, partitions })
+    Ok(Partitioning { method, linear: flags & 1 != 0, key_algorithm, columns, function, by_count: flags & 2 != 0, partitions })
 }
 
 pub(crate) fn read_table_def(reader: &mut ByteReader<'_>) -> Result<TableDef> {
@@ -901,6 +922,7 @@ mod tests {
             linear: false,
             key_algorithm: 0,
             columns: vec!["id".into(), "name".into()],
+            function: None,
             by_count: false,
             partitions: vec![
                 PartitionDef {
@@ -935,6 +957,7 @@ mod tests {
             linear: false,
             key_algorithm: 0,
             columns: vec!["id".into()],
+            function: None,
             by_count: false,
             partitions: vec![PartitionDef {
                 name: "p0".into(),
@@ -945,6 +968,23 @@ mod tests {
         let record =
             DdlRecord::RebuildTable { table: 3, def: TableDef::from_spec(3, &list).unwrap(), rows: vec![], auto_increment_next: 1 };
         assert_eq!(decode_ddl(&encode_ddl(&record)).unwrap(), record);
+        // A function over the column.
+        let mut by_days = list.clone();
+        by_days.columns.push(ColumnDef::new("day", ColumnType::Date));
+        by_days.primary_key.push("day".into());
+        by_days.partitioning = Some(Partitioning {
+            method: PartitionMethod::Range,
+            columns: vec!["day".into()],
+            function: Some(crate::partition::PartitionFunction::ToDays),
+            partitions: vec![PartitionDef { name: "p0".into(), values: PartitionValues::LessThan(vec![Bound::MaxValue]), comment: None }],
+            ..list.partitioning.clone().unwrap()
+        });
+        let record = DdlRecord::CreateTable { def: TableDef::from_spec(5, &by_days).unwrap() };
+        let bytes = encode_ddl(&record);
+        assert_eq!(decode_ddl(&bytes).unwrap(), record);
+        for cut in 0..bytes.len() {
+            assert!(decode_ddl(&bytes[..cut]).is_err());
+        }
         // Without partitioning the column count has no flag: the bytes of
         // a definition are those written before partitioning existed.
         let mut plain = spec;
@@ -1075,6 +1115,7 @@ mod tests {
                 linear: false,
                 key_algorithm: 0,
                 columns: vec!["id".into()],
+                function: None,
                 by_count: true,
                 partitions: vec![PartitionDef { name: "p0".into(), values: PartitionValues::Hashed, comment: None }],
             }),

@@ -84,7 +84,7 @@ pub use config::{EngineConfig, METADATA_LOCK_WAIT_TIMEOUT_DEFAULT};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use key::RowKey;
-pub use partition::{Bound, PartitionDef, PartitionMethod, PartitionValues, Partitioning};
+pub use partition::{Bound, PartitionDef, PartitionFunction, PartitionMethod, PartitionValues, Partitioning};
 pub use purge::PURGE_QUEUED_KEYS_DEFERRED_MAX;
 pub use redo::{ApplierSlot, DdlRecord, Lsn, MemoryRedo, NoRedo, RedoEntry, RedoSink, TableRename, Xid};
 pub use registry::TrxId;

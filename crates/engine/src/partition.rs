@@ -22,6 +22,8 @@
 //!   binlogd's own image of the value;
 //! - RANGE: the first partition whose `VALUES LESS THAN` is above the
 //!   value (NULL is below every value);
+//! - a function over the column (`RANGE (YEAR(d))`, [`PartitionFunction`])
+//!   partitions by its value as the column's would be;
 //! - LIST: the partition listing the value.
 //!
 //! The COLUMNS forms compare values column by column; strings compare by
@@ -83,6 +85,87 @@ impl PartitionMethod {
     }
 }
 
+/// A function over the partitioning column of HASH, RANGE or LIST
+/// (`RANGE (YEAR(d))`): the date functions MySQL allows there and prunes
+/// by. Each gives an integer of a DATE or DATETIME column, UNIX_TIMESTAMP
+/// of a TIMESTAMP column (the others would depend on the time zone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartitionFunction {
+    Year,
+    Month,
+    ToDays,
+    ToSeconds,
+    UnixTimestamp,
+}
+
+impl PartitionFunction {
+    pub const ALL: [PartitionFunction; 5] = [
+        PartitionFunction::Year,
+        PartitionFunction::Month,
+        PartitionFunction::ToDays,
+        PartitionFunction::ToSeconds,
+        PartitionFunction::UnixTimestamp,
+    ];
+
+    /// The function of this name, in any case.
+    pub fn of_name(name: &str) -> Option<PartitionFunction> {
+        PartitionFunction::ALL.into_iter().find(|function| function.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Its name as SHOW CREATE TABLE prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartitionFunction::Year => "year",
+            PartitionFunction::Month => "month",
+            PartitionFunction::ToDays => "to_days",
+            PartitionFunction::ToSeconds => "to_seconds",
+            PartitionFunction::UnixTimestamp => "unix_timestamp",
+        }
+    }
+
+    /// Whether it may read `column`.
+    pub fn takes(self, column: &ColumnDef) -> bool {
+        match self {
+            PartitionFunction::UnixTimestamp => matches!(column.column_type, ColumnType::Timestamp2 { .. }),
+            _ => matches!(column.column_type, ColumnType::Date | ColumnType::DateTime2 { .. }),
+        }
+    }
+
+    /// Its value of a column's `value`; None for NULL, and for TO_DAYS and
+    /// TO_SECONDS of a date with a zero month or day (NULL in MySQL).
+    pub fn apply(self, value: &Value) -> Option<i128> {
+        let (year, month, day, seconds) = match *value {
+            Value::Date { year, month, day } => (year, month, day, 0),
+            Value::DateTime { year, month, day, hour, minute, second, .. } => {
+                (year, month, day, i128::from(hour) * 3600 + i128::from(minute) * 60 + i128::from(second))
+            }
+            Value::Timestamp { seconds, .. } if self == PartitionFunction::UnixTimestamp => return Some(i128::from(seconds)),
+            _ => return None,
+        };
+        match self {
+            PartitionFunction::Year => Some(i128::from(year)),
+            PartitionFunction::Month => Some(i128::from(month)),
+            PartitionFunction::ToDays | PartitionFunction::ToSeconds if month == 0 || day == 0 => None,
+            PartitionFunction::ToDays => Some(day_number(year, month, day)),
+            PartitionFunction::ToSeconds => Some(day_number(year, month, day) * 86_400 + seconds),
+            PartitionFunction::UnixTimestamp => None,
+        }
+    }
+}
+
+/// Days since year 0 as MySQL counts them (`calc_daynr`, TO_DAYS).
+fn day_number(year: u16, month: u8, day: u8) -> i128 {
+    let (year, month, day) = (i128::from(year), i128::from(month), i128::from(day));
+    let mut days = 365 * year + 31 * (month - 1) + day;
+    let mut y = year;
+    if month <= 2 {
+        y -= 1;
+    } else {
+        days -= (month * 4 + 23) / 10;
+    }
+    days + y / 4 - (y / 100 + 1) * 3 / 4
+}
+
 /// A table's `PARTITION BY` clause, with its partitions in declaration
 /// order (a partition's id is its position).
 #[derive(Debug, Clone, PartialEq)]
@@ -95,6 +178,9 @@ pub struct Partitioning {
     /// HASH, RANGE, LIST: the one column of the expression. KEY: its
     /// columns (empty: the primary key's). COLUMNS forms: their columns.
     pub columns: Vec<String>,
+    /// HASH, RANGE, LIST: the function the expression applies to the
+    /// column, if any.
+    pub function: Option<PartitionFunction>,
     /// Partitions given by `PARTITIONS n` alone (named p0, p1, ...):
     /// SHOW CREATE TABLE prints the count, not the list.
     pub by_count: bool,
@@ -160,7 +246,11 @@ impl Partitioning {
         }
         for &position in &positions {
             let column = &def.columns[position];
-            if !column_type_allowed(self.method, column) {
+            let allowed = match self.function {
+                Some(function) => function.takes(column),
+                None => column_type_allowed(self.method, column),
+            };
+            if !allowed {
                 return Err(EngineError::PartitionFieldTypeNotAllowed(column.name.clone()));
             }
         }
@@ -178,9 +268,15 @@ impl Partitioning {
     pub fn partition_of(&self, def: &TableDef, row: &[Value]) -> Result<u16> {
         let positions = self.column_positions(def)?;
         let count = self.partitions.len().max(1);
+        // HASH, RANGE and LIST partition by an integer: the column's, or
+        // the function's of it.
+        let integer = |value: &Value| match self.function {
+            Some(function) => function.apply(value),
+            None => integer_value(value),
+        };
         let id = match self.method {
             PartitionMethod::Hash => {
-                let value = integer_value(&row[positions[0]]).map_or(i64::MIN, |v| v as i64);
+                let value = integer(&row[positions[0]]).map_or(i64::MIN, |v| v as i64);
                 if self.linear {
                     linear_hash_id(value, count)
                 } else {
@@ -196,7 +292,7 @@ impl Partitioning {
                 }
             }
             PartitionMethod::Range => {
-                let value = integer_value(&row[positions[0]]);
+                let value = integer(&row[positions[0]]);
                 let below = |bound: &[Bound]| match bound.first() {
                     Some(Bound::MaxValue) => true,
                     Some(Bound::Value(limit)) => value.is_none_or(|v| integer_value(limit).is_some_and(|l| v < l)),
@@ -206,8 +302,7 @@ impl Partitioning {
                     .ok_or_else(|| no_partition(value.map_or("NULL".to_string(), |v| v.to_string())))?
             }
             PartitionMethod::List => {
-                let value = &row[positions[0]];
-                let wanted = integer_value(value);
+                let wanted = integer(&row[positions[0]]);
                 let listed = |items: &[Vec<Value>]| {
                     items.iter().any(|item| match (item.first(), wanted) {
                         (Some(Value::Null), None) => true,
@@ -384,6 +479,7 @@ mod tests {
             linear,
             key_algorithm: 0,
             columns: vec![column.to_string()],
+            function: None,
             by_count: true,
             partitions: (0..count)
                 .map(|i| PartitionDef { name: format!("p{i}"), values: PartitionValues::Hashed, comment: None })
@@ -443,6 +539,7 @@ mod tests {
             linear: false,
             key_algorithm: 0,
             columns: vec!["id".into()],
+            function: None,
             by_count: false,
             partitions,
         };
@@ -465,6 +562,7 @@ mod tests {
             linear: false,
             key_algorithm: 0,
             columns: vec!["id".into()],
+            function: None,
             by_count: false,
             partitions,
         };
@@ -472,6 +570,38 @@ mod tests {
         assert_eq!(id(&def, Value::Int(3)).unwrap(), 0);
         assert_eq!(id(&def, Value::Null).unwrap(), 1);
         assert_eq!(id(&def, Value::Int(4)).unwrap_err().to_string(), "Table has no partition for value 4");
+    }
+
+    #[test]
+    fn functions_over_a_date_give_mysqls_integers() {
+        let date = Value::Date { year: 2007, month: 10, day: 7 };
+        let at = Value::DateTime { year: 2007, month: 10, day: 7, hour: 1, minute: 2, second: 3, micros: 9 };
+        assert_eq!(PartitionFunction::Year.apply(&date), Some(2007));
+        assert_eq!(PartitionFunction::Month.apply(&at), Some(10));
+        // The MySQL manual's TO_DAYS('2007-10-07') and TO_SECONDS examples.
+        assert_eq!(PartitionFunction::ToDays.apply(&date), Some(733_321));
+        assert_eq!(PartitionFunction::ToDays.apply(&Value::Date { year: 1, month: 1, day: 1 }), Some(366));
+        assert_eq!(PartitionFunction::ToSeconds.apply(&at), Some(733_321 * 86_400 + 3723));
+        assert_eq!(PartitionFunction::ToDays.apply(&Value::Date { year: 2007, month: 0, day: 0 }), None);
+        assert_eq!(PartitionFunction::Year.apply(&Value::Null), None);
+        assert_eq!(PartitionFunction::UnixTimestamp.apply(&Value::Timestamp { seconds: 1_700_000_000, micros: 5 }), Some(1_700_000_000));
+        assert_eq!(PartitionFunction::of_name("TO_DAYS"), Some(PartitionFunction::ToDays));
+        assert_eq!(PartitionFunction::of_name("abs"), None);
+
+        // RANGE (YEAR(d)): each row by its year, NULL below every bound.
+        let mut by_year = hashed(PartitionMethod::Range, false, "d", 0);
+        by_year.function = Some(PartitionFunction::Year);
+        by_year.by_count = false;
+        by_year.partitions = [Bound::Value(Value::Int(2000)), Bound::Value(Value::Int(2010)), Bound::MaxValue]
+            .into_iter()
+            .enumerate()
+            .map(|(i, bound)| PartitionDef { name: format!("p{i}"), values: PartitionValues::LessThan(vec![bound]), comment: None })
+            .collect();
+        let def = table(vec![ColumnDef::new("d", ColumnType::Date)], by_year);
+        assert_eq!(id(&def, Value::Date { year: 1999, month: 12, day: 31 }).unwrap(), 0);
+        assert_eq!(id(&def, date).unwrap(), 1);
+        assert_eq!(id(&def, Value::Date { year: 2024, month: 1, day: 1 }).unwrap(), 2);
+        assert_eq!(id(&def, Value::Null).unwrap(), 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use binlog_format::{ColumnType, Value};
 use engine::partition::PARTITIONS_MAX;
-use engine::{Bound, ColumnDef, PartitionDef, PartitionMethod, PartitionValues, Partitioning, TableSpec};
+use engine::{Bound, ColumnDef, PartitionDef, PartitionFunction, PartitionMethod, PartitionValues, Partitioning, TableSpec};
 use protocol::MysqlError;
 
 use crate::error::{not_supported, SqlResult};
@@ -32,8 +32,16 @@ fn method_word(method: PartitionMethod) -> &'static str {
 
 pub fn build(clause: &PartitionClause, spec: &TableSpec, context: &Context<'_>) -> SqlResult<Partitioning> {
     if let Some(expression) = &clause.expression {
-        return Err(not_supported(format!("partitioning by the expression {expression} (binlogd partitions by a column)")));
+        return Err(not_supported(format!(
+            "partitioning by the expression {expression} (binlogd partitions by a column or YEAR, MONTH, TO_DAYS, TO_SECONDS or UNIX_TIMESTAMP of one)"
+        )));
     }
+    let function = match &clause.function {
+        None => None,
+        Some(name) => Some(PartitionFunction::of_name(name).ok_or_else(|| {
+            not_supported(format!("partitioning by {name}() (binlogd takes YEAR, MONTH, TO_DAYS, TO_SECONDS and UNIX_TIMESTAMP)"))
+        })?),
+    };
     let method = clause.method;
     let columns: Vec<&ColumnDef> = clause
         .columns
@@ -58,6 +66,14 @@ pub fn build(clause: &PartitionClause, spec: &TableSpec, context: &Context<'_>) 
             return Err(error(1502, "A BLOB field is not allowed in partition function"));
         }
     }
+    if let (Some(function), Some(column)) = (function, columns.first()) {
+        if !function.takes(column) {
+            return Err(function_not_allowed(function, column));
+        }
+    }
+    // A function's VALUES are integers, whatever its column holds.
+    let integer = ColumnDef::new("", ColumnType::LongLong);
+    let columns: Vec<&ColumnDef> = if function.is_some() { vec![&integer] } else { columns };
     if clause.count == Some(0) {
         return Err(error(1504, "Number of partitions = 0 is not an allowed value"));
     }
@@ -146,10 +162,29 @@ pub fn build(clause: &PartitionClause, spec: &TableSpec, context: &Context<'_>) 
         method,
         linear: clause.linear,
         key_algorithm: clause.key_algorithm,
-        columns: columns.iter().map(|c| c.name.clone()).collect(),
+        columns: clause.columns.iter().map(|name| column_name(spec, name)).collect(),
+        function,
         by_count,
         partitions,
     })
+}
+
+/// The column named `name`, as the table spells it.
+fn column_name(spec: &TableSpec, name: &str) -> String {
+    spec.columns.iter().find(|c| c.name.eq_ignore_ascii_case(name)).map_or_else(|| name.to_string(), |c| c.name.clone())
+}
+
+/// A date function over a TIMESTAMP (its value depends on the time zone),
+/// or UNIX_TIMESTAMP over another type: MySQL's 1486; a date function over
+/// a column that holds no date: 1564.
+fn function_not_allowed(function: PartitionFunction, column: &ColumnDef) -> MysqlError {
+    let timestamp = matches!(column.column_type, ColumnType::Timestamp2 { .. });
+    let date = matches!(column.column_type, ColumnType::Date | ColumnType::DateTime2 { .. });
+    if timestamp || (function == PartitionFunction::UnixTimestamp && date) {
+        error(1486, "Constant, random or timezone-dependent expressions in (sub)partitioning function are not permitted")
+    } else {
+        error(1564, "This partition function is not allowed")
+    }
 }
 
 /// A VALUES constant as a value of its column: integers for integer

@@ -27,7 +27,7 @@ pub fn create_table_suffix(def: &TableDef) -> Option<String> {
                 PartitionMethod::Range => "RANGE",
                 _ => "LIST",
             };
-            text.push_str(&format!("{word} ({})", quoted_identifier(&partitioning.columns[0])));
+            text.push_str(&format!("{word} ({})", expression_text(partitioning)));
         }
         PartitionMethod::Key => {
             text.push_str("KEY ");
@@ -141,10 +141,14 @@ fn value_text(value: &Value) -> String {
     }
 }
 
-/// INFORMATION_SCHEMA.PARTITIONS.PARTITION_EXPRESSION: the expression, or
-/// the KEY / COLUMNS column list, names in backticks.
+/// INFORMATION_SCHEMA.PARTITIONS.PARTITION_EXPRESSION: the expression
+/// (`year(`d`)`), or the KEY / COLUMNS column list, names in backticks.
 pub fn expression_text(partitioning: &Partitioning) -> String {
-    partitioning.columns.iter().map(|name| quoted_identifier(name)).collect::<Vec<_>>().join(",")
+    let columns = partitioning.columns.iter().map(|name| quoted_identifier(name)).collect::<Vec<_>>().join(",");
+    match partitioning.function {
+        Some(function) => format!("{}({columns})", function.name()),
+        None => columns,
+    }
 }
 
 /// INFORMATION_SCHEMA.PARTITIONS.PARTITION_DESCRIPTION: the RANGE bound

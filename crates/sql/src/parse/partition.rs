@@ -10,6 +10,8 @@
 //!     [[STORAGE] ENGINE [=] InnoDB] [COMMENT [=] 'text'], ...)]
 //! ```
 //!
+//! `expr` is a column or a function of one (`YEAR(d)`); another
+//! expression is kept as text and refused when the table is created.
 //! Subpartitions are refused (1235).
 
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -49,8 +51,11 @@ pub struct PartitionClause {
     /// KEY and COLUMNS: the column list. HASH, RANGE, LIST: the expression
     /// when it is one column.
     pub columns: Vec<String>,
-    /// HASH, RANGE, LIST: the expression's text when it is not a column
-    /// (refused when the table is created).
+    /// HASH, RANGE, LIST: the function the expression applies to its one
+    /// column (`YEAR(d)`), by name.
+    pub function: Option<String>,
+    /// HASH, RANGE, LIST: the expression's text when it is neither a
+    /// column nor a function of one (refused when the table is created).
     pub expression: Option<String>,
     /// PARTITIONS n.
     pub count: Option<u64>,
@@ -182,7 +187,9 @@ impl Clause<'_> {
     }
 
     /// `(expr)`: a column, or the expression's text.
-    fn expression(&mut self) -> SqlResult<(Vec<String>, Option<String>)> {
+    /// HASH's, RANGE's or LIST's `(expr)`: its column, the function applied
+    /// to it, or the text of another expression.
+    fn expression(&mut self) -> SqlResult<(Vec<String>, Option<String>, Option<String>)> {
         self.expect(&Token::LParen)?;
         let start = self.position;
         let mut depth = 1usize;
@@ -197,17 +204,20 @@ impl Clause<'_> {
         }
         let inner = &self.tokens[start..self.position - 1];
         match inner {
-            [Token::Word(word)] => Ok((vec![word.value.clone()], None)),
-            _ => Ok((Vec::new(), Some(inner.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")))),
+            [Token::Word(word)] => Ok((vec![word.value.clone()], None, None)),
+            [Token::Word(function), Token::LParen, Token::Word(column), Token::RParen] if function.quote_style.is_none() => {
+                Ok((vec![column.value.clone()], Some(function.value.clone()), None))
+            }
+            _ => Ok((Vec::new(), None, Some(inner.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")))),
         }
     }
 
     fn parse(mut self) -> SqlResult<PartitionClause> {
         let linear = self.keyword("LINEAR");
         let mut key_algorithm = 0;
-        let (method, columns, expression) = if self.keyword("HASH") {
-            let (columns, expression) = self.expression()?;
-            (PartitionMethod::Hash, columns, expression)
+        let (method, columns, function, expression) = if self.keyword("HASH") {
+            let (columns, function, expression) = self.expression()?;
+            (PartitionMethod::Hash, columns, function, expression)
         } else if self.keyword("KEY") {
             if self.keyword("ALGORITHM") {
                 self.expect(&Token::Eq)?;
@@ -216,7 +226,7 @@ impl Clause<'_> {
                     _ => return Err(self.error()),
                 };
             }
-            (PartitionMethod::Key, self.column_list()?, None)
+            (PartitionMethod::Key, self.column_list()?, None, None)
         } else if !linear && (self.peek_keyword().as_deref() == Some("RANGE") || self.peek_keyword().as_deref() == Some("LIST")) {
             let range = self.keyword("RANGE");
             if !range {
@@ -224,10 +234,10 @@ impl Clause<'_> {
             }
             if self.keyword("COLUMNS") {
                 let method = if range { PartitionMethod::RangeColumns } else { PartitionMethod::ListColumns };
-                (method, self.column_list()?, None)
+                (method, self.column_list()?, None, None)
             } else {
-                let (columns, expression) = self.expression()?;
-                (if range { PartitionMethod::Range } else { PartitionMethod::List }, columns, expression)
+                let (columns, function, expression) = self.expression()?;
+                (if range { PartitionMethod::Range } else { PartitionMethod::List }, columns, function, expression)
             }
         } else {
             return Err(self.error());
@@ -249,7 +259,7 @@ impl Clause<'_> {
         if self.position < self.tokens.len() {
             return Err(self.error());
         }
-        Ok(PartitionClause { method, linear, key_algorithm, columns, expression, count, partitions })
+        Ok(PartitionClause { method, linear, key_algorithm, columns, function, expression, count, partitions })
     }
 
     fn partition(&mut self) -> SqlResult<PartitionClauseItem> {
@@ -386,6 +396,10 @@ mod tests {
         );
         let (_, clause) = split_create_table("CREATE TABLE t (a INT) PARTITION BY HASH (a + 1)").unwrap().unwrap();
         assert!(clause.columns.is_empty() && clause.expression.is_some());
+        let (_, clause) = split_create_table("CREATE TABLE t (d DATE) PARTITION BY RANGE (YEAR(`d`)) (PARTITION p VALUES LESS THAN (1))")
+            .unwrap()
+            .unwrap();
+        assert_eq!((clause.columns, clause.function, clause.expression), (vec!["d".to_string()], Some("YEAR".to_string()), None));
         assert!(split_create_table("CREATE TABLE t (a INT)").unwrap().is_none());
         assert!(split_create_table("SELECT 1").unwrap().is_none());
     }
