@@ -4,7 +4,8 @@
 //! and a warning outside it); values read back as they were written
 //! through the text and binary protocols; the row events carry each value
 //! in its column's character set and the Table_map its byte lengths and
-//! collations, as mysql_common and `mariadb-binlog` decode them; SHOW
+//! collations, as mysql_common and `mariadb-binlog` decode them, and a
+//! MariaDB replica and python-mysql-replication read the same text; SHOW
 //! CREATE TABLE and INFORMATION_SCHEMA print them as MySQL does.
 
 mod support;
@@ -15,7 +16,8 @@ use mysql_common::binlog::consts::BinlogVersion;
 use mysql_common::binlog::events::{EventData, OptionalMetaExtractor};
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::binlog::BinlogFile;
-use support::ServerProcess;
+use support::mariadb::MariaDb;
+use support::{python_script, Binlogd, ServerProcess};
 use testkit::raw_client::{MValue, RawClient, Response};
 
 /// `l` latin1 CHAR(3), `v` latin1_bin VARCHAR(10), `a` ascii VARCHAR(5),
@@ -313,4 +315,66 @@ fn convert_to_changes_every_text_column_and_the_tables_default() {
     assert!(ascii.contains("`s` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL"), "{ascii}");
     assert!(ascii.ends_with(") ENGINE=InnoDB DEFAULT CHARSET=ascii"), "{ascii}");
     assert_eq!(error(&mut client, "ALTER TABLE c CHARACTER SET latin1 COLLATE ascii_bin").0, 1253);
+}
+
+/// The rows of cs.t as the mariadb client prints them (UTF-8).
+const CS_ROWS: &str = "SELECT id, l, a, u, m FROM cs.t ORDER BY id";
+
+#[test]
+fn a_mariadb_replica_and_python_mysql_replication_read_each_columns_text() {
+    let source = Binlogd::start(&[]);
+    let replica = MariaDb::start(&["--server-id=2", "--skip-log-bin"]);
+    replica.query(&format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='root', MASTER_PASSWORD='',
+             MASTER_USE_GTID=no, MASTER_LOG_FILE='binlog.000001', MASTER_LOG_POS=4, MASTER_HEARTBEAT_PERIOD=1;
+         START SLAVE;",
+        source.port
+    ));
+    source.query(
+        "CREATE DATABASE cs; CREATE TABLE cs.t (id INT PRIMARY KEY, l VARCHAR(10) CHARACTER SET latin1, \
+         a CHAR(5) CHARACTER SET ascii, u VARCHAR(10) CHARACTER SET utf8mb3, m VARCHAR(10)); \
+         INSERT INTO cs.t VALUES (1, 'café', 'abc', 'naïve', '😀'), (2, '€uro', 'x', 'ß', NULL), (3, 'del', 'y', 'z', 'w'); \
+         UPDATE cs.t SET l = 'Ærø' WHERE id = 2; DELETE FROM cs.t WHERE id = 3;",
+    );
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let status = source.query("SHOW MASTER STATUS");
+        let mut fields = status.split('\t');
+        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
+        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
+            break;
+        }
+        let error = replica.status("Last_SQL_Error");
+        assert!(error.is_empty() && std::time::Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let ours = source.query(CS_ROWS);
+    assert_eq!(ours, "1\tcafé\tabc\tnaïve\t😀\n2\tÆrø\tx\tß\tNULL\n");
+    // The client's own character set is utf8mb3 by default: utf8mb4 asked.
+    let theirs = replica.query(&format!("SET NAMES utf8mb4; {CS_ROWS}"));
+    assert_eq!(theirs, ours, "the MariaDB replica decodes each column in its character set");
+
+    let output = Command::new("python3")
+        .arg(python_script("read_rows.py"))
+        .args([&source.port.to_string(), "position", &source.binlog_files()[0], "4"])
+        .output()
+        .expect("run python3 (pip install mysql-replication pymysql)");
+    assert!(output.status.success(), "read_rows.py: {}", String::from_utf8_lossy(&output.stderr));
+    let mut seen = Vec::new();
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let line: serde_json::Value = serde_json::from_str(line).unwrap();
+        if line["table"] != "t" {
+            continue;
+        }
+        for row in line["rows"].as_array().unwrap() {
+            let image = if line["event"] == "update" { &row["after"] } else { row };
+            seen.push([&image["l"], &image["a"], &image["u"]].map(|value| value.as_str().unwrap_or("NULL").to_string()));
+        }
+    }
+    assert_eq!(
+        seen,
+        [["café", "abc", "naïve"], ["€uro", "x", "ß"], ["del", "y", "z"], ["Ærø", "x", "ß"], ["del", "y", "z"]],
+        "python-mysql-replication decodes each column in its character set"
+    );
 }
