@@ -310,13 +310,13 @@ fn run_one(
     dir: &Path,
     interrupt: &Interrupt,
 ) -> Result<Run, String> {
-    let sizing = Sizing { buffer_pool_bytes: 1 << 30, engine_memory_limit_bytes: 2 << 30, max_allowed_packet_bytes: 64 << 20 };
+    let sizing = Sizing { buffer_pool_bytes: 1 << 30, engine_memory_limit_bytes: 2 << 30, max_allowed_packet_bytes: 64 << 20, cpus: None };
     let mut server = match kind {
         Kind::MariaDb => Server::start_mariadb(dir, &sizing, 1, free_port()?, interrupt)?,
         Kind::Binlogd => Server::start_binlogd(binary, dir, &sizing, BinlogStorageEngine::File, 1, free_port()?, interrupt)?,
     };
     crate::side_by_side::client::Client::new(server.port).query("CREATE DATABASE sbtest")?;
-    let target = Target { port: server.port, tables: 1, table_size: args.table_size };
+    let target = Target { port: server.port, tables: 1, table_size: args.table_size, cpus: None };
     target.prepare(args.threads.min(4), interrupt)?;
     eprintln!("bench cdc: {} with {}: starting the consumer", kind.name(), consumer.name());
 

@@ -176,7 +176,7 @@ fn run_rounds(args: &SemiSyncBenchArgs, source_dir: &Path, replica_dir: &Path, i
     connection.execute(&format!("CREATE USER '{REPL_USER}'@'%' IDENTIFIED BY '{REPL_PASSWORD}'"))?;
     connection.execute(&format!("GRANT REPLICATION SLAVE ON *.* TO '{REPL_USER}'@'%'"))?;
     connection.execute("CREATE DATABASE sbtest")?;
-    let target = Target { port: source.port, tables: args.tables, table_size: args.table_size };
+    let target = Target { port: source.port, tables: args.tables, table_size: args.table_size, cpus: None };
     eprintln!("bench semi-sync: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
     target.prepare(args.tables.min(8), interrupt)?;
 

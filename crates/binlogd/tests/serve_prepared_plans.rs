@@ -146,3 +146,52 @@ fn parameters_choose_their_own_rows_and_ranges() {
     assert_eq!(ids(client.execute(limited, &[MValue::Int(0), MValue::Int(2)]).unwrap()), ["1", "2"]);
     assert_eq!(ids(client.execute(limited, &[MValue::Int(2), MValue::Int(5)]).unwrap()), ["3", "4"]);
 }
+
+/// A sorted, aggregated or DISTINCT SELECT keeps its plan too: DDL makes
+/// it again, and GROUP_CONCAT's column type follows the session's
+/// `group_concat_max_len` at every execution.
+#[test]
+fn sorted_and_grouped_selects_keep_their_plan_until_ddl() {
+    let server = ServerProcess::start();
+    let mut client = RawClient::login_to(server.port, "root", "", None).unwrap();
+    client.query_rows("CREATE DATABASE a").unwrap();
+    client.query_rows("USE a").unwrap();
+    client.query_rows("CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10), k INT)").unwrap();
+    client.query_rows("INSERT INTO t VALUES (1, 'pear', 2), (2, 'Apple', 1), (3, 'fig', 2), (4, 'apple', 1)").unwrap();
+    let (sorted, ..) = client.prepare("SELECT DISTINCT c FROM t WHERE id BETWEEN ? AND ? ORDER BY c").unwrap();
+    let (grouped, ..) =
+        client.prepare("SELECT k, COUNT(*), GROUP_CONCAT(c ORDER BY id) FROM t GROUP BY k HAVING COUNT(*) > ? ORDER BY 1 DESC").unwrap();
+    let before = reprepares(&mut client);
+
+    // utf8mb4_general_ci: 'Apple' and 'apple' are one value, the first kept.
+    let range = |low, high| [MValue::Int(low), MValue::Int(high)];
+    assert_eq!(rows(client.execute(sorted, &range(1, 4)).unwrap()), vec![row(&["Apple"]), row(&["fig"]), row(&["pear"])]);
+    assert_eq!(rows(client.execute(sorted, &range(3, 4)).unwrap()), vec![row(&["apple"]), row(&["fig"])]);
+    assert_eq!(
+        rows(client.execute(grouped, &[MValue::Int(0)]).unwrap()),
+        vec![row(&["2", "2", "pear,fig"]), row(&["1", "2", "Apple,apple"])]
+    );
+    assert_eq!(rows(client.execute(grouped, &[MValue::Int(5)]).unwrap()), Vec::<Vec<String>>::new());
+    assert_eq!(reprepares(&mut client), before, "both plans are used again");
+
+    // GROUP_CONCAT's type is the session's, not the one first planned:
+    // up to 512 bytes a VARCHAR, above it a BLOB.
+    let concat_type = |client: &mut RawClient| {
+        let Response::BinaryRows { columns, .. } = client.execute(grouped, &[MValue::Int(0)]).unwrap() else { panic!("rows") };
+        columns[2].column_type()
+    };
+    client.query_rows("SET SESSION group_concat_max_len = 100").unwrap();
+    let short = concat_type(&mut client);
+    client.query_rows("SET SESSION group_concat_max_len = 100000").unwrap();
+    assert_ne!(concat_type(&mut client), short);
+
+    // A column added before `c` moves it: the kept plan is made again.
+    client.query_rows("ALTER TABLE t ADD COLUMN b INT DEFAULT 0 FIRST").unwrap();
+    client.query_rows("UPDATE t SET c = 'kiwi' WHERE id = 3").unwrap();
+    assert_eq!(rows(client.execute(sorted, &range(1, 4)).unwrap()), vec![row(&["Apple"]), row(&["kiwi"]), row(&["pear"])]);
+    assert_eq!(
+        rows(client.execute(grouped, &[MValue::Int(0)]).unwrap()),
+        vec![row(&["2", "2", "pear,kiwi"]), row(&["1", "2", "Apple,apple"])]
+    );
+    assert_eq!(reprepares(&mut client), before + 2);
+}

@@ -72,8 +72,10 @@ impl Collation {
         match self {
             Collation::Binary => left.cmp(right),
             Collation::BinaryPadSpace => trim_spaces(left).cmp(trim_spaces(right)),
-            _ if left == right => Ordering::Equal,
+            // Its own walk finds equal text as fast as a comparison of
+            // the bytes would.
             Collation::GeneralCi => general_compare(trim_spaces(left), trim_spaces(right)),
+            _ if left == right => Ordering::Equal,
             _ => self.weights(left).cmp(self.weights(right)),
         }
     }

@@ -445,7 +445,7 @@ fn run_all(args: &ReplicationBenchArgs, dirs: &RunDirs, interrupt: &Interrupt, r
         connection.execute(&format!("CREATE USER '{REPL_USER}'@'%' IDENTIFIED BY '{REPL_PASSWORD}'"))?;
         connection.execute(&format!("GRANT REPLICATION SLAVE ON *.* TO '{REPL_USER}'@'%'"))?;
         connection.execute("CREATE DATABASE sbtest")?;
-        let target = Target { port: source.port, tables: args.tables, table_size: args.table_size };
+        let target = Target { port: source.port, tables: args.tables, table_size: args.table_size, cpus: None };
         eprintln!("bench replication: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
         target.prepare(args.tables.min(8), interrupt)?;
 

@@ -30,6 +30,7 @@
 //! against the goal (at least 2x smaller, at most 10% fewer TPS).
 
 pub mod client;
+pub mod cpus;
 pub mod footprint;
 pub mod fsyncs;
 pub mod large_trx;
@@ -166,6 +167,16 @@ pub struct SideBySideBenchArgs {
     /// they start (default: a free port each).
     #[arg(long, value_name = "PORT")]
     pub first_port: Option<u16>,
+
+    /// CPUs every server runs on (`0`, `0,2`, `0-3`), each server alone
+    /// on them. With --client-cpus, server and sysbench no longer share
+    /// cores, so TPS measures the server rather than the pair.
+    #[arg(long, value_name = "LIST")]
+    pub server_cpus: Option<cpus::CpuList>,
+
+    /// CPUs sysbench runs on (see --server-cpus).
+    #[arg(long, value_name = "LIST")]
+    pub client_cpus: Option<cpus::CpuList>,
 
     /// MariaDB's innodb_buffer_pool_size (default: 1 GiB + twice the large transaction).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -488,6 +499,10 @@ pub fn run(args: &SideBySideBenchArgs) -> Result<(), String> {
     let results = outcome?;
     finished?;
     output::print(args, &results)?;
+    if args.server_cpus.is_some() || args.client_cpus.is_some() {
+        let any = |cpus: &Option<cpus::CpuList>| cpus.as_ref().map_or("any".to_string(), ToString::to_string);
+        println!("Servers ran on CPUs {}, sysbench on CPUs {}.", any(&args.server_cpus), any(&args.client_cpus));
+    }
     output::write_summary_csv(&args.csv, &results.rows)?;
     output::write_series_csv(&args.series_csv, &results.series)?;
     if results.rows.iter().any(|row| row.large_trx) {
@@ -509,6 +524,7 @@ fn sizing(args: &SideBySideBenchArgs) -> Sizing {
         buffer_pool_bytes: args.innodb_buffer_pool_size.unwrap_or((1 << 30) + 2 * args.large_trx_size),
         engine_memory_limit_bytes: args.binlogd_engine_memory_limit.unwrap_or((1 << 30) + 4 * args.large_trx_size),
         max_allowed_packet_bytes: MAX_ALLOWED_PACKET_BYTES,
+        cpus: args.server_cpus.clone(),
     }
 }
 
@@ -569,7 +585,7 @@ fn run_group(
             ))?;
         }
         client.query("CREATE DATABASE sbtest")?;
-        let target = Target { port: server.port, tables: args.tables, table_size: args.table_size };
+        let target = Target { port: server.port, tables: args.tables, table_size: args.table_size, cpus: args.client_cpus.clone() };
         eprintln!("bench side-by-side: {name}: sysbench prepare ({} tables of {} rows)", args.tables, args.table_size);
         target.prepare(args.tables.min(8), interrupt)?;
         let rows = u64::from(args.tables) * args.table_size;

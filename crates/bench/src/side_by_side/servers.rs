@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use database::BinlogStorageEngine;
 
 use super::client::Client;
+use super::cpus::CpuList;
 
 /// How long a server may take to accept connections after start.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
@@ -191,7 +192,7 @@ pub struct Server {
     process: ChildGuard,
 }
 
-/// Memory and size settings both servers are given.
+/// Memory, size and CPU settings both servers are given.
 #[derive(Debug, Clone)]
 pub struct Sizing {
     /// MariaDB's `innodb_buffer_pool_size`.
@@ -200,6 +201,8 @@ pub struct Sizing {
     pub engine_memory_limit_bytes: u64,
     /// `max_allowed_packet` of both.
     pub max_allowed_packet_bytes: u64,
+    /// The CPUs both run on (`--server-cpus`); `None`: any.
+    pub cpus: Option<CpuList>,
 }
 
 impl Server {
@@ -253,6 +256,9 @@ impl Server {
             "--max-binlog-cache-size=17179869184".to_string(),
             "--max-connections=200".to_string(),
         ]);
+        if let Some(cpus) = &sizing.cpus {
+            cpus.pin(&mut command);
+        }
         let server = Self::launch(Kind::MariaDb, command, dir, port, interrupt)?;
         Ok(server)
     }
@@ -282,6 +288,9 @@ impl Server {
             format!("--max-allowed-packet={}", sizing.max_allowed_packet_bytes),
             "--max-connections=200".to_string(),
         ]);
+        if let Some(cpus) = &sizing.cpus {
+            cpus.pin(&mut command);
+        }
         Self::launch(Kind::Binlogd, command, dir, port, interrupt)
     }
 

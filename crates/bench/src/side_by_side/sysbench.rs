@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::cpus::CpuList;
 use super::servers::{ChildGuard, Interrupt};
 
 /// The latency percentile sysbench reports (`--percentile`).
@@ -128,11 +129,16 @@ pub struct Target {
     pub port: u16,
     pub tables: u32,
     pub table_size: u64,
+    /// The CPUs sysbench runs on (`--client-cpus`); `None`: any.
+    pub cpus: Option<CpuList>,
 }
 
 impl Target {
     fn command(&self, workload: &str) -> Command {
         let mut command = Command::new("sysbench");
+        if let Some(cpus) = &self.cpus {
+            cpus.pin(&mut command);
+        }
         command.arg(format!("{LUA_DIR}/{workload}.lua")).args([
             "--db-driver=mysql".to_string(),
             "--mysql-host=127.0.0.1".to_string(),

@@ -399,6 +399,13 @@ impl<'a> Scope<'a> {
         Ok(truth(&self.eval(expr)?) == Some(true))
     }
 
+    /// Whether [`Scope::column`] reads column `position` of `row` as it
+    /// is stored: neither a TIMESTAMP (shown in the session's time zone)
+    /// nor an ENUM or SET (shown as its member's text).
+    pub fn reads_as_stored(&self, position: usize, row: &[Value]) -> bool {
+        !matches!(row[position], Value::Timestamp { .. }) && !matches!(self.columns.members.get(position), Some(Some(_)))
+    }
+
     /// Column `position` of `row` as an expression reads it: a TIMESTAMP
     /// in the session's time zone, an ENUM or SET as its member's text.
     pub fn column(&self, position: usize, row: &[Value]) -> Value {

@@ -27,6 +27,7 @@ mod result_unsigned;
 pub(crate) mod row_limit;
 pub(crate) mod select;
 pub(crate) mod select_locking;
+pub(crate) mod select_output;
 pub(crate) mod select_plan;
 pub(crate) mod select_stream;
 pub(crate) mod set;

@@ -2,7 +2,6 @@
 //! aggregates (COUNT/SUM/AVG/MIN/MAX) with a simple GROUP BY; DISTINCT;
 //! ORDER BY (expressions, aliases, positions); LIMIT / OFFSET.
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -15,18 +14,20 @@ use sqlparser::ast::{
     Value as Literal,
 };
 
+use super::select_output::{Cell, OutputRows, SortKey};
 use super::select_stream;
 use crate::error::{not_supported, syntax_error, SqlResult};
 use crate::eval::columns::column_definition;
 use crate::eval::expr::Environment as _;
 use crate::eval::expr::{function_args, function_name, int_value, is_aggregate, Columns, Scope};
 use crate::eval::group_concat;
-use crate::eval::value::{append_group_key, into_wire, sort_order_in, to_number, to_text, NullCheck, Number, Value};
+use crate::eval::value::{append_group_key, sort_order_in, to_number, to_text, NullCheck, Number, Value};
 use crate::session::Context;
 use crate::variables::{definition, Type};
 use engine::collation::Collation;
 
 /// One output column: how to compute it and how to describe it.
+#[derive(Clone)]
 pub(super) struct Output {
     pub(super) expr: Expr,
     /// The source column `expr` names plainly (`c`, `t.c`, a `*`'s
@@ -44,6 +45,19 @@ impl Output {
             _ => scope.eval(&self.expr),
         }
     }
+    /// This output's value for the row `scope` reads, as a cell: the
+    /// row's column where it is read as stored, else computed.
+    fn cell(&self, scope: &Scope<'_>) -> SqlResult<Cell> {
+        match (self.column, scope.row) {
+            (Some(position), Some(row)) if scope.reads_as_stored(position, row) => Ok(Cell::Column(position)),
+            _ => self.value(scope).map(Cell::Computed),
+        }
+    }
+}
+
+/// Whether an output calls GROUP_CONCAT.
+fn has_group_concat(outputs: &[Output]) -> bool {
+    outputs.iter().any(|output| matches!(&output.expr, Expr::Function(function) if function_name(function) == "GROUP_CONCAT"))
 }
 
 /// The column a plain reference (`c`, `t.c`) names, found as
@@ -353,13 +367,13 @@ pub fn describe(query: &Query, catalog: Catalog<'_>, database: Option<&str>) -> 
     let source = source(select, catalog, database, None)?;
     let mut outputs = outputs(select, source.as_ref())?;
     // Described before any session value applies: the default length.
-    type_group_concats(&mut outputs, source.as_ref(), group_concat::MAX_LENGTH_BYTES_DEFAULT);
+    type_group_concats(&mut outputs, source.as_ref().map(|source| source.def.as_ref()), group_concat::MAX_LENGTH_BYTES_DEFAULT);
     Ok(outputs.into_iter().map(|output| output.definition).collect())
 }
 
 /// GROUP_CONCAT outputs get their column type from `group_concat_max_len`
 /// (`max_length_bytes`) and whether an argument is a binary string column.
-fn type_group_concats(outputs: &mut [Output], source: Option<&Source>, max_length_bytes: u64) {
+fn type_group_concats(outputs: &mut [Output], def: Option<&TableDef>, max_length_bytes: u64) {
     for output in outputs {
         let Expr::Function(function) = &output.expr else { continue };
         if function_name(function) != "GROUP_CONCAT" {
@@ -371,18 +385,16 @@ fn type_group_concats(outputs: &mut [Output], source: Option<&Source>, max_lengt
                 Expr::CompoundIdentifier(parts) => &parts[parts.len() - 1].value,
                 _ => return false,
             };
-            source
-                .and_then(|source| source.def.column_index(name).ok().map(|position| column_definition(&source.def, position, None)))
-                .is_some_and(|column| {
-                    column.character_set == protocol::resultset::BINARY_CHARSET
-                        && matches!(
-                            column.column_type,
-                            WireType::MYSQL_TYPE_VAR_STRING
-                                | WireType::MYSQL_TYPE_STRING
-                                | WireType::MYSQL_TYPE_VARCHAR
-                                | WireType::MYSQL_TYPE_BLOB
-                        )
-                })
+            def.and_then(|def| def.column_index(name).ok().map(|position| column_definition(def, position, None))).is_some_and(|column| {
+                column.character_set == protocol::resultset::BINARY_CHARSET
+                    && matches!(
+                        column.column_type,
+                        WireType::MYSQL_TYPE_VAR_STRING
+                            | WireType::MYSQL_TYPE_STRING
+                            | WireType::MYSQL_TYPE_VARCHAR
+                            | WireType::MYSQL_TYPE_BLOB
+                    )
+            })
         });
         output.definition = group_concat::definition(&output.name, max_length_bytes, binary);
     }
@@ -582,20 +594,35 @@ pub(super) fn run_over(
     if select.into.is_some() || !select.lateral_views.is_empty() {
         return Err(not_supported("SELECT INTO"));
     }
-    let catalog = context.db().catalog();
-    let mut source = source(select, catalog, context.env.database, Some(context))?;
-    let virtual_rows = source.as_mut().and_then(|source| source.rows.take());
-    let mut outputs = outputs(select, source.as_ref())?;
-    type_group_concats(&mut outputs, source.as_ref(), group_concat::max_length_bytes(&context.env));
+    // The table and outputs: a prepared statement's kept plan, or resolved
+    // now (`select_plan.rs`).
+    let (shape, virtual_rows) = match super::select_plan::shape(select, context)? {
+        Some((shape, rows)) => (Some(shape), rows),
+        None => (None, None),
+    };
+    let def = shape.as_ref().map(|shape| shape.def.as_ref());
     let no_columns = Columns::default();
-    let columns = source.as_ref().map_or(&no_columns, |s| &s.columns);
+    let columns = shape.as_ref().map_or(&no_columns, |shape| &shape.columns);
+    let mut owned_outputs = None;
+    let outputs: &[Output] = match &shape {
+        // GROUP_CONCAT's type follows the session's group_concat_max_len.
+        Some(shape) if !has_group_concat(&shape.outputs) => &shape.outputs,
+        _ => {
+            let mut outputs = match &shape {
+                Some(shape) => shape.outputs.clone(),
+                None => outputs(select, None)?,
+            };
+            type_group_concats(&mut outputs, def, group_concat::max_length_bytes(&context.env));
+            owned_outputs.insert(outputs)
+        }
+    };
     let constants = context.constants(&no_columns);
     let (limit, offset) = limit_and_offset(query, &constants)?;
 
     // Rows of the source that pass WHERE, shared with the engine's
     // versions: sorting and grouping move handles, not values.
     let mut rows: Vec<Arc<Vec<Value>>> = Vec::new();
-    match (&source, trx, locked) {
+    match (def, trx, locked) {
         (Some(_), _, Some(locked)) => rows = locked,
         (None, _, _) => {
             let empty: Vec<Value> = Vec::new();
@@ -614,9 +641,9 @@ pub(super) fn run_over(
                 }
             }
         }
-        (Some(source), Some(trx), None) => {
-            let plan = crate::exec::plan::plan(&source.def, select.selection.as_ref(), &constants);
-            let mut scan = trx.scan(source.def.id, &plan.spec).map_err(crate::error::engine_error)?.rows_only();
+        (Some(def), Some(trx), None) => {
+            let plan = crate::exec::plan::plan(def, select.selection.as_ref(), &constants);
+            let mut scan = trx.scan(def.id, &plan.spec).map_err(crate::error::engine_error)?.rows_only();
             while let Some(row) = scan.next_shared() {
                 if context.env.is_query_killed() {
                     return Err(protocol::MysqlError::query_interrupted());
@@ -657,7 +684,7 @@ pub(super) fn run_over(
     });
 
     // Groups: each is (representative row, aggregate values).
-    let width = source.as_ref().map_or(0, |s| s.def.columns.len());
+    let width = def.map_or(0, |def| def.columns.len());
     let groups: Vec<Group> = if aggregates.is_empty() && group_by.is_empty() {
         rows.into_iter().map(|row| (row, None)).collect()
     } else if group_by.is_empty() {
@@ -697,14 +724,23 @@ pub(super) fn run_over(
         groups
     };
 
-    // Output rows with their sort keys.
-    let mut produced: Vec<(Vec<Value>, Vec<SortKey>)> = Vec::with_capacity(groups.len());
-    for (row, aggregate_values) in &groups {
+    // Output rows with their sort keys, reading plain columns where the
+    // rows hold them.
+    let mut produced = OutputRows::new(outputs.len(), order_by.len(), groups.len());
+    let mut cells = Vec::with_capacity(outputs.len());
+    let mut keys = Vec::with_capacity(order_by.len());
+    for (row, aggregate_values) in groups {
         let scope =
-            Scope { columns, row: Some(row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
-        let output: Vec<Value> = outputs.iter().map(|o| o.value(&scope)).collect::<SqlResult<_>>()?;
+            Scope { columns, row: Some(&row), params: context.params, environment: &context.env, aggregates: aggregate_values.as_ref() };
+        for output in outputs {
+            cells.push(output.cell(&scope)?);
+        }
         if let (Some(having), Some(having_columns)) = (&select.having, &having_columns) {
-            let combined: Vec<Value> = output.iter().chain(row.iter()).cloned().collect();
+            let output = cells.iter().map(|cell| match cell {
+                Cell::Column(position) => &row[*position],
+                Cell::Computed(value) => value,
+            });
+            let combined: Vec<Value> = output.chain(row.iter()).cloned().collect();
             let having_scope = Scope {
                 columns: having_columns,
                 row: Some(&combined),
@@ -713,81 +749,40 @@ pub(super) fn run_over(
                 aggregates: aggregate_values.as_ref(),
             };
             if !having_scope.is_true(having)? {
+                cells.clear();
                 continue;
             }
         }
         // A SLEEP() that KILL QUERY cut short returns 1; a query over rows
         // then fails, as in mysqld (a lone `SELECT SLEEP(n)` does not).
-        if source.is_some() && context.env.is_query_killed() {
+        if def.is_some() && context.env.is_query_killed() {
             return Err(protocol::MysqlError::query_interrupted());
         }
-        let mut keys = Vec::with_capacity(order_by.len());
         for order in &order_by {
-            keys.push(sort_key(&order.expr, &outputs, &output, &scope)?);
+            keys.push(sort_key(&order.expr, outputs, &scope)?);
         }
-        produced.push((output, keys));
+        produced.push(row, &mut cells, &mut keys);
     }
     let statement = Scope::for_statement(columns, context.params, &context.env);
     if !order_by.is_empty() {
-        let collations: Vec<Collation> =
-            order_by.iter().map(|order| statement.expression_collation(order_expr(&order.expr, &outputs))).collect();
-        produced.sort_by(|(a_output, a), (b_output, b)| {
-            for (index, order) in order_by.iter().enumerate() {
-                let mut ordering = sort_order_in(a[index].value(a_output), b[index].value(b_output), collations[index]);
-                if matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)) {
-                    ordering = ordering.reverse();
-                }
-                if ordering != Ordering::Equal {
-                    return ordering;
-                }
-            }
-            Ordering::Equal
-        });
-    }
-    if matches!(select.distinct, Some(Distinct::Distinct)) {
-        // Keys borrow the rows' text: decided first, then the rows kept.
-        let collations: Vec<Collation> = outputs.iter().map(|output| statement.expression_collation(&output.expr)).collect();
-        let mut seen = HashSet::new();
-        let firsts: Vec<bool> = produced
+        let sort: Vec<(Collation, bool)> = order_by
             .iter()
-            .map(|(output, _)| {
-                let mut key = Vec::new();
-                for (value, &collation) in output.iter().zip(&collations) {
-                    append_group_key(value, collation, &mut key);
-                }
-                seen.insert(key)
+            .map(|order| {
+                let collation = statement.expression_collation(order_expr(&order.expr, outputs));
+                (collation, matches!(order.options.sort, Some(sqlparser::ast::OrderBySort::Desc)))
             })
             .collect();
-        drop(seen);
-        let mut firsts = firsts.into_iter();
-        produced.retain(|_| firsts.next().unwrap_or(false));
+        produced.sort(&sort);
+    }
+    if matches!(select.distinct, Some(Distinct::Distinct)) {
+        let collations: Vec<Collation> = outputs.iter().map(|output| statement.expression_collation(&output.expr)).collect();
+        produced.distinct(&collations);
     } else if matches!(select.distinct, Some(Distinct::On(_))) {
         return Err(not_supported("DISTINCT ON"));
     }
     let mut result = ResultSet::new(outputs.iter().map(|o| o.definition.clone()).collect());
-    let limit = limit.unwrap_or(u64::MAX);
-    for (output, _) in produced.into_iter().skip(offset as usize).take(limit.min(usize::MAX as u64) as usize) {
-        let row = output.into_iter().zip(&outputs).map(|(value, o)| into_wire(conform(value, &o.definition))).collect();
-        result.push_row(row);
-    }
+    produced.into_result(outputs, offset, limit.unwrap_or(u64::MAX), &mut result);
     Ok(result)
-}
-
-/// One ORDER BY value of an output row: a column of that row (an alias
-/// or a position, read where it is rather than copied), or a value
-/// computed for the sort.
-enum SortKey {
-    Output(usize),
-    Computed(Value),
-}
-
-impl SortKey {
-    fn value<'v>(&'v self, output: &'v [Value]) -> &'v Value {
-        match self {
-            SortKey::Output(index) => &output[*index],
-            SortKey::Computed(value) => value,
-        }
-    }
 }
 
 /// The expression ORDER BY's `expr` sorts by: an output's for its alias
@@ -810,12 +805,12 @@ fn order_expr<'e>(expr: &'e Expr, outputs: &'e [Output]) -> &'e Expr {
 
 /// ORDER BY's value: an output alias, a position (`ORDER BY 1`), or an
 /// expression over the row.
-fn sort_key(expr: &Expr, outputs: &[Output], output: &[Value], scope: &Scope<'_>) -> SqlResult<SortKey> {
+fn sort_key(expr: &Expr, outputs: &[Output], scope: &Scope<'_>) -> SqlResult<SortKey> {
     if let Expr::Value(value) = expr {
         if let Literal::Number(text, _) = &value.value {
             let position: usize = text.parse().map_err(|_| syntax_error(text))?;
             let index = position.wrapping_sub(1);
-            return match index < output.len() {
+            return match index < outputs.len() {
                 true => Ok(SortKey::Output(index)),
                 false => Err(protocol::MysqlError::new(1054, "42S22", format!("Unknown column '{position}' in 'order clause'"))),
             };
