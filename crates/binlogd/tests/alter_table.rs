@@ -324,22 +324,6 @@ fn a_kill_after_the_engine_applied_an_alter_recovers_the_new_table_whole() {
     );
 }
 
-/// Waits until the replica has executed everything binlogd has written.
-fn wait_caught_up(source: &support::Binlogd, replica: &support::mariadb::MariaDb) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        let status = source.query("SHOW MASTER STATUS");
-        let mut fields = status.split('\t');
-        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
-        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
-            return;
-        }
-        let sql_error = replica.status("Last_SQL_Error");
-        assert!(sql_error.is_empty() && std::time::Instant::now() < deadline, "replica SQL error: {sql_error}\n{}", replica.error_log());
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 #[test]
 fn a_mariadb_replica_applies_the_alters_and_the_rows_after_them() {
     let source = support::Binlogd::start(&[]);
@@ -365,7 +349,7 @@ fn a_mariadb_replica_applies_the_alters_and_the_rows_after_them() {
          ALTER TABLE d.u RENAME TO d.final, ADD UNIQUE KEY ua (a);
          DELETE FROM d.final WHERE id = 2;",
     );
-    wait_caught_up(&source, &replica);
+    replica.wait_caught_up(&source);
     for (table, order) in [("d.final", "id"), ("d.t", "k")] {
         let sql = format!("SELECT * FROM {table} ORDER BY {order}");
         assert_eq!(source.query(&sql), replica.query(&sql), "{table}");

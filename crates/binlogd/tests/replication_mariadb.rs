@@ -19,7 +19,6 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use support::mariadb::MariaDb;
 use support::{Binlogd, DDL_WORKLOAD};
@@ -45,28 +44,6 @@ fn sysbench(port: u16, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     stdout
-}
-
-/// Waits until the replica has executed everything binlogd has written.
-fn wait_caught_up(source: &Binlogd, replica: &MariaDb) {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let status = source.query("SHOW MASTER STATUS");
-        let mut fields = status.split('\t');
-        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
-        let executed = (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos"));
-        if executed == (file.clone(), position.clone()) {
-            return;
-        }
-        let sql_error = replica.status("Last_SQL_Error");
-        let io_error = replica.status("Last_IO_Error");
-        assert!(
-            sql_error.is_empty() && io_error.is_empty() && Instant::now() < deadline,
-            "replica at {executed:?}, source at ({file}, {position}); SQL error: {sql_error}; IO error: {io_error}\n{}",
-            replica.error_log()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 /// Row count and a hash of the rows in primary-key order, as the text
@@ -124,7 +101,7 @@ fn replicates_sysbench_large_transaction_and_ddl(source_args: &[&str]) {
     // DDL: tables and indexes come and go, and a rotation.
     source.query(DDL_WORKLOAD);
 
-    wait_caught_up(&source, &replica);
+    replica.wait_caught_up(&source);
 
     let mut tables = Vec::new();
     for database in ["sbtest", "extra"] {

@@ -342,3 +342,48 @@ fn history_list_length_shows_what_waits_for_purge() {
     assert!(length() <= 1, "{} keys wait for purge", length());
     assert_eq!(server.query(None, "SELECT id, v FROM h.t ORDER BY id"), "1\t20\n2\t19\n");
 }
+
+/// A transaction takes its isolation level and access mode from the
+/// session's `transaction_isolation` and `transaction_read_only` when it
+/// starts, or from the global values the session has not changed.
+#[test]
+fn transactions_start_with_the_sessions_isolation_and_access_mode() {
+    let server = ServerProcess::start();
+    server.query(None, "CREATE DATABASE iso; CREATE TABLE iso.t (id INT PRIMARY KEY, v INT); INSERT INTO iso.t VALUES (1, 10)");
+    // The first session reads inside an open transaction while a second
+    // one (the second `mariadb` call) commits a change in between.
+    let reads_after_a_commit = |setting: &str| {
+        use std::io::{BufRead as _, Write as _};
+        let mut reader = Command::new("mariadb")
+            .args(["-h127.0.0.1", &format!("-P{}", server.port), "-uroot", "-N", "-B", "--unbuffered", "iso"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = reader.stdin.take().unwrap();
+        let mut output = std::io::BufReader::new(reader.stdout.take().unwrap());
+        writeln!(input, "{setting} BEGIN; SELECT v FROM t WHERE id = 1;").unwrap();
+        input.flush().unwrap();
+        // The first read has answered before the other session commits.
+        let mut lines = String::new();
+        output.read_line(&mut lines).unwrap();
+        server.query(Some("iso"), "UPDATE t SET v = v + 1 WHERE id = 1");
+        writeln!(input, "SELECT v FROM t WHERE id = 1; COMMIT;").unwrap();
+        drop(input);
+        output.read_line(&mut lines).unwrap();
+        assert!(reader.wait().unwrap().success());
+        lines
+    };
+    assert_eq!(reads_after_a_commit(""), "10\n10\n", "REPEATABLE-READ by default: one snapshot");
+    assert_eq!(reads_after_a_commit("SET SESSION transaction_isolation = 'READ-COMMITTED';"), "11\n12\n", "each read sees the last commit");
+    server.query(None, "SET GLOBAL transaction_isolation = 'READ-COMMITTED'");
+    assert_eq!(reads_after_a_commit(""), "12\n13\n", "a new session takes the global value");
+    server.query(None, "SET GLOBAL transaction_isolation = 'REPEATABLE-READ'");
+
+    let refused = server.error(Some("iso"), "SET SESSION transaction_read_only = ON; INSERT INTO iso.t VALUES (2, 20)");
+    assert!(refused.contains("1792"), "{refused}");
+    assert_eq!(
+        server.query(Some("iso"), "SET SESSION transaction_read_only = OFF; INSERT INTO t VALUES (2, 20); SELECT COUNT(*) FROM t"),
+        "2\n"
+    );
+}

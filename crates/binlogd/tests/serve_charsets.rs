@@ -337,18 +337,7 @@ fn a_mariadb_replica_and_python_mysql_replication_read_each_columns_text() {
          UPDATE cs.t SET l = 'Ærø' WHERE id = 2; DELETE FROM cs.t WHERE id = 3;",
     );
 
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let status = source.query("SHOW MASTER STATUS");
-        let mut fields = status.split('\t');
-        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
-        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
-            break;
-        }
-        let error = replica.status("Last_SQL_Error");
-        assert!(error.is_empty() && std::time::Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    replica.wait_caught_up(&source);
     let ours = source.query(CS_ROWS);
     assert_eq!(ours, "1\tcafé\tabc\tnaïve\t😀\n2\tÆrø\tx\tß\tNULL\n");
     // The client's own character set is utf8mb3 by default: utf8mb4 asked.

@@ -288,18 +288,7 @@ fn a_mariadb_replica_applies_the_generated_rows() {
     source.query(&format!("CREATE DATABASE gc; {CREATE}"));
     write_rows(&source);
 
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let status = source.query("SHOW MASTER STATUS");
-        let mut fields = status.split('\t');
-        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
-        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
-            break;
-        }
-        let error = replica.status("Last_SQL_Error");
-        assert!(error.is_empty() && std::time::Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    replica.wait_caught_up(&source);
     let theirs = replica.query(&format!("SELECT {} FROM gc.t ORDER BY id", NAMES.join(", ")));
     assert_eq!(theirs, table_rows(&source), "the MariaDB replica's rows");
 }

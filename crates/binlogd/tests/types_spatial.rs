@@ -474,18 +474,7 @@ fn a_mariadb_replica_applies_the_spatial_rows() {
     client.query("UPDATE t SET g = a, p = POINT(-7, 8.5) WHERE id = 1").unwrap();
     client.query("DELETE FROM t WHERE id = 2").unwrap();
 
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let status = source.query("SHOW MASTER STATUS");
-        let mut fields = status.split('\t');
-        let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
-        if (replica.status("Relay_Master_Log_File"), replica.status("Exec_Master_Log_Pos")) == (file, position) {
-            break;
-        }
-        let error = replica.status("Last_SQL_Error");
-        assert!(error.is_empty() && std::time::Instant::now() < deadline, "the MariaDB replica: {error}\n{}", replica.error_log());
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    replica.wait_caught_up(&source);
     let spatial = &COLUMNS[..COLUMNS.len() - 1];
     let Response::Rows { rows: ours, .. } = client.query(&format!("SELECT id, {} FROM t ORDER BY id", spatial.join(", "))).unwrap() else {
         panic!("rows")

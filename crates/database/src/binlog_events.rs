@@ -246,13 +246,7 @@ impl RowEvents {
                 _ => return Err(row_event_error(format!("a {kind:?} change without its images"))),
             }
             let extra_data = partition_extra_data(def, change)?;
-            let same_columns = event.as_ref().is_some_and(|event| {
-                event.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
-                    && event.extra_data == extra_data
-                    && (!kind.has_before_image() || event.columns_before == before_columns)
-                    && (!kind.has_after_image() || event.columns_after == after_columns)
-            });
-            if !same_columns {
+            if !event.as_ref().is_some_and(|event| takes_next_row(event, &extra_data, &before_columns, &after_columns)) {
                 if let Some(done) = event.take() {
                     self.cache.append(&done.into_event(), timestamp)?;
                 }
@@ -286,31 +280,27 @@ impl RowEvents {
         let mut after_columns = Vec::new();
         before_image_columns(def, images.image, &mut before_columns);
         let mut event: Option<PartialUpdateRowsEvent> = None;
+        // The current event's after-image columns by position.
+        let mut after_positions = Vec::new();
         for (index, change) in run.iter().enumerate() {
             let (Some(before), Some(after)) = (change.before.as_deref(), change.after.as_deref()) else {
                 return Err(row_event_error("an update without its images"));
             };
             update_after_image_columns(def, images.image, images.assigned, before, after, &mut after_columns);
             let extra_data = partition_extra_data(def, change)?;
-            let same_event = event.as_ref().is_some_and(|event| {
-                let rows = &event.rows;
-                rows.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
-                    && rows.extra_data == extra_data
-                    && rows.columns_before == before_columns
-                    && rows.columns_after == after_columns
-            });
-            if !same_event {
+            if !event.as_ref().is_some_and(|event| takes_next_row(&event.rows, &extra_data, &before_columns, &after_columns)) {
                 if let Some(done) = event.take() {
                     self.cache.append(&Event::PartialUpdateRows(done), timestamp)?;
                 }
                 let mut next = PartialUpdateRowsEvent::with_columns(def.id, map.columns.len(), &before_columns, &after_columns);
                 next.rows.extra_data = extra_data;
+                after_positions = next.rows.after_columns();
                 event = Some(next);
             }
             self.writeset.add_change(def, change);
             let event = event.as_mut().expect("set above");
             let diffs = images.json_diffs.and_then(|diffs| diffs.get(index));
-            let (value_options, after_values) = partial_json::after_image(def, &event.rows.after_columns(), before, after, diffs);
+            let (value_options, after_values) = partial_json::after_image(def, &after_positions, before, after, diffs);
             event.push_update_of_row(map, before, value_options, &after_values).map_err(row_event_error)?;
         }
         if let Some(mut last) = event {
@@ -378,4 +368,14 @@ pub fn empty_transaction_cache(binlog: &BinaryLog, context: &StatementContext) -
     cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "BEGIN")), timestamp)?;
     cache.append(&Event::Query(QueryEvent::new(context.thread_id, &context.database, "COMMIT")), timestamp)?;
     Ok(cache)
+}
+
+/// Whether the next row, of these partition data and column bitmaps,
+/// goes into `event` rather than a new one. As in MySQL, an event ends
+/// at `binlog_row_event_max_size` or where its rows' shape changes.
+fn takes_next_row(event: &RowsEvent, extra_data: &[u8], before_columns: &[u8], after_columns: &[u8]) -> bool {
+    event.rows.len() < BINLOG_ROW_EVENT_MAX_SIZE
+        && event.extra_data == extra_data
+        && (!event.kind.has_before_image() || event.columns_before == before_columns)
+        && (!event.kind.has_after_image() || event.columns_after == after_columns)
 }

@@ -366,7 +366,12 @@ impl ConnectionHandle {
         self.entry.query_killed.store(self.is_killed(), Ordering::Relaxed);
         let mut status = self.entry.status.lock();
         status.command = command;
-        status.state = if command == "Sleep" { String::new() } else { "starting".into() };
+        // In place: the string keeps its allocation from one command to
+        // the next.
+        status.state.clear();
+        if command != "Sleep" {
+            status.state.push_str("starting");
+        }
         status.info = info.map(|text| truncate_on_char_boundary(text, INFO_BYTES_MAX).to_owned());
         status.command_started = Instant::now();
     }

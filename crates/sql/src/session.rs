@@ -258,6 +258,20 @@ pub struct Env<'a> {
     pub late_warnings: &'a LateWarnings,
 }
 
+impl Env<'_> {
+    /// `f` of the session's value of `name` (its own, else the global
+    /// one), read in place: for variables kept as plain values, which
+    /// [`Environment::system_variable`] returns as they are, such as
+    /// `sql_mode` or `transaction_isolation`, on paths that run at every
+    /// statement and need not copy them.
+    pub(crate) fn with_variable<R>(&self, name: &'static str, f: impl FnOnce(&Value) -> R) -> Option<R> {
+        match self.variables.get(name) {
+            Some(value) => Some(f(value)),
+            None => self.shared.globals.with(name, f),
+        }
+    }
+}
+
 impl Environment for Env<'_> {
     fn statement_time_micros(&self) -> i64 {
         self.statement_time_micros
@@ -792,16 +806,20 @@ impl Transactions<'_> {
     /// A transaction with the session's characteristics (or the ones SET
     /// TRANSACTION gave the next transaction).
     fn new_transaction(&mut self, context: &Context<'_>) -> SqlResult<Transaction> {
-        let session_value = |name: &str| context.env.system_variable(name, crate::variables::VariableScope::Default).ok();
         let isolation = match self.characteristics.next_isolation.take() {
             Some(level) => level,
-            None => session_value("transaction_isolation")
-                .and_then(|value| crate::parse::IsolationLevel::from_variable_text(&crate::eval::value::text(&value)))
+            None => context
+                .env
+                .with_variable("transaction_isolation", |value| match value {
+                    Value::Bytes(text) => std::str::from_utf8(text).ok().and_then(crate::parse::IsolationLevel::from_variable_text),
+                    _ => None,
+                })
+                .flatten()
                 .unwrap_or(crate::parse::IsolationLevel::RepeatableRead),
         };
         let read_only = match self.characteristics.next_read_only.take() {
             Some(read_only) => read_only,
-            None => session_value("transaction_read_only").is_some_and(|value| value == Value::Int(1)),
+            None => context.env.with_variable("transaction_read_only", |value| *value == Value::Int(1)).unwrap_or(false),
         };
         self.characteristics.read_only = read_only;
         Ok(match crate::exec::transaction_statements::engine_isolation(isolation)? {

@@ -168,6 +168,13 @@ pub struct SideBySideBenchArgs {
     #[arg(long, value_name = "PORT")]
     pub first_port: Option<u16>,
 
+    /// Start every server of a flush setting together and alternate them
+    /// run by run (the order reversed each round), as --old-binary does
+    /// for two binlogd builds: on a shared machine, MariaDB's runs and
+    /// binlogd's then meet the same load instead of following each other.
+    #[arg(long)]
+    pub interleave: bool,
+
     /// CPUs every server runs on (`0`, `0,2`, `0-3`), each server alone
     /// on them. With --client-cpus, server and sysbench no longer share
     /// cores, so TPS measures the server rather than the pair.
@@ -349,15 +356,17 @@ pub fn setups(args: &SideBySideBenchArgs) -> Vec<Setup> {
 pub fn groups(args: &SideBySideBenchArgs) -> Vec<Vec<Setup>> {
     let mut groups: Vec<Vec<Setup>> = Vec::new();
     for setup in setups(args) {
-        match groups.last_mut() {
-            Some(last)
-                if setup.kind == Kind::Binlogd
-                    && last[0].kind == Kind::Binlogd
-                    && last[0].mode == setup.mode
-                    && last[0].flush_log_at_trx_commit == setup.flush_log_at_trx_commit =>
-            {
-                last.push(setup)
+        let joins = |first: &Setup| match args.interleave {
+            true => first.flush_log_at_trx_commit == setup.flush_log_at_trx_commit,
+            false => {
+                setup.kind == Kind::Binlogd
+                    && first.kind == Kind::Binlogd
+                    && first.mode == setup.mode
+                    && first.flush_log_at_trx_commit == setup.flush_log_at_trx_commit
             }
+        };
+        match groups.last_mut() {
+            Some(last) if joins(&last[0]) => last.push(setup),
             _ => groups.push(vec![setup]),
         }
     }
@@ -858,6 +867,12 @@ mod tests {
         assert!(executable(&missing, Binary::Old).unwrap_err().contains("/no/such/binlogd"));
         let alone = args(&["--dir", "/x"]).unwrap();
         assert!(groups_of_one(&alone));
+        let interleaved =
+            args(&["--dir", "/x", "--interleave", "--binlog-storage-engine", "file", "--flush-log-at-trx-commit", "1,2"]).unwrap();
+        let together: Vec<Vec<String>> = super::groups(&interleaved).iter().map(|group| group.iter().map(Setup::name).collect()).collect();
+        assert_eq!(together, [["mariadb-flush1", "binlogd-file-flush1"], ["mariadb-flush2", "binlogd-file-flush2"]]);
+        let pinned = args(&["--dir", "/x", "--server-cpus", "0", "--client-cpus", "1-3"]).unwrap();
+        assert_eq!(pinned.client_cpus.map(|cpus| cpus.to_string()), Some("1,2,3".to_string()));
     }
 
     #[test]

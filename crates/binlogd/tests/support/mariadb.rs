@@ -92,6 +92,30 @@ impl MariaDb {
     pub fn status(&self, field: &str) -> String {
         self.slave_status().into_iter().find(|(key, _)| key == field).map(|(_, value)| value).unwrap_or_default()
     }
+
+    /// Waits until this replica has executed its binlogd `source`'s binlog
+    /// up to the source's SHOW MASTER STATUS; fails the test at a
+    /// replication SQL or I/O error, or after three minutes, with the
+    /// positions and the error log.
+    pub fn wait_caught_up(&self, source: &super::Binlogd) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+        loop {
+            let status = source.query("SHOW MASTER STATUS");
+            let mut fields = status.split('\t');
+            let (file, position) = (fields.next().unwrap().to_string(), fields.next().unwrap().to_string());
+            let executed = (self.status("Relay_Master_Log_File"), self.status("Exec_Master_Log_Pos"));
+            if executed == (file.clone(), position.clone()) {
+                return;
+            }
+            let (sql_error, io_error) = (self.status("Last_SQL_Error"), self.status("Last_IO_Error"));
+            assert!(
+                sql_error.is_empty() && io_error.is_empty() && std::time::Instant::now() < deadline,
+                "replica at {executed:?}, source at ({file}, {position}); SQL error: {sql_error}; IO error: {io_error}\n{}",
+                self.error_log()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
 }
 
 fn spawn(dir: &std::path::Path, port: u16, args: &[String]) -> Child {

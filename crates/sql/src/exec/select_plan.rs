@@ -53,17 +53,18 @@ pub(super) type BuiltRows = Vec<Vec<Value>>;
 /// table comes with its rows, built now.
 pub(super) fn shape(select: &Select, context: &Context<'_>) -> SqlResult<Option<(Arc<SelectShape>, Option<BuiltRows>)>> {
     let catalog = context.db().catalog();
-    let sql_mode = match context.plan_slot {
-        Some(_) => context.env.system_variable("sql_mode", VariableScope::Default)?,
-        None => Value::Null,
-    };
     if let Some(kept) = context.plan_slot.and_then(|slot| slot.0.lock().clone()) {
+        let same_sql_mode = context.env.with_variable("sql_mode", |sql_mode| *sql_mode == kept.sql_mode).unwrap_or(false);
         let same_table = || catalog.table(&kept.database_name, &kept.table_name).is_ok_and(|def| Arc::ptr_eq(&def, &kept.def));
-        if kept.sql_mode == sql_mode && same_table() {
+        if same_sql_mode && same_table() {
             return Ok(Some((kept, None)));
         }
         context.shared.stmt_reprepares.fetch_add(1, Ordering::Relaxed);
     }
+    let sql_mode = match context.plan_slot {
+        Some(_) => context.env.system_variable("sql_mode", VariableScope::Default)?,
+        None => Value::Null,
+    };
     let Some(mut source) = source(select, catalog, context.env.database, Some(context))? else {
         return Ok(None);
     };

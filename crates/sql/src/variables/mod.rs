@@ -166,6 +166,12 @@ impl GlobalVariables {
         Some(self.values.read()[index].clone())
     }
 
+    /// `f` of the global value of `name`, read in place.
+    pub fn with<R>(&self, name: &str, f: impl FnOnce(&Value) -> R) -> Option<R> {
+        let index = definition_index(name)?;
+        Some(f(&self.values.read()[index]))
+    }
+
     pub fn set(&self, definition: &'static Definition, value: Value) {
         let index = definition_index(definition.name).expect("a definition of DEFINITIONS");
         self.values.write()[index] = value;
