@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::dump::{connect, execute};
 use super::report::Table;
-use super::thread_cpu::cpu_seconds_by_name;
+use super::thread_cpu::ThreadCpuSample;
 use replica::source_client::DumpPacket;
 use serve::Running;
 
@@ -346,7 +346,7 @@ fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) ->
         })
         .collect();
     let thread_names = [source::DUMP_THREAD_NAME, READER_THREAD_PREFIX];
-    let threads_before = cpu_seconds_by_name(&thread_names);
+    let threads_before = ThreadCpuSample::now(&thread_names);
     let cpu_before = process_cpu_seconds();
     barrier.wait();
     let started = Instant::now();
@@ -360,16 +360,10 @@ fn commit_for(address: SocketAddr, args: &TailArgs, next_id: &Arc<AtomicU64>) ->
     }
     let elapsed = started.elapsed();
     let cpu_seconds = process_cpu_seconds() - cpu_before;
-    let threads_after = cpu_seconds_by_name(&thread_names);
+    let threads = ThreadCpuSample::now(&thread_names).seconds_since(&threads_before);
     match first_error {
         Some(error) => Err(error),
-        None => Ok(Committed {
-            commits,
-            commit_time: elapsed,
-            cpu_seconds,
-            dump_cpu_seconds: threads_after[0] - threads_before[0],
-            reader_cpu_seconds: threads_after[1] - threads_before[1],
-        }),
+        None => Ok(Committed { commits, commit_time: elapsed, cpu_seconds, dump_cpu_seconds: threads[0], reader_cpu_seconds: threads[1] }),
     }
 }
 

@@ -19,6 +19,42 @@ pub fn cpu_seconds_by_name(prefixes: &[&str]) -> Vec<f64> {
     process_cpu_seconds_by_name(std::process::id(), prefixes).unwrap_or_else(|_| vec![0.0; prefixes.len()])
 }
 
+/// CPU nanoseconds of each of this process's live threads whose name
+/// starts with one of some prefixes, by thread id, at one moment.
+pub struct ThreadCpuSample {
+    /// (prefix index, thread id, nanoseconds on a CPU).
+    threads: Vec<(usize, u64, u64)>,
+    prefixes: usize,
+}
+
+impl ThreadCpuSample {
+    pub fn now(prefixes: &[&str]) -> ThreadCpuSample {
+        let cut: Vec<&str> = prefixes.iter().map(|prefix| comm_prefix(prefix)).collect();
+        let mut threads = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+            let Some(tid) = task.file_name().to_str().and_then(|tid| tid.parse().ok()) else { continue };
+            let Some((name, nanoseconds)) = thread_cpu(&task.path()) else { continue };
+            if let Some(slot) = cut.iter().position(|prefix| name.starts_with(prefix)) {
+                threads.push((slot, tid, nanoseconds));
+            }
+        }
+        ThreadCpuSample { threads, prefixes: prefixes.len() }
+    }
+
+    /// Seconds on a CPU per prefix between `before` and this sample, of
+    /// the threads alive now: each thread's own difference, so a thread
+    /// that exited in between (another user of the same names) takes
+    /// nothing away, and one started in between counts whole.
+    pub fn seconds_since(&self, before: &ThreadCpuSample) -> Vec<f64> {
+        let mut seconds = vec![0.0; self.prefixes];
+        for &(slot, tid, nanoseconds) in &self.threads {
+            let earlier = before.threads.iter().find(|&&(_, before_tid, _)| before_tid == tid).map_or(0, |&(_, _, ns)| ns);
+            seconds[slot] += nanoseconds.saturating_sub(earlier) as f64 / 1e9;
+        }
+        seconds
+    }
+}
+
 /// The same for the threads of process `pid`; fails if the process is
 /// gone (or not readable), so a caller does not take its zeros for a
 /// measurement. A prefix longer than the kernel keeps of a name is
@@ -102,6 +138,28 @@ mod tests {
         spinning.join().unwrap();
         assert!(after[0] - before[0] >= 0.05);
         assert_eq!(after[1], 0.0, "no thread has that name");
+    }
+
+    #[test]
+    fn a_sample_difference_counts_each_live_threads_own_time() {
+        // One thread of the name exits between the samples after spinning
+        // before the first: it must not subtract from the one that stays.
+        let (stop_gone, gone) = spinner("cpu-sample-spin");
+        wait_for_cpu(0.0, || cpu_seconds_by_name(&["cpu-sample-spin"])[0]);
+        let (stop_kept, kept) = spinner("cpu-sample-spin");
+        let before = ThreadCpuSample::now(&["cpu-sample-spin", "cpu-sample-none"]);
+        stop_gone.store(true, Ordering::Relaxed);
+        gone.join().unwrap();
+        let started = Instant::now();
+        while ThreadCpuSample::now(&["cpu-sample-spin"]).seconds_since(&before)[0] < 0.05 {
+            assert!(started.elapsed() < Duration::from_secs(60), "the spinning thread got no CPU");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let seconds = ThreadCpuSample::now(&["cpu-sample-spin", "cpu-sample-none"]).seconds_since(&before);
+        stop_kept.store(true, Ordering::Relaxed);
+        kept.join().unwrap();
+        assert!(seconds[0] >= 0.05, "{seconds:?}");
+        assert_eq!(seconds[1], 0.0, "no thread has that name");
     }
 
     #[test]

@@ -283,10 +283,13 @@ pub fn parse(sql: &str) -> SqlResult<Parsed> {
     if depth > EXPRESSION_DEPTH_MAX {
         return Err(too_deep(depth));
     }
+    // Only CREATE TABLE can carry a PARTITION BY clause: other statements
+    // are not tokenized again to look for one.
+    let creates_table = words.peek_keyword(0).as_deref() == Some("CREATE") && words.peek_keyword(1).as_deref() == Some("TABLE");
     if let Some(statement) = hand_parse(words, sql)? {
         return Ok(Parsed { statement, param_count: 0 });
     }
-    if let Some((table, partitioning)) = partition::split_create_table(sql)? {
+    if let Some((table, partitioning)) = creates_table.then(|| partition::split_create_table(sql)).transpose()?.flatten() {
         let table = column_charset_spelled_out(&table).unwrap_or(table);
         let mut statements = Parser::parse_sql(&MySqlDialect {}, &table).map_err(|error| parse_error(&table, &error.to_string()))?;
         if statements.len() != 1 || !matches!(statements[0], Ast::CreateTable(_)) {
